@@ -1,0 +1,741 @@
+"""Sorted sets: the client under test against real Redis 7.0, command by command.
+
+Seeded random sequences of every sorted-set command, sent both through the
+redis-py methods and raw through ``execute_command`` (so the server's own
+option parsing and its error texts are exercised, not only redis-py's client
+side checks), over a few keys with a small member alphabet (many ties) and
+scores that include ints, floats, +-inf, -0.0, huge and subnormal values and
+invalid strings. Directed tests below pin the cases that matter most.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Callable, List, Sequence
+
+import pytest
+
+from differential import Pair, labelled, steps
+
+INF = float("inf")
+
+# -- alphabets -------------------------------------------------------------
+
+ZKEYS = ["z1", "z2", "z3"]
+SET_KEY = "st"          # a plain set: valid input of ZUNION*/ZINTER*/ZDIFF*, WRONGTYPE elsewhere
+STR_KEY = "sk"          # a string: WRONGTYPE
+MISSING = "nokey"       # never written
+DEST_KEYS = ZKEYS + ["d1"]
+
+# Members: few, so ties on score are frequent; bytes order matters (memcmp).
+MEMBERS_BYTES: List[Any] = ["a", "b", "c", "aa", "ab", b"a\x00", "", b"\x80", b"\xff\x00", "\u00e9",
+                            1, 2.5, "B"]
+MEMBERS_TEXT: List[Any] = ["a", "b", "c", "aa", "ab", "", "\u00e9", "B", "1", "x y", "z"]
+
+SMALL_SCORES = [0, 1, 2, 3, -1, -2, 1, 2]
+FLOAT_SCORES = [0.5, 1.5, -2.5, 0.1, 1 / 3, 2.0, 0.0, -0.0, 1e15, 1e16, 1e17, 1e20, 1.5e-7,
+                123456789.123]
+EXTREME_SCORES = [INF, -INF, 1e-310, 5e-324, -5e-324, 1.7976931348623157e308, -1e300,
+                  2 ** 53, 2 ** 53 + 1, -(2 ** 63), 10 ** 20, 10 ** 400 // 10 ** 380]
+
+# Score strings sent raw. Valid-but-tricky first, then invalid.
+RAW_GOOD_SCORES = ["1", "-2", "0", "2.5", "0x10", "+inf", "-inf", "inf", "Infinity", "-INF",
+                   "1e-310", "+5", ".5", "1.", "5e-324", "-0", "-0.0", "1E3", "0X1P3",
+                   "00012", "1e308"]
+RAW_BAD_SCORES = ["nan", "NaN", "-nan", "abc", "1e400", "-1e400", "1e-400", "(1", "[a", " 1",
+                  "1 ", "", "1_0", "inf1", "0x", "1e", "--1", "1,5", "\x00"]
+
+SCORE_BOUNDS: List[Any] = ["-inf", "+inf", "inf", "(1", "(", "", " 2", "1 ", "[1", "nan", "(nan",
+                           "abc", "1e400", "(-inf", "(+inf", "0", "1", "2.5", "(2.5", "-1", "0x10",
+                           "-0", "(0", 3, 1.5, -1, 0, 2, "2", "(2", "(3", "-inf", "+inf"]
+LEX_BOUNDS: List[Any] = ["-", "+", "[a", "(a", "[", "(", "a", "", "[b", "(aa", "[aa", "(c", "[c",
+                         "[\u00e9", "+a", "-a", "[B", "(ab", "-", "+", "[", "(b"]
+RANKS: List[Any] = [0, 1, 2, 3, -1, -2, -3, 5, -5, 10, -100, 100, 0, -1]
+BAD_INTS: List[Any] = ["1.5", "x", "", "9223372036854775808", " 1", "1 ", "+1", "0x1", 1.5]
+ZADD_FLAGS = ["NX", "XX", "GT", "LT", "CH", "INCR", "nx", "xX", "gt", "Lt", "ch", "incr"]
+AGGREGATES: List[Any] = ["SUM", "MIN", "MAX", "sum", "min", "max", "avg", None]
+WEIGHTS: List[Any] = [1, 2, 0, -1, 0.5, INF, -INF, 1e308, 3]
+RAW_WEIGHTS = ["1", "2", "0", "-1", ".5", "inf", "-inf", "nan", "abc", "", " 1", "1e400"]
+
+
+def raw_cast(value: Any) -> Any:
+    """A score_cast_func that shows exactly what redis-py handed it."""
+    return ("cast", value)
+
+
+labelled(raw_cast, "raw_cast")
+
+
+class ZsetGen:
+    """Random sorted-set commands drawn from one ``random.Random``."""
+
+    def __init__(self, rng: random.Random, decoded: bool = False):
+        self.rng = rng
+        self.members = MEMBERS_TEXT if decoded else MEMBERS_BYTES
+        self.ops: List[Callable[[Pair], Any]] = []
+        self.weights: List[int] = []
+        for weight, op in self.table():
+            self.weights.append(weight)
+            self.ops.append(op)
+
+    # -- drawing values --------------------------------------------------
+
+    def chance(self, p: float) -> bool:
+        return self.rng.random() < p
+
+    def pick(self, seq: Sequence[Any]) -> Any:
+        return self.rng.choice(seq)
+
+    def member(self) -> Any:
+        return self.pick(self.members)
+
+    def members_n(self, lo: int = 1, hi: int = 4) -> List[Any]:
+        return [self.member() for _ in range(self.rng.randint(lo, hi))]
+
+    def score(self) -> Any:
+        x = self.rng.random()
+        if x < 0.6:
+            return self.pick(SMALL_SCORES)
+        if x < 0.85:
+            return self.pick(FLOAT_SCORES)
+        return self.pick(EXTREME_SCORES)
+
+    def raw_score(self) -> Any:
+        x = self.rng.random()
+        if x < 0.45:
+            return self.score()
+        if x < 0.75:
+            return self.pick(RAW_GOOD_SCORES)
+        return self.pick(RAW_BAD_SCORES)
+
+    def zkey(self, wrong: float = 0.08) -> str:
+        x = self.rng.random()
+        if x < wrong:
+            return self.pick([STR_KEY, SET_KEY])
+        if x < wrong + 0.05:
+            return MISSING
+        return self.pick(ZKEYS)
+
+    def source_keys(self) -> List[str]:
+        keys = [self.pick(ZKEYS) for _ in range(self.rng.randint(1, 3))]
+        if self.chance(0.2):
+            keys.insert(self.rng.randint(0, len(keys)), SET_KEY)
+        if self.chance(0.1):
+            keys.append(MISSING)
+        if self.chance(0.04):
+            keys.append(STR_KEY)
+        return keys
+
+    def rank(self) -> Any:
+        return self.pick(BAD_INTS) if self.chance(0.04) else self.pick(RANKS)
+
+    def score_bound(self) -> Any:
+        return self.pick(SCORE_BOUNDS)
+
+    def lex_bound(self) -> Any:
+        return self.pick(LEX_BOUNDS)
+
+    def limit(self) -> tuple:
+        """(offset, num) for redis-py methods; sometimes only one of them."""
+        x = self.rng.random()
+        if x < 0.6:
+            return None, None
+        if x < 0.95:
+            return self.pick([0, 1, 2, -1, 5, 100]), self.pick([0, 1, 2, 3, -1, -5, 100])
+        return (self.pick([0, 1]), None) if self.chance(0.5) else (None, self.pick([1, 2]))
+
+    def cast(self) -> dict:
+        return {"score_cast_func": raw_cast} if self.chance(0.15) else {}
+
+    # -- the operations --------------------------------------------------
+
+    def table(self):
+        return [
+            (30, self.op_zadd), (12, self.op_zadd_raw), (8, self.op_zincrby),
+            (6, self.op_zscore), (4, self.op_zmscore), (3, self.op_zcard),
+            (4, self.op_zcount), (3, self.op_zlexcount), (4, self.op_zrank),
+            (10, self.op_zrange), (4, self.op_zrange_raw), (3, self.op_zrangestore),
+            (3, self.op_zrevrange), (5, self.op_zrangebyscore), (3, self.op_zrangebyscore_raw),
+            (4, self.op_zrangebylex), (6, self.op_zrem), (2, self.op_zremrangebyrank),
+            (2, self.op_zremrangebyscore), (2, self.op_zremrangebylex), (4, self.op_zpop),
+            (2, self.op_zpop_raw), (2, self.op_zmpop), (2, self.op_zrandmember),
+            (4, self.op_zstore), (2, self.op_zstore_raw), (4, self.op_zaggregate_read),
+            (2, self.op_zintercard), (2, self.op_keyspace), (1, self.op_reset_others),
+            (1, self.op_arity),
+        ]
+
+    def step(self, p: Pair) -> None:
+        self.rng.choices(self.ops, self.weights)[0](p)
+
+    def op_zadd(self, p: Pair) -> None:
+        flags = {f: self.chance(0.15) for f in ("nx", "xx", "ch", "gt", "lt")}
+        flags = {k: v for k, v in flags.items() if v}
+        if self.chance(0.15):
+            flags["incr"] = True
+            n = 1 if self.chance(0.85) else 2
+        else:
+            n = self.rng.randint(0, 4) if self.chance(0.05) else self.rng.randint(1, 4)
+        mapping = {}
+        for _ in range(n):
+            mapping[self.member()] = self.score()
+        p.quiet("zadd", self.zkey(), mapping, **flags)
+
+    def op_zadd_raw(self, p: Pair) -> None:
+        opts = self.rng.sample(ZADD_FLAGS, self.rng.choice([0, 0, 1, 1, 2, 3]))
+        args: List[Any] = ["ZADD", self.zkey()] + opts
+        for _ in range(self.rng.choice([1, 1, 1, 2, 3])):
+            args += [self.raw_score(), self.member()]
+        if self.chance(0.08):
+            args.pop()          # odd number of score/member arguments
+        if self.chance(0.03):
+            args = args[:self.rng.randint(1, 3)]
+        p.quiet("execute_command", *args)
+
+    def op_zincrby(self, p: Pair) -> None:
+        if self.chance(0.3):
+            p.quiet("execute_command", "ZINCRBY", self.zkey(), self.raw_score(), self.member())
+        else:
+            p.quiet("zincrby", self.zkey(), self.score(), self.member())
+
+    def op_zscore(self, p: Pair) -> None:
+        p.quiet("zscore", self.zkey(), self.member())
+
+    def op_zmscore(self, p: Pair) -> None:
+        members = [] if self.chance(0.03) else self.members_n(1, 5)
+        p.quiet("zmscore", self.zkey(), members)
+
+    def op_zcard(self, p: Pair) -> None:
+        p.quiet("zcard", self.zkey())
+
+    def op_zcount(self, p: Pair) -> None:
+        p.quiet("zcount", self.zkey(), self.score_bound(), self.score_bound())
+
+    def op_zlexcount(self, p: Pair) -> None:
+        p.quiet("zlexcount", self.zkey(), self.lex_bound(), self.lex_bound())
+
+    def op_zrank(self, p: Pair) -> None:
+        method = self.pick(["zrank", "zrevrank"])
+        kwargs = {"withscore": True} if self.chance(0.05) else {}
+        p.quiet(method, self.zkey(), self.member(), **kwargs)
+
+    def op_zrange(self, p: Pair) -> None:
+        kind = self.pick(["rank", "rank", "score", "lex"])
+        kwargs: dict = {}
+        if self.chance(0.3):
+            kwargs["desc"] = True
+        if kind == "rank":
+            start, end = self.rank(), self.rank()
+            if self.chance(0.03):
+                kwargs["offset"], kwargs["num"] = 0, 1     # LIMIT without BYSCORE/BYLEX
+        elif kind == "score":
+            kwargs["byscore"] = True
+            start, end = self.score_bound(), self.score_bound()
+        else:
+            kwargs["bylex"] = True
+            start, end = self.lex_bound(), self.lex_bound()
+        if kind != "rank":
+            off, num = self.limit()
+            if off is not None:
+                kwargs["offset"] = off
+            if num is not None:
+                kwargs["num"] = num
+        if self.chance(0.4):
+            kwargs["withscores"] = True
+            kwargs.update(self.cast())
+        p.quiet("zrange", self.zkey(), start, end, **kwargs)
+
+    def op_zrange_raw(self, p: Pair) -> None:
+        kind = self.pick(["rank", "score", "lex"])
+        if kind == "rank":
+            args: List[Any] = [self.rank(), self.rank()]
+        elif kind == "score":
+            args = [self.score_bound(), self.score_bound(), self.pick(["BYSCORE", "byscore"])]
+        else:
+            args = [self.lex_bound(), self.lex_bound(), "BYLEX"]
+        extra = []
+        if self.chance(0.3):
+            extra.append(self.pick(["REV", "rev"]))
+        if self.chance(0.3):
+            extra += ["LIMIT", self.pick([0, 1, -1, "x"]), self.pick([0, 1, 2, -1, "y"])][
+                :self.pick([3, 3, 3, 2, 1])]
+        if self.chance(0.3):
+            extra.append(self.pick(["WITHSCORES", "withscores"]))
+        if self.chance(0.05):
+            extra.append(self.pick(["BYSCORE", "BYLEX", "FOO"]))
+        self.rng.shuffle(extra)
+        p.quiet("execute_command", "ZRANGE", self.zkey(), *args, *extra)
+
+    def op_zrangestore(self, p: Pair) -> None:
+        kind = self.pick(["rank", "score", "lex"])
+        kwargs: dict = {}
+        if kind == "rank":
+            start, end = self.rank(), self.rank()
+        elif kind == "score":
+            kwargs["byscore"] = True
+            start, end = self.score_bound(), self.score_bound()
+        else:
+            kwargs["bylex"] = True
+            start, end = self.lex_bound(), self.lex_bound()
+        if kind != "rank" and self.chance(0.4):
+            kwargs["offset"], kwargs["num"] = self.pick([0, 1, 2]), self.pick([1, 2, -1, 0])
+        if self.chance(0.3):
+            kwargs["desc"] = True
+        p.quiet("zrangestore", self.pick(DEST_KEYS), self.zkey(), start, end, **kwargs)
+
+    def op_zrevrange(self, p: Pair) -> None:
+        kwargs: dict = {}
+        if self.chance(0.4):
+            kwargs["withscores"] = True
+            kwargs.update(self.cast())
+        p.quiet("zrevrange", self.zkey(), self.rank(), self.rank(), **kwargs)
+
+    def op_zrangebyscore(self, p: Pair) -> None:
+        method = self.pick(["zrangebyscore", "zrevrangebyscore"])
+        kwargs: dict = {}
+        off, num = self.limit()
+        if off is not None or num is not None:
+            kwargs["start"], kwargs["num"] = off, num
+        if self.chance(0.4):
+            kwargs["withscores"] = True
+            kwargs.update(self.cast())
+        p.quiet(method, self.zkey(), self.score_bound(), self.score_bound(), **kwargs)
+
+    def op_zrangebyscore_raw(self, p: Pair) -> None:
+        cmd = self.pick(["ZRANGEBYSCORE", "ZREVRANGEBYSCORE", "ZCOUNT", "ZREMRANGEBYSCORE",
+                         "ZRANGEBYLEX", "ZREVRANGEBYLEX", "ZLEXCOUNT", "ZREMRANGEBYLEX"])
+        lex = "LEX" in cmd
+        bound = self.lex_bound if lex else self.score_bound
+        args: List[Any] = [cmd, self.zkey(), bound(), bound()]
+        if cmd not in ("ZCOUNT", "ZREMRANGEBYSCORE", "ZLEXCOUNT", "ZREMRANGEBYLEX"):
+            if self.chance(0.3) and not lex:
+                args.append("WITHSCORES")
+            if self.chance(0.4):
+                args += ["LIMIT", self.pick([0, 1, -1, "a"]), self.pick([1, -1, 0, "b"])][
+                    :self.pick([3, 3, 2, 1])]
+        if self.chance(0.05):
+            args.append("EXTRA")
+        p.quiet("execute_command", *args)
+
+    def op_zrangebylex(self, p: Pair) -> None:
+        method = self.pick(["zrangebylex", "zrevrangebylex"])
+        kwargs: dict = {}
+        off, num = self.limit()
+        if off is not None or num is not None:
+            kwargs["start"], kwargs["num"] = off, num
+        p.quiet(method, self.zkey(), self.lex_bound(), self.lex_bound(), **kwargs)
+
+    def op_zrem(self, p: Pair) -> None:
+        members = self.members_n(1, 3) if self.chance(0.98) else []
+        p.quiet("zrem", self.zkey(), *members)
+
+    def op_zremrangebyrank(self, p: Pair) -> None:
+        p.quiet("zremrangebyrank", self.zkey(), self.rank(), self.rank())
+
+    def op_zremrangebyscore(self, p: Pair) -> None:
+        p.quiet("zremrangebyscore", self.zkey(), self.score_bound(), self.score_bound())
+
+    def op_zremrangebylex(self, p: Pair) -> None:
+        p.quiet("zremrangebylex", self.zkey(), self.lex_bound(), self.lex_bound())
+
+    def op_zpop(self, p: Pair) -> None:
+        method = self.pick(["zpopmin", "zpopmax"])
+        if self.chance(0.5):
+            p.quiet(method, self.zkey())
+        else:
+            p.quiet(method, self.zkey(), self.pick([0, 1, 2, 3, 10]))
+
+    def op_zpop_raw(self, p: Pair) -> None:
+        args: List[Any] = [self.pick(["ZPOPMIN", "ZPOPMAX"]), self.zkey()]
+        if self.chance(0.8):
+            args.append(self.pick([-1, "x", "1.5", "", 0, 1, 2, "9223372036854775808"]))
+        if self.chance(0.05):
+            args.append(1)
+        p.quiet("execute_command", *args)
+
+    def op_zmpop(self, p: Pair) -> None:
+        keys = [self.zkey() for _ in range(self.rng.randint(1, 3))]
+        if self.chance(0.8):
+            flag = {self.pick(["min", "max"]): True}
+        else:
+            flag = self.pick([{}, {"min": True, "max": True}])
+        kwargs = dict(flag)
+        if self.chance(0.6):
+            kwargs["count"] = self.pick([1, 2, 5, 0, -1])
+        if self.chance(0.2):
+            p.quiet("execute_command", "ZMPOP", self.pick([len(keys), 0, len(keys) + 1, "x"]),
+                    *keys, self.pick(["MIN", "MAX", "max", "FOO"]),
+                    *self.pick([[], ["COUNT", 2], ["COUNT", 0], ["COUNT"], ["COUNT", "x"]]))
+        else:
+            p.quiet("zmpop", len(keys), keys, **kwargs)
+
+    def op_zrandmember(self, p: Pair) -> None:
+        # Only determined replies: count >= size (all members, compared in any
+        # order), count 0, or a wrong type (any count).
+        key = self.zkey()
+        if key in (STR_KEY, SET_KEY):
+            p.quiet("zrandmember", key, self.pick([None, 3, -3]))
+        else:
+            p.quiet("zrandmember", key, self.pick([0, 1000, 1000]), withscores=self.chance(0.5))
+
+    def op_zstore(self, p: Pair) -> None:
+        method = self.pick(["zunionstore", "zinterstore", "zdiffstore"])
+        keys: Any = self.source_keys()
+        if method == "zdiffstore":
+            p.quiet(method, self.pick(DEST_KEYS), keys)
+            return
+        if self.chance(0.35):
+            keys = {k: self.pick(WEIGHTS) for k in keys}
+        kwargs = {}
+        agg = self.pick(AGGREGATES)
+        if agg is not None and (agg != "avg" or self.chance(0.2)):
+            kwargs["aggregate"] = agg
+        p.quiet(method, self.pick(DEST_KEYS), keys, **kwargs)
+
+    def op_zstore_raw(self, p: Pair) -> None:
+        cmd = self.pick(["ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE", "ZUNION", "ZINTER", "ZDIFF"])
+        keys = self.source_keys()
+        numkeys: Any = len(keys)
+        if self.chance(0.2):
+            numkeys = self.pick([0, -1, len(keys) + 1, "x", "1.5"])
+        args: List[Any] = [cmd] + ([self.pick(DEST_KEYS)] if cmd.endswith("STORE") else [])
+        args += [numkeys] + keys
+        if self.chance(0.4):
+            n = len(keys) + self.pick([0, 0, 0, -1, 1])
+            args += ["WEIGHTS"] + [self.pick(RAW_WEIGHTS) for _ in range(max(n, 0))]
+        if self.chance(0.3):
+            args += ["AGGREGATE", self.pick(["sum", "MIN", "max", "avg"])][:self.pick([2, 2, 1])]
+        if not cmd.endswith("STORE") and self.chance(0.4):
+            args.append("WITHSCORES")
+        p.quiet("execute_command", *args)
+
+    def op_zaggregate_read(self, p: Pair) -> None:
+        method = self.pick(["zunion", "zinter", "zdiff"])
+        keys: Any = self.source_keys()
+        kwargs: dict = {}
+        if self.chance(0.4):
+            kwargs["withscores"] = True
+            if method == "zunion":
+                kwargs.update(self.cast())
+        if method != "zdiff":
+            if self.chance(0.3):
+                keys = {k: self.pick(WEIGHTS) for k in keys}
+            agg = self.pick(AGGREGATES)
+            if agg is not None and agg != "avg":
+                kwargs["aggregate"] = agg
+        p.quiet(method, keys, **kwargs)
+
+    def op_zintercard(self, p: Pair) -> None:
+        keys = self.source_keys()
+        kwargs = {"limit": self.pick([0, 1, 2, 100])} if self.chance(0.5) else {}
+        if self.chance(0.2):
+            p.quiet("execute_command", "ZINTERCARD", self.pick([len(keys), 0, -1, len(keys) + 1]),
+                    *keys, *self.pick([[], ["LIMIT", -1], ["LIMIT", "x"], ["LIMIT"], ["FOO", 1]]))
+        else:
+            p.quiet("zintercard", len(keys), keys, **kwargs)
+
+    def op_keyspace(self, p: Pair) -> None:
+        what = self.pick(["type", "exists", "delete", "keys"])
+        if what == "type":
+            p.quiet("type", self.pick(ZKEYS + DEST_KEYS + [SET_KEY, STR_KEY, MISSING]))
+        elif what == "exists":
+            p.quiet("exists", *[self.pick(ZKEYS + [MISSING]) for _ in range(3)])
+        elif what == "delete":
+            if self.chance(0.3):
+                p.quiet("delete", self.pick(ZKEYS + ["d1"]))
+        else:
+            p.quiet("keys", "*")
+
+    def op_reset_others(self, p: Pair) -> None:
+        """Keep a string and a set around for WRONGTYPE and mixed-type inputs."""
+        p.quiet("set", STR_KEY, self.pick(["x", "12", ""]))
+        p.quiet("sadd", SET_KEY, *self.members_n(1, 3))
+
+    def op_arity(self, p: Pair) -> None:
+        cmd = self.pick(["ZADD", "ZINCRBY", "ZSCORE", "ZMSCORE", "ZCARD", "ZCOUNT", "ZRANK",
+                         "ZRANGE", "ZREM", "ZPOPMIN", "ZRANGEBYSCORE", "ZRANGEBYLEX",
+                         "ZUNIONSTORE", "ZREMRANGEBYRANK", "zlexcount"])
+        args = [self.zkey(), self.member(), 1, 2][:self.rng.randint(0, 1)]
+        p.quiet("execute_command", cmd, *args)
+
+
+def run_random(p: Pair, rng: random.Random, n: int, decoded: bool = False,
+               gen_factory: Callable[..., ZsetGen] = ZsetGen) -> None:
+    gen = gen_factory(rng, decoded=decoded)
+    gen.op_reset_others(p)
+    for i in range(n):
+        gen.step(p)
+        if i % 250 == 249:
+            p.check_keyspace(f"after step {p.step - 1}")
+    p.check_keyspace("at the end")
+
+
+# --------------------------------------------------------------------------
+# Random sequences
+# --------------------------------------------------------------------------
+
+def test_zset_random_mixed(pair: Pair, seed: int) -> None:
+    run_random(pair, random.Random(seed), steps(3000))
+
+
+def test_zset_random_decoded(pair_decoded: Pair, seed: int) -> None:
+    run_random(pair_decoded, random.Random(seed * 7919 + 1), steps(1500), decoded=True)
+
+
+class RawHeavyGen(ZsetGen):
+    """Mostly raw commands with invalid arguments: the server-side parsers."""
+
+    def table(self):
+        return [
+            (10, self.op_zadd_raw), (4, self.op_zadd), (4, self.op_zincrby),
+            (6, self.op_zrange_raw), (6, self.op_zrangebyscore_raw), (4, self.op_zpop_raw),
+            (5, self.op_zstore_raw), (2, self.op_zmpop), (2, self.op_zintercard),
+            (3, self.op_arity), (1, self.op_reset_others), (2, self.op_zrange),
+        ]
+
+
+def test_zset_random_raw_commands(pair: Pair, seed: int) -> None:
+    run_random(pair, random.Random(seed * 104729 + 3), steps(2500), gen_factory=RawHeavyGen)
+
+
+def test_zset_random_skiplist_encoding(pair: Pair, seed: int) -> None:
+    """Same mix on keys big enough (>128 members / a 65-byte member) to be skiplists in Redis."""
+    rng = random.Random(seed * 31337 + 5)
+    for key in ZKEYS:
+        mapping = {f"m{i:03d}": rng.choice(SMALL_SCORES + FLOAT_SCORES) for i in range(140)}
+        if key == "z3":
+            mapping = {"L" * 65: 1.0, "a": 2}
+        pair.zadd(key, mapping)
+    run_random(pair, rng, steps(1500))
+
+
+# --------------------------------------------------------------------------
+# Directed tests
+# --------------------------------------------------------------------------
+
+def test_zadd_option_errors_raw(pair: Pair) -> None:
+    pair.zadd("z", {"a": 1, "b": 2})
+    cases = [
+        ["ZADD", "z"], ["ZADD", "z", "1"], ["ZADD", "z", "XX"], ["ZADD", "z", "XX", "1"],
+        ["ZADD", "z", "XX", "NX", "1"], ["ZADD", "z", "XX", "NX", "1", "a"],
+        ["ZADD", "z", "GT", "LT", "1", "a"], ["ZADD", "z", "GT", "NX", "1", "a"],
+        ["ZADD", "z", "LT", "NX", "1", "a"], ["ZADD", "z", "INCR", "1", "a", "2", "b"],
+        ["ZADD", "z", "nan", "a"], ["ZADD", "z", "1", "a", "nan", "b"],
+        ["ZADD", "z", "INCR", "+inf", "c"], ["ZADD", "z", "INCR", "-inf", "c"],
+        ["ZADD", "z", "CH", "GT", "XX", "5", "a", "0", "b", "9", "new"],
+        ["ZADD", "z", "XX", "INCR", "1", "missing"], ["ZADD", "z", "NX", "INCR", "1", "a"],
+        ["ZADD", "z", "GT", "INCR", "-1", "a"], ["ZADD", "z", "FOO", "1", "a"],
+        ["ZADD", "sk", "abc", "a"], ["ZADD", "sk", "1", "a"], ["ZADD", "z", "0x10", "hex"],
+        ["ZADD", "z", "1e-400", "tiny"], ["ZADD", "z", "1e-310", "sub"],
+        ["ZINCRBY", "z", "nan", "a"], ["ZINCRBY", "z", "abc", "a"], ["ZINCRBY", "z", "1"],
+        ["ZINCRBY", "z", "inf", "c"], ["ZINCRBY", "z", "-inf", "c"],
+        ["ZADD", "nokey", "XX", "1", "a"], ["ZADD", "nokey", "XX", "INCR", "1", "a"],
+    ]
+    pair.set("sk", "str")
+    for args in cases:
+        pair.quiet("execute_command", *args)
+        pair.check_keyspace(" ".join(map(str, args)))
+
+
+def test_zadd_client_side_errors(pair: Pair) -> None:
+    pair.quiet("zadd", "z", {})
+    pair.quiet("zadd", "z", {"a": 1}, nx=True, xx=True)
+    pair.quiet("zadd", "z", {"a": 1}, gt=True, lt=True)
+    pair.quiet("zadd", "z", {"a": 1, "b": 2}, incr=True)
+    pair.quiet("zadd", "z", {"a": 1}, nx=True, gt=True)
+    pair.quiet("zadd", "z", {"a": float("nan")})
+    pair.quiet("zadd", "z", {"a": None})
+    pair.quiet("zadd", "z", {"a": True})
+    pair.quiet("zmscore", "z", [])
+    pair.quiet("zrangebyscore", "z", 0, 1, start=1)
+    pair.quiet("zrange", "z", 0, 1, offset=1)
+    pair.quiet("zrange", "z", 0, 1, bylex=True, withscores=True)
+    pair.quiet("zrange", "z", "-", "+", byscore=True, bylex=True)
+    pair.check_keyspace()
+
+
+def test_zadd_all_flag_combinations(pair: Pair) -> None:
+    names = ["nx", "xx", "ch", "incr", "gt", "lt"]
+    for mask in range(1 << len(names)):
+        flags = {n: True for i, n in enumerate(names) if mask >> i & 1}
+        for start in [None, 1, 5]:
+            pair.delete("z")
+            if start is not None:
+                pair.zadd("z", {"a": start, "b": 3})
+            pair.quiet("zadd", "z", {"a": 3}, **flags)
+            pair.quiet("zadd", "z", {"a": 2, "c": 4} if not flags.get("incr") else {"c": 4},
+                       **flags)
+            pair.check_keyspace(f"flags {flags} start {start}")
+
+
+def test_zrange_withscores_shapes(pair: Pair) -> None:
+    pair.zadd("z", {"a": 1, "b": 2.5, "c": 0.1, "d": -INF, "e": INF, "f": 1e20, "g": 1.5e-7})
+    pair.zrange("z", 0, -1, withscores=True)
+    pair.zrange("z", 0, -1, withscores=True, desc=True)
+    pair.zrange("z", "-inf", "+inf", withscores=True, byscore=True, offset=1, num=3)
+    pair.zrevrange("z", 0, -1, withscores=True)
+    pair.zrangebyscore("z", "-inf", "+inf", withscores=True)
+    pair.zrevrangebyscore("z", "+inf", "-inf", withscores=True, start=1, num=2)
+    pair.zpopmax("z")
+    pair.zpopmin("z", 2)
+    pair.zunion(["z"], withscores=True)
+    pair.zinter(["z"], withscores=True)
+    pair.zdiff(["z"], withscores=True)
+    pair.zmpop(1, ["z"], max=True, count=2)
+    pair.zrandmember("z", 10, withscores=True)
+    pair.zscore("z", "f")
+    pair.zmscore("z", ["a", "nope", "e"])
+    pair.zincrby("z", 0.2, "c")
+    pair.zadd("z", {"c": 0.1}, incr=True)
+
+
+def test_zrange_score_cast_func(pair: Pair) -> None:
+    pair.zadd("z", {"a": 1, "b": 2.5, "c": 0.1, "e": INF, "f": 1e20, "g": -0.0})
+    for cast in (raw_cast, int, float, str, bytes):
+        kw = {"score_cast_func": cast}
+        pair.quiet("zrange", "z", 0, -1, withscores=True, **kw)
+        pair.quiet("zrevrange", "z", 0, -1, withscores=True, **kw)
+        pair.quiet("zrangebyscore", "z", "-inf", "+inf", withscores=True, **kw)
+        pair.quiet("zrevrangebyscore", "z", "+inf", "-inf", withscores=True, **kw)
+        pair.quiet("zunion", ["z"], withscores=True, **kw)
+        pair.quiet("zrank", "z", "b", withscore=True, **kw)
+
+
+def test_zrank_withscore_fails_on_redis_7_0(pair: Pair) -> None:
+    pair.zadd("z", {"a": 1})
+    pair.quiet("zrank", "z", "a", withscore=True)
+    pair.quiet("zrevrank", "z", "a", withscore=True)
+    pair.quiet("execute_command", "ZRANK", "z", "a", "WITHSCORE")
+
+
+def test_zset_wrongtype_string_and_set(pair: Pair) -> None:
+    pair.set("s", "x")
+    pair.sadd("set", "a", "b")
+    calls = [
+        ("zadd", {"a": 1}), ("zincrby", 1, "a"), ("zscore", "a"), ("zmscore", ["a"]),
+        ("zcard",), ("zcount", 0, 1), ("zlexcount", "-", "+"), ("zrank", "a"), ("zrevrank", "a"),
+        ("zrange", 0, -1), ("zrevrange", 0, -1), ("zrangebyscore", 0, 1),
+        ("zrevrangebyscore", 1, 0), ("zrangebylex", "-", "+"), ("zrevrangebylex", "+", "-"),
+        ("zrem", "a"), ("zremrangebyrank", 0, 1), ("zremrangebyscore", 0, 1),
+        ("zremrangebylex", "-", "+"), ("zpopmax",), ("zpopmin", 2), ("zrandmember",),
+        ("zrandmember", 5),
+    ]
+    for key in ("s", "set"):
+        for method, *args in calls:
+            pair.quiet(method, key, *args)
+        pair.quiet("zrangestore", "dst", key, 0, -1)
+        pair.quiet("zmpop", 1, [key], min=True)
+        pair.quiet("zcount", key, "abc", 1)              # bound error before type check
+        pair.quiet("execute_command", "ZADD", key, "abc", "a")  # score error before type check
+    pair.quiet("zunionstore", "dst", ["s", "set"])
+    pair.quiet("zunionstore", "dst", ["set"])
+    pair.quiet("zinterstore", "dst", ["set", "s"])
+    pair.quiet("zunion", ["set", "nokey"], withscores=True)
+    pair.quiet("zintercard", 2, ["set", "s"])
+    pair.quiet("zdiff", ["s", "set"])
+    pair.check_keyspace()
+
+
+def test_zunionstore_weights_aggregate_examples(pair: Pair) -> None:
+    pair.zadd("u1", {"a": 1, "b": 2, "c": 3})
+    pair.zadd("u2", {"b": 10, "c": 20, "d": 30})
+    pair.sadd("s", "a", "d", "x")
+    for agg in (None, "SUM", "MIN", "MAX"):
+        for keys in (["u1", "u2"], {"u1": 2, "u2": 0.5}, {"u1": INF, "u2": -INF},
+                     {"u1": 0, "u2": INF}, ["u1", "s"], {"s": 3, "u2": -1}):
+            kw = {"aggregate": agg} if agg else {}
+            pair.zunionstore("d", keys, **kw)
+            pair.zrange("d", 0, -1, withscores=True)
+            pair.zinterstore("d", keys, **kw)
+            pair.zrange("d", 0, -1, withscores=True)
+            pair.zunion(keys, withscores=True, **kw)
+            pair.zinter(keys, withscores=True, **kw)
+    pair.zinterstore("u1", ["u1", "nokey"])          # empty result deletes dest
+    pair.exists("u1")
+    pair.set("str", "x")
+    pair.expire("str", 100)
+    pair.zunionstore("str", ["u2"])                  # overwrites any type, drops the TTL
+    pair.type("str")
+    pair.ttl("str")
+
+
+def test_zset_ordering_ties_by_member_bytes(pair: Pair) -> None:
+    members = ["", "A", "a", b"a\x00", "b", b"\x80", "aa", "ab", b"\xff", "B", "\u00e9"]
+    pair.zadd("z", {m: 1 for m in members})
+    pair.zrange("z", 0, -1)
+    pair.zrevrange("z", 0, -1)
+    pair.zrangebylex("z", "-", "+")
+    pair.zrevrangebylex("z", "+", "-")
+    pair.zrangebylex("z", "(a", "[b")
+    for m in members:
+        pair.zrank("z", m)
+        pair.zrevrank("z", m)
+    pair.zpopmax("z", 3)
+    pair.zpopmin("z", 3)
+
+
+def test_zset_score_formatting(pair: Pair) -> None:
+    scores = [0.1, 3, 1e20, 1e15, 1e16, 1e17, 1.5e-7, 1e-310, 5e-324, INF, -INF, 2 ** 53 + 1,
+              1.7976931348623157e308, -0.0, 123456789.123456789, 1 / 3]
+    pair.zadd("z", {f"m{i}": s for i, s in enumerate(scores)})
+    pair.zrange("z", 0, -1, withscores=True)
+    pair.zrange("z", 0, -1, withscores=True, score_cast_func=raw_cast)
+    for i in range(len(scores)):
+        pair.zscore("z", f"m{i}")
+        pair.zincrby("z", 0, f"m{i}")
+    pair.execute_command("ZSCORE", "z", "m0")
+    pair.execute_command("ZRANGE", "z", 0, -1, "WITHSCORES")
+
+
+def test_zadd_negative_zero_listpack_and_skiplist(pair: Pair) -> None:
+    pair.zadd("small", {"a": -0.0})
+    pair.zincrby("small", -0.0, "b")
+    pair.zrange("small", 0, -1, withscores=True)
+    pair.zadd("big", {"L" * 65: 1})                  # skiplist from the first member
+    pair.zadd("big", {"a": -0.0})
+    pair.zincrby("big", -0.0, "b")
+    pair.zrange("big", 0, -1, withscores=True)
+    pair.zscore("big", "a")
+
+
+def test_zrandmember_determined_cases(pair: Pair) -> None:
+    pair.zadd("z", {"a": 1, "b": 2, "c": 2})
+    pair.zadd("one", {"x": 5})
+    pair.zrandmember("z", 3)
+    pair.zrandmember("z", 100)
+    pair.zrandmember("z", 100, withscores=True)
+    pair.zrandmember("z", 0)
+    pair.zrandmember("one")
+    pair.zrandmember("one", -3)
+    pair.zrandmember("one", -2, withscores=True)
+    pair.zrandmember("nokey")
+    pair.zrandmember("nokey", 5)
+    pair.zrandmember("nokey", -5, withscores=True)
+    pair.quiet("execute_command", "ZRANDMEMBER", "z", "x")
+    pair.quiet("execute_command", "ZRANDMEMBER", "z", 1, "FOO")
+
+
+def test_zset_key_deleted_when_emptied_and_ttl_dropped(pair: Pair) -> None:
+    for remove in (lambda: pair.zrem("z", "a", "b"), lambda: pair.zpopmin("z", 5),
+                   lambda: pair.zremrangebyrank("z", 0, -1),
+                   lambda: pair.zremrangebyscore("z", "-inf", "+inf"),
+                   lambda: pair.zremrangebylex("z", "-", "+"),
+                   lambda: pair.zmpop(1, ["z"], min=True, count=9)):
+        pair.zadd("z", {"a": 1, "b": 2})
+        pair.expire("z", 1000)
+        remove()
+        pair.exists("z")
+        pair.type("z")
+        pair.zadd("z", {"a": 1})
+        pair.ttl("z")
+        pair.delete("z")
+
+
+@pytest.mark.parametrize("method", ["zrangebyscore", "zrevrangebyscore", "zrangebylex",
+                                    "zrevrangebylex"])
+def test_zrange_by_limit_offsets(pair: Pair, method: str) -> None:
+    pair.zadd("z", {m: i // 2 for i, m in enumerate("abcdefgh")})
+    lo, hi = ("-inf", "+inf") if "score" in method else ("-", "+")
+    if method.startswith("zrev"):
+        lo, hi = hi, lo
+    for start in (-1, 0, 1, 3, 7, 8, 100):
+        for num in (-5, -1, 0, 1, 2, 100):
+            pair.quiet(method, "z", lo, hi, start=start, num=num)
