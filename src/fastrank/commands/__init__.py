@@ -1,0 +1,71 @@
+"""The command table: Redis command name → handler, arity, flags.
+
+A handler is ``handler(db, args)``: ``db`` is the Engine (its keyspace
+helpers), ``args`` the list of argument ``bytes`` after the command name. It
+returns the reply as redis-py's hiredis parser would hand it over for a RESP3
+connection (bytes for bulk and simple strings, int, float for doubles, None
+for nil, list, dict for maps) and raises :class:`CommandError` with the whole
+Redis error line for an error reply.
+
+Arity follows Redis: ``n > 0`` means exactly n words (command included),
+``n < 0`` at least -n. The table is filled by the per-type modules, which
+register with :func:`command`; importing this package imports them all.
+"""
+from fastrank import _errors as E
+from fastrank.commands._numbers import parse_int, parse_score
+
+
+class CommandError(Exception):
+    """An error reply: ``line`` is the whole Redis error line (``ERR ...``)."""
+
+    def __init__(self, line: str):
+        super().__init__(line)
+        self.line = line
+
+
+class Command:
+    __slots__ = ("name", "handler", "arity", "write", "blocking")
+
+    def __init__(self, name, handler, arity, write, blocking):
+        self.name = name
+        self.handler = handler
+        self.arity = arity
+        self.write = write
+        self.blocking = blocking
+
+
+COMMANDS = {}
+
+
+def command(name: str, arity: int, write: bool = False, blocking: bool = False):
+    """Register the decorated handler under ``name`` (lower case, as Redis)."""
+
+    def register(handler):
+        COMMANDS[name.upper().encode()] = Command(name, handler, arity, write, blocking)
+        return handler
+
+    return register
+
+
+# -- argument helpers shared by the per-type modules ------------------------
+
+
+def to_int(arg: bytes, error: str = E.NOT_INTEGER) -> int:
+    value = parse_int(arg)
+    if value is None:
+        raise CommandError(error)
+    return value
+
+
+def to_score(arg: bytes, error: str = E.NOT_FLOAT) -> float:
+    value = parse_score(arg)
+    if value is None:
+        raise CommandError(error)
+    return value
+
+
+def syntax_error():
+    return CommandError(E.SYNTAX)
+
+
+from fastrank.commands import keys, strings, hashes, sets, sortedset  # noqa: E402,F401

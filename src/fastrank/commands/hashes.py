@@ -1,0 +1,161 @@
+"""Hash commands (Redis 7.0 t_hash.c): HSET/HMSET/HSETNX, HGET/HMGET/HGETALL,
+HDEL, HINCRBY, HINCRBYFLOAT (80-bit long double like INCRBYFLOAT), HLEN,
+HEXISTS, HKEYS, HVALS, HSTRLEN, HSCAN. A hash is a ``dict`` bytes → bytes.
+"""
+from fastrank import _errors as E
+from fastrank.commands import CommandError, command, to_int
+from fastrank.commands._numbers import (
+    INT64_MAX,
+    INT64_MIN,
+    add_long_double,
+    format_long_double,
+    parse_int,
+    parse_long_double,
+)
+from fastrank.commands.keys import parse_cursor, scan_options, scan_reply
+
+NAN_OR_INF_VALUE = "ERR value is NaN or Infinity"
+
+
+def get_hash(db, key):
+    return db.lookup_type(key, dict)
+
+
+def hash_for_write(db, key):
+    value = get_hash(db, key)
+    if value is None:
+        value = {}
+        db.store(key, value)
+    return value
+
+
+def _set_pairs(db, args, name):
+    if len(args) % 2 == 0:  # key plus an odd number of field/value words
+        raise CommandError(E.WRONG_ARITY % name)
+    h = hash_for_write(db, args[0])
+    added = 0
+    for i in range(1, len(args), 2):
+        if args[i] not in h:
+            added += 1
+        h[args[i]] = args[i + 1]
+    return added
+
+
+@command("hset", -4, write=True)
+def hset(db, args):
+    return _set_pairs(db, args, "hset")
+
+
+@command("hmset", -4, write=True)
+def hmset(db, args):
+    _set_pairs(db, args, "hmset")
+    return b"OK"
+
+
+@command("hsetnx", 4, write=True)
+def hsetnx(db, args):
+    h = hash_for_write(db, args[0])
+    if args[1] in h:
+        return 0
+    h[args[1]] = args[2]
+    return 1
+
+
+@command("hget", 3)
+def hget(db, args):
+    h = get_hash(db, args[0])
+    return None if h is None else h.get(args[1])
+
+
+@command("hmget", -3)
+def hmget(db, args):
+    h = get_hash(db, args[0]) or {}
+    return [h.get(f) for f in args[1:]]
+
+
+@command("hgetall", 2)
+def hgetall(db, args):
+    return dict(get_hash(db, args[0]) or {})
+
+
+@command("hkeys", 2)
+def hkeys(db, args):
+    return list(get_hash(db, args[0]) or {})
+
+
+@command("hvals", 2)
+def hvals(db, args):
+    return list((get_hash(db, args[0]) or {}).values())
+
+
+@command("hdel", -3, write=True)
+def hdel(db, args):
+    h = get_hash(db, args[0])
+    if h is None:
+        return 0
+    removed = sum(h.pop(f, None) is not None for f in args[1:])
+    db.drop_if_empty(args[0], h)
+    return removed
+
+
+@command("hlen", 2)
+def hlen(db, args):
+    return len(get_hash(db, args[0]) or {})
+
+
+@command("hstrlen", 3)
+def hstrlen(db, args):
+    return len((get_hash(db, args[0]) or {}).get(args[1], b""))
+
+
+@command("hexists", 3)
+def hexists(db, args):
+    return int(args[1] in (get_hash(db, args[0]) or {}))
+
+
+@command("hincrby", 4, write=True)
+def hincrby(db, args):
+    incr = to_int(args[2])
+    h = hash_for_write(db, args[0])
+    old = h.get(args[1])
+    value = 0 if old is None else parse_int(old)
+    if value is None:
+        db.drop_if_empty(args[0], h)
+        raise CommandError(E.HASH_NOT_INTEGER)
+    new = value + incr
+    if new < INT64_MIN or new > INT64_MAX:
+        db.drop_if_empty(args[0], h)
+        raise CommandError(E.OVERFLOW)
+    h[args[1]] = b"%d" % new
+    return new
+
+
+@command("hincrbyfloat", 4, write=True)
+def hincrbyfloat(db, args):
+    incr = parse_long_double(args[2])
+    if incr is None:
+        raise CommandError(E.NOT_FLOAT)
+    if isinstance(incr, float):
+        raise CommandError(NAN_OR_INF_VALUE)
+    h = hash_for_write(db, args[0])
+    old = h.get(args[1])
+    value = 0 if old is None else parse_long_double(old)
+    if value is None:
+        db.drop_if_empty(args[0], h)
+        raise CommandError(E.HASH_NOT_FLOAT)
+    new = add_long_double(value, incr)
+    if isinstance(new, float):
+        db.drop_if_empty(args[0], h)
+        raise CommandError(E.NAN_OR_INF)
+    h[args[1]] = text = format_long_double(new)
+    return text
+
+
+@command("hscan", -3)
+def hscan(db, args):
+    cursor = parse_cursor(args[1])
+    h = get_hash(db, args[0])
+    if h is None:
+        return [b"0", []]
+    pattern, _ = scan_options(args[2:], False)
+    return scan_reply(cursor, list(h.items()), pattern, pairs=True)

@@ -1,0 +1,362 @@
+"""Keyspace commands (Redis 7.0 db.c / expire.c): DEL, EXISTS, TYPE, the
+EXPIRE family with NX/XX/GT/LT, TTL, PERSIST, RENAME, KEYS and SCAN with
+Redis's glob matcher, DBSIZE, FLUSHDB, and connection odds and ends
+(PING, ECHO, TIME).
+
+SCAN (and ZSCAN/HSCAN/SSCAN) answer in one batch: cursor 0 returns every
+match and the cursor 0 again (COUNT is only a hint in Redis too).
+"""
+import time
+
+from fastrank import _errors as E
+from fastrank.commands import CommandError, command, syntax_error, to_int
+from fastrank.commands._numbers import INT64_MAX, INT64_MIN
+
+UNSUPPORTED_OPTION = "ERR Unsupported option %s"
+
+
+def _now_ms():
+    from fastrank.engine import now_ms
+
+    return now_ms()
+
+
+def type_name(value) -> bytes:
+    from fastrank.engine import TYPE_NAMES
+
+    return TYPE_NAMES[type(value)]
+
+
+@command("del", -2, write=True)
+def del_(db, args):
+    return sum(db.remove(key) for key in args)
+
+
+@command("unlink", -2, write=True)
+def unlink(db, args):
+    return del_(db, args)
+
+
+@command("exists", -2)
+def exists(db, args):
+    return sum(db.lookup(key) is not None for key in args)
+
+
+@command("type", 2)
+def type_(db, args):
+    value = db.lookup(args[0])
+    return b"none" if value is None else type_name(value)
+
+
+# -- expiry ------------------------------------------------------------------
+
+
+def _expire_flags(options):
+    flags = set()
+    for opt in options:
+        word = opt.upper()
+        if word in (b"NX", b"XX", b"GT", b"LT"):
+            flags.add(word)
+        else:
+            raise CommandError(UNSUPPORTED_OPTION % opt.decode("utf-8", "replace"))
+    if b"NX" in flags and flags & {b"XX", b"GT", b"LT"}:
+        raise CommandError(E.EXPIRE_NX_AND_OTHERS)
+    if b"GT" in flags and b"LT" in flags:
+        raise CommandError(E.EXPIRE_GT_AND_LT)
+    return flags
+
+
+def expire_generic(db, args, name, seconds, basetime):
+    flags = _expire_flags(args[2:])
+    when = to_int(args[1])
+    if seconds:
+        if when > INT64_MAX // 1000 or when < -(-INT64_MIN // 1000):
+            raise CommandError(E.INVALID_EXPIRE % name)
+        when *= 1000
+    if when > INT64_MAX - basetime:
+        raise CommandError(E.INVALID_EXPIRE % name)
+    when += basetime
+    key = args[0]
+    if db.lookup(key) is None:
+        return 0
+    current = db._expires.get(key, -1)
+    if b"NX" in flags and current != -1:
+        return 0
+    if b"XX" in flags and current == -1:
+        return 0
+    if b"GT" in flags and (when <= current or current == -1):
+        return 0
+    if b"LT" in flags and current != -1 and when >= current:
+        return 0
+    if when <= _now_ms():
+        db.remove(key)
+    else:
+        db._expires[key] = when
+    return 1
+
+
+@command("expire", -3, write=True)
+def expire(db, args):
+    return expire_generic(db, args, "expire", True, _now_ms())
+
+
+@command("pexpire", -3, write=True)
+def pexpire(db, args):
+    return expire_generic(db, args, "pexpire", False, _now_ms())
+
+
+@command("expireat", -3, write=True)
+def expireat(db, args):
+    return expire_generic(db, args, "expireat", True, 0)
+
+
+@command("pexpireat", -3, write=True)
+def pexpireat(db, args):
+    return expire_generic(db, args, "pexpireat", False, 0)
+
+
+def ttl_generic(db, key, in_ms, absolute):
+    if db.lookup(key) is None:
+        return -2
+    deadline = db._expires.get(key)
+    if deadline is None:
+        return -1
+    ttl = deadline if absolute else max(deadline - _now_ms(), 0)
+    return ttl if in_ms else (ttl + 500) // 1000
+
+
+@command("ttl", 2)
+def ttl(db, args):
+    return ttl_generic(db, args[0], False, False)
+
+
+@command("pttl", 2)
+def pttl(db, args):
+    return ttl_generic(db, args[0], True, False)
+
+
+@command("expiretime", 2)
+def expiretime(db, args):
+    return ttl_generic(db, args[0], False, True)
+
+
+@command("pexpiretime", 2)
+def pexpiretime(db, args):
+    return ttl_generic(db, args[0], True, True)
+
+
+@command("persist", 2, write=True)
+def persist(db, args):
+    if db.lookup(args[0]) is None:
+        return 0
+    return 1 if db._expires.pop(args[0], None) is not None else 0
+
+
+# -- rename --------------------------------------------------------------------
+
+
+def rename_generic(db, args, nx):
+    src, dst = args
+    value = db.lookup(src)
+    if value is None:
+        raise CommandError(E.NO_SUCH_KEY)
+    if src == dst:
+        return 0 if nx else b"OK"
+    deadline = db._expires.get(src)
+    if db.lookup(dst) is not None:
+        if nx:
+            return 0
+        db.remove(dst)
+    db.remove(src)
+    db.store(dst, value)
+    if deadline is not None:
+        db._expires[dst] = deadline
+    return 1 if nx else b"OK"
+
+
+@command("rename", 3, write=True)
+def rename(db, args):
+    return rename_generic(db, args, False)
+
+
+@command("renamenx", 3, write=True)
+def renamenx(db, args):
+    return rename_generic(db, args, True)
+
+
+# -- KEYS / SCAN with Redis's glob matcher --------------------------------------
+
+
+def _signed(c: int) -> int:
+    return c - 256 if c >= 128 else c
+
+
+def stringmatch(pattern: bytes, string: bytes) -> bool:
+    """Redis stringmatchlen (case-sensitive): * ? [abc] [^a] [a-z] and \\ escapes."""
+    return _match(pattern, 0, string, 0, [False])
+
+
+def _match(pat, p, s, i, skip_longer):
+    plen, slen = len(pat), len(s)
+
+    def at(k):
+        return pat[k] if k < plen else 0
+
+    while p < plen and i < slen:
+        c = pat[p]
+        if c == 0x2A:  # '*'
+            while p < plen and at(p + 1) == 0x2A:
+                p += 1
+            if plen - p == 1:
+                return True
+            while i < slen:
+                if _match(pat, p + 1, s, i, skip_longer):
+                    return True
+                if skip_longer[0]:
+                    return False
+                i += 1
+            skip_longer[0] = True
+            return False
+        elif c == 0x3F:  # '?'
+            i += 1
+        elif c == 0x5B:  # '['
+            p += 1
+            negate = at(p) == 0x5E
+            if negate:
+                p += 1
+            matched = False
+            while True:
+                if at(p) == 0x5C and plen - p >= 2:
+                    p += 1
+                    if pat[p] == s[i]:
+                        matched = True
+                elif at(p) == 0x5D:
+                    break
+                elif p >= plen:
+                    p -= 1
+                    break
+                elif plen - p >= 3 and pat[p + 1] == 0x2D:
+                    lo, hi = _signed(pat[p]), _signed(pat[p + 2])
+                    if lo > hi:
+                        lo, hi = hi, lo
+                    p += 2
+                    if lo <= _signed(s[i]) <= hi:
+                        matched = True
+                elif pat[p] == s[i]:
+                    matched = True
+                p += 1
+            if negate:
+                matched = not matched
+            if not matched:
+                return False
+            i += 1
+        else:
+            if c == 0x5C and plen - p >= 2:  # '\\'
+                p += 1
+            if pat[p] != s[i]:
+                return False
+            i += 1
+        p += 1
+        if i == slen:
+            while at(p) == 0x2A:
+                p += 1
+            break
+    return p >= plen and i == slen
+
+
+@command("keys", 2)
+def keys(db, args):
+    pattern = args[0]
+    if pattern == b"*":
+        return db.live_keys()
+    return [k for k in db.live_keys() if stringmatch(pattern, k)]
+
+
+def parse_cursor(arg: bytes) -> int:
+    """Redis parseScanCursorOrReply (strtoul rules, roughly: digits only)."""
+    digits = arg[1:] if arg[:1] in (b"-", b"+") else arg
+    if not digits.isdigit() or int(digits) >= 1 << 64:
+        raise CommandError(E.INVALID_CURSOR)
+    return int(arg)
+
+
+def scan_options(args, allow_type):
+    """(pattern or None, type name or None) from MATCH/COUNT/TYPE options."""
+    pattern, kind = None, None
+    i = 0
+    while i < len(args):
+        word, left = args[i].upper(), len(args) - i
+        if word == b"COUNT" and left >= 2:
+            if to_int(args[i + 1]) < 1:
+                raise syntax_error()
+        elif word == b"MATCH" and left >= 2:
+            pattern = None if args[i + 1] == b"*" else args[i + 1]
+        elif word == b"TYPE" and allow_type and left >= 2:
+            kind = args[i + 1]
+        else:
+            raise syntax_error()
+        i += 2
+    return pattern, kind
+
+
+def scan_reply(cursor, items, pattern, pairs=False):
+    """One-batch scan reply: [b'0', items] filtered by pattern (on names)."""
+    if cursor != 0:
+        return [b"0", []]
+    out = []
+    for item in items:
+        name = item[0] if pairs else item
+        if pattern is None or stringmatch(pattern, name):
+            out.extend(item) if pairs else out.append(item)
+    return [b"0", out]
+
+
+@command("scan", -2)
+def scan(db, args):
+    cursor = parse_cursor(args[0])
+    pattern, kind = scan_options(args[1:], True)
+    found = db.live_keys()
+    if kind is not None:
+        found = [k for k in found if type_name(db.lookup(k)).lower() == kind.lower()]
+    return scan_reply(cursor, found, pattern)
+
+
+@command("dbsize", 1)
+def dbsize(db, args):
+    return len(db.live_keys())
+
+
+def _flush(db, args):
+    if len(args) > 1 or (args and args[0].upper() not in (b"SYNC", b"ASYNC")):
+        raise syntax_error()
+    db._data.clear()
+    db._expires.clear()
+    return b"OK"
+
+
+@command("flushdb", -1, write=True)
+def flushdb(db, args):
+    return _flush(db, args)
+
+
+@command("flushall", -1, write=True)
+def flushall(db, args):
+    return _flush(db, args)
+
+
+@command("ping", -1)
+def ping(db, args):
+    if len(args) > 1:
+        raise CommandError(E.WRONG_ARITY % "ping")
+    return args[0] if args else b"PONG"
+
+
+@command("echo", 2)
+def echo(db, args):
+    return args[0]
+
+
+@command("time", 1)
+def time_(db, args):
+    now = time.time_ns() // 1000
+    return [b"%d" % (now // 1000000), b"%d" % (now % 1000000)]

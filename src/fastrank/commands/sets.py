@@ -1,0 +1,62 @@
+"""Set commands (Redis 7.0 t_set.c): SADD, SREM, SMEMBERS, SISMEMBER,
+SMISMEMBER, SCARD, SSCAN. A set is a Python ``set`` of bytes.
+"""
+from fastrank.commands import command
+from fastrank.commands.keys import parse_cursor, scan_options, scan_reply
+
+
+def get_set(db, key):
+    return db.lookup_type(key, set)
+
+
+@command("sadd", -3, write=True)
+def sadd(db, args):
+    s = get_set(db, args[0])
+    if s is None:
+        s = set()
+        db.store(args[0], s)
+    before = len(s)
+    s.update(args[1:])
+    return len(s) - before
+
+
+@command("srem", -3, write=True)
+def srem(db, args):
+    s = get_set(db, args[0])
+    if s is None:
+        return 0
+    before = len(s)
+    s.difference_update(args[1:])
+    db.drop_if_empty(args[0], s)
+    return before - len(s)
+
+
+@command("smembers", 2)
+def smembers(db, args):
+    return sorted(get_set(db, args[0]) or ())
+
+
+@command("sismember", 3)
+def sismember(db, args):
+    return int(args[1] in (get_set(db, args[0]) or ()))
+
+
+@command("smismember", -3)
+def smismember(db, args):
+    s = get_set(db, args[0]) or ()
+    return [int(m in s) for m in args[1:]]
+
+
+@command("scard", 2)
+def scard(db, args):
+    return len(get_set(db, args[0]) or ())
+
+
+@command("sscan", -3)
+def sscan(db, args):
+    cursor = parse_cursor(args[1])
+    s = get_set(db, args[0])
+    if s is None:
+        return [b"0", []]
+    pattern, _ = scan_options(args[2:], False)
+    return scan_reply(cursor, sorted(s), pattern)

@@ -1,0 +1,1 @@
+"""Sorted-set commands (placeholder until the C core lands)."""

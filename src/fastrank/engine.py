@@ -1,0 +1,441 @@
+"""Engine: an in-process Redis 7.0 that speaks redis-py's command API.
+
+``Engine`` inherits redis-py's command mixins (``CoreCommands``), so every
+method signature and client-side check is redis-py's own. Those methods end
+in ``execute_command``, which here does what redis-py plus a server do:
+
+1. pack the arguments as redis-py with hiredis packs them (same DataError),
+2. run the command from the table in ``fastrank.commands`` under one lock
+   (arity, parsing and error precedence as Redis 7.0), producing the reply
+   hiredis would hand over for a RESP3 connection,
+3. turn an error line into the exception redis-py's parser raises
+   (``BaseParser.parse_error``), decode bytes when ``decode_responses``, and
+   apply redis-py's response callbacks for the default configuration
+   (RESP3 with ``legacy_responses=True``).
+
+The keyspace is a dict key bytes → value, where the value's Python type is
+the Redis type: ``bytes`` string, ``SortedSet`` zset, ``dict`` hash, ``set``
+set. Expiry deadlines (ms since the epoch) live in ``_expires`` and are
+enforced lazily, on access. An ``RLock`` makes every command (and every
+transaction) atomic across threads; blocking pops wait on a Condition of
+that lock, which is released while they wait.
+
+The hot methods (``zincrby``, ``zscore``, ``zrank``...) are overridden by
+fast paths at the end of this file. Each handles only the common case
+(bytes/str/int arguments, an existing live key of the right type) and
+otherwise defers to the generic path, so both give the same answer.
+"""
+import threading
+import time
+
+from redis._parsers.base import BaseParser
+from redis._parsers.encoders import Encoder
+from redis._parsers.helpers import get_response_callbacks
+from redis.client import EMPTY_RESPONSE, NEVER_DECODE
+from redis.commands.core import CoreCommands
+from redis.exceptions import DataError
+from redis.client import CaseInsensitiveDict
+
+from fastrank import _errors as E
+from fastrank._core import SortedSet
+from fastrank.commands import COMMANDS, CommandError
+
+TYPE_NAMES = {bytes: b"string", SortedSet: b"zset", dict: b"hash", set: b"set"}
+_PACK_ERROR = "A tuple item must be str, int, float or bytes."
+_parse_error = BaseParser.parse_error
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def pack_args(args) -> list:
+    """The argument words as redis-py + hiredis put them on the wire."""
+    first = args[0]
+    if isinstance(first, str):
+        args = tuple(first.encode().split()) + tuple(args[1:])
+    elif isinstance(first, bytes) and b" " in first:
+        args = tuple(first.split()) + tuple(args[1:])
+    out = []
+    for arg in args:
+        kind = type(arg)
+        if kind is bytes:
+            out.append(arg)
+        elif kind is str:
+            out.append(arg.encode())
+        elif kind is int:
+            out.append(b"%d" % arg)
+        elif isinstance(arg, (bytearray, memoryview)):
+            out.append(bytes(arg))
+        elif isinstance(arg, bytes):
+            out.append(bytes(arg))
+        elif isinstance(arg, str):
+            out.append(str.encode(arg))
+        elif isinstance(arg, float):
+            out.append(repr(arg).encode())
+        else:
+            raise DataError(_PACK_ERROR)
+    return out
+
+
+def unknown_command_line(argv) -> str:
+    """Redis's "unknown command" line: the name and up to ~128 chars of args."""
+    args = ""
+    for arg in argv[1:]:
+        if len(args) >= 128:
+            break
+        text = arg.split(b"\0", 1)[0].decode("utf-8", "replace")
+        args += "'%s' " % text[: 128 - len(args)]
+    name = argv[0].split(b"\0", 1)[0].decode("utf-8", "replace")[:128]
+    line = E.UNKNOWN_COMMAND % (name, args)
+    return line.replace("\r", " ").replace("\n", " ")
+
+
+class Engine(CoreCommands):
+    """In-process Redis 7.0 keyspace behind redis-py's command methods."""
+
+    def __init__(self, decode_responses: bool = False, encoding: str = "utf-8",
+                 encoding_errors: str = "strict"):
+        self._data = {}
+        self._expires = {}
+        self._lock = threading.RLock()
+        self._cond = threading.Condition(self._lock)
+        self._waiters = 0
+        self._no_block = False  # set while a transaction runs
+        self._decode_responses = decode_responses
+        self._encoding = encoding
+        self._encoding_errors = encoding_errors
+        self._encoder = Encoder(encoding, encoding_errors, decode_responses)
+        self.response_callbacks = CaseInsensitiveDict(
+            get_response_callbacks(user_protocol=None, legacy_responses=True)
+        )
+
+    # -- redis.Redis look-alikes ------------------------------------------
+
+    def __repr__(self):
+        return f"<fastrank.Engine(decode_responses={self._decode_responses})>"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        pass
+
+    def get_encoder(self) -> Encoder:
+        return self._encoder
+
+    def get_connection_kwargs(self) -> dict:
+        return {"decode_responses": self._decode_responses, "encoding": self._encoding,
+                "encoding_errors": self._encoding_errors, "protocol": None}
+
+    def set_response_callback(self, command, callback):
+        self.response_callbacks[command] = callback
+
+    def pipeline(self, transaction: bool = True, shard_hint=None):
+        from fastrank.pipeline import Pipeline
+
+        return Pipeline(self, transaction)
+
+    # -- keyspace helpers used by the command handlers ---------------------
+
+    def lookup(self, key: bytes):
+        """The live value at key, or None (expired keys are deleted here)."""
+        value = self._data.get(key)
+        if value is not None and key in self._expires and self._expires[key] <= now_ms():
+            del self._data[key]
+            del self._expires[key]
+            return None
+        return value
+
+    def lookup_type(self, key: bytes, kind):
+        """The live value at key if it is of ``kind``; None if missing; else WRONGTYPE."""
+        value = self.lookup(key)
+        if value is not None and type(value) is not kind:
+            raise CommandError(E.WRONGTYPE)
+        return value
+
+    def store(self, key: bytes, value) -> None:
+        """Overwrite key with value; any TTL is dropped (as SET does)."""
+        self._data[key] = value
+        self._expires.pop(key, None)
+
+    def remove(self, key: bytes) -> bool:
+        """Delete key (live or not); True when a live key was deleted."""
+        live = self.lookup(key) is not None
+        self._data.pop(key, None)
+        self._expires.pop(key, None)
+        return live
+
+    def drop_if_empty(self, key: bytes, value) -> None:
+        """Delete a container key once its last element is gone."""
+        if not value:
+            self._data.pop(key, None)
+            self._expires.pop(key, None)
+
+    def live_keys(self):
+        """All live keys (expired ones are deleted on the way)."""
+        return [k for k in list(self._data) if self.lookup(k) is not None]
+
+    def wait_for_write(self, deadline):
+        """Block until some write happens or the deadline (monotonic s, None = forever).
+
+        Returns False when the deadline passed. Never blocks in a transaction.
+        """
+        if self._no_block:
+            return False
+        timeout = None if deadline is None else deadline - time.monotonic()
+        if timeout is not None and timeout <= 0:
+            return False
+        self._waiters += 1
+        try:
+            self._cond.wait(timeout)
+        finally:
+            self._waiters -= 1
+        return deadline is None or time.monotonic() < deadline
+
+    # -- generic path --------------------------------------------------------
+
+    def call(self, argv):
+        """Run one packed command (lock held by the caller); the raw reply."""
+        cmd = COMMANDS.get(argv[0].upper())
+        if cmd is None:
+            raise CommandError(unknown_command_line(argv))
+        n = len(argv)
+        if (cmd.arity > 0 and n != cmd.arity) or n < -cmd.arity:
+            raise CommandError(E.WRONG_ARITY % cmd.name)
+        reply = cmd.handler(self, argv[1:])
+        if cmd.write and self._waiters:
+            self._cond.notify_all()
+        return reply
+
+    def decode(self, reply):
+        """Decode bytes in a raw reply as hiredis does with decode_responses."""
+        kind = type(reply)
+        if kind is bytes:
+            return reply.decode(self._encoding, self._encoding_errors)
+        if kind is list:
+            return [self.decode(x) for x in reply]
+        if kind is dict:
+            return {self.decode(k): self.decode(v) for k, v in reply.items()}
+        return reply
+
+    def finish(self, command_name, reply, options):
+        """Decode and run the response callback, as redis-py's parse_response."""
+        if NEVER_DECODE in options:
+            options.pop(NEVER_DECODE)
+        elif self._decode_responses:
+            reply = self.decode(reply)
+        options.pop(EMPTY_RESPONSE, None)
+        options.pop("keys", None)
+        if command_name in self.response_callbacks:
+            return self.response_callbacks[command_name](reply, **options)
+        return reply
+
+    def execute_command(self, *args, **options):
+        argv = pack_args(args)
+        with self._lock:
+            return self.run_packed(args[0], argv, options)
+
+    def run_packed(self, command_name, argv, options):
+        """One packed command with redis-py's reply handling (lock held)."""
+        try:
+            reply = self.call(argv)
+        except CommandError as err:
+            if EMPTY_RESPONSE in options:
+                return options[EMPTY_RESPONSE]
+            raise _parse_error(err.line) from None
+        return self.finish(command_name, reply, options)
+
+    # -- fast paths ------------------------------------------------------------
+    # Each returns exactly what the generic path returns; anything unusual
+    # (other argument types, missing or expiring keys, non-finite numbers)
+    # goes to the generic path. tests/unit/test_engine_fastpaths.py proves it.
+
+    def zincrby(self, name, amount, value):
+        key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
+        kind = type(value)
+        if kind is int:
+            value = b"%d" % value
+        elif kind is not bytes and kind is not str:
+            key = None
+        if type(amount) is int and -1e300 < amount < 1e300:
+            amount = float(amount)
+        if key is not None and type(amount) is float and amount - amount == 0.0:
+            with self._lock:
+                z = self._data.get(key)
+                if type(z) is SortedSet and key not in self._expires:
+                    score = z.incr(value, amount)
+                    if self._waiters:
+                        self._cond.notify_all()
+                    return score
+        return CoreCommands.zincrby(self, name, amount, value)
+
+    def zscore(self, name, value):
+        key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
+        kind = type(value)
+        if kind is int:
+            value = b"%d" % value
+        elif kind is not bytes and kind is not str:
+            key = None
+        if key is not None:
+            with self._lock:
+                z = self._data.get(key)
+                if type(z) is SortedSet and key not in self._expires:
+                    return z.score(value)
+        return CoreCommands.zscore(self, name, value)
+
+    def _rank(self, name, value, reverse):
+        """Fast rank, or the sentinel False when the generic path must answer."""
+        key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
+        kind = type(value)
+        if kind is int:
+            value = b"%d" % value
+        elif kind is not bytes and kind is not str:
+            return False
+        if key is None:
+            return False
+        with self._lock:
+            z = self._data.get(key)
+            if type(z) is SortedSet and key not in self._expires:
+                return z.rank(value, reverse)
+        return False
+
+    def zrank(self, name, value, withscore=False, score_cast_func=float):
+        if not withscore:
+            rank = self._rank(name, value, False)
+            if rank is not False:
+                return rank
+        return CoreCommands.zrank(self, name, value, withscore, score_cast_func)
+
+    def zrevrank(self, name, value, withscore=False, score_cast_func=float):
+        if not withscore:
+            rank = self._rank(name, value, True)
+            if rank is not False:
+                return rank
+        return CoreCommands.zrevrank(self, name, value, withscore, score_cast_func)
+
+    def zadd(self, name, mapping, nx=False, xx=False, ch=False, incr=False, gt=False,
+             lt=False):
+        key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
+        if key is not None and mapping and not incr and not (nx and (xx or gt or lt)) \
+                and not (gt and lt) and type(mapping) is dict:
+            pairs = []
+            for member, score in mapping.items():
+                kind = type(member)
+                if kind is int:
+                    member = b"%d" % member
+                elif kind is not bytes and kind is not str:
+                    break
+                if type(score) is int and -1e300 < score < 1e300:
+                    score = float(score)
+                if type(score) is not float or score - score != 0.0:
+                    break
+                pairs.append((member, score))
+            else:
+                with self._lock:
+                    z = self._data.get(key)
+                    if z is None and key not in self._expires and not xx:
+                        z = self._data[key] = SortedSet()
+                    if type(z) is SortedSet and key not in self._expires:
+                        added = changed = 0
+                        add = z.add_status
+                        for member, score in pairs:
+                            status = add(member, score, nx, xx, gt, lt)
+                            if status == 1:
+                                added += 1
+                            elif status == 2:
+                                changed += 1
+                        if not z:
+                            del self._data[key]
+                        if self._waiters:
+                            self._cond.notify_all()
+                        return added + changed if ch else added
+        return CoreCommands.zadd(self, name, mapping, nx, xx, ch, incr, gt, lt)
+
+    def _fast_range(self, name, start, end, reverse, withscores, score_cast_func):
+        """Rank range without options, or False for the generic path."""
+        key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
+        if key is None or type(start) is not int or type(end) is not int \
+                or (withscores and score_cast_func is not float):
+            return False
+        with self._lock:
+            z = self._data.get(key)
+            if type(z) is not SortedSet or key in self._expires:
+                return False
+            if not -(1 << 63) <= start < (1 << 63) or not -(1 << 63) <= end < (1 << 63):
+                return False
+            result = z.range(start, end, reverse, withscores)
+        if self._decode_responses:
+            enc, errors = self._encoding, self._encoding_errors
+            if withscores:
+                return [(m.decode(enc, errors), s) for m, s in result]
+            return [m.decode(enc, errors) for m in result]
+        return result
+
+    def zrange(self, name, start, end, desc=False, withscores=False, score_cast_func=float,
+               byscore=False, bylex=False, offset=None, num=None):
+        if not byscore and not bylex and offset is None and num is None:
+            result = self._fast_range(name, start, end, desc, withscores, score_cast_func)
+            if result is not False:
+                return result
+        return CoreCommands.zrange(self, name, start, end, desc, withscores, score_cast_func,
+                                   byscore, bylex, offset, num)
+
+    def zrevrange(self, name, start, end, withscores=False, score_cast_func=float):
+        result = self._fast_range(name, start, end, True, withscores, score_cast_func)
+        if result is not False:
+            return result
+        return CoreCommands.zrevrange(self, name, start, end, withscores, score_cast_func)
+
+    def incrby(self, name, amount=1):
+        key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
+        if key is not None and type(amount) is int:
+            with self._lock:
+                old = self._data.get(key)
+                if type(old) is bytes and key not in self._expires:
+                    value = _canonical_int(old)
+                    if value is not None:
+                        new = value + amount
+                        if -(1 << 63) <= amount < (1 << 63) and -(1 << 63) <= new < (1 << 63):
+                            self._data[key] = b"%d" % new
+                            return new
+        return CoreCommands.incrby(self, name, amount)
+
+    incr = incrby
+
+    def mget(self, keys, *args):
+        if not args and type(keys) is list and keys and not self._expires:
+            encoded = []
+            for k in keys:
+                if type(k) is bytes:
+                    encoded.append(k)
+                elif type(k) is str:
+                    encoded.append(k.encode())
+                else:
+                    break
+            else:
+                get = self._data.get
+                with self._lock:
+                    values = [get(k) for k in encoded]
+                values = [v if type(v) is bytes else None for v in values]
+                if self._decode_responses:
+                    enc, errors = self._encoding, self._encoding_errors
+                    return [None if v is None else v.decode(enc, errors) for v in values]
+                return values
+        return CoreCommands.mget(self, keys, *args)
+
+
+def _canonical_int(text: bytes):
+    """int(text) when text is a canonical int64 decimal, else None (fast check)."""
+    if not text or len(text) > 20:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        return None
+    if b"%d" % value != text:
+        return None
+    return value

@@ -1,0 +1,163 @@
+"""Pipeline: redis-py's Pipeline behaviour on an Engine.
+
+Commands are queued by the same redis-py command methods and run by
+``execute()``. All arguments are packed first (a DataError runs nothing).
+With ``transaction=True`` the batch behaves as MULTI/EXEC does through
+redis-py: an unknown command or a wrong arity is caught when queued and
+makes EXEC fail (redis-py raises that first error); errors found while
+running (WRONGTYPE, syntax, ...) are per-command results. Without a
+transaction each command simply runs in turn. Either way the whole batch
+runs under the engine lock, and with ``raise_on_error`` (the default) the
+first error is raised after everything ran, annotated as redis-py does
+("Command # n (...) of pipeline caused error: ...").
+"""
+from redis.client import EMPTY_RESPONSE
+from redis.commands.core import CoreCommands
+from redis.exceptions import RedisError, ResponseError
+from redis.utils import safe_str, truncate_text
+
+from fastrank import _errors as E
+from fastrank.commands import COMMANDS
+from fastrank.engine import _parse_error, pack_args, unknown_command_line
+
+
+def annotate(exception, number, command):
+    cmd = " ".join(map(safe_str, command))
+    msg = f"Command # {number} ({truncate_text(cmd)}) of pipeline caused error: {exception.args[0]}"
+    exception.args = (msg,) + exception.args[1:]
+
+
+def queue_error(argv):
+    """The error Redis gives when queueing argv in MULTI, or None."""
+    cmd = COMMANDS.get(argv[0].upper())
+    if cmd is None:
+        return _parse_error(unknown_command_line(argv))
+    n = len(argv)
+    if (cmd.arity > 0 and n != cmd.arity) or n < -cmd.arity:
+        return _parse_error(E.WRONG_ARITY % cmd.name)
+    return None
+
+
+class Pipeline(CoreCommands):
+    """Queue commands, run them atomically with ``execute()``."""
+
+    def __init__(self, engine, transaction: bool = True):
+        self._engine = engine
+        self.transaction = transaction
+        self.explicit_transaction = False
+        self.command_stack = []
+        self.response_callbacks = engine.response_callbacks
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.reset()
+
+    def __len__(self):
+        return len(self.command_stack)
+
+    def __bool__(self):
+        return True
+
+    def get_encoder(self):
+        return self._engine.get_encoder()
+
+    def get_connection_kwargs(self):
+        return self._engine.get_connection_kwargs()
+
+    def reset(self):
+        self.command_stack = []
+        self.explicit_transaction = False
+
+    close = reset
+
+    def multi(self):
+        if self.explicit_transaction:
+            raise RedisError("Cannot issue nested calls to MULTI")
+        if self.command_stack:
+            raise RedisError("Commands without an initial WATCH have already been issued")
+        self.explicit_transaction = True
+
+    def execute_command(self, *args, **options):
+        self.command_stack.append((args, options))
+        return self
+
+    def execute(self, raise_on_error: bool = True):
+        stack = self.command_stack
+        if not stack:
+            return []
+        try:
+            packed = [pack_args(args) if EMPTY_RESPONSE not in options else None
+                      for args, options in stack]
+            if self.transaction or self.explicit_transaction:
+                return self._execute_transaction(stack, packed, raise_on_error)
+            return self._execute_pipeline(stack, packed, raise_on_error)
+        finally:
+            self.reset()
+
+    def _execute_pipeline(self, stack, packed, raise_on_error):
+        engine = self._engine
+        responses = []
+        with engine._lock:
+            for (args, options), argv in zip(stack, packed):
+                if argv is None:
+                    argv = pack_args(args)
+                try:
+                    responses.append(engine.run_packed(args[0], argv, options))
+                except ResponseError as e:
+                    responses.append(e)
+        if raise_on_error:
+            self.raise_first_error(stack, responses)
+        return responses
+
+    def _execute_transaction(self, stack, packed, raise_on_error):
+        engine = self._engine
+        errors = []
+        for i, ((args, options), argv) in enumerate(zip(stack, packed)):
+            if argv is None:
+                errors.append((i, options[EMPTY_RESPONSE]))
+                continue
+            err = queue_error(argv)
+            if err is not None:
+                annotate(err, i + 1, args)
+                errors.append((i, err))
+        if any(isinstance(e, ResponseError) for _, e in errors):
+            raise errors[0][1]
+        response = []
+        with engine._lock:
+            engine._no_block = True
+            try:
+                for argv in packed:
+                    if argv is None:
+                        continue
+                    try:
+                        response.append(engine.call(argv))
+                    except Exception as exc:
+                        line = getattr(exc, "line", None)
+                        if line is None:
+                            raise
+                        response.append(_parse_error(line))
+            finally:
+                engine._no_block = False
+        if engine._decode_responses:
+            response = [r if isinstance(r, Exception) else engine.decode(r) for r in response]
+        for i, e in errors:
+            response.insert(i, e)
+        if raise_on_error:
+            self.raise_first_error(stack, response)
+        data = []
+        for r, (args, options) in zip(response, stack):
+            if not isinstance(r, Exception):
+                options = dict(options)
+                options.pop("keys", None)
+                if args[0] in self.response_callbacks:
+                    r = self.response_callbacks[args[0]](r, **options)
+            data.append(r)
+        return data
+
+    def raise_first_error(self, stack, response):
+        for i, r in enumerate(response):
+            if isinstance(r, ResponseError):
+                annotate(r, i + 1, stack[i][0])
+                raise r

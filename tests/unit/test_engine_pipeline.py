@@ -1,0 +1,68 @@
+"""Engine pipelines: results, error reporting and atomicity as redis-py against Redis 7.0."""
+import pytest
+
+pytest.importorskip("fastrank._core")
+
+import redis  # noqa: E402
+
+from fastrank.engine import Engine  # noqa: E402
+
+
+@pytest.fixture
+def r():
+    return Engine()
+
+
+def test_transaction_results_and_runtime_errors(r):
+    p = r.pipeline()
+    p.set("a", 1).incr("a").sadd("s", "x").incr("s").get("a")
+    out = p.execute(raise_on_error=False)
+    assert out[:3] == [True, 2, 1] and out[4] == b"2"
+    assert isinstance(out[3], redis.ResponseError)
+    assert str(out[3]).startswith("WRONGTYPE")  # not annotated without raise_on_error
+
+
+def test_transaction_raises_first_error_after_running_all(r):
+    p = r.pipeline()
+    p.set("a", 1).incr("s").set("b", 2)
+    r.sadd("s", "x")
+    with pytest.raises(redis.ResponseError, match=r"Command # 2 \(INCRBY s 1\)"):
+        p.execute()
+    assert r.get("b") == b"2"
+
+
+def test_transaction_arity_error_aborts_everything(r):
+    p = r.pipeline()
+    p.set("a", 1)
+    p.execute_command("GET")
+    with pytest.raises(redis.ResponseError) as info:
+        p.execute()
+    assert str(info.value) == ("Command # 2 (GET) of pipeline caused error: "
+                               "wrong number of arguments for 'get' command")
+    assert r.get("a") is None
+
+
+def test_plain_pipeline_runs_each(r):
+    p = r.pipeline(transaction=False)
+    p.set("a", 1)
+    p.execute_command("GET")
+    p.get("a")
+    out = p.execute(raise_on_error=False)
+    assert out[0] is True and out[2] == b"1" and isinstance(out[1], redis.ResponseError)
+
+
+def test_context_manager_and_callbacks(r):
+    with r.pipeline() as p:
+        p.set("q", "v").mget([]).get("q").hset("h", "a", "b").hgetall("h").expire("q", 10)
+        p.ttl("q").exists("q").ping()
+        assert len(p) == 9
+        assert p.execute() == [True, [], b"v", 1, {b"a": b"b"}, True, 10, 1, True]
+        assert len(p) == 0
+
+
+def test_data_error_runs_nothing(r):
+    p = r.pipeline()
+    p.set("a", 1).set("b", True)
+    with pytest.raises(redis.DataError):
+        p.execute()
+    assert r.get("a") is None
