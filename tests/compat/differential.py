@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import math
 import os
+import random
 from collections import deque
-from typing import Any, Callable, Deque, Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple
 
 import redis
 
 __all__ = [
-    "Mismatch", "Outcome", "Pair", "canon", "dump_keyspace", "fmt_call", "fmt_value",
+    "Gen", "Mismatch", "Outcome", "Pair", "canon", "dump_keyspace", "fmt_call", "fmt_value",
     "make_other", "other_kind", "steps", "UNORDERED_METHODS", "UNORDERED_COMMANDS",
 ]
 
@@ -300,9 +301,9 @@ class Pair:
 
     # -- keyspace comparison -------------------------------------------------
 
-    def check_keyspace(self, why: str = "keyspace") -> Dict[Any, Any]:
+    def check_keyspace(self, why: str = "keyspace") -> Outcome:
         """Compare a full dump of both keyspaces (keys, types, contents, TTL class)."""
-        return self.apply(f"<dump of the whole keyspace: {why}>", dump_keyspace)
+        return self.apply(f"<dump of the whole keyspace: {why}>", dump_keyspace, reraise=False)
 
     # -- reporting -----------------------------------------------------------
 
@@ -329,6 +330,48 @@ class Pair:
             for s, lab, out in self.history:
                 lines.append(f"    [{s}] {lab} {out}")
         raise Mismatch("\n".join(lines))
+
+
+# --------------------------------------------------------------------------
+# Random command generators
+# --------------------------------------------------------------------------
+
+class Gen:
+    """Base of the random command generators: a weighted table of operations.
+
+    Subclasses define ``table()`` returning ``[(weight, op), ...]`` where each
+    op takes the :class:`Pair` and issues one or a few calls on it. Every
+    random choice comes from ``self.rng`` so a seed replays the same stream.
+    """
+
+    def __init__(self, rng: random.Random, decoded: bool = False):
+        self.rng = rng
+        self.decoded = decoded
+        self.ops: List[Callable[[Pair], Any]] = []
+        self.weights: List[int] = []
+        for weight, op in self.table():
+            self.weights.append(weight)
+            self.ops.append(op)
+
+    def table(self) -> List[Tuple[int, Callable[[Pair], Any]]]:
+        raise NotImplementedError
+
+    def chance(self, p: float) -> bool:
+        return self.rng.random() < p
+
+    def pick(self, seq: Sequence[Any]) -> Any:
+        return self.rng.choice(seq)
+
+    def step(self, p: Pair) -> None:
+        self.rng.choices(self.ops, self.weights)[0](p)
+
+    def run(self, p: Pair, n: int, check_every: int = 250) -> None:
+        """``n`` random steps, comparing whole keyspaces every ``check_every`` steps."""
+        for i in range(n):
+            self.step(p)
+            if check_every and i % check_every == check_every - 1:
+                p.check_keyspace(f"after step {p.step - 1}")
+        p.check_keyspace("at the end")
 
 
 # --------------------------------------------------------------------------

@@ -10,11 +10,11 @@ invalid strings. Directed tests below pin the cases that matter most.
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, List, Sequence
+from typing import Any, Callable, List
 
 import pytest
 
-from differential import Pair, labelled, steps
+from differential import Gen, Pair, labelled, steps
 
 INF = float("inf")
 
@@ -65,25 +65,14 @@ def raw_cast(value: Any) -> Any:
 labelled(raw_cast, "raw_cast")
 
 
-class ZsetGen:
+class ZsetGen(Gen):
     """Random sorted-set commands drawn from one ``random.Random``."""
 
     def __init__(self, rng: random.Random, decoded: bool = False):
-        self.rng = rng
         self.members = MEMBERS_TEXT if decoded else MEMBERS_BYTES
-        self.ops: List[Callable[[Pair], Any]] = []
-        self.weights: List[int] = []
-        for weight, op in self.table():
-            self.weights.append(weight)
-            self.ops.append(op)
+        super().__init__(rng, decoded)
 
     # -- drawing values --------------------------------------------------
-
-    def chance(self, p: float) -> bool:
-        return self.rng.random() < p
-
-    def pick(self, seq: Sequence[Any]) -> Any:
-        return self.rng.choice(seq)
 
     def member(self) -> Any:
         return self.pick(self.members)
@@ -162,9 +151,6 @@ class ZsetGen:
             (2, self.op_zintercard), (2, self.op_keyspace), (1, self.op_reset_others),
             (1, self.op_arity),
         ]
-
-    def step(self, p: Pair) -> None:
-        self.rng.choices(self.ops, self.weights)[0](p)
 
     def op_zadd(self, p: Pair) -> None:
         flags = {f: self.chance(0.15) for f in ("nx", "xx", "ch", "gt", "lt")}
@@ -461,11 +447,7 @@ def run_random(p: Pair, rng: random.Random, n: int, decoded: bool = False,
                gen_factory: Callable[..., ZsetGen] = ZsetGen) -> None:
     gen = gen_factory(rng, decoded=decoded)
     gen.op_reset_others(p)
-    for i in range(n):
-        gen.step(p)
-        if i % 250 == 249:
-            p.check_keyspace(f"after step {p.step - 1}")
-    p.check_keyspace("at the end")
+    gen.run(p, n)
 
 
 # --------------------------------------------------------------------------
