@@ -51,7 +51,9 @@ ZRANGE_LIMIT = (
 ZRANGE_WITHSCORES_BYLEX = (
     "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
 )
-ZRANDMEMBER_RANGE = "ERR value is out of range"
+ZRANDMEMBER_COUNT_RANGE = (
+    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+)
 
 
 def message(line: str, *fmt: str) -> str:

@@ -436,6 +436,6 @@ def _canonical_int(text: bytes):
         value = int(text)
     except ValueError:
         return None
-    if b"%d" % value != text:
+    if b"%d" % value != text or not -(1 << 63) <= value < (1 << 63):
         return None
     return value

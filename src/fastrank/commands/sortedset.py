@@ -1,1 +1,687 @@
-"""Sorted-set commands (placeholder until the C core lands)."""
+"""Sorted-set commands (Redis 7.0 t_zset.c semantics) on the C SortedSet.
+
+Sections: argument parsing (ranges, lex bounds), point commands (ZADD,
+ZINCRBY, ZSCORE, ZRANK...), range reads (the ZRANGE family, one generic
+like Redis's zrangeGenericCommand), removals, pops (ZPOP*, ZMPOP and the
+blocking variants), ZRANDMEMBER, set algebra (ZUNION/ZINTER/ZDIFF and their
+STORE forms, ZINTERCARD) and ZSCAN.
+
+Replies are RESP3 shaped as hiredis hands them over: a score is a ``float``,
+WITHSCORES gives ``[[member, score], ...]``; redis-py's callbacks then make
+the legacy Python shapes. Error precedence follows Redis: arguments are
+parsed (and rejected) before the key is looked up, except where Redis looks
+the key up first (noted at the handler).
+"""
+import math
+import random
+import time
+
+from fastrank import _errors as E
+from fastrank._core import SortedSet
+from fastrank.commands import CommandError, command, syntax_error, to_int, to_score
+from fastrank.commands._numbers import (
+    INT64_MAX,
+    format_double,
+    parse_bound,
+    parse_int,
+    parse_long_double,
+)
+from fastrank.commands.keys import parse_cursor, scan_options, scan_reply
+
+# -- lookups and argument parsing --------------------------------------------
+
+
+def get_zset(db, key):
+    return db.lookup_type(key, SortedSet)
+
+
+def _range_arg(arg):
+    bound = parse_bound(arg)
+    if bound is None:
+        raise CommandError(E.MIN_MAX_NOT_FLOAT)
+    return bound
+
+
+def score_range(min_arg, max_arg):
+    """(min, max, min_exclusive, max_exclusive) as zslParseRange."""
+    (lo, lo_ex), (hi, hi_ex) = _range_arg(min_arg), _range_arg(max_arg)
+    return lo, hi, lo_ex, hi_ex
+
+
+_MIN, _MAX = object(), object()  # Redis's shared.minstring / shared.maxstring
+
+
+def _lex_item(arg):
+    first = arg[:1]
+    if first in (b"+", b"-"):
+        if len(arg) > 1 and arg[1] != 0:
+            raise CommandError(E.MIN_MAX_NOT_LEX)
+        return (_MAX if first == b"+" else _MIN), True
+    if first == b"(":
+        return arg[1:], True
+    if first == b"[":
+        return arg[1:], False
+    raise CommandError(E.MIN_MAX_NOT_LEX)
+
+
+def lex_range(min_arg, max_arg):
+    """(min, max, min_ex, max_ex) for SortedSet lex calls, or None when empty."""
+    (lo, lo_ex), (hi, hi_ex) = _lex_item(min_arg), _lex_item(max_arg)
+    if lo is _MAX or hi is _MIN:
+        return None
+    lo = None if lo is _MIN else lo
+    hi = None if hi is _MAX else hi
+    return lo, hi, lo_ex, hi_ex
+
+
+def count_arg(arg, error):
+    """A long in [1, LONG_MAX] (Redis getRangeLongFromObjectOrReply with msg)."""
+    value = parse_int(arg)
+    if value is None or value < 1:
+        raise CommandError(error)
+    return value
+
+
+def pairs(items):
+    return [[m, s] for m, s in items]
+
+
+# -- point commands ----------------------------------------------------------
+
+
+def zadd_generic(db, args, incr):
+    key, i = args[0], 1
+    flags = set()
+    while i < len(args):
+        word = args[i].upper()
+        if word not in (b"NX", b"XX", b"CH", b"INCR", b"GT", b"LT"):
+            break
+        flags.add(word)
+        i += 1
+    incr = incr or b"INCR" in flags
+    rest = args[i:]
+    if not rest or len(rest) % 2:
+        raise syntax_error()
+    nx, xx, gt, lt = (w in flags for w in (b"NX", b"XX", b"GT", b"LT"))
+    if nx and xx:
+        raise CommandError(E.ZADD_XX_NX)
+    if (gt and nx) or (lt and nx) or (gt and lt):
+        raise CommandError(E.ZADD_GT_LT_NX)
+    if incr and len(rest) > 2:
+        raise CommandError(E.ZADD_INCR_PAIRS)
+    scores = [to_score(rest[j]) for j in range(0, len(rest), 2)]
+    z = get_zset(db, key)
+    if z is None:
+        if xx:
+            return None if incr else 0
+        z = SortedSet()
+        db.store(key, z)
+    if incr:
+        return _zadd_incr(db, key, z, rest[1], scores[0], nx, xx, gt, lt)
+    added = changed = 0
+    for j, score in enumerate(scores):
+        status = z.add_status(rest[2 * j + 1], score, nx, xx, gt, lt)
+        added += status == 1
+        changed += status == 2
+    return added + changed if b"CH" in flags else added
+
+
+def _zadd_incr(db, key, z, member, incr, nx, xx, gt, lt):
+    current = z.score(member)
+    if current is None:
+        if xx:
+            return None
+        z.add_status(member, incr)
+        return incr
+    if nx:
+        return None
+    score = current + incr
+    if score != score:
+        raise CommandError(E.SCORE_NAN)
+    if (lt and score >= current) or (gt and score <= current):
+        return None
+    if score != current:
+        z.add_status(member, score)
+    return score
+
+
+@command("zadd", -4, write=True)
+def zadd(db, args):
+    return zadd_generic(db, args, False)
+
+
+@command("zincrby", 4, write=True)
+def zincrby(db, args):
+    return zadd_generic(db, args, True)
+
+
+@command("zscore", 3)
+def zscore(db, args):
+    z = get_zset(db, args[0])
+    return None if z is None else z.score(args[1])
+
+
+@command("zmscore", -3)
+def zmscore(db, args):
+    z = get_zset(db, args[0])
+    return [None if z is None else z.score(m) for m in args[1:]]
+
+
+@command("zcard", 2)
+def zcard(db, args):
+    z = get_zset(db, args[0])
+    return 0 if z is None else len(z)
+
+
+@command("zcount", 4)
+def zcount(db, args):
+    lo, hi, lo_ex, hi_ex = score_range(args[1], args[2])
+    z = get_zset(db, args[0])
+    return 0 if z is None else z.count(lo, hi, min_exclusive=lo_ex, max_exclusive=hi_ex)
+
+
+@command("zlexcount", 4)
+def zlexcount(db, args):
+    bounds = lex_range(args[1], args[2])
+    z = get_zset(db, args[0])
+    if z is None or bounds is None:
+        return 0
+    lo, hi, lo_ex, hi_ex = bounds
+    return z.count_by_lex(lo, hi, min_exclusive=lo_ex, max_exclusive=hi_ex)
+
+
+@command("zrank", 3)
+def zrank(db, args):
+    z = get_zset(db, args[0])
+    return None if z is None else z.rank(args[1])
+
+
+@command("zrevrank", 3)
+def zrevrank(db, args):
+    z = get_zset(db, args[0])
+    return None if z is None else z.rank(args[1], True)
+
+
+# -- the ZRANGE family ---------------------------------------------------------
+
+
+def zrange_generic(db, args, store=None, rangetype=None, reverse=None):
+    """Redis zrangeGenericCommand: args start at the source key."""
+    key, min_arg, max_arg = args[0], args[1], args[2]
+    withscores, offset, limit = False, 0, -1
+    j = 3
+    while j < len(args):
+        word, left = args[j].upper(), len(args) - j - 1
+        if store is None and word == b"WITHSCORES":
+            withscores = True
+        elif word == b"LIMIT" and left >= 2:
+            offset, limit = to_int(args[j + 1]), to_int(args[j + 2])
+            j += 2
+        elif reverse is None and word == b"REV":
+            reverse = True
+        elif rangetype is None and word == b"BYLEX":
+            rangetype = "lex"
+        elif rangetype is None and word == b"BYSCORE":
+            rangetype = "score"
+        else:
+            raise syntax_error()
+        j += 1
+    reverse = bool(reverse)
+    rangetype = rangetype or "rank"
+    if limit != -1 and rangetype == "rank":
+        raise CommandError(E.ZRANGE_LIMIT)
+    if withscores and rangetype == "lex":
+        raise CommandError(E.ZRANGE_WITHSCORES_BYLEX)
+    if reverse and rangetype != "rank":
+        min_arg, max_arg = max_arg, min_arg
+    if rangetype == "rank":
+        start, stop = to_int(min_arg), to_int(max_arg)
+    elif rangetype == "score":
+        lo, hi, lo_ex, hi_ex = score_range(min_arg, max_arg)
+    else:
+        bounds = lex_range(min_arg, max_arg)
+    z = get_zset(db, key) if store is None else db.lookup(key)
+    if z is not None and type(z) is not SortedSet:
+        raise CommandError(E.WRONGTYPE)
+    scores = withscores or store is not None
+    if z is None:
+        items = []
+    elif rangetype == "rank":
+        items = z.range(start, stop, reverse, scores)
+    elif rangetype == "score":
+        items = z.range_by_score(lo, hi, min_exclusive=lo_ex, max_exclusive=hi_ex,
+                                 reverse=reverse, offset=offset, count=limit,
+                                 withscores=scores)
+    elif bounds is None:
+        items = []
+    else:
+        lo, hi, lo_ex, hi_ex = bounds
+        items = z.range_by_lex(lo, hi, min_exclusive=lo_ex, max_exclusive=hi_ex,
+                               reverse=reverse, offset=offset, count=limit)
+        if store is not None:
+            items = [(m, z.score(m)) for m in items]
+    if store is not None:
+        return store_result(db, store, items)
+    return pairs(items) if withscores else items
+
+
+def store_result(db, dest, items):
+    """Overwrite dest with a zset of items (deleting it when empty); the size."""
+    if not items:
+        db.remove(dest)
+        return 0
+    z = SortedSet()
+    for member, score in items:
+        z.add_status(member, score)
+    db.store(dest, z)
+    return len(z)
+
+
+@command("zrange", -4)
+def zrange(db, args):
+    return zrange_generic(db, args)
+
+
+@command("zrangestore", -5, write=True)
+def zrangestore(db, args):
+    return zrange_generic(db, args[1:], store=args[0])
+
+
+@command("zrevrange", -4)
+def zrevrange(db, args):
+    return zrange_generic(db, args, rangetype="rank", reverse=True)
+
+
+@command("zrangebyscore", -4)
+def zrangebyscore(db, args):
+    return zrange_generic(db, args, rangetype="score", reverse=False)
+
+
+@command("zrevrangebyscore", -4)
+def zrevrangebyscore(db, args):
+    return zrange_generic(db, args, rangetype="score", reverse=True)
+
+
+@command("zrangebylex", -4)
+def zrangebylex(db, args):
+    return zrange_generic(db, args, rangetype="lex", reverse=False)
+
+
+@command("zrevrangebylex", -4)
+def zrevrangebylex(db, args):
+    return zrange_generic(db, args, rangetype="lex", reverse=True)
+
+
+# -- removal -------------------------------------------------------------------
+
+
+@command("zrem", -3, write=True)
+def zrem(db, args):
+    z = get_zset(db, args[0])
+    if z is None:
+        return 0
+    removed = sum(z.remove(m) for m in args[1:])
+    db.drop_if_empty(args[0], z)
+    return removed
+
+
+def _zremrange(db, args, how):
+    if how == "rank":
+        start, stop = to_int(args[1]), to_int(args[2])
+    elif how == "score":
+        lo, hi, lo_ex, hi_ex = score_range(args[1], args[2])
+    else:
+        bounds = lex_range(args[1], args[2])
+    z = get_zset(db, args[0])
+    if z is None:
+        return 0
+    if how == "rank":
+        removed = z.remove_range_by_rank(start, stop)
+    elif how == "score":
+        removed = z.remove_range_by_score(lo, hi, min_exclusive=lo_ex, max_exclusive=hi_ex)
+    elif bounds is None:
+        removed = 0
+    else:
+        lo, hi, lo_ex, hi_ex = bounds
+        removed = z.remove_range_by_lex(lo, hi, min_exclusive=lo_ex, max_exclusive=hi_ex)
+    db.drop_if_empty(args[0], z)
+    return removed
+
+
+@command("zremrangebyrank", 4, write=True)
+def zremrangebyrank(db, args):
+    return _zremrange(db, args, "rank")
+
+
+@command("zremrangebyscore", 4, write=True)
+def zremrangebyscore(db, args):
+    return _zremrange(db, args, "score")
+
+
+@command("zremrangebylex", 4, write=True)
+def zremrangebylex(db, args):
+    return _zremrange(db, args, "lex")
+
+
+# -- pops ------------------------------------------------------------------------
+
+
+def pop_first(db, keys, where_max, count):
+    """Redis genericZpopCommand core: (key, items) from the first non-empty key.
+
+    Type errors stop at the first existing key of another type.
+    """
+    for key in keys:
+        z = get_zset(db, key)
+        if z is None:
+            continue
+        if count == 0:
+            return key, []
+        items = z.pop_max(count) if where_max else z.pop_min(count)
+        db.drop_if_empty(key, z)
+        return key, items
+    return None, None
+
+
+def _zpop(db, args, where_max):
+    if len(args) > 2:
+        raise syntax_error()
+    count = None
+    if len(args) == 2:
+        count = parse_int(args[1])
+        if count is None or count < 0:
+            raise CommandError(E.OUT_OF_RANGE_POSITIVE)
+    key, items = pop_first(db, args[:1], where_max, 1 if count is None else count)
+    if not items:
+        return []
+    if count is None:
+        return [items[0][0], items[0][1]]
+    return pairs(items)
+
+
+@command("zpopmin", -2, write=True)
+def zpopmin(db, args):
+    return _zpop(db, args, False)
+
+
+@command("zpopmax", -2, write=True)
+def zpopmax(db, args):
+    return _zpop(db, args, True)
+
+
+def parse_mpop(args):
+    """ZMPOP arguments from numkeys on: (keys, where_max, count)."""
+    numkeys = count_arg(args[0], E.NUMKEYS_POSITIVE)
+    where = 1 + numkeys
+    if where >= len(args):
+        raise syntax_error()
+    word = args[where].upper()
+    if word not in (b"MIN", b"MAX"):
+        raise syntax_error()
+    count, j = None, where + 1
+    while j < len(args):
+        if count is None and args[j].upper() == b"COUNT" and j + 1 < len(args):
+            count = count_arg(args[j + 1], E.COUNT_POSITIVE)
+            j += 2
+        else:
+            raise syntax_error()
+    return args[1:where], word == b"MAX", count or 1
+
+
+@command("zmpop", -4, write=True)
+def zmpop(db, args):
+    keys, where_max, count = parse_mpop(args)
+    key, items = pop_first(db, keys, where_max, count)
+    return None if key is None else [key, pairs(items)]
+
+
+def parse_timeout(arg):
+    """Redis getTimeoutFromObjectOrReply (seconds): a monotonic deadline or None."""
+    value = parse_long_double(arg)
+    if value is None:
+        raise CommandError(E.TIMEOUT_NOT_FLOAT)
+    ms = value * 1000
+    if ms > INT64_MAX:
+        raise CommandError(E.TIMEOUT_OUT_OF_RANGE)
+    if ms < 0:
+        raise CommandError(E.TIMEOUT_NEGATIVE)
+    ms = math.ceil(ms)
+    return None if ms == 0 else time.monotonic() + ms / 1000.0
+
+
+def blocking_pop(db, deadline, attempt):
+    """Retry ``attempt()`` after every write until it answers or time runs out."""
+    while True:
+        reply = attempt()
+        if reply is not None:
+            return reply
+        if not db.wait_for_write(deadline):
+            return None
+
+
+def _bzpop(db, args, where_max):
+    deadline = parse_timeout(args[-1])
+    keys = args[:-1]
+
+    def attempt():
+        key, items = pop_first(db, keys, where_max, 1)
+        return None if not items else [key, items[0][0], items[0][1]]
+
+    return blocking_pop(db, deadline, attempt)
+
+
+@command("bzpopmin", -3, write=True, blocking=True)
+def bzpopmin(db, args):
+    return _bzpop(db, args, False)
+
+
+@command("bzpopmax", -3, write=True, blocking=True)
+def bzpopmax(db, args):
+    return _bzpop(db, args, True)
+
+
+@command("bzmpop", -5, write=True, blocking=True)
+def bzmpop(db, args):
+    deadline = parse_timeout(args[0])
+    keys, where_max, count = parse_mpop(args[1:])
+
+    def attempt():
+        key, items = pop_first(db, keys, where_max, count)
+        return None if key is None else [key, pairs(items)]
+
+    return blocking_pop(db, deadline, attempt)
+
+
+# -- ZRANDMEMBER -------------------------------------------------------------------
+
+
+@command("zrandmember", -2)
+def zrandmember(db, args):
+    if len(args) == 1:
+        z = get_zset(db, args[0])
+        if z is None or not len(z):
+            return None
+        i = random.randrange(len(z))
+        return z.range(i, i)[0]
+    count = parse_int(args[1])
+    if count is None:
+        raise CommandError(E.NOT_INTEGER)
+    if count < -INT64_MAX:
+        raise CommandError(E.ZRANDMEMBER_COUNT_RANGE)
+    withscores = False
+    if len(args) > 3 or (len(args) == 3 and args[2].upper() != b"WITHSCORES"):
+        raise syntax_error()
+    if len(args) == 3:
+        withscores = True
+        if count < -INT64_MAX // 2 or count > INT64_MAX // 2:
+            raise CommandError(E.VALUE_OUT_OF_RANGE)
+    z = get_zset(db, args[0])
+    if z is None or count == 0:
+        return []
+    items = z.items()
+    if count < 0:
+        chosen = [random.choice(items) for _ in range(-count)]
+    elif count >= len(items):
+        chosen = items[::-1]  # the order a small (listpack) zset gives
+    else:
+        chosen = random.sample(items, count)
+    return pairs(chosen) if withscores else [m for m, _ in chosen]
+
+
+# -- set algebra -------------------------------------------------------------------
+
+
+def _source_items(value):
+    """(member, score) pairs of a zset or a plain set (scores 1)."""
+    if value is None:
+        return []
+    if type(value) is set:
+        return [(m, 1.0) for m in value]
+    return value.items()
+
+
+def _aggregate(target, value, how):
+    if how == b"SUM":
+        total = target + value
+        return 0.0 if total != total else total
+    if how == b"MIN":
+        return value if value < target else target
+    return value if value > target else target
+
+
+def setop_generic(db, args, name, op, store=False, card_only=False):
+    """Redis zunionInterDiffGenericCommand from numkeys on: the (member, score) result."""
+    numkeys = to_int(args[0])
+    if numkeys < 1:
+        raise CommandError(E.AT_LEAST_ONE_KEY % name)
+    if numkeys > len(args) - 1:
+        raise syntax_error()
+    sources = []
+    for key in args[1:1 + numkeys]:
+        value = db.lookup(key)
+        if value is not None and type(value) not in (SortedSet, set):
+            raise CommandError(E.WRONGTYPE)
+        sources.append(value)
+    weights = [1.0] * numkeys
+    how, withscores, limit = b"SUM", False, 0
+    j = 1 + numkeys
+    while j < len(args):
+        word, left = args[j].upper(), len(args) - j
+        if op != "diff" and not card_only and left >= numkeys + 1 and word == b"WEIGHTS":
+            weights = [to_score(w, E.WEIGHT_NOT_FLOAT) for w in args[j + 1:j + 1 + numkeys]]
+            j += 1 + numkeys
+        elif op != "diff" and not card_only and left >= 2 and word == b"AGGREGATE":
+            how = args[j + 1].upper()
+            if how not in (b"SUM", b"MIN", b"MAX"):
+                raise syntax_error()
+            j += 2
+        elif not store and not card_only and word == b"WITHSCORES":
+            withscores = True
+            j += 1
+        elif card_only and left >= 2 and word == b"LIMIT":
+            limit = parse_int(args[j + 1])
+            if limit is None or limit < 0:
+                raise CommandError(E.LIMIT_POSITIVE)
+            j += 2
+        else:
+            raise syntax_error()
+    result = _compute(op, sources, weights, how)
+    return result, withscores, limit
+
+
+def _compute(op, sources, weights, how):
+    """member → score of the union/intersection/difference, Redis's order of folding."""
+    weighted = [(_source_items(s), w) for s, w in zip(sources, weights)]
+    if op == "diff":
+        first, others = weighted[0][0], [s for s in sources[1:] if s is not None]
+        return {m: s for m, s in first if not any(m in o for o in others)}
+    order = sorted(range(len(weighted)), key=lambda i: len(weighted[i][0]))
+    acc = {}
+    if op == "union":
+        for i in order:
+            items, w = weighted[i]
+            for m, s in items:
+                score = s * w
+                if score != score:
+                    score = 0.0
+                acc[m] = _aggregate(acc[m], score, how) if m in acc else score
+        return acc
+    first_items, first_w = weighted[order[0]]
+    lookups = [dict(weighted[i][0]) for i in order[1:]]
+    rest_w = [weighted[i][1] for i in order[1:]]
+    for m, s in first_items:
+        score = s * first_w
+        if score != score:
+            score = 0.0
+        for table, w in zip(lookups, rest_w):
+            if m not in table:
+                break
+            score = _aggregate(score, table[m] * w, how)
+        else:
+            acc[m] = score
+    return acc
+
+
+def _sorted_items(result):
+    return sorted(result.items(), key=lambda kv: (kv[1], kv[0]))
+
+
+def _setop_reply(db, args, name, op):
+    result, withscores, _ = setop_generic(db, args, name, op)
+    items = _sorted_items(result)
+    return pairs(items) if withscores else [m for m, _ in items]
+
+
+def _setop_store(db, args, name, op):
+    result, _, _ = setop_generic(db, args[1:], name, op, store=True)
+    return store_result(db, args[0], _sorted_items(result))
+
+
+@command("zunion", -3)
+def zunion(db, args):
+    return _setop_reply(db, args, "zunion", "union")
+
+
+@command("zinter", -3)
+def zinter(db, args):
+    return _setop_reply(db, args, "zinter", "inter")
+
+
+@command("zdiff", -3)
+def zdiff(db, args):
+    return _setop_reply(db, args, "zdiff", "diff")
+
+
+@command("zunionstore", -4, write=True)
+def zunionstore(db, args):
+    return _setop_store(db, args, "zunionstore", "union")
+
+
+@command("zinterstore", -4, write=True)
+def zinterstore(db, args):
+    return _setop_store(db, args, "zinterstore", "inter")
+
+
+@command("zdiffstore", -4, write=True)
+def zdiffstore(db, args):
+    return _setop_store(db, args, "zdiffstore", "diff")
+
+
+@command("zintercard", -3)
+def zintercard(db, args):
+    result, _, limit = setop_generic(db, args, "zintercard", "inter", card_only=True)
+    return len(result) if limit == 0 else min(limit, len(result))
+
+
+# -- ZSCAN -------------------------------------------------------------------------
+
+
+@command("zscan", -3)
+def zscan(db, args):
+    cursor = parse_cursor(args[1])
+    z = get_zset(db, args[0])
+    if z is None:
+        return [b"0", []]
+    pattern, _ = scan_options(args[2:], False)
+    items = [(m, format_double(s)) for m, s in z.items()]
+    return scan_reply(cursor, items, pattern, pairs=True)
