@@ -1,0 +1,330 @@
+/* _cms.c -- Count-Min Sketch, counter for counter what RedisBloom 2.8 keeps.
+ *
+ * THE STRUCTURE
+ * A Count-Min Sketch (Cormode and Muthukrishnan, "An improved data stream
+ * summary: the count-min sketch and its applications", 2005) is a matrix of
+ * depth rows by width columns of counters.  Adding n to item x adds n to one
+ * counter per row, the column chosen by that row's hash of x; the estimate of
+ * x's total is the smallest of its depth counters.  Collisions only ever add,
+ * so the estimate never undercounts; with width = ceil(e / eps) and
+ * depth = ceil(ln(1 / delta)) it overcounts by more than eps * N (N = sum of
+ * all increments) with probability at most delta.
+ *
+ * WHAT WE MATCH (RedisBloom 2.8.2, COMPAT.md section 4)
+ * fastrank's sketch must answer CMS.INCRBY / CMS.QUERY / CMS.MERGE / CMS.INFO
+ * exactly as RedisBloom 2.8 does for the same inserts, so the choices that are
+ * free in the paper are fixed here:
+ *   - counters are unsigned 32-bit and SATURATE at 2^32 - 1 (never wrap);
+ *   - row i's column is MurmurHash2(item, seed = i) mod width (_murmur.h);
+ *   - the cells are one row-major array: row i is cells[i*width .. +width);
+ *   - `count` is the 64-bit sum of all increments, including those that
+ *     saturated, wrapping mod 2^64 (RedisBloom prints it as signed 64-bit);
+ *   - an INCRBY reply is the item's minimum AFTER its own increment; a
+ *     minimum equal to 2^32 - 1 is reported by RedisBloom as an overflow
+ *     error element, so FR_CMS_SATURATED doubles as our overflow marker;
+ *   - MERGE overwrites the destination with sum_k weight_k * source_k, cell
+ *     by cell, with signed 64-bit weights.  Every cell and the count are
+ *     computed and range-checked first (each multiply and add must stay in
+ *     int64, each cell in [0, 2^32 - 1], the count >= 0); only when all pass
+ *     is anything written, so a failing merge leaves the destination as it
+ *     was.  Computing cell by cell makes the destination safe to list among
+ *     its own sources.
+ * The sizing rule of CMS.INITBYPROB (width = ceil(2/error) in double, depth
+ * from single-precision logs) lives with the Python class in _cms.pxi.
+ * Newer RedisBloom versions changed hashing and overflow rules; this file
+ * follows 2.8 only.
+ *
+ * WHERE WE DEPART (speed, same answers)
+ *   - hash % width uses Lemire's "fastmod" (a 64-bit reciprocal and one
+ *     128-bit multiply: exact for 32-bit dividends) when the compiler has
+ *     128-bit integers; plain % otherwise.  Widths above 2^32 - 1 make the
+ *     modulo the identity, as in RedisBloom.
+ *   - The batch functions hash each item once into a seed-independent state
+ *     (fr_murmur2_prepare) and finish one cheap hash per row from it.
+ *   - Integer items are hashed as their decimal text written into a stack
+ *     buffer, as redis-py would send them; no Python object per item.
+ *
+ * SERIALIZED FORM (ours, not RedisBloom's; version 1; all little-endian)
+ *
+ *    offset  size  field
+ *    0       4     magic "FRCM"
+ *    4       2     format version (1)
+ *    6       2     reserved, 0
+ *    8       8     width  (u64, >= 1)
+ *    16      8     depth  (u64, >= 1)
+ *    24      8     count  (u64; the signed total in two's complement)
+ *    32      4*w*d cells, u32 each, row-major
+ *
+ * fr_cms_deserialize accepts exactly that: the right magic, version and
+ * reserved bytes, non-zero dimensions, and a length of exactly 32 + 4*w*d.
+ * There is no checksum: integrity is the transport's business.
+ */
+#include "_cms.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "_murmur.h"
+
+/* ---- Column selection ------------------------------------------------- */
+
+#if defined(__SIZEOF_INT128__)
+#define FR_CMS_HAVE_FASTMOD 1
+#endif
+
+/* Reciprocal for fastmod, or 0 when it does not apply (width > 2^32 - 1). */
+static uint64_t cms_fastmod_init(size_t width) {
+#ifdef FR_CMS_HAVE_FASTMOD
+    if ((uint64_t)width <= 0xFFFFFFFFu) return UINT64_MAX / (uint64_t)width + 1u;
+#endif
+    (void)width;
+    return 0;
+}
+
+/* h mod c->width. */
+static inline size_t cms_column(const fr_cms *c, uint32_t h) {
+#ifdef FR_CMS_HAVE_FASTMOD
+    if (c->fastmod || c->width == 1) {
+        uint64_t low = c->fastmod * (uint64_t)h;
+        return (size_t)(((unsigned __int128)low * (uint64_t)c->width) >> 64);
+    }
+#endif
+    if ((uint64_t)c->width > 0xFFFFFFFFu) return (size_t)h;
+    return (size_t)(h % c->width);
+}
+
+/* ---- Lifetime ------------------------------------------------------------ */
+
+/* Make c an empty width x depth sketch.  FR_CMS_EDIM for a zero dimension,
+ * FR_CMS_ENOMEM when width*depth*4 does not fit size_t or calloc fails; on
+ * error c owns nothing.  Release with fr_cms_release. */
+int fr_cms_init(fr_cms *c, size_t width, size_t depth) {
+    memset(c, 0, sizeof *c);
+    if (width == 0 || depth == 0) return FR_CMS_EDIM;
+    if (width > SIZE_MAX / depth || width * depth > SIZE_MAX / sizeof(uint32_t))
+        return FR_CMS_ENOMEM;
+    c->cells = (uint32_t *)calloc(width * depth, sizeof(uint32_t));
+    if (!c->cells) return FR_CMS_ENOMEM;
+    c->width = width;
+    c->depth = depth;
+    c->fastmod = cms_fastmod_init(width);
+    return FR_CMS_OK;
+}
+
+/* Free c's cells; c becomes an empty shell (safe to release twice). */
+void fr_cms_release(fr_cms *c) {
+    free(c->cells);
+    memset(c, 0, sizeof *c);
+}
+
+/* dst (uninitialised) becomes an independent copy of src. */
+int fr_cms_copy(fr_cms *dst, const fr_cms *src) {
+    int rc = fr_cms_init(dst, src->width, src->depth);
+    if (rc != FR_CMS_OK) return rc;
+    memcpy(dst->cells, src->cells, src->width * src->depth * sizeof(uint32_t));
+    dst->count = src->count;
+    return FR_CMS_OK;
+}
+
+/* ---- Counting -------------------------------------------------------- */
+
+/* *cell += incr, saturating at 2^32 - 1; the new value. */
+static inline uint32_t cms_sat_add(uint32_t *cell, uint64_t incr) {
+    uint64_t s = (uint64_t)*cell + incr;
+    if (s < incr || s > FR_CMS_SATURATED) s = FR_CMS_SATURATED;
+    *cell = (uint32_t)s;
+    return (uint32_t)s;
+}
+
+/* Add incr to item's cell in every row; the minimum of those cells after the
+ * add (FR_CMS_SATURATED means RedisBloom's "INCRBY overflow"). */
+uint32_t fr_cms_incrby(fr_cms *c, const void *item, size_t len, uint64_t incr) {
+    uint32_t min = FR_CMS_SATURATED;
+    size_t i;
+    for (i = 0; i < c->depth; i++) {
+        size_t col = cms_column(c, fr_murmur2(item, len, (uint32_t)i));
+        uint32_t v = cms_sat_add(&c->cells[i * c->width + col], incr);
+        if (v < min) min = v;
+    }
+    c->count += incr;
+    return min;
+}
+
+/* The estimate of item's total: the minimum of its cells (0 if never seen). */
+uint32_t fr_cms_query(const fr_cms *c, const void *item, size_t len) {
+    uint32_t min = FR_CMS_SATURATED;
+    size_t i;
+    for (i = 0; i < c->depth; i++) {
+        size_t col = cms_column(c, fr_murmur2(item, len, (uint32_t)i));
+        uint32_t v = c->cells[i * c->width + col];
+        if (v < min) min = v;
+    }
+    return min;
+}
+
+/* ---- Batch paths over integer items --------------------------------------- */
+
+/* Decimal text of items[j] into buf; its length. */
+static inline size_t cms_int_text(const void *items, int is_unsigned, size_t j, char *buf) {
+    if (is_unsigned) return fr_dec_u64(((const uint64_t *)items)[j], 0, buf);
+    return fr_dec_i64(((const int64_t *)items)[j], buf);
+}
+
+/* Decimal texts are at most 20 characters, so they always fit a prepared
+ * MurmurHash2 state: one block-mixing pass, then depth short finishes. */
+void fr_cms_incrby_ints(fr_cms *c, const void *items, int is_unsigned, size_t n,
+                        const uint64_t *incrs, uint64_t incr1, uint32_t *out) {
+    char buf[FR_DEC_MAX];
+    fr_murmur2_state st;
+    size_t j, i;
+    const size_t width = c->width, depth = c->depth;
+    uint32_t *cells = c->cells;
+    for (j = 0; j < n; j++) {
+        uint64_t incr = incrs ? incrs[j] : incr1;
+        uint32_t min = FR_CMS_SATURATED;
+        size_t len = cms_int_text(items, is_unsigned, j, buf);
+        fr_murmur2_prepare(&st, buf, len);
+        for (i = 0; i < depth; i++) {
+            size_t col = cms_column(c, fr_murmur2_seeded(&st, (uint32_t)i));
+            uint32_t v = cms_sat_add(&cells[i * width + col], incr);
+            if (v < min) min = v;
+        }
+        c->count += incr;
+        if (out) out[j] = min;
+    }
+}
+
+void fr_cms_query_ints(const fr_cms *c, const void *items, int is_unsigned, size_t n,
+                       uint32_t *out) {
+    char buf[FR_DEC_MAX];
+    fr_murmur2_state st;
+    size_t j, i;
+    for (j = 0; j < n; j++) {
+        uint32_t min = FR_CMS_SATURATED;
+        size_t len = cms_int_text(items, is_unsigned, j, buf);
+        fr_murmur2_prepare(&st, buf, len);
+        for (i = 0; i < c->depth; i++) {
+            size_t col = cms_column(c, fr_murmur2_seeded(&st, (uint32_t)i));
+            uint32_t v = c->cells[i * c->width + col];
+            if (v < min) min = v;
+        }
+        out[j] = min;
+    }
+}
+
+/* ---- Merge ------------------------------------------------------------ */
+
+/* *acc += a * b in int64; 0 if the product or the sum overflows. */
+static int cms_mul_add(int64_t *acc, int64_t a, int64_t b) {
+    int64_t p;
+#if defined(__GNUC__) || defined(__clang__)
+    if (__builtin_mul_overflow(a, b, &p)) return 0;
+    if (__builtin_add_overflow(*acc, p, acc)) return 0;
+    return 1;
+#else
+    if (a != 0 && b != 0) {
+        if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
+                  : (b > 0 ? a < INT64_MIN / b : a < INT64_MAX / b))
+            return 0;
+    }
+    p = a * b;
+    if ((p > 0 && *acc > INT64_MAX - p) || (p < 0 && *acc < INT64_MIN - p)) return 0;
+    *acc += p;
+    return 1;
+#endif
+}
+
+/* Cell `at` of the merge, or 0 (with *ok = 0) if it leaves [0, 2^32 - 1]. */
+static uint32_t cms_merged_cell(const fr_cms *const *srcs, const int64_t *w, size_t n,
+                                size_t at, int *ok) {
+    int64_t acc = 0;
+    size_t k;
+    for (k = 0; k < n; k++) {
+        if (!cms_mul_add(&acc, w[k], (int64_t)srcs[k]->cells[at])) {
+            *ok = 0;
+            return 0;
+        }
+    }
+    if (acc < 0 || acc > (int64_t)FR_CMS_SATURATED) {
+        *ok = 0;
+        return 0;
+    }
+    return (uint32_t)acc;
+}
+
+/* dst = sum_k weights[k] * srcs[k] (cells and count), as CMS.MERGE.
+ * Preconditions: n >= 1; dst may be one of srcs.  FR_CMS_ESHAPE if a source
+ * differs in width or depth, FR_CMS_EOVERFLOW if any multiply/add leaves
+ * int64, any cell leaves [0, 2^32 - 1] or the count is negative.  On error
+ * nothing has been written. */
+int fr_cms_merge(fr_cms *dst, const fr_cms *const *srcs, const int64_t *weights, size_t n) {
+    size_t k, at, cells = dst->width * dst->depth;
+    int64_t count = 0;
+    int ok = 1;
+    for (k = 0; k < n; k++)
+        if (srcs[k]->width != dst->width || srcs[k]->depth != dst->depth) return FR_CMS_ESHAPE;
+    for (k = 0; k < n; k++)
+        if (!cms_mul_add(&count, weights[k], (int64_t)srcs[k]->count)) return FR_CMS_EOVERFLOW;
+    if (count < 0) return FR_CMS_EOVERFLOW;
+    for (at = 0; at < cells && ok; at++) cms_merged_cell(srcs, weights, n, at, &ok);
+    if (!ok) return FR_CMS_EOVERFLOW;
+    /* All cells are known to be in range: write them. */
+    for (at = 0; at < cells; at++) dst->cells[at] = cms_merged_cell(srcs, weights, n, at, &ok);
+    dst->count = (uint64_t)count;
+    return FR_CMS_OK;
+}
+
+/* ---- Serialized form (layout in the essay above) -------------------------- */
+
+static void put_le(unsigned char *p, uint64_t v, int bytes) {
+    int i;
+    for (i = 0; i < bytes; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_le(const unsigned char *p, int bytes) {
+    uint64_t v = 0;
+    int i;
+    for (i = bytes - 1; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+size_t fr_cms_serialized_size(const fr_cms *c) {
+    return FR_CMS_HEADER + c->width * c->depth * sizeof(uint32_t);
+}
+
+/* Write fr_cms_serialized_size(c) bytes to out. */
+void fr_cms_serialize(const fr_cms *c, unsigned char *out) {
+    size_t at, cells = c->width * c->depth;
+    memcpy(out, "FRCM", 4);
+    put_le(out + 4, FR_CMS_VERSION, 2);
+    put_le(out + 6, 0, 2);
+    put_le(out + 8, (uint64_t)c->width, 8);
+    put_le(out + 16, (uint64_t)c->depth, 8);
+    put_le(out + 24, c->count, 8);
+    out += FR_CMS_HEADER;
+    for (at = 0; at < cells; at++) put_le(out + 4 * at, c->cells[at], 4);
+}
+
+/* c (uninitialised) becomes the sketch serialized in buf[0..len).
+ * FR_CMS_EFORMAT if buf is not exactly a version-1 serialization,
+ * FR_CMS_ENOMEM if the cells cannot be allocated; on error c owns nothing. */
+int fr_cms_deserialize(fr_cms *c, const unsigned char *buf, size_t len) {
+    uint64_t w, d;
+    size_t at, cells;
+    int rc;
+    memset(c, 0, sizeof *c);
+    if (len < FR_CMS_HEADER || memcmp(buf, "FRCM", 4) != 0) return FR_CMS_EFORMAT;
+    if (get_le(buf + 4, 2) != FR_CMS_VERSION || get_le(buf + 6, 2) != 0) return FR_CMS_EFORMAT;
+    w = get_le(buf + 8, 8);
+    d = get_le(buf + 16, 8);
+    if (w == 0 || d == 0 || w > SIZE_MAX || d > SIZE_MAX) return FR_CMS_EFORMAT;
+    if (w > (SIZE_MAX - FR_CMS_HEADER) / 4 / d) return FR_CMS_EFORMAT;
+    cells = (size_t)w * (size_t)d;
+    if (len != FR_CMS_HEADER + 4 * cells) return FR_CMS_EFORMAT;
+    rc = fr_cms_init(c, (size_t)w, (size_t)d);
+    if (rc != FR_CMS_OK) return rc;
+    c->count = get_le(buf + 24, 8);
+    buf += FR_CMS_HEADER;
+    for (at = 0; at < cells; at++) c->cells[at] = (uint32_t)get_le(buf + 4 * at, 4);
+    return FR_CMS_OK;
+}

@@ -1,0 +1,521 @@
+# _cms.pxi -- CountMinSketch: RedisBloom 2.8's Count-Min Sketch as a Python
+# class (included by _core.pyx).  The C structure and its design essay are in
+# _cms.c; this file adds argument checking with RedisBloom's error texts, the
+# item encoding redis-py uses, numpy batch paths and serialization.
+#
+# Also defined here and shared with _topk.pxi (included after this file): the
+# item helpers (_sk_*), the numpy-integer-array helper and the RedisBloom
+# error-text constants.
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize
+from libc.math cimport ceil, ceilf, isfinite, log10f
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
+
+cimport numpy as cnp
+import numpy as np
+
+from fastrank._sketch cimport *
+
+cnp.import_array()
+
+# ---- RedisBloom 2.8.2 error texts ------------------------------------------
+# Exactly as the server sends them (verified against redisbloom.so 2.8.2; see
+# COMPAT.md sections 4 and 5).  The core raises with these texts where the
+# same condition exists, so fastrank.Engine can re-raise them as
+# redis.exceptions.ResponseError; fastrank._errors owns the Engine's copies.
+CMS_ERR_KEY_EXISTS = "CMS: key already exists"
+CMS_ERR_NO_KEY = "CMS: key does not exist"
+CMS_ERR_WIDTH = "CMS: invalid width"                   # INITBYDIM, not an integer >= 1
+CMS_ERR_DEPTH = "CMS: invalid depth"
+CMS_ERR_ERROR = "CMS: invalid overestimation value"    # INITBYPROB error not in (0, 1)
+CMS_ERR_PROB = "CMS: invalid prob value"               # INITBYPROB probability not in (0, 1)
+CMS_ERR_INIT = "CMS: invalid init arguments"           # INITBYPROB sizes unusable (depth 0, too big)
+CMS_ERR_PARSE = "CMS: Cannot parse number"             # INCRBY increment not an integer (or >= 2^63)
+CMS_ERR_NEGATIVE = "CMS: Number cannot be negative"
+CMS_ERR_INCRBY_OVERFLOW = "CMS: INCRBY overflow"       # an error ELEMENT of the INCRBY reply
+CMS_ERR_NUMKEYS = "CMS: invalid numkeys"
+CMS_ERR_WRONG_KEYS = "CMS: wrong number of keys"
+CMS_ERR_WRONG_KEYS_WEIGHTS = "CMS: wrong number of keys/weights"
+CMS_ERR_WEIGHT = "CMS: invalid weight value"
+CMS_ERR_SHAPE = "CMS: width/depth is not equal"
+CMS_ERR_MERGE_OVERFLOW = "CMS: MERGE overflow"
+TOPK_ERR_KEY_EXISTS = "TopK: key already exists"
+TOPK_ERR_NO_KEY = "TopK: key does not exist"
+TOPK_ERR_K = "TopK: invalid k"
+TOPK_ERR_WIDTH = "TopK: invalid width"
+TOPK_ERR_DEPTH = "TopK: invalid depth"
+TOPK_ERR_DECAY = "TopK: invalid decay value. must be '<= 1' & '> 0'"
+# 28 spaces inside, as sent (RedisBloom splits a C string literal there).
+TOPK_ERR_INCREMENT = ("TopK: increment must be an integer greater or equal to 0"
+                      + " " * 28 + "and smaller or equal to 100,000")
+TOPK_ERR_WITHCOUNT = "WITHCOUNT keyword expected"
+TOPK_MAX_INCREMENT = 100000
+
+CMS_OVERFLOW = 0xFFFFFFFF    # a saturated counter: incrby's overflow marker
+_INT64_MAX = 0x7FFFFFFFFFFFFFFF
+_UINT32_MAX = 0xFFFFFFFF
+
+# ---- Items ------------------------------------------------------------------
+# An item is a binary string, encoded as redis-py encodes arguments: bytes,
+# bytearray and memoryview as they are, str as UTF-8, int as decimal text,
+# float as its shortest repr.  bool and other types raise TypeError.
+
+cdef bytes _sk_item_bytes(object item):
+    """Bytes of one item of any accepted type."""
+    if isinstance(item, bytes):
+        return bytes(item)
+    if isinstance(item, str):
+        return (<str>item).encode("utf-8")
+    if isinstance(item, (bytearray, memoryview)):
+        return bytes(item)
+    if isinstance(item, bool):
+        raise TypeError("an item must be bytes, str, int or float, not bool")
+    if isinstance(item, int):
+        return int.__repr__(item).encode("ascii")
+    if isinstance(item, float):
+        return float.__repr__(item).encode("ascii")
+    raise TypeError(f"an item must be bytes, str, int or float, not {type(item).__name__}")
+
+
+cdef inline const char *_sk_ptr(object obj, Py_ssize_t *size) except NULL:
+    """Pointer and size of an object that is exactly bytes or str (str: its
+    cached UTF-8 form, valid while obj lives)."""
+    if type(obj) is bytes:
+        size[0] = PyBytes_GET_SIZE(obj)
+        return PyBytes_AS_STRING(obj)
+    return PyUnicode_AsUTF8AndSize(obj, size)
+
+
+cdef list _sk_items(object items):
+    """items as a list whose elements are exactly bytes or str.
+
+    Every item is checked (and every str UTF-8 encoded once, which CPython
+    caches) here, before a caller changes any state.
+    """
+    cdef Py_ssize_t size
+    cdef list seq
+    if isinstance(items, (bytes, str, bytearray, memoryview, int, float)):
+        raise TypeError("items must be a sequence of items, not a single item")
+    seq = items if type(items) is list else list(items)
+    cdef list out = None
+    cdef Py_ssize_t i, n = len(seq)
+    for i in range(n):
+        item = seq[i]
+        if type(item) is bytes:
+            continue
+        if type(item) is str:
+            PyUnicode_AsUTF8AndSize(item, &size)
+            continue
+        if out is None:
+            out = seq[:]
+        out[i] = _sk_item_bytes(item)
+    return seq if out is None else out
+
+
+cdef object _sk_int_array(object items):
+    """A C-contiguous int64 or uint64 copy/view of a numpy integer array, or
+    None when items is not a numpy integer array."""
+    if not isinstance(items, np.ndarray):
+        return None
+    if items.dtype.kind == "i":
+        arr = np.ascontiguousarray(items, dtype=np.int64)
+    elif items.dtype.kind == "u":
+        arr = np.ascontiguousarray(items, dtype=np.uint64)
+    else:
+        return None
+    if arr.ndim != 1:
+        raise ValueError("a numpy array of items must be one-dimensional")
+    return arr
+
+
+cdef object _sk_uint_increments(object increments, Py_ssize_t n, object limit, str err_type,
+                                str err_negative, str err_big):
+    """increments (one int for all, or a sequence/array of n ints) as a
+    C-contiguous uint64 array; all checked before anything is applied.
+    err_* are the messages for a non-integer, a negative and a too-big value."""
+    if isinstance(increments, bool) or isinstance(increments, float):
+        raise TypeError(err_type)
+    if isinstance(increments, int) or isinstance(increments, np.integer):
+        v = int(increments)
+        if v < 0:
+            raise ValueError(err_negative)
+        if v > limit:
+            raise ValueError(err_big)
+        return np.full(n, v, dtype=np.uint64)
+    if isinstance(increments, np.ndarray):
+        if increments.dtype.kind not in "iu":
+            raise TypeError(err_type)
+        if increments.ndim != 1:
+            raise ValueError("increments must be one-dimensional")
+        if increments.shape[0] != n:
+            raise ValueError("items and increments differ in length")
+        if n and increments.dtype.kind == "i" and increments.min() < 0:
+            raise ValueError(err_negative)
+        if n and int(increments.max()) > limit:
+            raise ValueError(err_big)
+        return np.ascontiguousarray(increments, dtype=np.uint64)
+    seq = list(increments)
+    if len(seq) != n:
+        raise ValueError("items and increments differ in length")
+    cdef cnp.ndarray[cnp.uint64_t, ndim=1] out = np.empty(n, dtype=np.uint64)
+    cdef Py_ssize_t i
+    for i in range(n):
+        v = seq[i]
+        if isinstance(v, bool) or not (isinstance(v, int) or isinstance(v, np.integer)):
+            raise TypeError(err_type)
+        v = int(v)
+        if v < 0:
+            raise ValueError(err_negative)
+        if v > limit:
+            raise ValueError(err_big)
+        out[i] = v
+    return out
+
+
+cdef Py_ssize_t _sk_dim(object value, str message, uint64_t limit) except -1:
+    """A dimension: an int in [1, limit], else ValueError/TypeError(message)."""
+    if isinstance(value, bool) or not (isinstance(value, int) or isinstance(value, np.integer)):
+        raise TypeError(message)
+    v = int(value)
+    if v < 1 or v > limit:
+        raise ValueError(message)
+    return <Py_ssize_t>v
+
+
+def murmurhash2(item, seed=0):
+    """32-bit MurmurHash2 of an item (encoded as redis-py encodes it) with a
+    32-bit seed: the hash RedisBloom 2.8 uses for CMS rows (seed = row) and
+    TopK fingerprints (seed 1919).  O(len).
+
+    >>> murmurhash2(b"a", 0)
+    2456313694
+    """
+    cdef bytes b = _sk_item_bytes(item)
+    cdef uint32_t s = <uint32_t>(int(seed) & 0xFFFFFFFF)
+    return fr_murmur2(PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b), s)
+
+
+# ---- CountMinSketch ----------------------------------------------------------
+
+cdef class CountMinSketch:
+    """Count-Min Sketch with RedisBloom 2.8's layout, hashing and limits.
+
+    ``width x depth`` unsigned 32-bit counters that saturate at 2**32 - 1.
+    Row ``i`` puts an item in column ``MurmurHash2(item, seed=i) % width``,
+    so for the same inserts every counter, ``incrby`` reply, ``query``
+    answer and ``info()`` equals RedisBloom 2.8's CMS.* replies.
+
+    >>> cms = CountMinSketch(10, 3)
+    >>> cms.incrby(["a", "b"], [1, 2])
+    [1, 2]
+    >>> cms.query(["a", "b", "c"])
+    [1, 2, 0]
+    >>> cms.info()
+    {'width': 10, 'depth': 3, 'count': 3}
+
+    :param width: columns, an int >= 1 (ValueError ``CMS: invalid width``).
+    :param depth: rows, an int >= 1 (ValueError ``CMS: invalid depth``).
+    :raises MemoryError: when the counters cannot be allocated.
+    """
+
+    cdef fr_cms c
+
+    #: The counter value that marks overflow in ``incrby`` results.
+    OVERFLOW = CMS_OVERFLOW
+
+    def __cinit__(self, width=None, depth=None, *args, **kwargs):
+        # Allocation happens in __init__ (or from_bytes); c starts empty.
+        self.c.cells = NULL
+        self.c.width = 0
+        self.c.depth = 0
+        self.c.count = 0
+
+    def __init__(self, width, depth):
+        cdef Py_ssize_t w = _sk_dim(width, CMS_ERR_WIDTH, <uint64_t>0xFFFFFFFFFFFFFFFF)
+        cdef Py_ssize_t d = _sk_dim(depth, CMS_ERR_DEPTH, <uint64_t>0xFFFFFFFFFFFFFFFF)
+        self._alloc(w, d)
+
+    cdef int _alloc(self, size_t w, size_t d) except -1:
+        cdef fr_cms fresh
+        if fr_cms_init(&fresh, w, d) != FR_CMS_OK:
+            raise MemoryError(f"cannot allocate a {w} x {d} Count-Min Sketch")
+        fr_cms_release(&self.c)
+        self.c = fresh
+        return 0
+
+    def __dealloc__(self):
+        fr_cms_release(&self.c)
+
+    @classmethod
+    def from_error(cls, error, probability):
+        """A sketch sized as CMS.INITBYPROB sizes it (RedisBloom 2.8).
+
+        ``width = ceil(2 / error)`` in double precision and
+        ``depth = ceil(log10f(probability) / log10f(0.5))`` in single
+        precision, as RedisBloom computes them (so probability 0.249999999999
+        gives depth 2, not 3).  O(width * depth).
+
+        >>> CountMinSketch.from_error(0.01, 0.01).info()
+        {'width': 200, 'depth': 7, 'count': 0}
+
+        :raises ValueError: ``CMS: invalid overestimation value`` unless
+            0 < error < 1; ``CMS: invalid prob value`` unless
+            0 < probability < 1; ``CMS: invalid init arguments`` when the
+            sizes are unusable (depth 0 because probability rounds to 1.0 in
+            single precision, or an infinite/too large size).
+        """
+        if isinstance(error, bool) or not isinstance(error, (int, float, np.integer, np.floating)):
+            raise TypeError(CMS_ERR_ERROR)
+        if isinstance(probability, bool) or not isinstance(
+                probability, (int, float, np.integer, np.floating)):
+            raise TypeError(CMS_ERR_PROB)
+        cdef double e = error, p = probability
+        if not (e > 0.0 and e < 1.0):
+            raise ValueError(CMS_ERR_ERROR)
+        if not (p > 0.0 and p < 1.0):
+            raise ValueError(CMS_ERR_PROB)
+        cdef double wd = ceil(2.0 / e)
+        cdef float q = log10f(<float>p) / log10f(<float>0.5)
+        cdef float dd = ceilf(q)
+        if not isfinite(wd) or not isfinite(dd) or dd < 1.0 or wd >= 18446744073709551616.0:
+            raise ValueError(CMS_ERR_INIT)
+        cdef CountMinSketch out = cls.__new__(cls)
+        try:
+            out._alloc(<size_t>wd, <size_t>dd)
+        except MemoryError:
+            raise ValueError(CMS_ERR_INIT)
+        return out
+
+    # -- properties --------------------------------------------------------
+    @property
+    def width(self):
+        """Columns per row."""
+        return self.c.width
+
+    @property
+    def depth(self):
+        """Rows."""
+        return self.c.depth
+
+    @property
+    def total(self):
+        """Sum of all increments as RedisBloom reports it: signed 64-bit,
+        wrapping (it counts increments that saturated, too)."""
+        cdef int64_t s = <int64_t>self.c.count
+        return s
+
+    def info(self):
+        """CMS.INFO as a dict: ``{'width': w, 'depth': d, 'count': total}``. O(1)."""
+        return {"width": self.c.width, "depth": self.c.depth, "count": self.total}
+
+    # -- counting ------------------------------------------------------------
+    def incrby(self, items, increments=1):
+        """Add each increment to its item, in order, as CMS.INCRBY does.
+
+        O(n * depth).  Returns, per item, the minimum of its counters after
+        its own increment: a list of ints, or a uint32 ndarray when items is
+        a numpy array.  A result equal to ``CountMinSketch.OVERFLOW``
+        (2**32 - 1) is the saturated value RedisBloom reports as the error
+        element ``CMS: INCRBY overflow``; nothing is raised for it.
+
+        items: a sequence of bytes/str/int/float items, or a numpy array (an
+        integer array is hashed as each number's decimal text, as redis-py
+        sends ints, without a Python object per item).  increments: one int
+        for all items, or a sequence/array of ints in [0, 2**63 - 1].
+
+        >>> cms = CountMinSketch(10, 3)
+        >>> cms.incrby(["a", "a"], [5, 1])
+        [5, 6]
+
+        :raises TypeError: a non-integer increment (``CMS: Cannot parse
+            number``) or an item of an unsupported type.
+        :raises ValueError: a negative increment (``CMS: Number cannot be
+            negative``), one above 2**63 - 1 (``CMS: Cannot parse number``),
+            or lengths that differ.  Every check runs before the first
+            counter changes, so on error the sketch is unchanged.
+        """
+        cdef cnp.ndarray arr = _sk_int_array(items)
+        cdef cnp.ndarray incr
+        cdef cnp.ndarray out
+        cdef list seq
+        cdef Py_ssize_t i, n, size
+        cdef const char *p
+        cdef uint64_t *inc
+        cdef uint32_t *res
+        cdef bint unsigned
+        if arr is not None:
+            n = arr.shape[0]
+            incr = _sk_uint_increments(increments, n, _INT64_MAX, CMS_ERR_PARSE,
+                                       CMS_ERR_NEGATIVE, CMS_ERR_PARSE)
+            out = np.empty(n, dtype=np.uint32)
+            unsigned = arr.dtype.kind == "u"
+            with nogil:
+                fr_cms_incrby_ints(&self.c, arr.data, unsigned, n,
+                                   <uint64_t *>incr.data, 0, <uint32_t *>out.data)
+            return out
+        seq = _sk_items(items.tolist() if isinstance(items, np.ndarray) else items)
+        n = len(seq)
+        incr = _sk_uint_increments(increments, n, _INT64_MAX, CMS_ERR_PARSE,
+                                   CMS_ERR_NEGATIVE, CMS_ERR_PARSE)
+        inc = <uint64_t *>incr.data
+        out = np.empty(n, dtype=np.uint32)
+        res = <uint32_t *>out.data
+        for i in range(n):
+            p = _sk_ptr(seq[i], &size)
+            res[i] = fr_cms_incrby(&self.c, p, size, inc[i])
+        return out if isinstance(items, np.ndarray) else out.tolist()
+
+    def query(self, items):
+        """The estimated total of each item (CMS.QUERY): the minimum of its
+        counters, 0 for an item never added.  O(n * depth).
+
+        A list of ints, or a uint32 ndarray when items is a numpy array.
+
+        >>> cms = CountMinSketch(10, 3)
+        >>> _ = cms.incrby(["a"], [3])
+        >>> cms.query(["a", "zz"])
+        [3, 0]
+        """
+        cdef cnp.ndarray arr = _sk_int_array(items)
+        cdef cnp.ndarray out
+        cdef list seq
+        cdef Py_ssize_t i, n, size
+        cdef const char *p
+        cdef uint32_t *res
+        cdef bint unsigned
+        if arr is not None:
+            n = arr.shape[0]
+            out = np.empty(n, dtype=np.uint32)
+            unsigned = arr.dtype.kind == "u"
+            with nogil:
+                fr_cms_query_ints(&self.c, arr.data, unsigned, n,
+                                  <uint32_t *>out.data)
+            return out
+        seq = _sk_items(items.tolist() if isinstance(items, np.ndarray) else items)
+        n = len(seq)
+        out = np.empty(n, dtype=np.uint32)
+        res = <uint32_t *>out.data
+        for i in range(n):
+            p = _sk_ptr(seq[i], &size)
+            res[i] = fr_cms_query(&self.c, p, size)
+        return out if isinstance(items, np.ndarray) else out.tolist()
+
+    def merge(self, sources, weights=None):
+        """Overwrite this sketch with ``sum(w * s for s, w in zip(sources,
+        weights))``, as CMS.MERGE does (weights default to 1; they may be
+        negative).  O(len(sources) * width * depth).
+
+        The sketch may itself be one of the sources.  Everything is checked
+        before any counter is written; on error the sketch is unchanged.
+
+        >>> a, b = CountMinSketch(10, 3), CountMinSketch(10, 3)
+        >>> _ = a.incrby(["x"], [4])
+        >>> dest = CountMinSketch(10, 3)
+        >>> dest.merge([a, a], [2, -1])
+        >>> dest.query(["x"]), dest.total
+        ([4], 4)
+
+        :raises TypeError: a source that is not a CountMinSketch, or a
+            non-integer weight (``CMS: invalid weight value``).
+        :raises ValueError: no sources; ``CMS: width/depth is not equal``;
+            ``CMS: wrong number of keys/weights``; a weight outside signed
+            64-bit (``CMS: invalid weight value``).
+        :raises OverflowError: ``CMS: MERGE overflow`` when a counter would
+            leave [0, 2**32 - 1], the total would be negative, or any step
+            leaves signed 64-bit.
+        """
+        cdef list srcs = list(sources)
+        cdef Py_ssize_t i, n = len(srcs)
+        cdef CountMinSketch s
+        if n == 0:
+            raise ValueError("merge needs at least one source")
+        for i in range(n):
+            if not isinstance(srcs[i], CountMinSketch):
+                raise TypeError("merge sources must be CountMinSketch objects")
+        if weights is None:
+            wlist = [1] * n
+        else:
+            wlist = list(weights)
+            if len(wlist) != n:
+                raise ValueError(CMS_ERR_WRONG_KEYS_WEIGHTS)
+        cdef cnp.ndarray[cnp.int64_t, ndim=1] w = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            v = wlist[i]
+            if isinstance(v, bool) or not (isinstance(v, int) or isinstance(v, np.integer)):
+                raise TypeError(CMS_ERR_WEIGHT)
+            if not (-0x8000000000000000 <= int(v) <= _INT64_MAX):
+                raise ValueError(CMS_ERR_WEIGHT)
+            w[i] = int(v)
+        cdef const fr_cms **ptrs = <const fr_cms **>malloc(n * sizeof(fr_cms *))
+        if ptrs == NULL:
+            raise MemoryError()
+        for i in range(n):
+            s = <CountMinSketch>srcs[i]
+            ptrs[i] = &s.c
+        rc = fr_cms_merge(&self.c, ptrs, <int64_t *>w.data, n)
+        free(ptrs)
+        if rc == FR_CMS_ESHAPE:
+            raise ValueError(CMS_ERR_SHAPE)
+        if rc == FR_CMS_EOVERFLOW:
+            raise OverflowError(CMS_ERR_MERGE_OVERFLOW)
+
+    # -- copies, equality, serialization -------------------------------------
+    def counters(self):
+        """A copy of the counters as a (depth, width) uint32 ndarray. O(w*d)."""
+        out = np.empty((self.c.depth, self.c.width), dtype=np.uint32)
+        cdef cnp.ndarray o = out
+        memcpy(o.data, self.c.cells, self.c.width * self.c.depth * sizeof(uint32_t))
+        return out
+
+    def copy(self):
+        """An independent copy. O(width * depth)."""
+        cdef CountMinSketch out = CountMinSketch.__new__(CountMinSketch)
+        if fr_cms_copy(&out.c, &self.c) != FR_CMS_OK:
+            raise MemoryError()
+        return out
+
+    def __eq__(self, other):
+        if not isinstance(other, CountMinSketch):
+            return NotImplemented
+        cdef CountMinSketch o = <CountMinSketch>other
+        if (self.c.width, self.c.depth, self.c.count) != (o.c.width, o.c.depth, o.c.count):
+            return False
+        return self.to_bytes() == o.to_bytes()
+
+    __hash__ = None
+
+    def to_bytes(self):
+        """Serialize (fastrank's own format, version 1, little-endian; the
+        byte layout is documented atop _cms.c). O(width * depth)."""
+        cdef size_t size = fr_cms_serialized_size(&self.c)
+        cdef bytes out = PyBytes_FromStringAndSize(NULL, size)
+        fr_cms_serialize(&self.c, <unsigned char *>PyBytes_AS_STRING(out))
+        return out
+
+    @classmethod
+    def from_bytes(cls, data):
+        """A sketch from ``to_bytes()`` output.
+
+        :raises ValueError: data is not exactly a valid version-1
+            serialization (wrong magic, version, reserved bytes, dimensions
+            or length).
+        """
+        cdef const unsigned char[::1] view = memoryview(data).cast("B")
+        cdef CountMinSketch out = cls.__new__(cls)
+        cdef fr_cms fresh
+        cdef int rc = fr_cms_deserialize(&fresh, &view[0] if view.shape[0] else NULL,
+                                         view.shape[0])
+        if rc == FR_CMS_EFORMAT:
+            raise ValueError("not a serialized fastrank CountMinSketch (version 1)")
+        if rc != FR_CMS_OK:
+            raise MemoryError()
+        out.c = fresh
+        return out
+
+    def __reduce__(self):
+        return (CountMinSketch.from_bytes, (self.to_bytes(),))
+
+    def __repr__(self):
+        return f"CountMinSketch(width={self.c.width}, depth={self.c.depth}, total={self.total})"

@@ -1,0 +1,154 @@
+/* _murmur.h -- 32-bit MurmurHash2, as RedisBloom 2.8 hashes CMS and TopK items.
+ *
+ * MurmurHash2 is Austin Appleby's public-domain hash (2008).  This is our own
+ * rendering of the well-known algorithm, not a copy of any particular file.
+ * RedisBloom 2.8 uses it with seed = row index (0, 1, 2, ...) to pick a column
+ * of each Count-Min / HeavyKeeper row, and with seed 1919 for the TopK
+ * fingerprint; see COMPAT.md section 4.1.
+ *
+ *   m = 0x5bd1e995, r = 24, all arithmetic mod 2^32
+ *   h = seed ^ len
+ *   for each whole 4-byte block k (read LITTLE-ENDIAN, whatever the host):
+ *       k *= m; k ^= k >> r; k *= m;  h *= m; h ^= k;
+ *   tail (len % 4 bytes t0 t1 t2): h ^= t2 << 16; h ^= t1 << 8; h ^= t0; h *= m
+ *   h ^= h >> 13; h *= m; h ^= h >> 15
+ *
+ * Departures from the classic reference code, on purpose:
+ * - Blocks are assembled byte by byte, so the result does not depend on host
+ *   endianness and there is no unaligned or type-punned load (no UB).  On
+ *   x86-64 and arm64 compilers fuse the four loads into one.
+ * - `len` is folded in as a 32-bit value, as the reference does with its
+ *   `int len`; items longer than 4 GiB therefore hash as the reference would
+ *   on a 64-bit host (truncated length in the seed mix, all bytes hashed).
+ *
+ * Because the seed enters only in the first step, hashing one item under many
+ * seeds can share the block mixing: fr_murmur2_prepare() mixes the blocks once
+ * and fr_murmur2_seeded() finishes one seed from the prepared state.  The
+ * Count-Min batch paths use that split.  fr_murmur2() is the plain one-shot
+ * form; a known-answer self test lives in tests/unit/test_cms.py (vectors
+ * captured from RedisBloom 2.8.2).
+ */
+#ifndef FASTRANK_MURMUR_H
+#define FASTRANK_MURMUR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FR_MURMUR2_M 0x5bd1e995u
+#define FR_MURMUR2_R 24
+
+/* The largest number of whole blocks fr_murmur2_prepare() keeps; longer items
+ * fall back to the one-shot hash per seed. */
+#define FR_MURMUR2_MAXBLOCKS 16
+
+static inline uint32_t fr_le32(const unsigned char *p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+           ((uint32_t)p[3] << 24);
+}
+
+static inline uint32_t fr_murmur2_mixblock(uint32_t k) {
+    k *= FR_MURMUR2_M;
+    k ^= k >> FR_MURMUR2_R;
+    k *= FR_MURMUR2_M;
+    return k;
+}
+
+static inline uint32_t fr_murmur2_tail(const unsigned char *t, size_t n) {
+    uint32_t x = 0;
+    switch (n) {
+    case 3: x ^= (uint32_t)t[2] << 16; /* fall through */
+    case 2: x ^= (uint32_t)t[1] << 8;  /* fall through */
+    case 1: x ^= (uint32_t)t[0];
+    }
+    return x;
+}
+
+static inline uint32_t fr_murmur2_final(uint32_t h) {
+    h ^= h >> 13;
+    h *= FR_MURMUR2_M;
+    h ^= h >> 15;
+    return h;
+}
+
+/* MurmurHash2 of key[0..len) with the given seed.  key may be NULL when
+ * len == 0.  Pure function. */
+static inline uint32_t fr_murmur2(const void *key, size_t len, uint32_t seed) {
+    const unsigned char *p = (const unsigned char *)key;
+    uint32_t h = seed ^ (uint32_t)len;
+    size_t n = len;
+    while (n >= 4) {
+        h *= FR_MURMUR2_M;
+        h ^= fr_murmur2_mixblock(fr_le32(p));
+        p += 4;
+        n -= 4;
+    }
+    if (n) {
+        h ^= fr_murmur2_tail(p, n);
+        h *= FR_MURMUR2_M;
+    }
+    return fr_murmur2_final(h);
+}
+
+/* An item's seed-independent part: its mixed blocks and tail. */
+typedef struct {
+    uint32_t len32;                         /* (uint32_t)len */
+    uint32_t nblocks;                       /* whole 4-byte blocks */
+    uint32_t tail;                          /* tail bytes, already combined */
+    uint32_t has_tail;                      /* len % 4 != 0 */
+    uint32_t blocks[FR_MURMUR2_MAXBLOCKS];  /* mixed blocks */
+} fr_murmur2_state;
+
+/* Fill st for key[0..len).  Returns 1 on success, 0 when the item has more
+ * than FR_MURMUR2_MAXBLOCKS blocks (then hash with fr_murmur2 per seed). */
+static inline int fr_murmur2_prepare(fr_murmur2_state *st, const void *key, size_t len) {
+    const unsigned char *p = (const unsigned char *)key;
+    size_t nb = len / 4, i;
+    if (nb > FR_MURMUR2_MAXBLOCKS) return 0;
+    st->len32 = (uint32_t)len;
+    st->nblocks = (uint32_t)nb;
+    for (i = 0; i < nb; i++) st->blocks[i] = fr_murmur2_mixblock(fr_le32(p + 4 * i));
+    st->has_tail = (len & 3) != 0;
+    st->tail = fr_murmur2_tail(p + 4 * nb, len & 3);
+    return 1;
+}
+
+/* MurmurHash2 of the prepared item under seed; equals fr_murmur2(key, len, seed). */
+static inline uint32_t fr_murmur2_seeded(const fr_murmur2_state *st, uint32_t seed) {
+    uint32_t h = seed ^ st->len32, i;
+    for (i = 0; i < st->nblocks; i++) {
+        h *= FR_MURMUR2_M;
+        h ^= st->blocks[i];
+    }
+    if (st->has_tail) {
+        h ^= st->tail;
+        h *= FR_MURMUR2_M;
+    }
+    return fr_murmur2_final(h);
+}
+
+/* ---- Integers as items ---------------------------------------------------
+ * redis-py sends an int member as its decimal text, so the numpy batch paths
+ * hash the decimal text of each integer, written here into a caller buffer
+ * (no Python object per item).  buf must hold FR_DEC_MAX bytes; the text is
+ * not NUL-terminated; the length is returned. */
+#define FR_DEC_MAX 21
+
+static inline size_t fr_dec_u64(uint64_t v, int negative, char *buf) {
+    char tmp[FR_DEC_MAX];
+    size_t n = 0, i = 0;
+    do {
+        tmp[n++] = (char)('0' + (int)(v % 10u));
+        v /= 10u;
+    } while (v);
+    if (negative) buf[i++] = '-';
+    while (n) buf[i++] = tmp[--n];
+    return i;
+}
+
+static inline size_t fr_dec_i64(int64_t v, char *buf) {
+    /* magnitude computed in unsigned arithmetic: INT64_MIN is safe */
+    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    return fr_dec_u64(mag, v < 0, buf);
+}
+
+#endif /* FASTRANK_MURMUR_H */

@@ -1,0 +1,614 @@
+/* _topk.c -- HeavyKeeper Top-K, step for step what RedisBloom 2.8 does.
+ *
+ * THE STRUCTURE
+ * HeavyKeeper (Gong et al., "HeavyKeeper: An Accurate Algorithm for Finding
+ * Top-k Elephant Flows", USENIX ATC 2018) keeps depth rows of width buckets,
+ * each bucket a (fingerprint, count) pair, plus a min-heap of the k items
+ * currently believed heaviest.  An item's fingerprint and its bucket in each
+ * row come from independent hashes.  A bucket the item owns grows; an empty
+ * bucket is taken; a bucket owned by someone else is "decayed": its count
+ * drops by one with probability decay^count, so big owners are almost never
+ * evicted while small ones are quickly replaced.  The heap is fed with the
+ * largest count the item reached in any row.
+ *
+ * WHAT WE MATCH (RedisBloom 2.8.2, COMPAT.md section 5)
+ *   - fingerprint = MurmurHash2(item, seed 1919); the bucket of row i is
+ *     MurmurHash2(item, seed i) mod width (see _murmur.h);
+ *   - buckets are one row-major array of (fp u32, count u32);
+ *   - decay probability for a bucket holding c: lookup[c] for c < 256, where
+ *     lookup[j] = pow(decay, j); otherwise lookup[255]^(c div 255) times
+ *     lookup[c mod 255] (RedisBloom's approximation, kept as is);
+ *   - adding item x with increment n, per row: a free bucket is taken with
+ *     count n; an owned bucket adds n; a foreign bucket is decayed up to n
+ *     times, and if it reaches 0 on the step where r of the n units remain,
+ *     x takes it with count r.  maxCount is the largest count x ended with in
+ *     any row (0 if it won none);
+ *   - the heap is offered x only if maxCount >= the heap minimum as it was
+ *     BEFORE this add.  If x is already in the heap (same fingerprint, length
+ *     and bytes) its count is SET to maxCount (it may go down) and it is sifted
+ *     down; otherwise x overwrites slot 0 (the minimum, possibly an empty slot
+ *     with count 0) and the previous occupant of slot 0 is reported expelled;
+ *   - the sift-down is RedisBloom's exact variant (identical heaps need it):
+ *     choose the left child unless it is strictly greater than the right; on
+ *     the first step stop only if that child is strictly greater than the
+ *     start (so a tie swaps); afterwards keep going while the next chosen
+ *     child is strictly less than the moving element.  Nothing is ever
+ *     sifted up;
+ *   - LIST is the heap sorted by count, descending, ties in heap-array order
+ *     (glibc's qsort is a stable merge sort there), ending at the first
+ *     count-0 slot;
+ *   - COUNT is the largest count among the rows whose bucket holds x's
+ *     fingerprint; when x is in the heap, only buckets with count >= the heap
+ *     minimum take part.  QUERY is "x is in the heap", bytes compared.
+ *
+ * WHERE WE DEPART
+ *   - RedisBloom draws its decay coin from libc rand(), seeded by the server
+ *     at start and shared with unrelated commands, so its results with
+ *     collisions are not reproducible even against itself.  We use our own
+ *     xoshiro256** generator (Blackman and Vigna), seeded through splitmix64,
+ *     drawing doubles in [0, 1) from the top 53 bits.  Hence: whenever no
+ *     decay step happens (no collisions) or decay == 1 (every step
+ *     decrements; RedisBloom's rand() == RAND_MAX exception has probability
+ *     2^-31 per step and is not reproduced) our replies equal RedisBloom's
+ *     reply for reply; otherwise they agree statistically only.
+ *   - Beyond RedisBloom: fr_topk_merge (two sketches of one shape) and a
+ *     batch path over integer items hashed as their decimal text.
+ *   - Items are kept with their full bytes.  RedisBloom returns expelled and
+ *     listed names as C strings (cut at the first NUL byte); that cut is the
+ *     Engine's business, not the core's.
+ *
+ * SERIALIZED FORM (ours; version 1; all little-endian)
+ *
+ *    offset  size     field
+ *    0       4        magic "FRTK"
+ *    4       2        format version (1)
+ *    6       2        reserved, 0
+ *    8       4        k
+ *    12      4        width
+ *    16      4        depth
+ *    20      4        reserved, 0
+ *    24      8        decay (IEEE-754 double bits), 0 < decay <= 1
+ *    32      32       generator state, 4 x u64
+ *    64      8*w*d    buckets: fp u32, count u32, row-major
+ *    ...     k slots  each: fp u32, count u32, len u64 (UINT64_MAX = empty
+ *                     slot, then fp = count = 0), then len item bytes
+ *
+ * fr_topk_deserialize accepts only that exact length and a valid heap
+ * (fr_topk_check).
+ */
+#include "_topk.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "_murmur.h"
+
+/* ---- Generator: xoshiro256**, seeded by splitmix64 ---------------------- */
+
+static uint64_t splitmix64(uint64_t *x) {
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static inline uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static inline uint64_t topk_rand64(fr_topk *t) {
+    uint64_t *s = t->rng;
+    uint64_t result = rotl64(s[1] * 5u, 7) * 9u;
+    uint64_t tmp = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= tmp;
+    s[3] = rotl64(s[3], 45);
+    return result;
+}
+
+/* A double uniform in [0, 1). */
+static inline double topk_chance(fr_topk *t) {
+    return (double)(topk_rand64(t) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+void fr_topk_seed(fr_topk *t, uint64_t seed) {
+    int i;
+    for (i = 0; i < 4; i++) t->rng[i] = splitmix64(&seed);
+}
+
+/* ---- Lifetime ------------------------------------------------------------ */
+
+/* Make t an empty sketch.  Preconditions (checked by the caller, with
+ * RedisBloom's messages): k, width, depth >= 1; 0 < decay <= 1.
+ * FR_TOPK_ENOMEM if allocation fails (t then owns nothing). */
+int fr_topk_init(fr_topk *t, uint32_t k, uint32_t width, uint32_t depth, double decay,
+                 uint64_t seed) {
+    size_t j;
+    memset(t, 0, sizeof *t);
+    if ((size_t)width > SIZE_MAX / sizeof(fr_topk_bucket) / depth) return FR_TOPK_ENOMEM;
+    t->buckets = (fr_topk_bucket *)calloc((size_t)width * depth, sizeof(fr_topk_bucket));
+    t->heap = (fr_topk_slot *)calloc(k, sizeof(fr_topk_slot));
+    if (!t->buckets || !t->heap) {
+        free(t->buckets);
+        free(t->heap);
+        memset(t, 0, sizeof *t);
+        return FR_TOPK_ENOMEM;
+    }
+    t->k = k;
+    t->width = width;
+    t->depth = depth;
+    t->decay = decay;
+    for (j = 0; j < FR_TOPK_DECAY_TABLE; j++) t->lookup[j] = pow(decay, (double)j);
+    fr_topk_seed(t, seed);
+    return FR_TOPK_OK;
+}
+
+/* Free everything t owns; t becomes an empty shell (safe to release twice). */
+void fr_topk_release(fr_topk *t) {
+    uint32_t i;
+    if (t->heap)
+        for (i = 0; i < t->k; i++) free(t->heap[i].item);
+    free(t->heap);
+    free(t->buckets);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- Heap ------------------------------------------------------------ */
+
+uint32_t fr_topk_heap_min(const fr_topk *t) { return t->heap[0].count; }
+
+/* Slot index of the item in the heap, or -1.  Searched from the last slot
+ * down, as RedisBloom does (only the result matters: items are unique). */
+static long topk_heap_find(const fr_topk *t, const void *item, size_t len, uint32_t fp) {
+    long i;
+    for (i = (long)t->k - 1; i >= 0; i--) {
+        const fr_topk_slot *s = &t->heap[i];
+        if (s->fp == fp && s->item && s->len == len && (len == 0 || memcmp(s->item, item, len) == 0))
+            return i;
+    }
+    return -1;
+}
+
+/* Index of the child of `parent` the sift-down follows: the left one unless it
+ * is strictly greater than the right one.  Precondition: a left child exists. */
+static inline size_t topk_pick_child(const fr_topk_slot *h, size_t n, size_t parent) {
+    size_t child = 2 * parent + 1;
+    if (child + 1 < n && h[child].count > h[child + 1].count) child++;
+    return child;
+}
+
+/* RedisBloom's sift-down from `start` (rules in the essay). */
+static void topk_sift_down(fr_topk_slot *h, size_t n, size_t start) {
+    size_t child;
+    fr_topk_slot moving;
+    if (2 * start + 1 >= n) return;
+    child = topk_pick_child(h, n, start);
+    if (h[child].count > h[start].count) return;
+    moving = h[start];
+    for (;;) {
+        h[start] = h[child];
+        start = child;
+        if (2 * start + 1 >= n) break;
+        child = topk_pick_child(h, n, start);
+        if (!(h[child].count < moving.count)) break;
+    }
+    h[start] = moving;
+}
+
+/* Put (item, fp, count) into slot s, reusing its buffer when large enough.
+ * FR_TOPK_ENOMEM leaves the slot as it was. */
+static int topk_slot_store(fr_topk_slot *s, const void *item, size_t len, uint32_t fp,
+                           uint32_t count) {
+    if (!s->item || s->cap < len || s->cap == 0) {
+        size_t cap = len ? len : 1;
+        unsigned char *p = (unsigned char *)realloc(s->item, cap);
+        if (!p) return FR_TOPK_ENOMEM;
+        s->item = p;
+        s->cap = cap;
+    }
+    if (len) memcpy(s->item, item, len);
+    s->len = len;
+    s->fp = fp;
+    s->count = count;
+    return FR_TOPK_OK;
+}
+
+/* ---- Add --------------------------------------------------------------- */
+
+/* Probability that a foreign bucket holding c is decremented. */
+static inline double topk_decay_prob(const fr_topk *t, uint32_t c) {
+    if (c < FR_TOPK_DECAY_TABLE) return t->lookup[c];
+    return pow(t->lookup[255], (double)(c / 255)) * t->lookup[c % 255];
+}
+
+/* One row's bucket for the item: update it; the count the item now holds
+ * there (0 if another item still owns it). */
+static uint32_t topk_bucket_add(fr_topk *t, fr_topk_bucket *b, uint32_t fp, uint32_t incr) {
+    uint32_t r;
+    if (b->count == 0) {
+        b->fp = fp;
+        b->count = incr;
+        return incr;
+    }
+    if (b->fp == fp) {
+        b->count += incr; /* 32-bit, as RedisBloom */
+        return b->count;
+    }
+    for (r = incr; r > 0; r--) {
+        if (topk_chance(t) < topk_decay_prob(t, b->count)) {
+            if (--b->count == 0) {
+                b->fp = fp;
+                b->count = r;
+                return r;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The buckets step for an item with prepared hash state (or the raw bytes
+ * when st is NULL); the item's maxCount. */
+static uint32_t topk_update(fr_topk *t, const fr_murmur2_state *st, const void *item,
+                            size_t len, uint32_t fp, uint32_t incr) {
+    uint32_t i, max = 0;
+    for (i = 0; i < t->depth; i++) {
+        uint32_t h = st ? fr_murmur2_seeded(st, i) : fr_murmur2(item, len, i);
+        uint32_t got = topk_bucket_add(t, &t->buckets[(size_t)i * t->width + h % t->width], fp, incr);
+        if (got > max) max = got;
+    }
+    return max;
+}
+
+/* The heap step (see essay).  When the item replaces a previous occupant of
+ * slot 0: if `expelled` is non-NULL the occupant's buffer moves to the caller
+ * (*expelled, *expelled_len, free() it) and *has_expelled = 1; if NULL its
+ * buffer is reused. */
+static int topk_offer(fr_topk *t, const void *item, size_t len, uint32_t fp, uint32_t max,
+                      uint32_t heap_min, unsigned char **expelled, size_t *expelled_len,
+                      int *has_expelled) {
+    long at;
+    fr_topk_slot *s0 = &t->heap[0];
+    if (max < heap_min) return FR_TOPK_OK;
+    at = topk_heap_find(t, item, len, fp);
+    if (at >= 0) {
+        t->heap[at].count = max;
+        topk_sift_down(t->heap, t->k, (size_t)at);
+        return FR_TOPK_OK;
+    }
+    if (expelled && s0->item) {
+        fr_topk_slot fresh;
+        memset(&fresh, 0, sizeof fresh);
+        if (topk_slot_store(&fresh, item, len, fp, max) != FR_TOPK_OK) return FR_TOPK_ENOMEM;
+        *expelled = s0->item;
+        *expelled_len = s0->len;
+        *has_expelled = 1;
+        *s0 = fresh;
+    } else if (topk_slot_store(s0, item, len, fp, max) != FR_TOPK_OK) {
+        return FR_TOPK_ENOMEM;
+    }
+    topk_sift_down(t->heap, t->k, 0);
+    return FR_TOPK_OK;
+}
+
+/* TOPK.INCRBY item incr (TOPK.ADD is incr 1).  *has_expelled is set to 0, or
+ * to 1 with the expelled item's bytes handed over in *expelled (caller frees
+ * with free()).  FR_TOPK_ENOMEM: the buckets may have been updated but the
+ * heap was not. */
+int fr_topk_add(fr_topk *t, const void *item, size_t len, uint32_t incr,
+                unsigned char **expelled, size_t *expelled_len, int *has_expelled) {
+    fr_murmur2_state st;
+    int prepared = fr_murmur2_prepare(&st, item, len);
+    uint32_t heap_min = t->heap[0].count;
+    uint32_t fp = prepared ? fr_murmur2_seeded(&st, FR_TOPK_FP_SEED)
+                           : fr_murmur2(item, len, FR_TOPK_FP_SEED);
+    uint32_t max = topk_update(t, prepared ? &st : NULL, item, len, fp, incr);
+    *has_expelled = 0;
+    *expelled = NULL;
+    *expelled_len = 0;
+    return topk_offer(t, item, len, fp, max, heap_min, expelled, expelled_len, has_expelled);
+}
+
+/* Add n integer items (int64, or uint64 when is_unsigned), each hashed as its
+ * decimal text, with increments incrs[j] (or incr1 when incrs is NULL).
+ * Expelled items are dropped.  FR_TOPK_ENOMEM stops at the failing item. */
+int fr_topk_add_ints(fr_topk *t, const void *items, int is_unsigned, size_t n,
+                     const uint32_t *incrs, uint32_t incr1) {
+    char buf[FR_DEC_MAX];
+    fr_murmur2_state st;
+    size_t j;
+    for (j = 0; j < n; j++) {
+        size_t len = is_unsigned ? fr_dec_u64(((const uint64_t *)items)[j], 0, buf)
+                                 : fr_dec_i64(((const int64_t *)items)[j], buf);
+        uint32_t heap_min = t->heap[0].count, fp, max;
+        fr_murmur2_prepare(&st, buf, len);
+        fp = fr_murmur2_seeded(&st, FR_TOPK_FP_SEED);
+        max = topk_update(t, &st, buf, len, fp, incrs ? incrs[j] : incr1);
+        if (topk_offer(t, buf, len, fp, max, heap_min, NULL, NULL, NULL) != FR_TOPK_OK)
+            return FR_TOPK_ENOMEM;
+    }
+    return FR_TOPK_OK;
+}
+
+/* ---- Reads ------------------------------------------------------------- */
+
+/* 1 if the item is in the heap (TOPK.QUERY), else 0. */
+int fr_topk_query(const fr_topk *t, const void *item, size_t len) {
+    return topk_heap_find(t, item, len, fr_murmur2(item, len, FR_TOPK_FP_SEED)) >= 0;
+}
+
+/* TOPK.COUNT: the largest count among rows whose bucket holds the item's
+ * fingerprint; for an item in the heap only counts >= the heap minimum. */
+uint32_t fr_topk_count(const fr_topk *t, const void *item, size_t len) {
+    uint32_t fp = fr_murmur2(item, len, FR_TOPK_FP_SEED), i, max = 0;
+    int in_heap = topk_heap_find(t, item, len, fp) >= 0;
+    uint32_t heap_min = t->heap[0].count;
+    for (i = 0; i < t->depth; i++) {
+        uint32_t h = fr_murmur2(item, len, i);
+        const fr_topk_bucket *b = &t->buckets[(size_t)i * t->width + h % t->width];
+        if (b->fp != fp) continue;
+        if (in_heap && b->count < heap_min) continue;
+        if (b->count > max) max = b->count;
+    }
+    return max;
+}
+
+/* TOPK.LIST: write into order[0..n) the heap slots by count descending, ties
+ * in slot order, stopping before the first count-0 slot; return n.  order
+ * must hold 2 * k entries (the second half is merge-sort scratch). */
+size_t fr_topk_list(const fr_topk *t, uint32_t *order) {
+    uint32_t *a = order, *b = order + t->k, *tmp;
+    size_t n = t->k, width, i;
+    for (i = 0; i < n; i++) a[i] = (uint32_t)i;
+    /* bottom-up merge sort: stable, O(k log k) */
+    for (width = 1; width < n; width *= 2) {
+        size_t lo;
+        for (lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n;
+            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t x = lo, y = mid, o = lo;
+            while (x < mid && y < hi)
+                b[o++] = t->heap[a[y]].count > t->heap[a[x]].count ? a[y++] : a[x++];
+            while (x < mid) b[o++] = a[x++];
+            while (y < hi) b[o++] = a[y++];
+        }
+        tmp = a;
+        a = b;
+        b = tmp;
+    }
+    if (a != order) memcpy(order, a, n * sizeof *order);
+    for (i = 0; i < n; i++)
+        if (t->heap[order[i]].count == 0) break;
+    return i;
+}
+
+/* ---- Merge (beyond RedisBloom) ------------------------------------------- */
+
+/* A merge candidate: an item of either heap with its combined estimate. */
+typedef struct {
+    const fr_topk_slot *slot;
+    uint64_t est;
+    size_t order; /* discovery order: dst's slots first, then src's */
+} topk_candidate;
+
+/* The item's count in t: its heap count if present, else its COUNT estimate. */
+static uint64_t topk_estimate(const fr_topk *t, const fr_topk_slot *s) {
+    long at = topk_heap_find(t, s->item, s->len, s->fp);
+    if (at >= 0) return t->heap[at].count;
+    return fr_topk_count(t, s->item, s->len);
+}
+
+static int topk_candidate_cmp(const void *pa, const void *pb) {
+    const topk_candidate *a = (const topk_candidate *)pa, *b = (const topk_candidate *)pb;
+    if (a->est != b->est) return a->est > b->est ? -1 : 1;
+    return a->order < b->order ? -1 : (a->order > b->order);
+}
+
+/* Merge src into dst (same k, width, depth and decay, else FR_TOPK_ESHAPE).
+ * Buckets: equal fingerprints add; a free bucket takes the other; two owners
+ * cancel, the larger keeping the difference.  Heap: every item of either heap
+ * is re-estimated as its count in dst plus its count in src (heap count when
+ * held, COUNT estimate otherwise); the k largest (ties: dst's items first, in
+ * slot order) form the new heap.  dst may be src (counts double).
+ * FR_TOPK_ENOMEM leaves dst unchanged. */
+int fr_topk_merge(fr_topk *dst, const fr_topk *src) {
+    size_t nc = 0, i, cells = (size_t)dst->width * dst->depth, keep;
+    topk_candidate *cand;
+    fr_topk_slot *heap;
+    uint32_t s;
+    if (dst->k != src->k || dst->width != src->width || dst->depth != src->depth ||
+        dst->decay != src->decay)
+        return FR_TOPK_ESHAPE;
+    cand = (topk_candidate *)malloc(2 * (size_t)dst->k * sizeof *cand);
+    heap = (fr_topk_slot *)calloc(dst->k, sizeof *heap);
+    if (!cand || !heap) {
+        free(cand);
+        free(heap);
+        return FR_TOPK_ENOMEM;
+    }
+    /* 1. candidates and their combined estimates, before anything changes */
+    for (s = 0; s < dst->k; s++) {
+        const fr_topk_slot *x = &dst->heap[s];
+        if (!x->item) continue;
+        cand[nc].slot = x;
+        cand[nc].est = (uint64_t)x->count + topk_estimate(src, x);
+        cand[nc].order = nc;
+        nc++;
+    }
+    for (s = 0; s < src->k; s++) {
+        const fr_topk_slot *x = &src->heap[s];
+        if (!x->item || topk_heap_find(dst, x->item, x->len, x->fp) >= 0) continue;
+        cand[nc].slot = x;
+        cand[nc].est = (uint64_t)x->count + fr_topk_count(dst, x->item, x->len);
+        cand[nc].order = nc;
+        nc++;
+    }
+    qsort(cand, nc, sizeof *cand, topk_candidate_cmp);
+    keep = nc < dst->k ? nc : dst->k;
+    /* 2. the new heap, ascending = a valid min-heap (empty slots first) */
+    for (i = 0; i < keep; i++) {
+        const topk_candidate *c = &cand[keep - 1 - i];
+        fr_topk_slot *h = &heap[dst->k - keep + i];
+        uint32_t est = c->est > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)c->est;
+        if (topk_slot_store(h, c->slot->item, c->slot->len, c->slot->fp, est) != FR_TOPK_OK) {
+            for (s = 0; s < dst->k; s++) free(heap[s].item);
+            free(heap);
+            free(cand);
+            return FR_TOPK_ENOMEM;
+        }
+    }
+    free(cand);
+    /* 3. buckets (nothing can fail from here on) */
+    for (i = 0; i < cells; i++) {
+        fr_topk_bucket *a = &dst->buckets[i];
+        const fr_topk_bucket b = src->buckets[i];
+        if (b.count == 0) continue;
+        if (a->count == 0) {
+            *a = b;
+        } else if (a->fp == b.fp) {
+            uint64_t sum = (uint64_t)a->count + b.count;
+            a->count = sum > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)sum;
+        } else if (b.count > a->count) {
+            a->fp = b.fp;
+            a->count = b.count - a->count;
+        } else {
+            a->count -= b.count;
+        }
+    }
+    for (s = 0; s < dst->k; s++) free(dst->heap[s].item);
+    free(dst->heap);
+    dst->heap = heap;
+    return FR_TOPK_OK;
+}
+
+/* ---- Checks ---------------------------------------------------------- */
+
+/* 0 if t's invariants hold: min-heap order, empty slots have count 0 and no
+ * fingerprint, items in the heap are distinct; -1 otherwise. */
+int fr_topk_check(const fr_topk *t) {
+    size_t i, j;
+    for (i = 0; i < t->k; i++) {
+        const fr_topk_slot *s = &t->heap[i];
+        if (i > 0 && t->heap[(i - 1) / 2].count > s->count) return -1;
+        if (!s->item && (s->count != 0 || s->fp != 0 || s->len != 0)) return -1;
+        if (s->item && s->fp != fr_murmur2(s->item, s->len, FR_TOPK_FP_SEED)) return -1;
+    }
+    for (i = 0; i < t->k; i++) {
+        if (!t->heap[i].item) continue;
+        for (j = i + 1; j < t->k; j++)
+            if (t->heap[j].item && t->heap[j].len == t->heap[i].len &&
+                memcmp(t->heap[j].item, t->heap[i].item, t->heap[i].len) == 0)
+                return -1;
+    }
+    return 0;
+}
+
+/* ---- Serialized form (layout in the essay above) -------------------------- */
+
+static void tk_put(unsigned char *p, uint64_t v, int bytes) {
+    int i;
+    for (i = 0; i < bytes; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t tk_get(const unsigned char *p, int bytes) {
+    uint64_t v = 0;
+    int i;
+    for (i = bytes - 1; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+#define FR_TOPK_HEADER 64
+#define FR_TOPK_SLOT_HEADER 16
+
+size_t fr_topk_serialized_size(const fr_topk *t) {
+    size_t n = FR_TOPK_HEADER + 8 * (size_t)t->width * t->depth, i;
+    for (i = 0; i < t->k; i++) n += FR_TOPK_SLOT_HEADER + (t->heap[i].item ? t->heap[i].len : 0);
+    return n;
+}
+
+void fr_topk_serialize(const fr_topk *t, unsigned char *out) {
+    size_t i, cells = (size_t)t->width * t->depth;
+    uint64_t bits;
+    memcpy(out, "FRTK", 4);
+    tk_put(out + 4, 1, 2);
+    tk_put(out + 6, 0, 2);
+    tk_put(out + 8, t->k, 4);
+    tk_put(out + 12, t->width, 4);
+    tk_put(out + 16, t->depth, 4);
+    tk_put(out + 20, 0, 4);
+    memcpy(&bits, &t->decay, 8);
+    tk_put(out + 24, bits, 8);
+    for (i = 0; i < 4; i++) tk_put(out + 32 + 8 * i, t->rng[i], 8);
+    out += FR_TOPK_HEADER;
+    for (i = 0; i < cells; i++) {
+        tk_put(out, t->buckets[i].fp, 4);
+        tk_put(out + 4, t->buckets[i].count, 4);
+        out += 8;
+    }
+    for (i = 0; i < t->k; i++) {
+        const fr_topk_slot *s = &t->heap[i];
+        tk_put(out, s->fp, 4);
+        tk_put(out + 4, s->count, 4);
+        tk_put(out + 8, s->item ? (uint64_t)s->len : UINT64_MAX, 8);
+        out += FR_TOPK_SLOT_HEADER;
+        if (s->item && s->len) {
+            memcpy(out, s->item, s->len);
+            out += s->len;
+        }
+    }
+}
+
+/* t (uninitialised) becomes the serialized sketch; FR_TOPK_EFORMAT for
+ * anything but an exact, valid version-1 serialization (t then owns nothing). */
+int fr_topk_deserialize(fr_topk *t, const unsigned char *buf, size_t len) {
+    uint64_t k, w, d, bits, n;
+    double decay;
+    size_t i, cells, left;
+    const unsigned char *p;
+    memset(t, 0, sizeof *t);
+    if (len < FR_TOPK_HEADER || memcmp(buf, "FRTK", 4) != 0) return FR_TOPK_EFORMAT;
+    if (tk_get(buf + 4, 2) != 1 || tk_get(buf + 6, 2) != 0 || tk_get(buf + 20, 4) != 0)
+        return FR_TOPK_EFORMAT;
+    k = tk_get(buf + 8, 4);
+    w = tk_get(buf + 12, 4);
+    d = tk_get(buf + 16, 4);
+    bits = tk_get(buf + 24, 8);
+    memcpy(&decay, &bits, 8);
+    if (k == 0 || w == 0 || d == 0 || !(decay > 0.0 && decay <= 1.0)) return FR_TOPK_EFORMAT;
+    cells = (size_t)w * (size_t)d;
+    left = len - FR_TOPK_HEADER;
+    if (cells > left / 8 || k > (left - 8 * cells) / FR_TOPK_SLOT_HEADER) return FR_TOPK_EFORMAT;
+    if (fr_topk_init(t, (uint32_t)k, (uint32_t)w, (uint32_t)d, decay, 0) != FR_TOPK_OK)
+        return FR_TOPK_ENOMEM;
+    for (i = 0; i < 4; i++) t->rng[i] = tk_get(buf + 32 + 8 * i, 8);
+    p = buf + FR_TOPK_HEADER;
+    for (i = 0; i < cells; i++) {
+        t->buckets[i].fp = (uint32_t)tk_get(p, 4);
+        t->buckets[i].count = (uint32_t)tk_get(p + 4, 4);
+        p += 8;
+    }
+    left -= 8 * cells;
+    for (i = 0; i < k; i++) {
+        fr_topk_slot *s = &t->heap[i];
+        if (left < FR_TOPK_SLOT_HEADER) goto bad;
+        s->fp = (uint32_t)tk_get(p, 4);
+        s->count = (uint32_t)tk_get(p + 4, 4);
+        n = tk_get(p + 8, 8);
+        p += FR_TOPK_SLOT_HEADER;
+        left -= FR_TOPK_SLOT_HEADER;
+        if (n == UINT64_MAX) continue;
+        if (n > left) goto bad;
+        if (topk_slot_store(s, p, (size_t)n, s->fp, s->count) != FR_TOPK_OK) {
+            fr_topk_release(t);
+            return FR_TOPK_ENOMEM;
+        }
+        p += n;
+        left -= (size_t)n;
+    }
+    if (left != 0 || fr_topk_check(t) != 0) goto bad;
+    return FR_TOPK_OK;
+bad:
+    fr_topk_release(t);
+    return FR_TOPK_EFORMAT;
+}

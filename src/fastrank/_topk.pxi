@@ -1,0 +1,322 @@
+# _topk.pxi -- TopK: RedisBloom 2.8's HeavyKeeper Top-K as a Python class
+# (included by _core.pyx after _cms.pxi, whose item helpers and error-text
+# constants it uses).  The C structure and its design essay are in _topk.c.
+import os as _sk_os
+
+
+cdef class TopK:
+    """The k heaviest items of a stream: HeavyKeeper as RedisBloom 2.8 runs it.
+
+    ``depth x width`` buckets of (fingerprint, count) and a min-heap of ``k``
+    items, with RedisBloom's hashing (MurmurHash2; fingerprint seed 1919),
+    decay table and heap rules.  When ``decay == 1`` or no two items meet in
+    a bucket, every reply equals RedisBloom's (the expelled item of
+    ``add``/``incrby``, ``list``, ``query``, ``count``, ``info``).  Otherwise
+    the decay coin comes from fastrank's own generator (xoshiro256**), so a
+    run is reproducible given ``seed`` (RedisBloom's libc ``rand()`` is not)
+    and agrees with RedisBloom statistically.
+
+    >>> t = TopK(3, 1000, 5, 0.9, seed=1)
+    >>> t.add(["a", "b", "c", "d", "a", "a", "b"])
+    [None, None, None, b'a', b'c', None, None]
+    >>> t.list(withcount=True)
+    [(b'a', 3), (b'b', 2), (b'd', 1)]
+
+    :param k: heap size, an int >= 1 (ValueError ``TopK: invalid k``).
+    :param width: buckets per row, int >= 1 (``TopK: invalid width``).
+    :param depth: rows, int >= 1 (``TopK: invalid depth``).
+    :param decay: in (0, 1] (``TopK: invalid decay value. must be '<= 1' &
+        '> 0'``).
+    :param seed: an int seeding the decay generator; None draws one from
+        ``os.urandom``.
+    """
+
+    cdef fr_topk t
+    cdef uint32_t *order  # 2k scratch for list()
+
+    def __cinit__(self, *args, **kwargs):
+        self.t.heap = NULL
+        self.t.k = 0
+        self.order = NULL
+
+    def __init__(self, k, width=8, depth=7, decay=0.9, seed=None):
+        cdef Py_ssize_t kk = _sk_dim(k, TOPK_ERR_K, 0xFFFFFFFF)
+        cdef Py_ssize_t w = _sk_dim(width, TOPK_ERR_WIDTH, 0xFFFFFFFF)
+        cdef Py_ssize_t d = _sk_dim(depth, TOPK_ERR_DEPTH, 0xFFFFFFFF)
+        if isinstance(decay, bool) or not isinstance(decay, (int, float, np.integer, np.floating)):
+            raise TypeError(TOPK_ERR_DECAY)
+        cdef double dc = decay
+        if not (dc > 0.0 and dc <= 1.0):
+            raise ValueError(TOPK_ERR_DECAY)
+        cdef uint64_t s = _sk_seed(seed)
+        cdef fr_topk fresh
+        if fr_topk_init(&fresh, <uint32_t>kk, <uint32_t>w, <uint32_t>d, dc, s) != FR_TOPK_OK:
+            raise MemoryError(f"cannot allocate a TopK of k={kk}, {w} x {d}")
+        self._adopt(&fresh)
+
+    cdef int _adopt(self, fr_topk *fresh) except -1:
+        cdef uint32_t *order = <uint32_t *>malloc(2 * <size_t>fresh.k * sizeof(uint32_t))
+        if order == NULL:
+            fr_topk_release(fresh)
+            raise MemoryError()
+        fr_topk_release(&self.t)
+        free(self.order)
+        self.t = fresh[0]
+        self.order = order
+        return 0
+
+    def __dealloc__(self):
+        fr_topk_release(&self.t)
+        free(self.order)
+
+    # -- properties ----------------------------------------------------------
+    @property
+    def k(self):
+        return self.t.k
+
+    @property
+    def width(self):
+        return self.t.width
+
+    @property
+    def depth(self):
+        return self.t.depth
+
+    @property
+    def decay(self):
+        return self.t.decay
+
+    def info(self):
+        """TOPK.INFO as a dict: ``{'k', 'width', 'depth', 'decay'}``. O(1)."""
+        return {"k": self.t.k, "width": self.t.width, "depth": self.t.depth,
+                "decay": self.t.decay}
+
+    def seed(self, seed):
+        """Re-seed the decay generator (None: from os.urandom). O(1)."""
+        fr_topk_seed(&self.t, _sk_seed(seed))
+
+    # -- adding ----------------------------------------------------------------
+    def add(self, items):
+        """TOPK.ADD: add each item once, in order. O(n * (depth + k)).
+
+        Returns, per item, the item it expelled from the heap (bytes), or
+        None.  Items are bytes/str/int/float (as redis-py encodes them).
+
+        >>> t = TopK(1, 100, 3, 1.0)
+        >>> t.add(["x", "y"])
+        [None, b'x']
+        """
+        return self._add(_sk_items(items.tolist() if isinstance(items, np.ndarray) else items),
+                         None)
+
+    def incrby(self, items, increments):
+        """TOPK.INCRBY: add each increment to its item, in order.
+        O(n * (depth * increment + k)) -- a decaying bucket costs one coin per
+        unit of increment, as in RedisBloom.
+
+        increments: one int for all or a sequence of ints in [0, 100000];
+        all are checked before anything changes (unlike RedisBloom, which
+        stops half way and corrupts its reply).  Returns the expelled items
+        as ``add`` does.
+
+        :raises ValueError/TypeError: ``TopK: increment must be an integer
+            greater or equal to 0 ... and smaller or equal to 100,000`` (the
+            exact text is ``TOPK_ERR_INCREMENT``); lengths that differ.
+        """
+        seq = _sk_items(items.tolist() if isinstance(items, np.ndarray) else items)
+        incr = _sk_uint_increments(increments, len(seq), TOPK_MAX_INCREMENT,
+                                   TOPK_ERR_INCREMENT, TOPK_ERR_INCREMENT, TOPK_ERR_INCREMENT)
+        return self._add(seq, incr)
+
+    cdef list _add(self, list seq, cnp.ndarray incr):
+        cdef Py_ssize_t i, n = len(seq), size
+        cdef const char *p
+        cdef unsigned char *gone
+        cdef size_t gone_len
+        cdef int has_gone, rc
+        cdef uint64_t *inc = <uint64_t *>incr.data if incr is not None else NULL
+        out = [None] * n
+        for i in range(n):
+            p = _sk_ptr(seq[i], &size)
+            rc = fr_topk_add(&self.t, p, size, <uint32_t>(inc[i] if inc != NULL else 1),
+                             &gone, &gone_len, &has_gone)
+            if rc != FR_TOPK_OK:
+                raise MemoryError()
+            if has_gone:
+                try:
+                    out[i] = PyBytes_FromStringAndSize(<char *>gone, gone_len)
+                finally:
+                    free(gone)
+        return out
+
+    def add_many(self, items, increments=None):
+        """Add a stream of items (with increments, default 1 each), dropping
+        the expelled-item replies. O(n * (depth + k)).
+
+        A numpy integer array is hashed as each number's decimal text (as
+        redis-py sends ints) in one C loop with no Python object per item;
+        other sequences go item by item.  Same result as ``incrby``.
+        """
+        cdef cnp.ndarray arr = _sk_int_array(items)
+        cdef cnp.ndarray incr
+        cdef cnp.ndarray inc32
+        cdef Py_ssize_t n
+        cdef bint unsigned
+        cdef int rc
+        if arr is None:
+            if increments is None:
+                self._add(_sk_items(items.tolist() if isinstance(items, np.ndarray) else items),
+                          None)
+            else:
+                self.incrby(items, increments)
+            return None
+        n = arr.shape[0]
+        if increments is None:
+            inc32 = None
+        else:
+            incr = _sk_uint_increments(increments, n, TOPK_MAX_INCREMENT, TOPK_ERR_INCREMENT,
+                                       TOPK_ERR_INCREMENT, TOPK_ERR_INCREMENT)
+            inc32 = np.ascontiguousarray(incr, dtype=np.uint32)
+        unsigned = arr.dtype.kind == "u"
+        with nogil:
+            rc = fr_topk_add_ints(&self.t, arr.data, unsigned, n,
+                                  <uint32_t *>inc32.data if inc32 is not None else NULL, 1)
+        if rc != FR_TOPK_OK:
+            raise MemoryError()
+        return None
+
+    # -- reads -------------------------------------------------------------------
+    def query(self, items):
+        """TOPK.QUERY: whether each item is in the heap (bytes compared).
+        O(n * k). A list of bool."""
+        cdef list seq = _sk_items(items.tolist() if isinstance(items, np.ndarray) else items)
+        cdef Py_ssize_t i, size
+        cdef const char *p
+        out = []
+        for i in range(len(seq)):
+            p = _sk_ptr(seq[i], &size)
+            out.append(bool(fr_topk_query(&self.t, p, size)))
+        return out
+
+    def count(self, items):
+        """TOPK.COUNT: each item's estimated count -- the largest bucket count
+        among rows holding its fingerprint (for an item in the heap, only
+        counts >= the heap minimum).  O(n * (depth + k)). A list of int."""
+        cdef list seq = _sk_items(items.tolist() if isinstance(items, np.ndarray) else items)
+        cdef Py_ssize_t i, size
+        cdef const char *p
+        out = []
+        for i in range(len(seq)):
+            p = _sk_ptr(seq[i], &size)
+            out.append(fr_topk_count(&self.t, p, size))
+        return out
+
+    def list(self, withcount=False):
+        """TOPK.LIST: the heap's items by count, descending (ties in heap
+        order, as RedisBloom on glibc), without empty (count-0) slots.
+        O(k log k).  ``withcount=True`` gives (item, count) pairs.
+
+        Items are returned whole; RedisBloom cuts names at the first NUL
+        byte when it replies (the Engine does that, not the core).
+        """
+        cdef size_t i, n = fr_topk_list(&self.t, self.order)
+        cdef fr_topk_slot *s
+        out = []
+        for i in range(n):
+            s = &self.t.heap[self.order[i]]
+            name = PyBytes_FromStringAndSize(<char *>s.item, s.len)
+            out.append((name, s.count) if withcount else name)
+        return out
+
+    # -- merge, copies, serialization -------------------------------------------
+    def merge(self, other):
+        """Merge another TopK of the same k, width, depth and decay into this
+        one (not a RedisBloom command).  O(w*d + k * (k + depth)).
+
+        Buckets with equal fingerprints add; a free bucket takes the other's;
+        two owners cancel and the larger keeps the difference.  Each item of
+        either heap is re-estimated as its count here plus its count in
+        ``other`` and the k largest form the new heap.  ``other`` is not
+        changed.
+
+        :raises ValueError: the shapes differ.
+        """
+        if not isinstance(other, TopK):
+            raise TypeError("can only merge a TopK")
+        cdef TopK o = <TopK>other
+        cdef int rc = fr_topk_merge(&self.t, &o.t)
+        if rc == FR_TOPK_ESHAPE:
+            raise ValueError("TopK merge needs the same k, width, depth and decay: "
+                             f"{self.info()} != {o.info()}")
+        if rc != FR_TOPK_OK:
+            raise MemoryError()
+
+    def copy(self):
+        """An independent copy (generator state included). O(size)."""
+        return TopK.from_bytes(self.to_bytes())
+
+    def to_bytes(self):
+        """Serialize (fastrank's own format, version 1, little-endian; the
+        layout is documented atop _topk.c).  O(size)."""
+        cdef size_t size = fr_topk_serialized_size(&self.t)
+        cdef bytes out = PyBytes_FromStringAndSize(NULL, size)
+        fr_topk_serialize(&self.t, <unsigned char *>PyBytes_AS_STRING(out))
+        return out
+
+    @classmethod
+    def from_bytes(cls, data):
+        """A TopK from ``to_bytes()`` output.
+
+        :raises ValueError: data is not exactly a valid version-1
+            serialization (including a heap that breaks its invariants).
+        """
+        cdef const unsigned char[::1] view = memoryview(data).cast("B")
+        cdef TopK out = cls.__new__(cls)
+        cdef fr_topk fresh
+        cdef int rc = fr_topk_deserialize(&fresh, &view[0] if view.shape[0] else NULL,
+                                          view.shape[0])
+        if rc == FR_TOPK_EFORMAT:
+            raise ValueError("not a serialized fastrank TopK (version 1)")
+        if rc != FR_TOPK_OK:
+            raise MemoryError()
+        out._adopt(&fresh)
+        return out
+
+    def __reduce__(self):
+        return (TopK.from_bytes, (self.to_bytes(),))
+
+    def __eq__(self, other):
+        if not isinstance(other, TopK):
+            return NotImplemented
+        return self.to_bytes() == (<TopK>other).to_bytes()
+
+    __hash__ = None
+
+    def _check(self):
+        """Verify the heap invariants; AssertionError with the heap if broken."""
+        if fr_topk_check(&self.t) != 0:
+            raise AssertionError(f"TopK heap invariant broken: {self._heap()}")
+
+    def _heap(self):
+        """The raw heap slots as (item or None, count, fingerprint), slot order."""
+        cdef uint32_t i
+        cdef fr_topk_slot *s
+        out = []
+        for i in range(self.t.k):
+            s = &self.t.heap[i]
+            name = PyBytes_FromStringAndSize(<char *>s.item, s.len) if s.item != NULL else None
+            out.append((name, s.count, s.fp))
+        return out
+
+    def __repr__(self):
+        return (f"TopK(k={self.t.k}, width={self.t.width}, depth={self.t.depth}, "
+                f"decay={self.t.decay!r})")
+
+
+cdef uint64_t _sk_seed(object seed) except? 0:
+    """A 64-bit generator seed from an int (taken mod 2**64) or None (random)."""
+    if seed is None:
+        return int.from_bytes(_sk_os.urandom(8), "little")
+    if isinstance(seed, bool) or not (isinstance(seed, int) or isinstance(seed, np.integer)):
+        raise TypeError("seed must be an int or None")
+    return int(seed) & 0xFFFFFFFFFFFFFFFF
