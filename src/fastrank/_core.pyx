@@ -1,0 +1,13 @@
+# cython: language_level=3, autotestdict=False
+"""The compiled core of fastrank: fast data structures with a small API.
+
+One extension module, one file per idea: each ``.pxi`` included below wraps
+one C structure (declared in a ``.pxd``, written in plain C next to it) in a
+``cdef class``, with point methods tuned for call overhead and numpy batch
+methods that loop in C.  Nothing here knows about keys, expiry or redis-py;
+that is ``fastrank.Engine``'s job.
+
+- ``_sortedset.pxi``: ``SortedSet`` -- skip list with rank spans and a member
+  index (``_zset.c``).
+"""
+include "_sortedset.pxi"

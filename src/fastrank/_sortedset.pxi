@@ -1,0 +1,881 @@
+# _sortedset.pxi -- SortedSet: the C skip list of _zset.c as a Python class.
+#
+# Included by _core.pyx.  The C side knows nothing of Python; this file
+# turns Python members into bytes (coercion below), refuses NaN before any C
+# call, keeps node refs only within one method (the arena may move on any
+# insert) and builds result lists.  Point methods take positional arguments
+# and use exact-type fast paths for bytes and str members; batch methods
+# check every input before the first change.
+
+from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_GET_SIZE
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.ref cimport Py_INCREF
+from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdlib cimport free, malloc
+
+from fastrank._zset cimport *
+
+import numpy as np
+
+cdef extern from "Python.h":
+    const char *PyUnicode_AsUTF8AndSize(object s, Py_ssize_t *size) except NULL
+
+cdef extern from *:
+    """
+    #define FRZ_PY_SSIZE_T_MAX PY_SSIZE_T_MAX
+    """
+    Py_ssize_t FRZ_PY_SSIZE_T_MAX
+
+
+# ---------------------------------------------------------------------------
+# Member coercion: Python object -> (pointer, length)
+# ---------------------------------------------------------------------------
+
+cdef str _bad_type(object m):
+    return (f"Invalid input of type: '{type(m).__name__}'. "
+            "Convert to a bytes, string, int or float first.")
+
+
+cdef object _member_slow(object m, char *buf, const char **p, Py_ssize_t *n):
+    """Coerces any accepted member; returns an object that owns *p (or None
+    when *p points into buf or into m itself)."""
+    cdef long long v
+    cdef int overflow = 0
+    cdef object b
+    if isinstance(m, bytes):
+        p[0] = PyBytes_AS_STRING(m)
+        n[0] = PyBytes_GET_SIZE(m)
+        return m
+    if isinstance(m, str):
+        p[0] = PyUnicode_AsUTF8AndSize(m, n)
+        return m
+    if isinstance(m, bytearray):
+        p[0] = PyByteArray_AS_STRING(m)
+        n[0] = PyByteArray_GET_SIZE(m)
+        return m
+    if isinstance(m, memoryview):
+        b = m.tobytes()
+    elif isinstance(m, bool):
+        raise TypeError(_bad_type(m))
+    elif isinstance(m, int):
+        v = PyLong_AsLongLongAndOverflow(m, &overflow)
+        if not overflow:
+            n[0] = frz_format_i64(v, buf)
+            p[0] = buf
+            return None
+        b = int.__repr__(m).encode("ascii")
+    elif isinstance(m, float):
+        b = float.__repr__(m).encode("ascii")
+    else:
+        raise TypeError(_bad_type(m))
+    p[0] = PyBytes_AS_STRING(b)
+    n[0] = PyBytes_GET_SIZE(b)
+    return b
+
+
+cdef inline object _member(object m, char *buf, const char **p, Py_ssize_t *n):
+    """Fast path of _member_slow for exact bytes and str."""
+    if type(m) is bytes:
+        p[0] = PyBytes_AS_STRING(m)
+        n[0] = PyBytes_GET_SIZE(m)
+        return None
+    if type(m) is str:
+        p[0] = PyUnicode_AsUTF8AndSize(m, n)
+        return None
+    return _member_slow(m, buf, p, n)
+
+
+cdef inline bytes _mbytes(const frz_set *s, frz_ref r):
+    cdef size_t n
+    cdef const char *p = frz_member(s, r, &n)
+    return PyBytes_FromStringAndSize(p, <Py_ssize_t>n)
+
+
+cdef inline int _nan_check(double x, str what) except -1:
+    if x != x:
+        raise ValueError(what)
+    return 0
+
+
+cdef _members_seq_error = "members must be a sequence of members or a numpy integer array"
+
+
+cdef class _Members:
+    """The members of a batch call: a sequence of members, or a numpy
+    integer array whose items are formatted as decimal text in C."""
+    cdef Py_ssize_t n
+    cdef int kind              # 0: sequence, 1: int64 array, 2: uint64 array
+    cdef list seq
+    cdef object arr
+    cdef const int64_t *i64
+    cdef const uint64_t *u64
+    cdef char buf[24]
+
+    cdef inline object get(self, Py_ssize_t i, const char **p, Py_ssize_t *n):
+        if self.kind == 1:
+            n[0] = frz_format_i64(self.i64[i], self.buf)
+            p[0] = self.buf
+            return None
+        if self.kind == 2:
+            n[0] = frz_format_u64(self.u64[i], self.buf)
+            p[0] = self.buf
+            return None
+        return _member(self.seq[i], self.buf, p, n)
+
+    cdef int validate(self) except -1:
+        """Coerces every member once, so that a bad one raises before any change."""
+        cdef Py_ssize_t i, n
+        cdef const char *p
+        if self.kind == 0:
+            for i in range(self.n):
+                self.get(i, &p, &n)
+        return 0
+
+
+cdef _Members _members_of(object members):
+    cdef _Members ms = _Members.__new__(_Members)
+    cdef const int64_t[::1] iv
+    cdef const uint64_t[::1] uv
+    if isinstance(members, np.ndarray):
+        if members.ndim != 1:
+            raise ValueError("members must be one-dimensional")
+        kind = members.dtype.kind
+        if kind == "u" and members.dtype.itemsize == 8:
+            ms.arr = np.ascontiguousarray(members, dtype=np.uint64)
+            ms.kind = 2
+            ms.n = ms.arr.shape[0]
+            if ms.n:
+                uv = ms.arr
+                ms.u64 = &uv[0]
+        elif kind == "i" or kind == "u":
+            ms.arr = np.ascontiguousarray(members, dtype=np.int64)
+            ms.kind = 1
+            ms.n = ms.arr.shape[0]
+            if ms.n:
+                iv = ms.arr
+                ms.i64 = &iv[0]
+        elif kind in "OSU":
+            ms.seq = members.tolist()
+            ms.n = len(ms.seq)
+        else:
+            raise TypeError(f"members array must hold integers, not {members.dtype}")
+        return ms
+    if isinstance(members, (str, bytes, bytearray, memoryview)):
+        raise TypeError(_members_seq_error + f", not a single {type(members).__name__}")
+    ms.seq = members if type(members) is list else list(members)
+    ms.n = len(ms.seq)
+    return ms
+
+
+cdef object _floats(object values, Py_ssize_t n, str what):
+    """values as a contiguous float64 array of length n, or ValueError."""
+    arr = np.ascontiguousarray(values, dtype=np.float64)
+    if arr.ndim != 1:
+        raise ValueError(f"{what} must be one-dimensional")
+    if arr.shape[0] != n:
+        raise ValueError(f"{n} members but {arr.shape[0]} {what}")
+    return arr
+
+
+cdef int _no_nan(const double[::1] v, str msg) except -1:
+    cdef Py_ssize_t i
+    for i in range(v.shape[0]):
+        if v[i] != v[i]:
+            raise ValueError(msg)
+    return 0
+
+
+cdef inline int _flags(bint nx, bint xx, bint gt, bint lt) except -1:
+    if nx and xx:
+        raise ValueError("XX and NX options at the same time are not compatible")
+    if (gt and lt) or (nx and (gt or lt)):
+        raise ValueError("GT, LT, and/or NX options at the same time are not compatible")
+    return (FRZ_NX if nx else 0) | (FRZ_XX if xx else 0) | (FRZ_GT if gt else 0) | (FRZ_LT if lt else 0)
+
+
+cdef inline int _score_range(frz_range *rg, double min, double max, bint minex, bint maxex) except -1:
+    if min != min or max != max:
+        raise ValueError("min or max is not a number (NaN)")
+    rg.min = min
+    rg.max = max
+    rg.minex = minex
+    rg.maxex = maxex
+    return 0
+
+
+cdef object _lex_range(frz_lexrange *lr, object min, object max, bint minex, bint maxex,
+                       char *buf1, char *buf2):
+    """Fills lr; returns the objects that own its bytes (keep them alive)."""
+    cdef const char *p
+    cdef Py_ssize_t n
+    k1 = k2 = None
+    lr.minex = minex
+    lr.maxex = maxex
+    if min is None:
+        lr.mininf = 1
+        lr.min = NULL
+        lr.minlen = 0
+    else:
+        k1 = _member(min, buf1, &p, &n)
+        lr.mininf = 0
+        lr.min = p
+        lr.minlen = <size_t>n
+    if max is None:
+        lr.maxinf = 1
+        lr.max = NULL
+        lr.maxlen = 0
+    else:
+        k2 = _member(max, buf2, &p, &n)
+        lr.maxinf = 0
+        lr.max = p
+        lr.maxlen = <size_t>n
+    return (k1, k2)
+
+
+def _sortedset_from_items(items):
+    """Rebuilds a SortedSet from (member, score) pairs (used by pickle)."""
+    z = SortedSet()
+    if items:
+        z.add_many([m for m, _ in items], [s for _, s in items])
+    return z
+
+
+# ---------------------------------------------------------------------------
+# SortedSet
+# ---------------------------------------------------------------------------
+
+cdef class SortedSet:
+    """A sorted set of binary-string members with double scores (a Redis zset).
+
+    Order: ascending score, ties by member bytes (memcmp, shorter prefix
+    first).  Point operations are O(log n) (score lookups O(1)); ranges are
+    O(log n + m) for m results.
+
+    >>> z = SortedSet()
+    >>> z.add("alice", 10); z.add("bob", 20); z.add("carol", 15)
+    True
+    True
+    True
+    >>> z.range(0, -1, True, True)
+    [(b'bob', 20.0), (b'carol', 15.0), (b'alice', 10.0)]
+    >>> z.rank("carol", True)
+    1
+    """
+    cdef frz_set *_s
+
+    def __cinit__(self):
+        self._s = frz_new()
+        if self._s == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        frz_free(self._s)
+
+    def __init__(self):
+        pass
+
+    # -- point operations ---------------------------------------------------
+
+    def add(self, member, double score, *, bint nx=False, bint xx=False, bint gt=False,
+            bint lt=False):
+        """Set member's score; True when it was added or its score changed.  O(log n).
+
+        Flags as ZADD: nx never updates, xx never adds, gt/lt update an
+        existing member only to a strictly greater/smaller score (a new member
+        is still added unless xx).  NaN raises ValueError; -0.0 is stored as 0.0.
+
+        >>> z = SortedSet(); z.add(b"a", 1.0), z.add(b"a", 1.0), z.add(b"a", 0.5, gt=True)
+        (True, False, False)
+        """
+        cdef const char *p
+        cdef Py_ssize_t n
+        cdef char buf[24]
+        cdef int flags = 0, rc
+        if score != score:
+            raise ValueError("score is not a number (NaN)")
+        if nx or xx or gt or lt:
+            flags = _flags(nx, xx, gt, lt)
+        keep = _member(member, buf, &p, &n)
+        rc = frz_add(self._s, p, <size_t>n, score, flags)
+        if rc < 0:
+            raise MemoryError()
+        return rc != 0
+
+    def add_status(self, member, double score, bint nx=False, bint xx=False, bint gt=False,
+                   bint lt=False):
+        """As add, but tells what happened: 0 nothing, 1 added, 2 score changed.  O(log n).
+
+        >>> z = SortedSet(); [z.add_status("m", s) for s in (1, 2, 2)]
+        [1, 2, 0]
+        """
+        cdef const char *p
+        cdef Py_ssize_t n
+        cdef char buf[24]
+        cdef int rc
+        if score != score:
+            raise ValueError("score is not a number (NaN)")
+        keep = _member(member, buf, &p, &n)
+        rc = frz_add(self._s, p, <size_t>n, score, _flags(nx, xx, gt, lt))
+        if rc < 0:
+            raise MemoryError()
+        return rc
+
+    def incr(self, member, double delta):
+        """Add delta to member's score (a missing member starts at 0); the new score.  O(log n).
+
+        A NaN delta, or a NaN result (inf + -inf), raises ValueError and
+        changes nothing.
+
+        >>> z = SortedSet(); z.incr("m", 2.5), z.incr("m", -1)
+        (2.5, 1.5)
+        """
+        cdef const char *p
+        cdef Py_ssize_t n
+        cdef char buf[24]
+        cdef double out
+        cdef int rc
+        if delta != delta:
+            raise ValueError("increment is not a number (NaN)")
+        keep = _member(member, buf, &p, &n)
+        rc = frz_incr(self._s, p, <size_t>n, delta, &out, NULL, NULL, NULL)
+        if rc == 0:
+            return out
+        if rc == -1:
+            raise ValueError("resulting score is not a number (NaN)")
+        raise MemoryError()
+
+    def remove(self, member):
+        """Remove member; True when it was present.  O(log n).
+
+        >>> z = SortedSet(); z.add("m", 1); z.remove("m"), z.remove("m")
+        True
+        (True, False)
+        """
+        cdef const char *p
+        cdef Py_ssize_t n
+        cdef char buf[24]
+        keep = _member(member, buf, &p, &n)
+        return frz_delete(self._s, p, <size_t>n) != 0
+
+    def score(self, member):
+        """member's score, or None when absent.  O(1).
+
+        >>> z = SortedSet(); z.add(7, 1.5); z.score("7"), z.score("8")
+        True
+        (1.5, None)
+        """
+        cdef const char *p
+        cdef Py_ssize_t n
+        cdef char buf[24]
+        cdef frz_ref r
+        keep = _member(member, buf, &p, &n)
+        r = frz_find(self._s, p, <size_t>n)
+        if r == FRZ_NIL:
+            return None
+        return frz_score(self._s, r)
+
+    def rank(self, member, bint reverse=False):
+        """0-based rank of member (from the highest with reverse), or None.  O(log n).
+
+        >>> z = SortedSet(); z.add_many(["a", "b", "c"], [1, 2, 3])
+        3
+        >>> z.rank("a"), z.rank("a", True), z.rank("x")
+        (0, 2, None)
+        """
+        cdef const char *p
+        cdef Py_ssize_t n
+        cdef char buf[24]
+        cdef uint64_t r
+        keep = _member(member, buf, &p, &n)
+        r = frz_rank_of(self._s, p, <size_t>n)
+        if r == 0:
+            return None
+        if reverse:
+            return <Py_ssize_t>(frz_len(self._s) - r)
+        return <Py_ssize_t>(r - 1)
+
+    def __len__(self):
+        return <Py_ssize_t>frz_len(self._s)
+
+    def __contains__(self, member):
+        cdef const char *p
+        cdef Py_ssize_t n
+        cdef char buf[24]
+        try:
+            keep = _member(member, buf, &p, &n)
+        except TypeError:
+            return False
+        return frz_find(self._s, p, <size_t>n) != FRZ_NIL
+
+    def __iter__(self):
+        """Members in ascending order; changing the set during iteration
+        raises RuntimeError at the next step."""
+        cdef _SortedSetIterator it = _SortedSetIterator.__new__(_SortedSetIterator)
+        it.owner = self
+        it.cur = frz_first(self._s)
+        it.version = frz_version(self._s)
+        return it
+
+    def __repr__(self):
+        return f"<fastrank.SortedSet of {len(self)} members>"
+
+    def __reduce__(self):
+        return (_sortedset_from_items, (self.items(),))
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def items(self):
+        """All (member, score) pairs in ascending order.  O(n)."""
+        return self._collect(frz_first(self._s), <Py_ssize_t>frz_len(self._s), False, True)
+
+    def clear(self):
+        """Remove every member and release the memory.  O(n)."""
+        if frz_clear(self._s) != 0:
+            raise MemoryError()
+
+    def copy(self):
+        """An independent copy.  O(n), a few memcpy calls.
+
+        >>> z = SortedSet(); z.add("a", 1); c = z.copy(); c.add("b", 2); len(z), len(c)
+        True
+        True
+        (1, 2)
+        """
+        cdef SortedSet c = SortedSet.__new__(SortedSet)
+        cdef frz_set *s = frz_copy(self._s)
+        if s == NULL:
+            raise MemoryError()
+        frz_free(c._s)
+        c._s = s
+        return c
+
+    # -- ranges -------------------------------------------------------------
+
+    cdef list _collect(self, frz_ref r, Py_ssize_t count, bint reverse, bint withscores):
+        """count items from node r on (count must not pass the end)."""
+        cdef frz_set *s = self._s
+        cdef list out = PyList_New(count)
+        cdef Py_ssize_t i
+        cdef object item
+        for i in range(count):
+            if withscores:
+                item = (_mbytes(s, r), frz_score(s, r))
+            else:
+                item = _mbytes(s, r)
+            Py_INCREF(item)
+            PyList_SET_ITEM(out, i, item)
+            r = frz_prev(s, r) if reverse else frz_next(s, r)
+        return out
+
+    def range(self, Py_ssize_t start, Py_ssize_t stop, bint reverse=False, bint withscores=False):
+        """Members by rank, both ends inclusive, Redis's negative-index rules.  O(log n + m).
+
+        With reverse, rank 0 is the highest member (ZREVRANGE).  With
+        withscores, (member, score) pairs.
+
+        >>> z = SortedSet(); z.add_many(list("abcde"), range(5))
+        5
+        >>> z.range(-2, -1), z.range(0, 1, True, True)
+        ([b'd', b'e'], [(b'e', 4.0), (b'd', 3.0)])
+        """
+        cdef Py_ssize_t n = <Py_ssize_t>frz_len(self._s)
+        cdef frz_ref r
+        if start < 0:
+            start += n
+        if stop < 0:
+            stop += n
+        if start < 0:
+            start = 0
+        if start > stop or start >= n:
+            return []
+        if stop >= n:
+            stop = n - 1
+        if reverse:
+            r = frz_last(self._s) if start == 0 else frz_at_rank(self._s, <uint64_t>(n - start))
+        else:
+            r = frz_first(self._s) if start == 0 else frz_at_rank(self._s, <uint64_t>(start + 1))
+        return self._collect(r, stop - start + 1, reverse, withscores)
+
+    def range_by_score(self, double min, double max, *, bint min_exclusive=False,
+                       bint max_exclusive=False, bint reverse=False, Py_ssize_t offset=0,
+                       Py_ssize_t count=-1, bint withscores=False):
+        """Members with min <= score <= max (bounds as given, whatever reverse).  O(log n + m).
+
+        offset < 0 gives []; count < 0 means all remaining (as ZRANGEBYSCORE
+        LIMIT).  With reverse the walk starts at max.  Offsets cost
+        O(log n), not O(offset).
+
+        >>> z = SortedSet(); z.add_many(list("abcde"), range(5))
+        5
+        >>> z.range_by_score(1, 3, min_exclusive=True), z.range_by_score(0, 9, reverse=True, offset=1, count=2)
+        ([b'c', b'd'], [b'd', b'c'])
+        """
+        cdef frz_range rg
+        cdef uint64_t r1, r2, total, avail
+        cdef frz_ref first, last
+        _score_range(&rg, min, max, min_exclusive, max_exclusive)
+        if offset < 0 or count == 0:
+            return []
+        first = frz_first_in_range(self._s, &rg, &r1)
+        if first == FRZ_NIL:
+            return []
+        last = frz_last_in_range(self._s, &rg, &r2)
+        total = r2 - r1 + 1
+        if <uint64_t>offset >= total:
+            return []
+        avail = total - <uint64_t>offset
+        if count < 0 or <uint64_t>count > avail:
+            count = <Py_ssize_t>avail
+        if reverse:
+            if offset:
+                last = frz_at_rank(self._s, r2 - <uint64_t>offset)
+            return self._collect(last, count, True, withscores)
+        if offset:
+            first = frz_at_rank(self._s, r1 + <uint64_t>offset)
+        return self._collect(first, count, False, withscores)
+
+    def count(self, double min, double max, *, bint min_exclusive=False,
+              bint max_exclusive=False):
+        """Number of members with min <= score <= max (ZCOUNT).  O(log n).
+
+        >>> z = SortedSet(); z.add_many(list("abc"), [1, 2, 3]); z.count(1, 3, max_exclusive=True)
+        3
+        2
+        """
+        cdef frz_range rg
+        cdef uint64_t r1, r2
+        _score_range(&rg, min, max, min_exclusive, max_exclusive)
+        if frz_first_in_range(self._s, &rg, &r1) == FRZ_NIL:
+            return 0
+        frz_last_in_range(self._s, &rg, &r2)
+        return <Py_ssize_t>(r2 - r1 + 1)
+
+    def range_by_lex(self, min, max, *, bint min_exclusive=False, bint max_exclusive=False,
+                     bint reverse=False, Py_ssize_t offset=0, Py_ssize_t count=-1):
+        """Members between min and max in member order (ZRANGEBYLEX).  O(log n + m).
+
+        None stands for an open end (Redis's ``-`` for min, ``+`` for max).
+        Meaningful when all scores are equal, as in Redis.  offset/count as
+        range_by_score.
+
+        >>> z = SortedSet(); z.add_many(["a", "b", "c", "d"], [0] * 4)
+        4
+        >>> z.range_by_lex(b"b", None), z.range_by_lex(None, b"c", max_exclusive=True, reverse=True)
+        ([b'b', b'c', b'd'], [b'b', b'a'])
+        """
+        cdef frz_lexrange lr
+        cdef char buf1[24]
+        cdef char buf2[24]
+        cdef uint64_t r1, r2, total, avail
+        cdef frz_ref first, last
+        keep = _lex_range(&lr, min, max, min_exclusive, max_exclusive, buf1, buf2)
+        if offset < 0 or count == 0:
+            return []
+        first = frz_first_in_lex(self._s, &lr, &r1)
+        if first == FRZ_NIL:
+            return []
+        last = frz_last_in_lex(self._s, &lr, &r2)
+        if last == FRZ_NIL or r2 < r1:
+            return []
+        total = r2 - r1 + 1
+        if <uint64_t>offset >= total:
+            return []
+        avail = total - <uint64_t>offset
+        if count < 0 or <uint64_t>count > avail:
+            count = <Py_ssize_t>avail
+        if reverse:
+            if offset:
+                last = frz_at_rank(self._s, r2 - <uint64_t>offset)
+            return self._collect(last, count, True, False)
+        if offset:
+            first = frz_at_rank(self._s, r1 + <uint64_t>offset)
+        return self._collect(first, count, False, False)
+
+    def count_by_lex(self, min, max, *, bint min_exclusive=False, bint max_exclusive=False):
+        """Number of members between min and max (ZLEXCOUNT).  O(log n).
+
+        >>> z = SortedSet(); z.add_many(["a", "b", "c"], [0] * 3); z.count_by_lex(b"a", b"c", min_exclusive=True)
+        3
+        2
+        """
+        cdef frz_lexrange lr
+        cdef char buf1[24]
+        cdef char buf2[24]
+        cdef uint64_t r1, r2
+        keep = _lex_range(&lr, min, max, min_exclusive, max_exclusive, buf1, buf2)
+        if frz_first_in_lex(self._s, &lr, &r1) == FRZ_NIL:
+            return 0
+        if frz_last_in_lex(self._s, &lr, &r2) == FRZ_NIL or r2 < r1:
+            return 0
+        return <Py_ssize_t>(r2 - r1 + 1)
+
+    def pop_min(self, Py_ssize_t n=1):
+        """Remove and return up to n lowest (member, score) pairs, lowest first.  O(log n + m).
+
+        >>> z = SortedSet(); z.add_many(list("abc"), [1, 1, 2]); z.pop_min(2)
+        3
+        [(b'a', 1.0), (b'b', 1.0)]
+        """
+        cdef list out
+        if n < 0:
+            raise ValueError("count must be non-negative")
+        if <uint64_t>n > frz_len(self._s):
+            n = <Py_ssize_t>frz_len(self._s)
+        out = self._collect(frz_first(self._s), n, False, True)
+        frz_delete_range_by_rank(self._s, 1, <uint64_t>n)
+        return out
+
+    def pop_max(self, Py_ssize_t n=1):
+        """Remove and return up to n highest (member, score) pairs, highest first.  O(log n + m).
+
+        Ties come out in descending member order (as ZPOPMAX).
+
+        >>> z = SortedSet(); z.add_many(list("abc"), [2, 2, 1]); z.pop_max(2)
+        3
+        [(b'b', 2.0), (b'a', 2.0)]
+        """
+        cdef list out
+        cdef uint64_t ln = frz_len(self._s)
+        if n < 0:
+            raise ValueError("count must be non-negative")
+        if <uint64_t>n > ln:
+            n = <Py_ssize_t>ln
+        out = self._collect(frz_last(self._s), n, True, True)
+        frz_delete_range_by_rank(self._s, ln - <uint64_t>n + 1, ln)
+        return out
+
+    def remove_range_by_rank(self, Py_ssize_t start, Py_ssize_t stop):
+        """Remove members by rank with Redis's index rules (ZREMRANGEBYRANK); the number removed.
+
+        O(log n + m).
+
+        >>> z = SortedSet(); z.add_many(list("abcde"), range(5)); z.remove_range_by_rank(-2, -1), z.range(0, -1)
+        5
+        (2, [b'a', b'b', b'c'])
+        """
+        cdef Py_ssize_t n = <Py_ssize_t>frz_len(self._s)
+        if start < 0:
+            start += n
+        if stop < 0:
+            stop += n
+        if start < 0:
+            start = 0
+        if start > stop or start >= n:
+            return 0
+        if stop >= n:
+            stop = n - 1
+        return <Py_ssize_t>frz_delete_range_by_rank(self._s, <uint64_t>start + 1,
+                                                     <uint64_t>stop + 1)
+
+    def remove_range_by_score(self, double min, double max, *, bint min_exclusive=False,
+                              bint max_exclusive=False):
+        """Remove members with min <= score <= max (ZREMRANGEBYSCORE); the number removed.
+
+        O(log n + m).
+        """
+        cdef frz_range rg
+        _score_range(&rg, min, max, min_exclusive, max_exclusive)
+        return <Py_ssize_t>frz_delete_range_by_score(self._s, &rg)
+
+    def remove_range_by_lex(self, min, max, *, bint min_exclusive=False,
+                            bint max_exclusive=False):
+        """Remove members between min and max (ZREMRANGEBYLEX); the number removed.
+
+        O(log n + m).
+        """
+        cdef frz_lexrange lr
+        cdef char buf1[24]
+        cdef char buf2[24]
+        keep = _lex_range(&lr, min, max, min_exclusive, max_exclusive, buf1, buf2)
+        return <Py_ssize_t>frz_delete_range_by_lex(self._s, &lr)
+
+    # -- batch (numpy) ------------------------------------------------------
+
+    def add_many(self, members, scores):
+        """Set each member's score (later duplicates win); the number added.
+
+        members: a sequence of members or a numpy integer array (formatted as
+        decimal text in C); scores: anything numpy turns into float64, of the
+        same length.  Everything (types, lengths, NaN) is checked before the
+        first change.  A batch at least 1/8 of the set's size (and >= 64) is
+        loaded in bulk: nodes are written, then sorted (radix) and linked in
+        one pass, O(n + m) passes instead of m searches; smaller batches are
+        O(m log n).
+
+        >>> z = SortedSet(); z.add_many(np.array([5, -5]), np.array([1.0, 2.0])), z.range(0, -1)
+        (2, [b'5', b'-5'])
+        """
+        cdef _Members ms = _members_of(members)
+        cdef const double[::1] sv = _floats(scores, ms.n, "scores")
+        cdef Py_ssize_t i
+        cdef const char *p
+        cdef Py_ssize_t n
+        cdef uint64_t added = 0
+        cdef int rc
+        _no_nan(sv, "score is not a number (NaN)")
+        ms.validate()
+        if ms.n == 0:
+            return 0
+        if ms.n >= 64 and <uint64_t>ms.n * 8 >= frz_len(self._s):
+            if frz_bulk_begin(self._s, <uint64_t>ms.n) != 0:
+                raise MemoryError()
+            try:
+                for i in range(ms.n):
+                    keep = ms.get(i, &p, &n)
+                    if frz_bulk_put(self._s, p, <size_t>n, sv[i], &added) != 0:
+                        raise MemoryError()
+            finally:
+                frz_bulk_end(self._s)
+        else:
+            for i in range(ms.n):
+                keep = ms.get(i, &p, &n)
+                rc = frz_add(self._s, p, <size_t>n, sv[i], 0)
+                if rc < 0:
+                    raise MemoryError()
+                added += rc == 1
+        return <Py_ssize_t>added
+
+    def incr_many(self, members, deltas):
+        """incr for each pair in order; the new scores (float64 array).  O(m log n).
+
+        All or nothing: NaN deltas or a length mismatch raise before any
+        change; a NaN result part-way (inf + -inf) undoes the earlier pairs
+        and raises ValueError, leaving the set as it was.
+
+        >>> z = SortedSet(); z.incr_many(["a", "b", "a"], [1, 2, 3])
+        array([1., 2., 4.])
+        """
+        cdef _Members ms = _members_of(members)
+        cdef const double[::1] dv = _floats(deltas, ms.n, "deltas")
+        cdef object out = np.empty(ms.n, dtype=np.float64)
+        cdef double[::1] ov = out
+        cdef Py_ssize_t i, done = 0
+        cdef const char *p
+        cdef Py_ssize_t n
+        cdef int rc = 0, was_new
+        cdef frz_ref *refs = NULL
+        cdef double *olds = NULL
+        cdef uint8_t *news = NULL
+        _no_nan(dv, "increment is not a number (NaN)")
+        ms.validate()
+        if ms.n == 0:
+            return out
+        refs = <frz_ref *>malloc(ms.n * sizeof(frz_ref))
+        olds = <double *>malloc(ms.n * sizeof(double))
+        news = <uint8_t *>malloc(ms.n)
+        try:
+            if refs == NULL or olds == NULL or news == NULL:
+                raise MemoryError()
+            for i in range(ms.n):
+                keep = ms.get(i, &p, &n)
+                rc = frz_incr(self._s, p, <size_t>n, dv[i], &ov[i], &refs[i], &olds[i], &was_new)
+                if rc == -1:
+                    raise ValueError("resulting score is not a number (NaN)")
+                if rc != 0:
+                    raise MemoryError()
+                news[i] = <uint8_t>was_new
+                done = i + 1
+            done = -1
+        finally:
+            if done >= 0:  # failed: undo pairs done-1 .. 0
+                for i in range(done - 1, -1, -1):
+                    if news[i]:
+                        frz_delete_ref(self._s, refs[i])
+                    else:
+                        frz_set_score(self._s, refs[i], olds[i])
+            free(refs)
+            free(olds)
+            free(news)
+        return out
+
+    def rank_many(self, members, bint reverse=False):
+        """rank of each member, -1 where missing (int64 array).  O(m log n).
+
+        >>> z = SortedSet(); z.add_many(np.arange(3), [3, 1, 2]); z.rank_many(np.array([0, 1, 9]))
+        3
+        array([ 2,  0, -1])
+        """
+        cdef _Members ms = _members_of(members)
+        cdef object out = np.empty(ms.n, dtype=np.int64)
+        cdef int64_t[::1] ov = out
+        cdef Py_ssize_t i
+        cdef const char *p
+        cdef Py_ssize_t n
+        cdef uint64_t r, ln = frz_len(self._s)
+        ms.validate()
+        for i in range(ms.n):
+            keep = ms.get(i, &p, &n)
+            r = frz_rank_of(self._s, p, <size_t>n)
+            if r == 0:
+                ov[i] = -1
+            elif reverse:
+                ov[i] = <int64_t>(ln - r)
+            else:
+                ov[i] = <int64_t>(r - 1)
+        return out
+
+    def score_many(self, members):
+        """score of each member, NaN where missing (float64 array).  O(m).
+
+        >>> z = SortedSet(); z.add("a", 1); z.score_many(["a", "b"])
+        True
+        array([ 1., nan])
+        """
+        cdef _Members ms = _members_of(members)
+        cdef object out = np.empty(ms.n, dtype=np.float64)
+        cdef double[::1] ov = out
+        cdef Py_ssize_t i
+        cdef const char *p
+        cdef Py_ssize_t n
+        cdef frz_ref r
+        ms.validate()
+        for i in range(ms.n):
+            keep = ms.get(i, &p, &n)
+            r = frz_find(self._s, p, <size_t>n)
+            ov[i] = frz_score(self._s, r) if r != FRZ_NIL else np.nan
+        return out
+
+    # -- diagnostics --------------------------------------------------------
+
+    def memory_usage(self):
+        """Bytes allocated by the C structures (struct, node arena, index, long members)."""
+        return frz_memory(self._s)
+
+    def _check(self):
+        """Verify every invariant (order, spans, levels, index); AssertionError if broken.
+
+        O(n * levels).  The message includes the items of small sets.
+        """
+        cdef char err[512]
+        if frz_check(self._s, err, sizeof(err)) != 0:
+            msg = err.decode("utf-8", "replace")
+            if frz_len(self._s) <= 64:
+                msg += "\nlevel 0: " + repr(self.items())
+            raise AssertionError(msg)
+
+
+cdef class _SortedSetIterator:
+    """Iterator over a SortedSet's members in ascending order."""
+    cdef SortedSet owner
+    cdef frz_ref cur
+    cdef uint64_t version
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        cdef frz_set *s = self.owner._s
+        cdef bytes m
+        if frz_version(s) != self.version:
+            raise RuntimeError("SortedSet changed during iteration")
+        if self.cur == FRZ_NIL:
+            raise StopIteration
+        m = _mbytes(s, self.cur)
+        self.cur = frz_next(s, self.cur)
+        return m
