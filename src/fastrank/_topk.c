@@ -33,7 +33,9 @@
  *     the first step stop only if that child is strictly greater than the
  *     start (so a tie swaps); afterwards keep going while the next chosen
  *     child is strictly less than the moving element.  Nothing is ever
- *     sifted up;
+ *     sifted up, so after a count goes down the array may break heap order
+ *     and "slot 0" is then not the true minimum; RedisBloom answers from
+ *     that very array, so we keep it as is;
  *   - LIST is the heap sorted by count, descending, ties in heap-array order
  *     (glibc's qsort is a stable merge sort there), ending at the first
  *     count-0 slot;
@@ -73,8 +75,8 @@
  *    ...     k slots  each: fp u32, count u32, len u64 (UINT64_MAX = empty
  *                     slot, then fp = count = 0), then len item bytes
  *
- * fr_topk_deserialize accepts only that exact length and a valid heap
- * (fr_topk_check).
+ * fr_topk_deserialize accepts only that exact length and a heap that passes
+ * fr_topk_check (distinct items, fingerprints that match, clean empty slots).
  */
 #include "_topk.h"
 
@@ -484,13 +486,15 @@ int fr_topk_merge(fr_topk *dst, const fr_topk *src) {
 
 /* ---- Checks ---------------------------------------------------------- */
 
-/* 0 if t's invariants hold: min-heap order, empty slots have count 0 and no
- * fingerprint, items in the heap are distinct; -1 otherwise. */
+/* 0 if t's invariants hold, -1 otherwise: empty slots have count 0 and no
+ * fingerprint, each item's fingerprint is its hash, items are distinct.
+ * Min-heap ORDER is deliberately not an invariant: RedisBloom assigns an
+ * item's count (it can go down) and never sifts up, so its "heap" can break
+ * order, and replies depend on that exact array (verified against 2.8.2). */
 int fr_topk_check(const fr_topk *t) {
     size_t i, j;
     for (i = 0; i < t->k; i++) {
         const fr_topk_slot *s = &t->heap[i];
-        if (i > 0 && t->heap[(i - 1) / 2].count > s->count) return -1;
         if (!s->item && (s->count != 0 || s->fp != 0 || s->len != 0)) return -1;
         if (s->item && s->fp != fr_murmur2(s->item, s->len, FR_TOPK_FP_SEED)) return -1;
     }
