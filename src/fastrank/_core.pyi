@@ -10,7 +10,7 @@ unsigned, memcmp style, a proper prefix first; ``reverse=True`` is the exact
 reverse of that order. NaN scores raise ``ValueError``; ``-0.0`` is stored
 as ``0.0``; ``±inf`` are valid.
 """
-from typing import Iterator, List, Optional, Sequence, Tuple, Union, overload
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -149,3 +149,167 @@ class SortedSet:
         """Bytes allocated by the C structures (nodes and index)."""
     def _check(self) -> None:
         """Verify every invariant (order, spans, levels, index); AssertionError if broken."""
+
+
+# -- sketches (RedisBloom 2.8: _cms.pxi, _topk.pxi) ---------------------------
+# Items are encoded as members are (above).  A numpy INTEGER array of items is
+# hashed as each number's decimal text, in C, with no Python object per item;
+# other numpy arrays go through .tolist().  Every check runs before anything
+# changes: on error a sketch is unchanged.  Error messages carry RedisBloom
+# 2.8.2's exact texts where RedisBloom has the same condition (the constants
+# CMS_ERR_* / TOPK_ERR_* below), for fastrank.Engine to re-raise.
+
+Increments = Union[int, Sequence[int], npt.NDArray[np.integer]]
+
+CMS_OVERFLOW: int  # 2**32 - 1
+CMS_ERR_KEY_EXISTS: str
+CMS_ERR_NO_KEY: str
+CMS_ERR_WIDTH: str
+CMS_ERR_DEPTH: str
+CMS_ERR_ERROR: str
+CMS_ERR_PROB: str
+CMS_ERR_INIT: str
+CMS_ERR_PARSE: str
+CMS_ERR_NEGATIVE: str
+CMS_ERR_INCRBY_OVERFLOW: str
+CMS_ERR_NUMKEYS: str
+CMS_ERR_WRONG_KEYS: str
+CMS_ERR_WRONG_KEYS_WEIGHTS: str
+CMS_ERR_WEIGHT: str
+CMS_ERR_SHAPE: str
+CMS_ERR_MERGE_OVERFLOW: str
+TOPK_ERR_KEY_EXISTS: str
+TOPK_ERR_NO_KEY: str
+TOPK_ERR_K: str
+TOPK_ERR_WIDTH: str
+TOPK_ERR_DEPTH: str
+TOPK_ERR_DECAY: str
+TOPK_ERR_INCREMENT: str
+TOPK_ERR_WITHCOUNT: str
+TOPK_MAX_INCREMENT: int  # 100000
+
+def murmurhash2(item: Member, seed: int = 0) -> int:
+    """32-bit MurmurHash2 (RedisBloom's CMS row hash with seed = row; TopK fingerprint seed 1919)."""
+
+class CountMinSketch:
+    """width x depth saturating uint32 counters; row i column = murmurhash2(item, i) % width.
+
+    Same counters, INCRBY replies, QUERY answers and INFO as RedisBloom 2.8.
+    ValueError("CMS: invalid width"/"CMS: invalid depth") for dims < 1
+    (TypeError with the same text for non-integers).
+    """
+    OVERFLOW: int  # 2**32 - 1, the incrby overflow marker
+    def __init__(self, width: int, depth: int) -> None: ...
+    @classmethod
+    def from_error(cls, error: float, probability: float) -> "CountMinSketch":
+        """Sized as CMS.INITBYPROB: width = ceil(2/error) (double),
+        depth = ceil(log10f(p)/log10f(0.5)) (single precision).
+
+        ValueError "CMS: invalid overestimation value" / "CMS: invalid prob
+        value" outside (0, 1); "CMS: invalid init arguments" when the sizes
+        are unusable.
+        """
+    @property
+    def width(self) -> int: ...
+    @property
+    def depth(self) -> int: ...
+    @property
+    def total(self) -> int:
+        """Sum of all increments, signed 64-bit wrapping (CMS.INFO count)."""
+    def info(self) -> Dict[str, int]:
+        """{'width': w, 'depth': d, 'count': total}"""
+    @overload
+    def incrby(self, items: npt.NDArray, increments: Increments = 1) -> npt.NDArray[np.uint32]: ...
+    @overload
+    def incrby(self, items: Sequence[Member], increments: Increments = 1) -> List[int]: ...
+    def incrby(self, items, increments=1):  # type: ignore[no-untyped-def]
+        """CMS.INCRBY: per item, in order, the min of its counters after its own
+        increment; OVERFLOW (2**32-1) where RedisBloom puts "CMS: INCRBY
+        overflow" in the reply.  Increments are ints in [0, 2**63-1]:
+        ValueError "CMS: Number cannot be negative" / "CMS: Cannot parse
+        number", TypeError "CMS: Cannot parse number" for non-integers.
+        """
+    @overload
+    def query(self, items: npt.NDArray) -> npt.NDArray[np.uint32]: ...
+    @overload
+    def query(self, items: Sequence[Member]) -> List[int]: ...
+    def query(self, items):  # type: ignore[no-untyped-def]
+        """CMS.QUERY: min of each item's counters (0 if never added)."""
+    def merge(
+        self, sources: Sequence["CountMinSketch"], weights: Optional[Sequence[int]] = None
+    ) -> None:
+        """CMS.MERGE: overwrite self with sum(w * src); self may be a source.
+
+        ValueError "CMS: width/depth is not equal", "CMS: wrong number of
+        keys/weights", "CMS: invalid weight value" (outside int64; TypeError
+        for non-integers); OverflowError "CMS: MERGE overflow" (checked
+        before anything is written).
+        """
+    def counters(self) -> npt.NDArray[np.uint32]:
+        """A (depth, width) copy of the counters."""
+    def copy(self) -> "CountMinSketch": ...
+    def to_bytes(self) -> bytes:
+        """fastrank's own format, version 1, little-endian (layout atop _cms.c)."""
+    @classmethod
+    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "CountMinSketch":
+        """ValueError unless data is exactly a valid version-1 serialization."""
+    def __eq__(self, other: object) -> bool: ...
+
+class TopK:
+    """HeavyKeeper as RedisBloom 2.8 (TOPK.*): replies equal RedisBloom's when
+    decay == 1 or no bucket collisions; otherwise the decay coin comes from
+    a seedable xoshiro256** (reproducible given seed).
+
+    ValueError with "TopK: invalid k" / "TopK: invalid width" / "TopK:
+    invalid depth" (ints in [1, 2**32-1]) or "TopK: invalid decay value.
+    must be '<= 1' & '> 0'".
+    """
+    def __init__(
+        self, k: int, width: int = 8, depth: int = 7, decay: float = 0.9, seed: Optional[int] = None
+    ) -> None: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def width(self) -> int: ...
+    @property
+    def depth(self) -> int: ...
+    @property
+    def decay(self) -> float: ...
+    def info(self) -> Dict[str, Union[int, float]]:
+        """{'k', 'width', 'depth', 'decay'}"""
+    def seed(self, seed: Optional[int]) -> None:
+        """Re-seed the decay generator (None: from os.urandom)."""
+    def add(self, items: Union[Sequence[Member], npt.NDArray]) -> List[Optional[bytes]]:
+        """TOPK.ADD: per item, the item it expelled from the heap, or None."""
+    def incrby(
+        self, items: Union[Sequence[Member], npt.NDArray], increments: Increments
+    ) -> List[Optional[bytes]]:
+        """TOPK.INCRBY; increments in [0, 100000], all checked first
+        (TOPK_ERR_INCREMENT as ValueError/TypeError)."""
+    def add_many(
+        self, items: Union[Sequence[Member], npt.NDArray], increments: Optional[Increments] = None
+    ) -> None:
+        """incrby without the replies; a numpy integer array loops in C."""
+    def query(self, items: Union[Sequence[Member], npt.NDArray]) -> List[bool]:
+        """TOPK.QUERY: whether each item is in the heap."""
+    def count(self, items: Union[Sequence[Member], npt.NDArray]) -> List[int]:
+        """TOPK.COUNT: estimated counts."""
+    @overload
+    def list(self) -> List[bytes]: ...
+    @overload
+    def list(self, withcount: bool) -> Union[List[bytes], List[Tuple[bytes, int]]]: ...
+    def list(self, withcount: bool = False):  # type: ignore[no-untyped-def]
+        """TOPK.LIST: heap items by count descending (ties in heap order),
+        without count-0 slots; (item, count) pairs with withcount.  Items are
+        whole (RedisBloom cuts names at a NUL byte; the Engine does that)."""
+    def merge(self, other: "TopK") -> None:
+        """Merge another TopK of the same k/width/depth/decay (ValueError
+        otherwise).  Not a RedisBloom command."""
+    def copy(self) -> "TopK": ...
+    def to_bytes(self) -> bytes:
+        """fastrank's own format, version 1, little-endian (layout atop _topk.c)."""
+    @classmethod
+    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "TopK": ...
+    def __eq__(self, other: object) -> bool: ...
+    def _check(self) -> None:
+        """Verify the heap's invariants; AssertionError if broken."""

@@ -9,5 +9,10 @@ that is ``fastrank.Engine``'s job.
 
 - ``_sortedset.pxi``: ``SortedSet`` -- skip list with rank spans and a member
   index (``_zset.c``).
+- ``_cms.pxi``: ``CountMinSketch`` -- RedisBloom 2.8's Count-Min Sketch
+  (``_cms.c``), plus ``murmurhash2`` and the RedisBloom error texts.
+- ``_topk.pxi``: ``TopK`` -- RedisBloom 2.8's HeavyKeeper Top-K (``_topk.c``).
 """
 include "_sortedset.pxi"
+include "_cms.pxi"
+include "_topk.pxi"
