@@ -61,6 +61,9 @@ def _make_pair(request: pytest.FixtureRequest, decode: bool) -> Iterator[Pair]:
     seed = request.node.callspec.params.get("seed") if hasattr(request.node, "callspec") else None
     pair = Pair(other, real, seed=seed, test_id=request.node.nodeid)
     yield pair
+    if pair.mismatches:
+        pytest.fail(f"{len(pair.mismatches)} distinct mismatches (FASTRANK_DIFF_KEEP_GOING=1):\n\n"
+                    + "\n\n".join(pair.mismatches), pytrace=False)
     real.close()
     close = getattr(other, "close", None)
     if callable(close):

@@ -238,6 +238,12 @@ class Pair:
         self.history: Deque[Tuple[int, str, str]] = deque(maxlen=history)
         self.engine_label = engine_label or OTHER_LABELS.get(other_kind(), other_kind())
         self.calls = 0
+        # Exploration mode (FASTRANK_DIFF_KEEP_GOING=1): record each mismatch,
+        # copy Redis's keyspace into the client under test, and carry on; the
+        # fixture fails the test at the end with every distinct mismatch.
+        self.keep_going = os.environ.get("FASTRANK_DIFF_KEEP_GOING") == "1"
+        self.mismatches: List[str] = []
+        self._mismatch_kinds: set = set()
 
     # -- generic entry points ------------------------------------------------
 
@@ -329,7 +335,35 @@ class Pair:
             lines.append(f"  last {len(self.history)} commands before it (with Redis's reply):")
             for s, lab, out in self.history:
                 lines.append(f"    [{s}] {lab} {out}")
-        raise Mismatch("\n".join(lines))
+        text = "\n".join(lines)
+        if not self.keep_going:
+            raise Mismatch(text)
+        kind = (label.split("(")[0] if not label.startswith("execute_command") else
+                label.split(",")[0], real.key()[0], eng.key()[0],
+                _exc_name(eng.error) if eng.error is not None else None)
+        if kind not in self._mismatch_kinds:
+            self._mismatch_kinds.add(kind)
+            self.mismatches.append(text)
+        self.resync()
+
+    def resync(self) -> None:
+        """Make the client under test's keyspace a copy of the real one."""
+        self.engine.flushdb()
+        for key in self.real.keys("*"):
+            kind = _text(self.real.type(key))
+            if kind == "zset":
+                pairs = self.real.zrange(key, 0, -1, withscores=True)
+                if pairs:
+                    self.engine.zadd(key, dict(pairs))
+            elif kind == "string":
+                self.engine.set(key, self.real.get(key))
+            elif kind == "set":
+                self.engine.sadd(key, *self.real.smembers(key))
+            elif kind == "hash":
+                self.engine.hset(key, mapping=self.real.hgetall(key))
+            ttl = self.real.pttl(key)
+            if ttl > 0:
+                self.engine.pexpire(key, ttl)
 
 
 # --------------------------------------------------------------------------
