@@ -1,0 +1,863 @@
+/* _hll.c -- HyperLogLog registers, Redis 7.0 string encodings, estimator.
+ *
+ * WHAT THIS IS
+ * ------------
+ * A HyperLogLog (Flajolet et al., 2007) with m = 2^14 = 16384 registers of
+ * 6 bits each, stored as exactly the bytes Redis 7.0 stores for PFADD, so a
+ * value moves between fastrank and a Redis server with GET/SET and both
+ * sides give the same PFCOUNT.  Cardinalities are estimated with Otmar
+ * Ertl's "improved raw estimator" ("New cardinality estimation algorithms
+ * for HyperLogLog sketches", arXiv:1702.01284), as Redis 7.0 does.  The
+ * facts were learnt from the Redis 7.0.15 sources and checked against a
+ * live server (COMPAT.md section 1); the code here is our own.
+ *
+ * HASH, INDEX AND RANK
+ * --------------------
+ * Each element is hashed with MurmurHash64A, seed 0xadc83b19 (_murmur64.h).
+ *
+ *    bit 63                                        14 13             0
+ *    +-------------------------------------------+----------------+
+ *    |   50 bits: rank source                     | register index |
+ *    +-------------------------------------------+----------------+
+ *
+ * The low 14 bits pick the register.  The other 50 bits are shifted down,
+ * a sentinel 1 is put at bit 50, and the rank is 1 + the number of trailing
+ * zero bits: 1..51.  A register keeps the largest rank it has seen.
+ *
+ * THE HEADER (both encodings)
+ * ---------------------------
+ *    offset  0   1   2   3   4     5   6   7   8 ........... 15
+ *          +---+---+---+---+-----+---+---+---+-----------------+
+ *          | H | Y | L | L | enc | unused    | cardinality LE64 |
+ *          +---+---+---+---+-----+---+---+---+-----------------+
+ *
+ * enc is 0 (dense) or 1 (sparse); anything else is not an HLL.  The unused
+ * bytes are written as zero and never checked.  Bytes 8..15 cache the last
+ * PFCOUNT.  Bit 7 of byte 15 is the "stale" flag: every update ORs it in
+ * and leaves the other 63 bits (the old count) alone; PFCOUNT trusts the
+ * cache blindly while the flag is clear.
+ *
+ * DENSE ENCODING: 16 + 12288 bytes, exactly
+ * -----------------------------------------
+ * The registers form one little-endian bit stream, 6 bits each, register i
+ * at stream bits 6i..6i+5, stream bit b being bit (b mod 8) of byte b/8.
+ * Every 3 bytes hold 4 registers:
+ *
+ *        byte 0            byte 1            byte 2
+ *    7 6 5 4 3 2 1 0 | 7 6 5 4 3 2 1 0 | 7 6 5 4 3 2 1 0
+ *    b a|r0 (6 bits) | c b a 9|r1 hi 4 | r3 (6 bits)|r2 hi2
+ *    r1 lo 2          r2 lo 4
+ *
+ * i.e. r0 = byte0 bits 0-5; r1 = byte0 bits 6-7 (low) + byte1 bits 0-3
+ * (high); r2 = byte1 bits 4-7 (low) + byte2 bits 0-1 (high); r3 = byte2
+ * bits 2-7.  A hostile dense string may hold any 6-bit value (0..63).
+ *
+ * SPARSE ENCODING: run-length opcodes
+ * -----------------------------------
+ * The payload is a sequence of opcodes that, read left to right, describe
+ * registers 0, 1, 2, ... 16383, no more and no less:
+ *
+ *    ZERO   00xxxxxx            x+1 registers (1..64) are 0
+ *    XZERO  01xxxxxx yyyyyyyy   (x<<8 | y)+1 registers (1..16384) are 0
+ *    VAL    1vvvvvll            l+1 registers (1..4) all hold v+1 (1..32)
+ *
+ * An empty HLL is XZERO(16384) = 7f ff (18 bytes in all).  A register that
+ * must hold more than 32 cannot be sparse: the value is promoted to dense,
+ * and so it is when a sparse write would make the string longer than
+ * hll-sparse-max-bytes (3000 by default, header included).  There is no way
+ * back from dense.  Example, PFADD k a b c:
+ *
+ *    48 59 4c 4c 01 00 00 00  00 00 00 00 00 00 00 80 | 60 f3 80 50 b1 84 4b fb 80 42 5a
+ *    H  Y  L  L  sparse       cache 0, stale flag     | XZERO(8436) VAL(1,1) XZERO(4274)
+ *                                                       VAL(2,1) XZERO(3068) VAL(1,1)
+ *                                                       XZERO(603)
+ *
+ * Byte-for-byte equality with Redis needs Redis's exact update procedure,
+ * implemented by sparse_set() below: find the opcode covering the register;
+ * rewrite a length-1 VAL or ZERO in place; otherwise split it into (left
+ * run, VAL(c,1), right run), a zero run becoming XZERO when longer than 64;
+ * promote if the string would outgrow the limit; finally try to fuse equal
+ * adjacent VALs, looking at no more than 5 opcodes from the one before the
+ * change.  Zero runs are never fused, so the encoding is not canonical and
+ * only this exact procedure reproduces Redis's bytes.
+ *
+ * HOSTILE BYTES
+ * -------------
+ * Values arrive from users (SET, from_bytes) and must never crash us.  The
+ * rules below are Redis's own, so an untrusted string gets the reply Redis
+ * gives it:
+ *  - header checks (hll_check_header): length >= 16, magic, enc <= 1, dense
+ *    length exactly 12304; otherwise "not a valid HyperLogLog string".
+ *  - a sparse payload is checked lazily, as Redis does: counting, merging
+ *    and promoting need the opcodes to cover exactly 16384 registers
+ *    (otherwise "corrupted"), while an update only needs the walk to reach
+ *    the register it changes.
+ *  - the last byte of the string may be the first half of an XZERO; Redis
+ *    then reads the NUL that terminates its strings.  We keep a spare byte
+ *    after the string for the same purpose (see _hll.h).
+ *  - Upstream 7.0.15 sums run lengths in an int, which wraps on strings of
+ *    2^17+ opcodes, and its merge and promotion walks accept opcodes after
+ *    the 16384th register when they start with a VAL (CVE-2025-32023
+ *    territory).  The patched 7.0.15 that Debian ships, which we test
+ *    against, rejects any opcode that would pass register 16384, in every
+ *    walk.  We do the same: one rule for count, merge and promotion (the
+ *    runs add up to exactly 16384, summed in 64 bits), and no write can
+ *    ever leave the 16384 registers.
+ *  - the estimator rounds with llroundl(); on x86-64 an estimate too big
+ *    for a signed 64-bit integer (possible only for forged dense registers)
+ *    comes out as 0x8000000000000000, and we return that too.
+ *
+ * Sections, low level first: buffer, registers, hashing, sparse update,
+ * promotion, batch adds, estimator, unions, self test.
+ */
+#include "_hll.h"
+#include "_murmur64.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPARSE_XZERO_BIT 0x40
+#define SPARSE_VAL_BIT 0x80
+#define SPARSE_IS_ZERO(p) (((*(p)) & 0xc0) == 0)
+#define SPARSE_IS_XZERO(p) (((*(p)) & 0xc0) == SPARSE_XZERO_BIT)
+#define SPARSE_IS_VAL(p) ((*(p)) & SPARSE_VAL_BIT)
+#define SPARSE_ZERO_LEN(p) (((*(p)) & 0x3f) + 1)
+#define SPARSE_XZERO_LEN(p) (((((*(p)) & 0x3f) << 8) | (*((p) + 1))) + 1)
+#define SPARSE_VAL_VALUE(p) ((((*(p)) >> 2) & 0x1f) + 1)
+#define SPARSE_VAL_LEN(p) (((*(p)) & 0x3) + 1)
+#define SPARSE_VAL_MAX_VALUE 32
+#define SPARSE_VAL_MAX_LEN 4
+#define SPARSE_ZERO_MAX_LEN 64
+
+#define ALPHA_INF 0.721347520444481703680 /* 0.5 / ln 2 */
+
+/* ====================================================================== */
+/* Buffer                                                                  */
+/* ====================================================================== */
+
+/* Make room for a string of `need` bytes plus the spare byte.  Existing
+ * content, spare byte included, is kept.  Returns HLL_OK or NOMEM. */
+static int reserve(hll_t *h, size_t need)
+{
+    if (need + 1 <= h->cap) return HLL_OK;
+    size_t cap = h->cap ? h->cap : 32;
+    while (cap < need + 1) cap *= 2;
+    uint8_t *nb = (uint8_t *)realloc(h->buf, cap);
+    if (nb == NULL) return HLL_ERR_NOMEM;
+    memset(nb + h->cap, 0, cap - h->cap);
+    h->buf = nb;
+    h->cap = cap;
+    return HLL_OK;
+}
+
+/* The empty HLL Redis creates on PFADD of a missing key: sparse, cache
+ * bytes zero, one XZERO(16384).  (PFADD then sets the stale flag.) */
+int hll_init_empty(hll_t *h)
+{
+    h->buf = NULL;
+    h->len = h->cap = 0;
+    if (reserve(h, HLL_HDR_SIZE + 2 + 3) != HLL_OK) return HLL_ERR_NOMEM;
+    memset(h->buf, 0, h->cap);
+    memcpy(h->buf, "HYLL", 4);
+    h->buf[4] = HLL_SPARSE;
+    h->buf[16] = 0x7f; /* XZERO(16384): 01 111111 11111111 */
+    h->buf[17] = 0xff;
+    h->len = 18;
+    return HLL_OK;
+}
+
+/* Copy `len` untrusted bytes into a fresh hll_t (spare byte 0).  No
+ * validation: call hll_check_header() first. */
+int hll_init_bytes(hll_t *h, const uint8_t *bytes, size_t len)
+{
+    h->buf = NULL;
+    h->len = h->cap = 0;
+    if (reserve(h, len) != HLL_OK) return HLL_ERR_NOMEM;
+    if (len) memcpy(h->buf, bytes, len);
+    h->buf[len] = 0;
+    h->len = len;
+    return HLL_OK;
+}
+
+/* Deep copy, spare byte included. */
+int hll_copy(hll_t *dst, const hll_t *src)
+{
+    if (hll_init_bytes(dst, src->buf, src->len) != HLL_OK) return HLL_ERR_NOMEM;
+    dst->buf[dst->len] = src->buf[src->len];
+    return HLL_OK;
+}
+
+void hll_release(hll_t *h)
+{
+    free(h->buf);
+    h->buf = NULL;
+    h->len = h->cap = 0;
+}
+
+/* Redis's acceptance test for a string value used as an HLL (before any
+ * payload is looked at).  HLL_OK or HLL_ERR_NOTHLL. */
+int hll_check_header(const uint8_t *b, size_t len)
+{
+    if (len < HLL_HDR_SIZE) return HLL_ERR_NOTHLL;
+    if (b[0] != 'H' || b[1] != 'Y' || b[2] != 'L' || b[3] != 'L') return HLL_ERR_NOTHLL;
+    if (b[4] > HLL_SPARSE) return HLL_ERR_NOTHLL;
+    if (b[4] == HLL_DENSE && len != HLL_DENSE_SIZE) return HLL_ERR_NOTHLL;
+    return HLL_OK;
+}
+
+int hll_is_sparse(const hll_t *h) { return h->buf[4] == HLL_SPARSE; }
+
+void hll_invalidate_cache(hll_t *h) { h->buf[15] |= 0x80; }
+
+int hll_cache_is_valid(const hll_t *h) { return (h->buf[15] & 0x80) == 0; }
+
+/* ====================================================================== */
+/* Dense registers                                                         */
+/* ====================================================================== */
+
+/* Register i of a dense payload.  Reads byte i*6/8 and, only when the
+ * register straddles two bytes, the next one; never past byte 12287. */
+static inline unsigned dense_get(const uint8_t *r, uint32_t i)
+{
+    size_t bit = (size_t)i * HLL_BITS;
+    size_t byte = bit >> 3;
+    unsigned fb = (unsigned)(bit & 7);
+    unsigned v = (unsigned)r[byte] >> fb;
+    if (fb > 8 - HLL_BITS) v |= (unsigned)r[byte + 1] << (8 - fb);
+    return v & HLL_REGISTER_MAX;
+}
+
+/* Store v (0..63) into register i of a dense payload. */
+static inline void dense_put(uint8_t *r, uint32_t i, unsigned v)
+{
+    size_t bit = (size_t)i * HLL_BITS;
+    size_t byte = bit >> 3;
+    unsigned fb = (unsigned)(bit & 7);
+    r[byte] = (uint8_t)((r[byte] & ~(HLL_REGISTER_MAX << fb)) | (v << fb));
+    if (fb > 8 - HLL_BITS) {
+        unsigned fb8 = 8 - fb;
+        r[byte + 1] = (uint8_t)((r[byte + 1] & ~(HLL_REGISTER_MAX >> fb8)) | (v >> fb8));
+    }
+}
+
+/* Raise register i to count if count is larger; 1 if it changed, else 0. */
+static inline int dense_set(uint8_t *r, uint32_t i, unsigned count)
+{
+    if (count > dense_get(r, i)) {
+        dense_put(r, i, count);
+        return 1;
+    }
+    return 0;
+}
+
+/* ====================================================================== */
+/* Hashing                                                                 */
+/* ====================================================================== */
+
+static inline int ctz64(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(x);
+#else
+    int n = 0;
+    while ((x & 1) == 0) { x >>= 1; n++; }
+    return n;
+#endif
+}
+
+uint64_t hll_hash(const void *ele, size_t len)
+{
+    return fr_murmur64a(ele, len, FR_MURMUR64A_HLL_SEED);
+}
+
+/* Rank (1..51) of the hash of ele; *index receives its register (0..16383). */
+static inline int pattern_of_hash(uint64_t hash, uint32_t *index)
+{
+    *index = (uint32_t)(hash & (HLL_REGISTERS - 1));
+    hash >>= HLL_P;
+    hash |= (uint64_t)1 << HLL_Q; /* sentinel: rank <= Q + 1 */
+    return ctz64(hash) + 1;
+}
+
+int hll_pattern(const void *ele, size_t len, uint32_t *index)
+{
+    return pattern_of_hash(hll_hash(ele, len), index);
+}
+
+/* ====================================================================== */
+/* Sparse -> dense promotion                                               */
+/* ====================================================================== */
+
+/* Rewrite a sparse value as dense: header copied (magic, unused bytes and
+ * cache included), encoding byte set to 0, registers decoded.  A no-op on
+ * a dense value.  HLL_ERR_CORRUPT (value untouched) unless the opcodes
+ * cover exactly 16384 registers; HLL_ERR_NOMEM. */
+int hll_to_dense(hll_t *h)
+{
+    if (h->buf[4] == HLL_DENSE) return HLL_OK;
+    uint8_t *dense = (uint8_t *)calloc(HLL_DENSE_SIZE + 1, 1);
+    if (dense == NULL) return HLL_ERR_NOMEM;
+    memcpy(dense, h->buf, HLL_HDR_SIZE);
+    dense[4] = HLL_DENSE;
+    uint8_t *regs = dense + HLL_HDR_SIZE;
+
+    const uint8_t *p = h->buf + HLL_HDR_SIZE, *end = h->buf + h->len;
+    int64_t idx = 0;
+    while (p < end) {
+        int64_t runlen;
+        if (SPARSE_IS_ZERO(p)) {
+            runlen = SPARSE_ZERO_LEN(p);
+            p++;
+        } else if (SPARSE_IS_XZERO(p)) {
+            runlen = SPARSE_XZERO_LEN(p); /* may read the spare byte */
+            p += 2;
+        } else {
+            runlen = SPARSE_VAL_LEN(p);
+            if (idx + runlen > HLL_REGISTERS) { idx = -1; break; } /* overshoot */
+            unsigned val = SPARSE_VAL_VALUE(p);
+            for (int64_t k = 0; k < runlen; k++) dense_put(regs, (uint32_t)(idx + k), val);
+            p++;
+        }
+        idx += runlen;
+        if (idx > HLL_REGISTERS) break;
+    }
+    if (idx != HLL_REGISTERS) {
+        free(dense);
+        return HLL_ERR_CORRUPT;
+    }
+    free(h->buf);
+    h->buf = dense;
+    h->len = HLL_DENSE_SIZE;
+    h->cap = HLL_DENSE_SIZE + 1;
+    return HLL_OK;
+}
+
+/* ====================================================================== */
+/* Sparse update (Redis 7.0's procedure, step for step)                    */
+/* ====================================================================== */
+
+/* Write a zero run of len registers at n; returns the bytes written. */
+static int put_zero_run(uint8_t *n, long len)
+{
+    if (len > SPARSE_ZERO_MAX_LEN) {
+        long l = len - 1;
+        n[0] = (uint8_t)((l >> 8) | SPARSE_XZERO_BIT);
+        n[1] = (uint8_t)(l & 0xff);
+        return 2;
+    }
+    n[0] = (uint8_t)(len - 1);
+    return 1;
+}
+
+static inline uint8_t val_op(unsigned val, unsigned len)
+{
+    return (uint8_t)(((val - 1) << 2) | (len - 1) | SPARSE_VAL_BIT);
+}
+
+/* Fuse equal adjacent VAL opcodes, scanning at most 5 opcodes from p.
+ * Zero opcodes are stepped over (and use up the budget); a fusion retries
+ * at the same place.  *endp is moved back by one per fusion. */
+static void sparse_fuse(hll_t *h, uint8_t *p, uint8_t **endp)
+{
+    uint8_t *end = *endp;
+    int scanlen = 5;
+    while (p < end && scanlen--) {
+        if (SPARSE_IS_XZERO(p)) { p += 2; continue; }
+        if (SPARSE_IS_ZERO(p)) { p++; continue; }
+        if (p + 1 < end && SPARSE_IS_VAL(p + 1)) {
+            unsigned v1 = SPARSE_VAL_VALUE(p), v2 = SPARSE_VAL_VALUE(p + 1);
+            unsigned len = SPARSE_VAL_LEN(p) + SPARSE_VAL_LEN(p + 1);
+            if (v1 == v2 && len <= SPARSE_VAL_MAX_LEN) {
+                p[1] = val_op(v1, len);
+                memmove(p, p + 1, (size_t)(end - p)); /* spare byte moves too */
+                h->len--;
+                h->buf[h->len] = 0;
+                end--;
+                continue;
+            }
+        }
+        p++;
+    }
+    *endp = end;
+}
+
+/* Raise register `index` of a sparse value to `count` (1..51).
+ * Returns 1 changed, 0 already >= count, HLL_ERR_CORRUPT when the walk
+ * does not reach the register (or promotion meets a corrupt payload),
+ * HLL_ERR_NOMEM.  May promote to dense (count > 32, or growth beyond
+ * sparse_max bytes); a sparse-side change sets the stale flag itself, a
+ * promotion leaves that to the caller, as Redis does. */
+static int sparse_set(hll_t *h, uint32_t index, int count, size_t sparse_max)
+{
+    uint8_t *sparse, *p, *end, *prev, *next;
+    int64_t first = 0, span = 0, runlen;
+    int is_zero = 0, is_xzero = 0, is_val = 0;
+
+    if (count > SPARSE_VAL_MAX_VALUE) goto promote;
+    /* An XZERO split into XZERO VAL XZERO grows by 3 bytes at most. */
+    if (reserve(h, h->len + 3) != HLL_OK) return HLL_ERR_NOMEM;
+
+    /* 1. Find the opcode covering `index`, and the one before it. */
+    sparse = p = h->buf + HLL_HDR_SIZE;
+    end = h->buf + h->len;
+    prev = NULL;
+    while (p < end) {
+        int oplen = 1;
+        if (SPARSE_IS_ZERO(p)) {
+            span = SPARSE_ZERO_LEN(p);
+        } else if (SPARSE_IS_VAL(p)) {
+            span = SPARSE_VAL_LEN(p);
+        } else {
+            span = SPARSE_XZERO_LEN(p);
+            oplen = 2;
+        }
+        if ((int64_t)index <= first + span - 1) break;
+        prev = p;
+        p += oplen;
+        first += span;
+    }
+    if (span == 0 || p >= end) return HLL_ERR_CORRUPT;
+
+    next = SPARSE_IS_XZERO(p) ? p + 2 : p + 1;
+    if (next >= end) next = NULL;
+    if (SPARSE_IS_ZERO(p)) {
+        is_zero = 1;
+        runlen = SPARSE_ZERO_LEN(p);
+    } else if (SPARSE_IS_XZERO(p)) {
+        is_xzero = 1;
+        runlen = SPARSE_XZERO_LEN(p);
+    } else {
+        is_val = 1;
+        runlen = SPARSE_VAL_LEN(p);
+    }
+
+    /* 2. Cheap cases: nothing to do, or a one-register opcode in place. */
+    if (is_val) {
+        if ((int)SPARSE_VAL_VALUE(p) >= count) return 0;
+        if (runlen == 1) {
+            *p = val_op((unsigned)count, 1);
+            goto updated;
+        }
+    }
+    if (is_zero && runlen == 1) {
+        *p = val_op((unsigned)count, 1);
+        goto updated;
+    }
+
+    /* 3. Split the opcode into (left run) VAL(count,1) (right run). */
+    {
+        uint8_t seq[5], *n = seq;
+        int64_t last = first + span - 1;
+        if (is_zero || is_xzero) {
+            if (index != first) n += put_zero_run(n, (long)(index - first));
+            *n++ = val_op((unsigned)count, 1);
+            if (index != last) n += put_zero_run(n, (long)(last - index));
+        } else {
+            unsigned curval = SPARSE_VAL_VALUE(p);
+            if (index != first) *n++ = val_op(curval, (unsigned)(index - first));
+            *n++ = val_op((unsigned)count, 1);
+            if (index != last) *n++ = val_op(curval, (unsigned)(last - index));
+        }
+        long seqlen = (long)(n - seq);
+        long oldlen = is_xzero ? 2 : 1;
+        long deltalen = seqlen - oldlen;
+
+        if (deltalen > 0 && h->len + (size_t)deltalen > sparse_max) goto promote;
+        /* Same order as Redis: shift the tail, move the terminator, then
+         * copy the new opcodes (which, after a truncated XZERO, may land on
+         * the spare byte). */
+        if (deltalen && next) memmove(next + deltalen, next, (size_t)(end - next));
+        h->len = (size_t)((long)h->len + deltalen);
+        h->buf[h->len] = 0;
+        memcpy(p, seq, (size_t)seqlen);
+        end += deltalen;
+    }
+
+updated:
+    /* 4. Fuse equal neighbours around the change, then mark the cache. */
+    sparse_fuse(h, prev ? prev : sparse, &end);
+    hll_invalidate_cache(h);
+    return 1;
+
+promote:
+    {
+        int rc = hll_to_dense(h);
+        if (rc != HLL_OK) return rc;
+        dense_set(h->buf + HLL_HDR_SIZE, index, (unsigned)count);
+        return 1;
+    }
+}
+
+/* Raise register `index` to `count`, whatever the encoding.  See
+ * sparse_set() for the return values; dense updates never fail and do not
+ * touch the cache flag (callers set it once per command, as PFADD). */
+int hll_set(hll_t *h, uint32_t index, int count, size_t sparse_max)
+{
+    if (h->buf[4] == HLL_DENSE)
+        return dense_set(h->buf + HLL_HDR_SIZE, index, (unsigned)count);
+    return sparse_set(h, index, count, sparse_max);
+}
+
+/* Add one element (PFADD of one element, minus the final cache flag). */
+int hll_add(hll_t *h, const void *ele, size_t len, size_t sparse_max)
+{
+    uint32_t index;
+    int count = hll_pattern(ele, len, &index);
+    return hll_set(h, index, count, sparse_max);
+}
+
+/* ====================================================================== */
+/* Batch adds                                                              */
+/* ====================================================================== */
+
+static const char DIGIT_PAIRS[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Decimal text of v, written so that it ends at buf_end; returns its start. */
+static inline char *u64_to_dec(uint64_t v, char *buf_end)
+{
+    char *p = buf_end;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        p -= 2;
+        memcpy(p, DIGIT_PAIRS + 2 * r, 2);
+    }
+    if (v >= 10) {
+        p -= 2;
+        memcpy(p, DIGIT_PAIRS + 2 * v, 2);
+    } else {
+        *--p = (char)('0' + v);
+    }
+    return p;
+}
+
+/* Apply one hashed element; the fast dense path inline. */
+static inline int apply_hash(hll_t *h, uint64_t hash, size_t sparse_max, int *changed)
+{
+    uint32_t index;
+    int count = pattern_of_hash(hash, &index);
+    if (h->buf[4] == HLL_DENSE) {
+        uint8_t *r = h->buf + HLL_HDR_SIZE;
+        if ((unsigned)count > dense_get(r, index)) {
+            dense_put(r, index, (unsigned)count);
+            *changed = 1;
+        }
+        return HLL_OK;
+    }
+    int rc = sparse_set(h, index, count, sparse_max);
+    if (rc < 0) return rc;
+    if (rc) *changed = 1;
+    return HLL_OK;
+}
+
+/* The batch adds: each element in order, exactly as one PFADD with all of
+ * them.  Return 1 if any register changed, 0 if none, or an error; on error
+ * *done is the number of elements applied before the failing one (the
+ * value keeps their effect, as Redis's does).  They do not set the stale
+ * flag for dense changes; the caller does, once.
+ *
+ * hll_add_many_i64/u64 add the decimal text of each integer (how redis-py
+ * sends a Python int).  hll_add_many_fixed adds n items of itemsize bytes
+ * with trailing NUL bytes removed (numpy 'S' arrays). */
+int hll_add_many_i64(hll_t *h, const int64_t *vals, size_t n, size_t sparse_max, size_t *done)
+{
+    char buf[24];
+    char *bend = buf + sizeof buf;
+    int changed = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t v = vals[i];
+        char *s;
+        if (v < 0) {
+            s = u64_to_dec((uint64_t)0 - (uint64_t)v, bend);
+            *--s = '-';
+        } else {
+            s = u64_to_dec((uint64_t)v, bend);
+        }
+        int rc = apply_hash(h, hll_hash(s, (size_t)(bend - s)), sparse_max, &changed);
+        if (rc < 0) { *done = i; return rc; }
+    }
+    *done = n;
+    return changed;
+}
+
+int hll_add_many_u64(hll_t *h, const uint64_t *vals, size_t n, size_t sparse_max, size_t *done)
+{
+    char buf[24];
+    char *bend = buf + sizeof buf;
+    int changed = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *s = u64_to_dec(vals[i], bend);
+        int rc = apply_hash(h, hll_hash(s, (size_t)(bend - s)), sparse_max, &changed);
+        if (rc < 0) { *done = i; return rc; }
+    }
+    *done = n;
+    return changed;
+}
+
+int hll_add_many_fixed(hll_t *h, const uint8_t *data, size_t itemsize, size_t n,
+                       size_t sparse_max, size_t *done)
+{
+    int changed = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *item = data + i * itemsize;
+        size_t len = itemsize;
+        while (len > 0 && item[len - 1] == 0) len--;
+        int rc = apply_hash(h, hll_hash(item, len), sparse_max, &changed);
+        if (rc < 0) { *done = i; return rc; }
+    }
+    *done = n;
+    return changed;
+}
+
+/* ====================================================================== */
+/* Estimator                                                               */
+/* ====================================================================== */
+
+/* Count how many registers hold each value 0..63 (hist is zeroed here).
+ * HLL_ERR_CORRUPT if a sparse payload does not cover exactly 16384
+ * registers; a dense payload is always fine. */
+int hll_histogram(const hll_t *h, int64_t hist[64])
+{
+    memset(hist, 0, 64 * sizeof hist[0]);
+    if (h->buf[4] == HLL_DENSE) {
+        /* Four partial histograms break the store-to-load dependency
+         * between neighbouring registers that mostly hold the same value. */
+        uint32_t part[4][64];
+        memset(part, 0, sizeof part);
+        const uint8_t *r = h->buf + HLL_HDR_SIZE;
+        for (int j = 0; j < HLL_DENSE_PAYLOAD; j += 3) {
+            uint32_t w = (uint32_t)r[j] | ((uint32_t)r[j + 1] << 8) | ((uint32_t)r[j + 2] << 16);
+            part[0][w & 63]++;
+            part[1][(w >> 6) & 63]++;
+            part[2][(w >> 12) & 63]++;
+            part[3][(w >> 18) & 63]++;
+        }
+        for (int k = 0; k < 64; k++)
+            hist[k] = (int64_t)part[0][k] + part[1][k] + part[2][k] + part[3][k];
+        return HLL_OK;
+    }
+    const uint8_t *p = h->buf + HLL_HDR_SIZE, *end = h->buf + h->len;
+    int64_t idx = 0;
+    while (p < end) {
+        int64_t runlen;
+        if (SPARSE_IS_ZERO(p)) {
+            runlen = SPARSE_ZERO_LEN(p);
+            hist[0] += runlen;
+            p++;
+        } else if (SPARSE_IS_XZERO(p)) {
+            runlen = SPARSE_XZERO_LEN(p);
+            hist[0] += runlen;
+            p += 2;
+        } else {
+            runlen = SPARSE_VAL_LEN(p);
+            hist[SPARSE_VAL_VALUE(p)] += runlen;
+            p++;
+        }
+        idx += runlen;
+        if (idx > HLL_REGISTERS) return HLL_ERR_CORRUPT; /* can only grow */
+    }
+    return idx == HLL_REGISTERS ? HLL_OK : HLL_ERR_CORRUPT;
+}
+
+/* Ertl's sigma(x) = x + sum_{k>=1} x^(2^k) 2^(k-1), iterated until the
+ * double sum stops changing; +inf at x = 1. */
+static double ertl_sigma(double x)
+{
+    if (x == 1.) return INFINITY;
+    double y = 1, z = x, zprev;
+    do {
+        x *= x;
+        zprev = z;
+        z += x * y;
+        y += y;
+    } while (zprev != z);
+    return z;
+}
+
+/* Ertl's tau(x) = (1 - x - sum_{k>=1} (1 - x^(2^-k))^2 2^-k) / 3;
+ * 0 at x = 0 and x = 1. */
+static double ertl_tau(double x)
+{
+    if (x == 0. || x == 1.) return 0.;
+    double y = 1.0, z = 1 - x, zprev;
+    do {
+        x = sqrt(x);
+        zprev = z;
+        y *= 0.5;
+        z -= pow(1 - x, 2) * y;
+    } while (zprev != z);
+    return z / 3;
+}
+
+/* The estimate from a register histogram, bit for bit as Redis 7.0
+ * computes it (IEEE double throughout, rounded half away from zero).
+ * Registers above 51 (forged) fall out of the sum, as in Redis. */
+uint64_t hll_estimate(const int64_t hist[64])
+{
+    const double m = HLL_REGISTERS;
+    double z = m * ertl_tau((m - (double)hist[HLL_Q + 1]) / m);
+    for (int j = HLL_Q; j >= 1; --j) {
+        z += (double)hist[j];
+        z *= 0.5;
+    }
+    z += m * ertl_sigma((double)hist[0] / m);
+    double e = ALPHA_INF * m * m / z;
+    /* llroundl() out of range (or inf) on x86-64 gives the "integer
+     * indefinite" 0x8000000000000000; Redis replies with that. */
+    if (!(e < 9223372036854775807.5)) return (uint64_t)1 << 63;
+    return (uint64_t)llround(e);
+}
+
+/* PFCOUNT of one value: the cached count when the stale flag is clear
+ * (trusted as is), else the estimate, stored back into bytes 8..15 with the
+ * flag clear.  HLL_ERR_CORRUPT leaves the value unchanged. */
+int hll_count(hll_t *h, uint64_t *card)
+{
+    uint8_t *c = h->buf + 8;
+    if (hll_cache_is_valid(h)) {
+        uint64_t v = 0;
+        for (int i = 7; i >= 0; i--) v = (v << 8) | c[i];
+        *card = v;
+        return HLL_OK;
+    }
+    int rc = hll_recount(h, card);
+    if (rc != HLL_OK) return rc;
+    for (int i = 0; i < 8; i++) c[i] = (uint8_t)(*card >> (8 * i));
+    return HLL_OK;
+}
+
+/* The estimate, ignoring and not touching the cache. */
+int hll_recount(const hll_t *h, uint64_t *card)
+{
+    int64_t hist[64];
+    int rc = hll_histogram(h, hist);
+    if (rc != HLL_OK) return rc;
+    *card = hll_estimate(hist);
+    return HLL_OK;
+}
+
+/* ====================================================================== */
+/* Unions and merges                                                       */
+/* ====================================================================== */
+
+/* max[i] = max(max[i], register i of h) for the 16384 bytes at max.
+ * HLL_ERR_CORRUPT for a sparse payload not covering exactly 16384
+ * registers (max may then be partly updated; callers discard it).
+ * Registers are only written once the opcode is known to fit. */
+int hll_merge_max(uint8_t *max, const hll_t *h)
+{
+    if (h->buf[4] == HLL_DENSE) {
+        const uint8_t *r = h->buf + HLL_HDR_SIZE;
+        for (uint32_t i = 0; i < HLL_REGISTERS; i += 4) {
+            const uint8_t *b = r + (i / 4) * 3;
+            uint32_t w = (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16);
+            for (int k = 0; k < 4; k++) {
+                uint8_t v = (uint8_t)((w >> (6 * k)) & 63);
+                if (v > max[i + k]) max[i + k] = v;
+            }
+        }
+        return HLL_OK;
+    }
+    const uint8_t *p = h->buf + HLL_HDR_SIZE, *end = h->buf + h->len;
+    int64_t i = 0;
+    while (p < end) {
+        int64_t runlen;
+        if (SPARSE_IS_ZERO(p)) {
+            runlen = SPARSE_ZERO_LEN(p);
+            p++;
+        } else if (SPARSE_IS_XZERO(p)) {
+            runlen = SPARSE_XZERO_LEN(p);
+            p += 2;
+        } else {
+            runlen = SPARSE_VAL_LEN(p);
+            if (i + runlen > HLL_REGISTERS) return HLL_ERR_CORRUPT;
+            uint8_t val = (uint8_t)SPARSE_VAL_VALUE(p);
+            for (int64_t k = 0; k < runlen; k++)
+                if (val > max[i + k]) max[i + k] = val;
+            p++;
+        }
+        i += runlen;
+        if (i > HLL_REGISTERS) return HLL_ERR_CORRUPT;
+    }
+    return i == HLL_REGISTERS ? HLL_OK : HLL_ERR_CORRUPT;
+}
+
+/* The estimate of a union held as one byte per register (PFCOUNT with
+ * several keys; no cache anywhere). */
+uint64_t hll_count_max(const uint8_t *max)
+{
+    int64_t hist[64] = {0};
+    for (int i = 0; i < HLL_REGISTERS; i++) hist[max[i] & 63]++;
+    return hll_estimate(hist);
+}
+
+/* The tail of PFMERGE: make dest dense first when use_dense, then raise
+ * every register i with max[i] > 0, in ascending order, through the normal
+ * update rules (a sparse dest may still be promoted by size), then set the
+ * stale flag.  dest must have been merged into max (so validated) first.
+ * Like Redis, a failing sparse update is skipped; only NOMEM is reported. */
+int hll_store_max(hll_t *dest, const uint8_t *max, int use_dense, size_t sparse_max)
+{
+    if (use_dense) {
+        int rc = hll_to_dense(dest);
+        if (rc != HLL_OK) return rc;
+    }
+    for (uint32_t j = 0; j < HLL_REGISTERS; j++) {
+        if (max[j] == 0) continue;
+        int rc = hll_set(dest, j, max[j], sparse_max);
+        if (rc == HLL_ERR_NOMEM) return rc;
+    }
+    hll_invalidate_cache(dest);
+    return HLL_OK;
+}
+
+/* ====================================================================== */
+/* Inspection and self test                                                */
+/* ====================================================================== */
+
+/* Decode all 16384 registers into out.  HLL_ERR_CORRUPT as for a count. */
+int hll_registers(const hll_t *h, uint8_t *out)
+{
+    memset(out, 0, HLL_REGISTERS);
+    return hll_merge_max(out, h);
+}
+
+/* Full check of an untrusted value: header, then (sparse) exact coverage. */
+int hll_validate(const hll_t *h)
+{
+    int rc = hll_check_header(h->buf, h->len);
+    if (rc != HLL_OK) return rc;
+    if (h->buf[4] == HLL_DENSE) return HLL_OK;
+    int64_t hist[64];
+    return hll_histogram(h, hist);
+}
+
+/* Known answers for the hash and round trips of the 6-bit packing.
+ * Returns 0 on success, or a positive number naming the failed check. */
+int hll_selftest(void)
+{
+    uint32_t idx;
+    if (hll_hash("a", 1) != 0x53d2470a9b43b1a7ULL) return 1;
+    if (hll_pattern("a", 1, &idx) != 2 || idx != 12711) return 2;
+    if (hll_hash("", 0) != 0xd8dfea6585bc9732ULL) return 3;
+
+    static uint8_t regs[HLL_DENSE_PAYLOAD + 1];
+    static uint8_t ref[HLL_REGISTERS];
+    uint64_t s = 0x9e3779b97f4a7c15ULL;
+    for (int round = 0; round < 20; round++) {
+        memset(regs, 0, sizeof regs);
+        for (uint32_t i = 0; i < HLL_REGISTERS; i++) {
+            s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+            ref[i] = (uint8_t)(s & 63);
+            dense_put(regs, i, ref[i]);
+        }
+        for (uint32_t i = 0; i < HLL_REGISTERS; i++)
+            if (dense_get(regs, i) != ref[i]) return 4;
+        if (regs[HLL_DENSE_PAYLOAD] != 0) return 5;
+    }
+    return 0;
+}

@@ -1,0 +1,526 @@
+# HyperLogLog: the Redis 7.0 HLL string, wrapped (included by _core.pyx).
+#
+# A HyperLogLog object owns one C hll_t (_hll.c), whose buffer *is* the
+# value Redis stores for an HLL key: to_bytes() is what GET returns,
+# from_bytes() accepts what GET returned.  Two levels of API:
+#
+# - the class, for direct use: add / add_many / count / merge / union_count;
+# - pfadd_bytes / pfcount_bytes / pfcount_union_bytes / pfmerge_bytes,
+#   which take and return raw string values with PFADD / PFCOUNT / PFMERGE
+#   semantics (lazy validation, cache writes, partial effects on error)
+#   so fastrank.Engine can keep HLLs as ordinary string values.
+#
+# Every module-level name here starts with _hll / HLL / HyperLogLog / pf*
+# because this file shares one module namespace with the other .pxi files.
+
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memset
+
+from fastrank._hll cimport *
+
+import numpy as _hll_np
+
+HLL_NOT_VALID_TEXT = "WRONGTYPE Key is not a valid HyperLogLog string value."
+HLL_CORRUPTED_TEXT = "INVALIDOBJ Corrupted HLL object detected"
+
+
+class HyperLogLogError(ValueError):
+    """A string that Redis would refuse as a HyperLogLog; str() is Redis's error line."""
+
+
+class NotAHyperLogLog(HyperLogLogError):
+    """Bad header: Redis's ``WRONGTYPE Key is not a valid HyperLogLog string value.``"""
+
+    def __init__(self, msg=HLL_NOT_VALID_TEXT):
+        super().__init__(msg)
+
+
+class CorruptHyperLogLog(HyperLogLogError):
+    """Bad sparse payload: Redis's ``INVALIDOBJ Corrupted HLL object detected``.
+
+    ``value`` holds the string as the failed command left it (Redis keeps
+    the updates a PFADD made before it met the corruption), or None.
+    """
+
+    def __init__(self, msg=HLL_CORRUPTED_TEXT, value=None):
+        super().__init__(msg)
+        self.value = value
+
+
+cdef int _hll_raise(int rc, object value=None) except -1:
+    if rc == HLL_ERR_NOMEM:
+        raise MemoryError()
+    if rc == HLL_ERR_NOTHLL:
+        raise NotAHyperLogLog()
+    if rc == HLL_ERR_CORRUPT:
+        raise CorruptHyperLogLog(HLL_CORRUPTED_TEXT, value)
+    raise SystemError("unexpected HyperLogLog error %d" % rc)
+
+
+cdef inline size_t _hll_check_smax(object sparse_max_bytes) except? 0:
+    cdef long long v = sparse_max_bytes
+    if v < 0:
+        raise ValueError("sparse_max_bytes must be >= 0")
+    return <size_t>v
+
+
+cdef bytes _hll_member_bytes(object item):
+    """A member that is not exact bytes/str/int, encoded as redis-py would."""
+    if isinstance(item, bool) or item is None:
+        raise TypeError("a HyperLogLog member must be bytes, str, int or float, not %s"
+                        % type(item).__name__)
+    if isinstance(item, (bytes, bytearray, memoryview)):
+        return bytes(item)
+    if isinstance(item, str):
+        return (<str>item).encode("utf-8")
+    if isinstance(item, int):
+        return str(int(item)).encode("ascii")
+    if isinstance(item, float):
+        return repr(item).encode("ascii")
+    raise TypeError("a HyperLogLog member must be bytes, str, int or float, not %s"
+                    % type(item).__name__)
+
+
+cdef int _hll_add_obj(hll_t *h, object item, size_t smax) except -9:
+    """Add one member; hll_add's result (1/0 or a negative HLL_ERR_*)."""
+    cdef const char *p
+    cdef Py_ssize_t n
+    cdef int64_t iv
+    cdef size_t done
+    cdef object t = type(item)
+    if t is bytes:
+        return hll_add(h, PyBytes_AS_STRING(item), <size_t>PyBytes_GET_SIZE(item), smax)
+    if t is str:
+        p = PyUnicode_AsUTF8AndSize(item, &n)
+        return hll_add(h, p, <size_t>n, smax)
+    if t is int and -9223372036854775807 <= item <= 9223372036854775807:
+        iv = item
+        return hll_add_many_i64(h, &iv, 1, smax, &done)
+    b = _hll_member_bytes(item)
+    return hll_add(h, PyBytes_AS_STRING(b), <size_t>PyBytes_GET_SIZE(b), smax)
+
+
+cdef int _hll_add_seq(hll_t *h, object items, size_t smax) except -9:
+    """Add every member of items in order (one PFADD); 1/0 or HLL_ERR_*."""
+    cdef int rc, changed = 0
+    cdef size_t done = 0, n
+    cdef const int64_t[::1] iv
+    cdef const uint64_t[::1] uv
+    cdef const uint8_t[::1] bv
+    if isinstance(items, _hll_np.ndarray):
+        arr = items
+        if arr.ndim != 1:
+            raise ValueError("add_many takes a 1-D array")
+        kind = arr.dtype.kind
+        n = <size_t>arr.shape[0]
+        if n == 0:
+            return 0
+        if kind == "i":
+            iv = _hll_np.ascontiguousarray(arr, dtype=_hll_np.int64)
+            return hll_add_many_i64(h, &iv[0], n, smax, &done)
+        if kind == "u":
+            uv = _hll_np.ascontiguousarray(arr, dtype=_hll_np.uint64)
+            return hll_add_many_u64(h, &uv[0], n, smax, &done)
+        if kind == "S":
+            if arr.dtype.itemsize == 0:
+                return hll_add_many_fixed(h, NULL, 0, n, smax, &done)
+            bv = _hll_np.ascontiguousarray(arr).view(_hll_np.uint8)
+            return hll_add_many_fixed(h, &bv[0], <size_t>arr.dtype.itemsize, n, smax, &done)
+        if kind in "UO":
+            items = arr.tolist()
+        else:
+            raise TypeError("add_many takes integer, bytes ('S'), str or object arrays, not %s"
+                            % arr.dtype)
+    for item in items:
+        rc = _hll_add_obj(h, item, smax)
+        if rc < 0:
+            return rc
+        if rc:
+            changed = 1
+    return changed
+
+
+cdef class HyperLogLog:
+    """A HyperLogLog whose state is, byte for byte, a Redis 7.0 HLL string.
+
+    16384 six-bit registers (standard error 0.81%), MurmurHash64A, Redis's
+    sparse and dense encodings and its cached cardinality, so
+    ``to_bytes()`` equals what ``GET`` returns after the same PFADDs on a
+    Redis server, and a value read from Redis works here.
+
+    A new HyperLogLog holds what Redis stores after ``PFADD key`` on a
+    missing key: empty, sparse, stale cache flag set (18 bytes).
+
+    >>> h = HyperLogLog()
+    >>> h.add_many([b"a", "b", 3])
+    True
+    >>> h.count()
+    3
+    >>> HyperLogLog.from_bytes(h.to_bytes()).count()
+    3
+
+    :param sparse_max_bytes: Redis's ``hll-sparse-max-bytes``: a sparse
+        value that would grow beyond this many bytes (header included) is
+        converted to dense.  Default 3000.
+    """
+
+    cdef hll_t _h
+    cdef size_t _smax
+
+    def __cinit__(self, *args, **kwargs):
+        if hll_init_empty(&self._h) != HLL_OK:
+            raise MemoryError()
+        hll_invalidate_cache(&self._h)
+        self._smax = HLL_SPARSE_MAX_BYTES_DEFAULT
+
+    def __init__(self, *, sparse_max_bytes=HLL_SPARSE_MAX_BYTES_DEFAULT):
+        self._smax = _hll_check_smax(sparse_max_bytes)
+
+    def __dealloc__(self):
+        hll_release(&self._h)
+
+    # -- construction from and to the Redis string ------------------------
+    @classmethod
+    def from_bytes(cls, data, *, sparse_max_bytes=HLL_SPARSE_MAX_BYTES_DEFAULT, strict=True):
+        """A HyperLogLog holding a copy of the Redis HLL string ``data``.  O(len).
+
+        The header is checked as Redis checks it (``HYLL`` magic, encoding
+        byte 0 or 1, dense length exactly 12304), else NotAHyperLogLog.
+        With ``strict`` (the default) a sparse payload must also describe
+        exactly 16384 registers, else CorruptHyperLogLog; ``strict=False``
+        defers that check to the first operation that needs it, as Redis
+        does after ``SET``.
+
+        >>> HyperLogLog.from_bytes(bytes.fromhex("48594c4c0100000000000000000000807fff")).count()
+        0
+        """
+        cdef const uint8_t[::1] view = memoryview(data).cast("B") if not isinstance(data, bytes) else data
+        cdef size_t n = <size_t>view.shape[0]
+        cdef const uint8_t *p = &view[0] if n else <const uint8_t *>b""
+        cdef int rc = hll_check_header(p, n)
+        if rc != HLL_OK:
+            _hll_raise(rc)
+        cdef HyperLogLog self = cls.__new__(cls)
+        self._smax = _hll_check_smax(sparse_max_bytes)
+        hll_release(&self._h)
+        if hll_init_bytes(&self._h, p, n) != HLL_OK:
+            raise MemoryError()
+        if strict:
+            rc = hll_validate(&self._h)
+            if rc != HLL_OK:
+                _hll_raise(rc)
+        return self
+
+    def to_bytes(self):
+        """The Redis string value (what ``GET`` returns).  O(len)."""
+        return PyBytes_FromStringAndSize(<char *>self._h.buf, <Py_ssize_t>self._h.len)
+
+    def copy(self):
+        """An independent copy (same bytes, same sparse_max_bytes)."""
+        cdef HyperLogLog other = HyperLogLog.__new__(HyperLogLog)
+        hll_release(&other._h)
+        if hll_copy(&other._h, &self._h) != HLL_OK:
+            raise MemoryError()
+        other._smax = self._smax
+        return other
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __reduce__(self):
+        return (_hll_restore, (self.to_bytes(), self._smax))
+
+    def __len__(self):
+        """Length of the Redis string (STRLEN): 18.. for sparse, 12304 dense."""
+        return self._h.len
+
+    def __eq__(self, other):
+        if not isinstance(other, HyperLogLog):
+            return NotImplemented
+        return self.to_bytes() == (<HyperLogLog>other).to_bytes()
+
+    __hash__ = None
+
+    def __repr__(self):
+        return "<HyperLogLog %s, %d bytes>" % ("sparse" if self.is_sparse else "dense", self._h.len)
+
+    @property
+    def is_sparse(self):
+        """True while the value uses Redis's sparse encoding."""
+        return bool(hll_is_sparse(&self._h))
+
+    @property
+    def sparse_max_bytes(self):
+        """The sparse -> dense size threshold (hll-sparse-max-bytes)."""
+        return self._smax
+
+    @sparse_max_bytes.setter
+    def sparse_max_bytes(self, value):
+        self._smax = _hll_check_smax(value)
+
+    # -- updates ------------------------------------------------------------
+    def add(self, item):
+        """Add one member (PFADD key member); True if a register changed.  O(1) dense.
+
+        ``bytes`` are taken as is, ``str`` UTF-8 encoded, ``int`` as decimal
+        text and ``float`` as ``repr`` (as redis-py sends them).
+
+        >>> h = HyperLogLog(); h.add("x"), h.add("x")
+        (True, False)
+        """
+        cdef int rc = _hll_add_obj(&self._h, item, self._smax)
+        if rc < 0:
+            _hll_raise(rc)
+        if rc:
+            hll_invalidate_cache(&self._h)
+        return rc == 1
+
+    def add_many(self, items):
+        """Add members in order, as one PFADD; True if any register changed.
+
+        O(n) once dense.  ``items`` is an iterable of members (as ``add``),
+        or a 1-D numpy array: integer dtypes add each value's decimal text
+        (what redis-py sends for a Python int), ``'S'`` arrays add each
+        item with its trailing NUL padding removed (as numpy returns it).
+        Numpy integer and ``'S'`` arrays are processed in C with no Python
+        object per item.
+
+        >>> import numpy as np
+        >>> h = HyperLogLog(); h.add_many(np.arange(1000)); h.count()
+        True
+        1001
+        """
+        cdef int rc = _hll_add_seq(&self._h, items, self._smax)
+        if rc < 0:
+            _hll_raise(rc)
+        if rc:
+            hll_invalidate_cache(&self._h)
+        return rc == 1
+
+    def merge(self, *others):
+        """Merge others into this one, as ``PFMERGE self others...``.  O(16384 + len).
+
+        others: HyperLogLog objects, Redis HLL strings (bytes), or None
+        (an empty HLL).  The result is dense if this one or any input is
+        dense, otherwise sparse (and may be promoted by size).  Nothing
+        changes if an input is invalid.
+        """
+        cdef uint8_t regmax[HLL_REGISTERS]
+        cdef int rc
+        memset(regmax, 0, HLL_REGISTERS)
+        cdef int use_dense = not hll_is_sparse(&self._h)
+        rc = hll_merge_max(regmax, &self._h)
+        if rc != HLL_OK:
+            _hll_raise(rc)
+        for other in others:
+            rc = _hll_merge_one(regmax, other, &use_dense)
+            if rc != HLL_OK:
+                _hll_raise(rc)
+        rc = hll_store_max(&self._h, regmax, use_dense, self._smax)
+        if rc != HLL_OK:
+            _hll_raise(rc)
+
+    # -- counting -------------------------------------------------------------
+    def count(self):
+        """The estimated cardinality, as PFCOUNT of one key.
+
+        The cached count is returned while valid; otherwise it is computed
+        (O(16384)) and stored in the string, exactly as Redis does.  The
+        result is Redis's signed 64-bit reply (negative only for forged
+        registers whose estimate overflows).
+        """
+        cdef uint64_t card
+        cdef int rc = hll_count(&self._h, &card)
+        if rc != HLL_OK:
+            _hll_raise(rc)
+        return <int64_t>card
+
+    def __int__(self):
+        return self.count()
+
+    @staticmethod
+    def union_count(*hlls):
+        """Cardinality of the union, as PFCOUNT with several keys.  O(16384 k).
+
+        hlls: HyperLogLog objects, Redis HLL strings, or None (empty).
+        No cache is read or written.
+        """
+        cdef uint8_t regmax[HLL_REGISTERS]
+        cdef int use_dense = 0, rc
+        memset(regmax, 0, HLL_REGISTERS)
+        for other in hlls:
+            rc = _hll_merge_one(regmax, other, &use_dense)
+            if rc != HLL_OK:
+                _hll_raise(rc)
+        return <int64_t>hll_count_max(regmax)
+
+    # -- diagnostics ------------------------------------------------------------
+    def _registers(self):
+        """All 16384 register values as a numpy uint8 array (corrupt -> error)."""
+        out = _hll_np.zeros(HLL_REGISTERS, dtype=_hll_np.uint8)
+        cdef uint8_t[::1] o = out
+        cdef int rc = hll_registers(&self._h, &o[0])
+        if rc != HLL_OK:
+            _hll_raise(rc)
+        return out
+
+    def _recount(self):
+        """The estimate computed now, ignoring and not touching the cache."""
+        cdef uint64_t card
+        cdef int rc = hll_recount(&self._h, &card)
+        if rc != HLL_OK:
+            _hll_raise(rc)
+        return <int64_t>card
+
+    def _check(self):
+        """AssertionError unless the value is a valid HLL (header and payload)."""
+        cdef int rc = hll_validate(&self._h)
+        assert rc == HLL_OK, "invalid HLL (%d): %s" % (rc, self.to_bytes().hex())
+
+
+def _hll_restore(data, sparse_max_bytes):
+    return HyperLogLog.from_bytes(data, sparse_max_bytes=sparse_max_bytes, strict=False)
+
+
+cdef int _hll_merge_one(uint8_t *regmax, object other, int *use_dense) except -9:
+    """Fold one PFCOUNT/PFMERGE input into regmax; HLL_OK or HLL_ERR_*.
+
+    other: a HyperLogLog, a bytes-like Redis string, or None (skipped).
+    Anything else raises TypeError (the Engine's WRONGTYPE for a key of
+    another type, at the position Redis would report it).
+    """
+    cdef hll_t tmp
+    cdef int rc
+    cdef const uint8_t[::1] view
+    cdef size_t n
+    if other is None:
+        return HLL_OK
+    if isinstance(other, HyperLogLog):
+        if hll_is_sparse(&(<HyperLogLog>other)._h) == 0:
+            use_dense[0] = 1
+        return hll_merge_max(regmax, &(<HyperLogLog>other)._h)
+    if not isinstance(other, (bytes, bytearray, memoryview)):
+        raise TypeError("not a string value: %s" % type(other).__name__)
+    view = memoryview(other).cast("B") if not isinstance(other, bytes) else other
+    n = <size_t>view.shape[0]
+    rc = hll_check_header(&view[0] if n else <const uint8_t *>b"", n)
+    if rc != HLL_OK:
+        return rc
+    if hll_init_bytes(&tmp, &view[0], n) != HLL_OK:
+        return HLL_ERR_NOMEM
+    if hll_is_sparse(&tmp) == 0:
+        use_dense[0] = 1
+    rc = hll_merge_max(regmax, &tmp)
+    hll_release(&tmp)
+    return rc
+
+
+cdef HyperLogLog _hll_from_value(object value, size_t smax):
+    """A HyperLogLog over a copy of a stored string value (header checked, lazy)."""
+    if not isinstance(value, (bytes, bytearray, memoryview)):
+        raise TypeError("not a string value: %s" % type(value).__name__)
+    h = HyperLogLog.from_bytes(value, strict=False)
+    (<HyperLogLog>h)._smax = smax
+    return h
+
+
+# -- raw string values, for an engine that stores HLLs as strings -------------
+
+def pfadd_bytes(value, members, sparse_max_bytes=HLL_SPARSE_MAX_BYTES_DEFAULT):
+    """PFADD on a stored string value: returns ``(new_value, reply)``.
+
+    value: the key's current string (bytes-like) or None for a missing key
+    (then an empty HLL is created and reply is 1 even without members).
+    members: as ``HyperLogLog.add_many``.  reply is 1 if a register changed
+    or the key was created, else 0.  Raises NotAHyperLogLog for a bad header
+    and CorruptHyperLogLog (with ``.value``, the string as Redis leaves it:
+    store it) when the sparse walk meets corruption, as Redis does lazily.
+    """
+    cdef size_t smax = _hll_check_smax(sparse_max_bytes)
+    cdef HyperLogLog h
+    cdef int created = value is None
+    h = HyperLogLog(sparse_max_bytes=smax) if created else _hll_from_value(value, smax)
+    cdef int rc = _hll_add_seq(&h._h, members, smax)
+    if rc < 0:
+        _hll_raise(rc, h.to_bytes())
+    if rc or created:
+        hll_invalidate_cache(&h._h)
+    return h.to_bytes(), 1 if (rc or created) else 0
+
+
+def pfcount_bytes(value):
+    """PFCOUNT of one stored string value: ``(count, new_value_or_None)``.
+
+    new_value is the string with the freshly computed count cached (store it
+    back, as Redis modifies the value), or None when the cache was valid and
+    the value is unchanged.  None as value counts 0.
+    """
+    if value is None:
+        return 0, None
+    cdef HyperLogLog h = _hll_from_value(value, HLL_SPARSE_MAX_BYTES_DEFAULT)
+    cdef int was_valid = hll_cache_is_valid(&h._h)
+    cdef uint64_t card
+    cdef int rc = hll_count(&h._h, &card)
+    if rc != HLL_OK:
+        _hll_raise(rc)
+    return <int64_t>card, (None if was_valid else h.to_bytes())
+
+
+def pfcount_union_bytes(values):
+    """PFCOUNT with several keys over their stored values (None = missing).
+
+    Checked in order; the first bad entry decides the error (TypeError for
+    an entry that is not a string value).  No cache is read or written.
+    """
+    return HyperLogLog.union_count(*values)
+
+
+def pfmerge_bytes(dest, sources, sparse_max_bytes=HLL_SPARSE_MAX_BYTES_DEFAULT):
+    """PFMERGE: the new value of the destination key.
+
+    dest: its current value or None (missing: created sparse); sources:
+    values or None.  dest is checked first, then the sources in order.
+    """
+    cdef size_t smax = _hll_check_smax(sparse_max_bytes)
+    cdef uint8_t regmax[HLL_REGISTERS]
+    cdef int use_dense = 0, rc
+    memset(regmax, 0, HLL_REGISTERS)
+    rc = _hll_merge_one(regmax, dest, &use_dense)
+    if rc != HLL_OK:
+        _hll_raise(rc)
+    for src in sources:
+        rc = _hll_merge_one(regmax, src, &use_dense)
+        if rc != HLL_OK:
+            _hll_raise(rc)
+    cdef HyperLogLog h
+    if dest is None:
+        h = HyperLogLog.__new__(HyperLogLog)
+        hll_release(&h._h)
+        if hll_init_empty(&h._h) != HLL_OK:
+            raise MemoryError()
+    else:
+        h = _hll_from_value(dest, smax)
+    rc = hll_store_max(&h._h, regmax, use_dense, smax)
+    if rc != HLL_OK:
+        _hll_raise(rc)
+    return h.to_bytes()
+
+
+def _hll_selftest():
+    """Run the C self test (hash known answers, 6-bit packing); 0 = pass."""
+    return hll_selftest()
+
+
+def _hll_hash(data):
+    """(hash, register index, rank) of one member's bytes (for tests)."""
+    cdef const uint8_t[::1] view = data
+    cdef size_t n = <size_t>view.shape[0]
+    cdef const uint8_t *p = &view[0] if n else <const uint8_t *>b""
+    cdef uint32_t index
+    cdef int rank = hll_pattern(p, n, &index)
+    return hll_hash(p, n), index, rank
