@@ -23,7 +23,7 @@ if os.environ.get("FASTRANK_NATIVE") == "1" and os.name != "nt":
 
 core = Extension(
     "fastrank._core",
-    sources=["src/fastrank/_core.pyx", "src/fastrank/_zset.c", "src/fastrank/_cms.c", "src/fastrank/_topk.c"],
+    sources=["src/fastrank/_core.pyx", "src/fastrank/_zset.c", "src/fastrank/_cms.c", "src/fastrank/_topk.c", "src/fastrank/_hll.c"],
     include_dirs=["src/fastrank", numpy.get_include()],
     define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     extra_compile_args=compile_args,

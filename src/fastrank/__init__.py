@@ -1,8 +1,8 @@
 """fastrank: real-time leaderboards and counting with a compiled core."""
-from fastrank._core import CountMinSketch, SortedSet, TopK
+from fastrank._core import CountMinSketch, HyperLogLog, SortedSet, TopK
 from fastrank.connect import connect
 from fastrank.engine import Engine
 
 __version__ = "0.1.0"
 
-__all__ = ["CountMinSketch", "Engine", "SortedSet", "TopK", "connect", "__version__"]
+__all__ = ["CountMinSketch", "Engine", "HyperLogLog", "SortedSet", "TopK", "connect", "__version__"]

@@ -10,7 +10,7 @@ unsigned, memcmp style, a proper prefix first; ``reverse=True`` is the exact
 reverse of that order. NaN scores raise ``ValueError``; ``-0.0`` is stored
 as ``0.0``; ``±inf`` are valid.
 """
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union, overload
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -313,3 +313,101 @@ class TopK:
     def __eq__(self, other: object) -> bool: ...
     def _check(self) -> None:
         """Verify the heap's invariants; AssertionError if broken."""
+
+# -- HyperLogLog (_hyperloglog.pxi, _hll.c) ---------------------------------
+# The state of a HyperLogLog *is* the Redis 7.0 HLL string: to_bytes() equals
+# GET after the same PFADD/PFCOUNT/PFMERGE on a Redis server, byte for byte,
+# and a value read from Redis works here.  See COMPAT.md section 1.
+
+HLL_NOT_VALID_TEXT: str  # "WRONGTYPE Key is not a valid HyperLogLog string value."
+HLL_CORRUPTED_TEXT: str  # "INVALIDOBJ Corrupted HLL object detected"
+
+HLLValue = Union[bytes, bytearray, memoryview]
+HLLInput = Union["HyperLogLog", bytes, bytearray, memoryview, None]
+
+class HyperLogLogError(ValueError):
+    """A string Redis refuses as an HLL; str(exc) is Redis's whole error line."""
+
+class NotAHyperLogLog(HyperLogLogError):
+    """Bad header (length < 16, magic, encoding > 1, dense length != 12304):
+    str() == HLL_NOT_VALID_TEXT."""
+
+class CorruptHyperLogLog(HyperLogLogError):
+    """Sparse opcodes not covering exactly 16384 registers: str() ==
+    HLL_CORRUPTED_TEXT.  ``value``: the string as the failed command left it
+    (a PFADD keeps the updates made before it met the corruption), or None."""
+    value: Optional[bytes]
+
+class HyperLogLog:
+    """16384 six-bit registers, MurmurHash64A, Redis's sparse/dense
+    encodings, cached cardinality and Ertl estimator (std error 0.81%).
+    A new one holds what Redis stores after ``PFADD key`` on a missing key
+    (empty, sparse, stale-cache flag set, 18 bytes)."""
+    def __init__(self, *, sparse_max_bytes: int = 3000) -> None:
+        """sparse_max_bytes: Redis's hll-sparse-max-bytes (header included)."""
+    @classmethod
+    def from_bytes(
+        cls, data: HLLValue, *, sparse_max_bytes: int = 3000, strict: bool = True
+    ) -> "HyperLogLog":
+        """Copy of a Redis HLL string.  NotAHyperLogLog for a bad header;
+        with strict, CorruptHyperLogLog unless a sparse payload covers exactly
+        16384 registers (strict=False defers that, as Redis does after SET)."""
+    def to_bytes(self) -> bytes:
+        """The Redis string (GET)."""
+    def copy(self) -> "HyperLogLog": ...
+    def __len__(self) -> int:
+        """STRLEN of the value: 18.. sparse, 12304 dense."""
+    def __eq__(self, other: object) -> bool:
+        """Same bytes."""
+    @property
+    def is_sparse(self) -> bool: ...
+    @property
+    def sparse_max_bytes(self) -> int: ...
+    @sparse_max_bytes.setter
+    def sparse_max_bytes(self, value: int) -> None: ...
+    def add(self, item: Member) -> bool:
+        """PFADD of one member: True if a register changed (then the cache
+        is marked stale)."""
+    def add_many(self, items: Union[Iterable[Member], npt.NDArray]) -> bool:
+        """One PFADD of all items, in order.  Numpy integer arrays add each
+        value's decimal text, 'S' arrays each item without its NUL padding,
+        both looped in C with no Python object per item."""
+    def merge(self, *others: HLLInput) -> None:
+        """PFMERGE self others...: dense if self or any input is dense, else
+        sparse (possibly promoted by size).  Unchanged if an input is bad."""
+    def count(self) -> int:
+        """PFCOUNT of one key: the cache if valid, else the estimate, stored
+        in the string.  Redis's signed 64-bit reply."""
+    def __int__(self) -> int: ...
+    @staticmethod
+    def union_count(*hlls: HLLInput) -> int:
+        """PFCOUNT k1 k2 ...: estimate of the union; no cache read or written."""
+    def _registers(self) -> npt.NDArray[np.uint8]:
+        """The 16384 register values."""
+    def _recount(self) -> int:
+        """The estimate now, ignoring and not touching the cache."""
+    def _check(self) -> None:
+        """AssertionError unless header and payload are valid."""
+
+# Raw string values, for an engine that keeps HLLs as ordinary strings.
+# Each takes what the key holds: None (missing), a bytes-like value, or for
+# the multi-key forms a HyperLogLog; any other object raises TypeError at its
+# position (the engine's "WRONGTYPE Operation against a key ..."), after the
+# entries before it were checked, which is Redis's order of errors.
+def pfadd_bytes(
+    value: Optional[HLLValue], members: Union[Iterable[Member], npt.NDArray], sparse_max_bytes: int = 3000
+) -> Tuple[bytes, int]:
+    """PFADD: (new value, reply).  reply is 1 if a register changed or the key
+    was created.  NotAHyperLogLog / CorruptHyperLogLog as Redis; on
+    CorruptHyperLogLog store ``exc.value`` (Redis keeps earlier updates)."""
+
+def pfcount_bytes(value: Optional[HLLValue]) -> Tuple[int, Optional[bytes]]:
+    """PFCOUNT of one key: (count, new value to store, or None if unchanged)."""
+
+def pfcount_union_bytes(values: Sequence[HLLInput]) -> int:
+    """PFCOUNT of several keys (the union); values never change."""
+
+def pfmerge_bytes(
+    dest: Optional[HLLValue], sources: Sequence[HLLInput], sparse_max_bytes: int = 3000
+) -> bytes:
+    """PFMERGE dest sources...: the destination's new value (dest checked first)."""

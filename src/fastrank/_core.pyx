@@ -16,3 +16,4 @@ that is ``fastrank.Engine``'s job.
 include "_sortedset.pxi"
 include "_cms.pxi"
 include "_topk.pxi"
+include "_hyperloglog.pxi"
