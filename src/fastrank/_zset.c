@@ -68,11 +68,18 @@
  * Sections: helpers; arena; hash index; span bookkeeping; searches; point
  * operations; ranges; bulk load; life cycle; checker.
  */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* mmap, mremap, madvise(MADV_HUGEPAGE) under -std=c99 */
+#endif
 #include "_zset.h"
 
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #define FRZ_ARENA_MAX ((uint64_t)UINT32_MAX) /* refs are 32-bit */
 
@@ -238,6 +245,98 @@ uint64_t frz_hash(const void *key, size_t len, uint64_t seed)
  * Arena: node storage
  * ====================================================================== */
 
+/* Big buffers (the arena and the index once they pass 4 MiB) are mapped
+ * directly on Linux, aligned to 2 MiB and marked MADV_HUGEPAGE, because THP
+ * is often "madvise" only: a descent touches ~log4(n) random nodes and
+ * without huge pages most of them also miss the TLB, which costs as much
+ * again (more under virtualisation).  Growth tries mremap in place, else
+ * maps anew and copies.  Elsewhere, and for small buffers, malloc. */
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MREMAP_MAYMOVE)
+#define FRZ_MMAP 1
+#else
+#define FRZ_MMAP 0
+#endif
+#define FRZ_HUGE ((size_t)2 << 20)
+#define FRZ_BIG_MIN ((size_t)4 << 20)
+
+/* Bytes really held for a buffer of len bytes. */
+static inline size_t frz_big_size(size_t len)
+{
+    if (FRZ_MMAP && len >= FRZ_BIG_MIN)
+        return (len + FRZ_HUGE - 1) & ~(FRZ_HUGE - 1);
+    return len;
+}
+
+/* A buffer of len bytes (zeroed when zero is set), or NULL. */
+static void *frz_big_alloc(size_t len, int zero)
+{
+#if FRZ_MMAP
+    if (len >= FRZ_BIG_MIN) {
+        size_t used = frz_big_size(len), maplen = used + FRZ_HUGE, head;
+        char *p = (char *)mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                               -1, 0);
+        char *a;
+        if (p == MAP_FAILED)
+            return NULL;
+        a = (char *)(((uintptr_t)p + FRZ_HUGE - 1) & ~(uintptr_t)(FRZ_HUGE - 1));
+        head = (size_t)(a - p);
+        if (head)
+            munmap(p, head);
+        if (maplen - head - used)
+            munmap(a + used, maplen - head - used);
+        (void)madvise(a, used, MADV_HUGEPAGE);
+        return a; /* anonymous maps are zeroed */
+    }
+#endif
+    return zero ? calloc(1, len) : malloc(len);
+}
+
+/* Frees a buffer of len bytes from frz_big_alloc / frz_big_realloc. */
+static void frz_big_free(void *p, size_t len)
+{
+    if (!p)
+        return;
+#if FRZ_MMAP
+    if (len >= FRZ_BIG_MIN) {
+        munmap(p, frz_big_size(len));
+        return;
+    }
+#endif
+    free(p);
+}
+
+/* Resizes a buffer from oldlen to newlen bytes, keeping the contents;
+ * NULL (and p untouched) when out of memory. */
+static void *frz_big_realloc(void *p, size_t oldlen, size_t newlen)
+{
+    void *q;
+#if FRZ_MMAP
+    if (oldlen < FRZ_BIG_MIN && newlen < FRZ_BIG_MIN)
+        return realloc(p, newlen);
+    if (oldlen >= FRZ_BIG_MIN && newlen >= FRZ_BIG_MIN) {
+        size_t o = frz_big_size(oldlen), n = frz_big_size(newlen);
+        if (n == o)
+            return p;
+        q = mremap(p, o, n, 0); /* in place: keeps the 2 MiB alignment */
+        if (q != MAP_FAILED) {
+            if (n > o)
+                (void)madvise((char *)q + o, n - o, MADV_HUGEPAGE);
+            return q;
+        }
+    }
+    q = frz_big_alloc(newlen, 0);
+    if (!q)
+        return NULL;
+    memcpy(q, p, oldlen < newlen ? oldlen : newlen);
+    frz_big_free(p, oldlen);
+    return q;
+#else
+    (void)oldlen;
+    q = realloc(p, newlen);
+    return q;
+#endif
+}
+
 /* Byte offset of the member inside a node of the given level. */
 static inline size_t frz_member_offset(unsigned level)
 {
@@ -257,6 +356,20 @@ static inline frz_ref frz_ref_of(const frz_set *s, const frz_node *n)
     return (frz_ref)(((const char *)n - s->arena) >> 3);
 }
 
+/* Hints the CPU to start loading node r (FRZ_NIL is ignored).  Descents
+ * prefetch the level-below successor while they test the current one, so
+ * the miss of whichever is taken next overlaps with the current one. */
+static inline void frz_prefetch(const frz_set *s, frz_ref r)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    if (r)
+        __builtin_prefetch(FRZ_N(s, r));
+#else
+    (void)s;
+    (void)r;
+#endif
+}
+
 /* Makes room for `need` more units at the top; may move the arena.
  * 0, or -1 when out of memory or past the 32-bit ref space. */
 static int frz_arena_reserve(frz_set *s, uint64_t need)
@@ -272,12 +385,26 @@ static int frz_arena_reserve(frz_set *s, uint64_t need)
         ncap = want;
     if (ncap > FRZ_ARENA_MAX)
         ncap = FRZ_ARENA_MAX;
-    a = (char *)realloc(s->arena, (size_t)ncap * 8);
+    a = (char *)frz_big_realloc(s->arena, (size_t)s->cap * 8, (size_t)ncap * 8);
     if (!a)
         return -1;
     s->arena = a;
     s->cap = ncap;
     return 0;
+}
+
+/* Gives back the arena's unused tail (after a bulk load, whose size is
+ * known); failure to shrink is harmless. */
+static void frz_arena_trim(frz_set *s)
+{
+    char *a;
+    if (s->cap - s->top < 64)
+        return;
+    a = (char *)frz_big_realloc(s->arena, (size_t)s->cap * 8, (size_t)s->top * 8);
+    if (a) {
+        s->arena = a;
+        s->cap = s->top;
+    }
 }
 
 /* Allocates a node of `level` holding a copy of member m (len bytes), links
@@ -381,7 +508,7 @@ static frz_ref frz_hash_find(const frz_set *s, const char *m, size_t len, uint64
 static int frz_hash_resize(frz_set *s, uint64_t n)
 {
     uint64_t *old = s->slots, oldn = s->nslots, j;
-    uint64_t *slots = (uint64_t *)calloc((size_t)n, sizeof(uint64_t));
+    uint64_t *slots = (uint64_t *)frz_big_alloc((size_t)n * sizeof(uint64_t), 1);
     if (!slots)
         return -1;
     s->slots = slots;
@@ -396,7 +523,7 @@ static int frz_hash_resize(frz_set *s, uint64_t n)
                 i = 0;
         slots[i] = v;
     }
-    free(old);
+    frz_big_free(old, (size_t)oldn * sizeof(uint64_t));
     return 0;
 }
 
@@ -570,10 +697,14 @@ static void frz_find_path(const frz_set *s, double score, const char *m, size_t 
     uint64_t r = 0;
     int i;
     for (i = s->level - 1; i >= 0; i--) {
+        if (i)
+            frz_prefetch(s, xn->fwd[i - 1]);
         while ((f = xn->fwd[i]) && frz_cmp_key(FRZ_N(s, f), score, m, len) < 0) {
             r += frz_span(xn, i);
             x = f;
             xn = FRZ_N(s, f);
+            if (i)
+                frz_prefetch(s, xn->fwd[i - 1]);
         }
         upd[i] = x;
         if (rank)
@@ -620,11 +751,15 @@ uint64_t frz_rank(const frz_set *s, frz_ref target)
     if (target == s->tail)
         return s->length;
     for (i = s->level - 1; i >= 0; i--) {
+        if (i)
+            frz_prefetch(s, xn->fwd[i - 1]);
         while ((f = xn->fwd[i]) && (f == target || frz_cmp_key(FRZ_N(s, f), score, m, len) < 0)) {
             r += frz_span(xn, i);
             if (f == target)
                 return r;
             xn = FRZ_N(s, f);
+            if (i)
+                frz_prefetch(s, xn->fwd[i - 1]);
         }
     }
     assert(0 && "node not in list");
@@ -643,10 +778,14 @@ frz_ref frz_at_rank(const frz_set *s, uint64_t rank)
     if (rank == s->length)
         return s->tail;
     for (i = s->level - 1; i >= 0; i--) {
+        if (i)
+            frz_prefetch(s, xn->fwd[i - 1]);
         while ((f = xn->fwd[i]) && t + frz_span(xn, i) <= rank) {
             t += frz_span(xn, i);
             x = f;
             xn = FRZ_N(s, f);
+            if (i)
+                frz_prefetch(s, xn->fwd[i - 1]);
         }
         if (t == rank)
             return x;
@@ -704,6 +843,66 @@ static frz_ref frz_insert(frz_set *s, const char *m, size_t len, double score, u
     return r;
 }
 
+/* Moves linked node r to a different score ns that does not fit in place:
+ * one descent tracks two cursors, for the lower and the higher of the old
+ * and new keys (they share the path until they part, so a small move costs
+ * about one search, not two), then unlinks at the old place and links at
+ * the new one, correcting the new path for the node's removal. */
+static void frz_move(frz_set *s, frz_ref r, double ns)
+{
+    frz_ref ulo[FRZ_MAXLEVEL], uhi[FRZ_MAXLEVEL], *unew, a = FRZ_HEAD, b = FRZ_HEAD, f;
+    uint64_t rlo[FRZ_MAXLEVEL], rhi[FRZ_MAXLEVEL], *rnew, ra = 0, rb = 0;
+    const frz_node *x = FRZ_N(s, r), *an = FRZ_N(s, FRZ_HEAD), *bn = an;
+    size_t len;
+    const char *m = frz_node_member(x, &len);
+    int up = ns > x->score, i;
+    double lo = up ? x->score : ns, hi = up ? ns : x->score;
+    for (i = s->level - 1; i >= 0; i--) {
+        if (i)
+            frz_prefetch(s, an->fwd[i - 1]);
+        while ((f = an->fwd[i]) && frz_cmp_key(FRZ_N(s, f), lo, m, len) < 0) {
+            ra += frz_span(an, i);
+            a = f;
+            an = FRZ_N(s, f);
+        }
+        ulo[i] = a;
+        rlo[i] = ra;
+        if (rb < ra) { /* the high cursor is never behind the low one */
+            b = a;
+            bn = an;
+            rb = ra;
+        }
+        while ((f = bn->fwd[i]) && frz_cmp_key(FRZ_N(s, f), hi, m, len) < 0) {
+            rb += frz_span(bn, i);
+            b = f;
+            bn = FRZ_N(s, f);
+        }
+        uhi[i] = b;
+        rhi[i] = rb;
+    }
+    if (up) { /* r sits after ulo; the new path uhi may pass through r */
+        for (i = 0; i < s->level; i++) {
+            if (uhi[i] == r) {
+                uhi[i] = ulo[i];
+                rhi[i] = rlo[i];
+            } else if (rhi[i] > rlo[0]) {
+                rhi[i]--;
+            }
+        }
+        frz_splice_out(s, r, ulo);
+        unew = uhi;
+        rnew = rhi;
+    } else { /* r sits after uhi; the new path ulo lies before r */
+        frz_splice_out(s, r, uhi);
+        unew = ulo;
+        rnew = rlo;
+    }
+    FRZ_N(s, r)->score = ns;
+    if (FRZ_N(s, r)->level > s->level)
+        frz_raise_level(s, FRZ_N(s, r)->level, unew, rnew);
+    frz_splice_in(s, r, unew, rnew);
+}
+
 /* Gives linked node r a new score (not NaN), moving it if needed.  The node
  * is reused, never reallocated; stays in place when it still fits between
  * its neighbours. */
@@ -720,9 +919,7 @@ void frz_set_score(frz_set *s, frz_ref r, double score)
         s->version++;
         return;
     }
-    frz_unlink(s, r);
-    FRZ_N(s, r)->score = score;
-    frz_link(s, r);
+    frz_move(s, r, score);
 }
 
 /* ZADD of one pair with FRZ_NX/XX/GT/LT flags (a valid combination, score
@@ -1256,6 +1453,7 @@ void frz_bulk_end(frz_set *s)
     assert(n == s->hcount);
     sorted = frz_sort_recs(s, recs, recs + s->bulk_cap, n);
     frz_relink(s, sorted, n);
+    frz_arena_trim(s);
     free(s->bulk_buf);
     s->bulk_buf = NULL;
     s->bulk_cap = 0;
@@ -1327,8 +1525,8 @@ void frz_free(frz_set *s)
     if (!s)
         return;
     frz_free_ext(s);
-    free(s->arena);
-    free(s->slots);
+    frz_big_free(s->arena, (size_t)s->cap * 8);
+    frz_big_free(s->slots, (size_t)s->nslots * sizeof(uint64_t));
     free(s->bulk_buf);
     free(s);
 }
@@ -1342,8 +1540,8 @@ int frz_clear(frz_set *s)
     if (frz_init(&fresh))
         return -1;
     frz_free_ext(s);
-    free(s->arena);
-    free(s->slots);
+    frz_big_free(s->arena, (size_t)s->cap * 8);
+    frz_big_free(s->slots, (size_t)s->nslots * sizeof(uint64_t));
     free(s->bulk_buf);
     *s = fresh;
     s->version = version + 1;
@@ -1361,11 +1559,11 @@ frz_set *frz_copy(const frz_set *s)
     c->bulk_buf = NULL;
     c->bulk_cap = 0;
     c->cap = s->top;
-    c->arena = (char *)malloc((size_t)s->top * 8);
-    c->slots = (uint64_t *)malloc((size_t)s->nslots * sizeof(uint64_t));
+    c->arena = (char *)frz_big_alloc((size_t)c->cap * 8, 0);
+    c->slots = (uint64_t *)frz_big_alloc((size_t)c->nslots * sizeof(uint64_t), 0);
     if (!c->arena || !c->slots) {
-        free(c->arena);
-        free(c->slots);
+        frz_big_free(c->arena, (size_t)c->cap * 8);
+        frz_big_free(c->slots, (size_t)c->nslots * sizeof(uint64_t));
         free(c);
         return NULL;
     }
@@ -1392,8 +1590,8 @@ frz_set *frz_copy(const frz_set *s)
                         free((char *)frz_node_member(yn, &len));
                     }
                 }
-                free(c->arena);
-                free(c->slots);
+                frz_big_free(c->arena, (size_t)c->cap * 8);
+                frz_big_free(c->slots, (size_t)c->nslots * sizeof(uint64_t));
                 free(c);
                 return NULL;
             }
@@ -1405,7 +1603,8 @@ frz_set *frz_copy(const frz_set *s)
 /* Bytes allocated for the set: struct, arena, index, long members. */
 size_t frz_memory(const frz_set *s)
 {
-    return sizeof *s + (size_t)s->cap * 8 + (size_t)s->nslots * sizeof(uint64_t) + s->ext_bytes;
+    return sizeof *s + frz_big_size((size_t)s->cap * 8) +
+           frz_big_size((size_t)s->nslots * sizeof(uint64_t)) + s->ext_bytes;
 }
 
 /* ======================================================================

@@ -31,7 +31,12 @@ def abcde():
 
 
 def test_doctests_pass():
-    result = doctest.testmod(fastrank._core, optionflags=doctest.ELLIPSIS)
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    globs = {"SortedSet": SortedSet, "np": np}
+    for test in finder.find(SortedSet, "SortedSet", module=fastrank._core, globs=globs):
+        runner.run(test)
+    result = runner.summarize(verbose=False)
     assert result.attempted > 20
     assert result.failed == 0
 
