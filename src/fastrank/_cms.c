@@ -35,10 +35,10 @@
  * follows 2.8 only.
  *
  * WHERE WE DEPART (speed, same answers)
- *   - hash % width uses Lemire's "fastmod" (a 64-bit reciprocal and one
- *     128-bit multiply: exact for 32-bit dividends) when the compiler has
- *     128-bit integers; plain % otherwise.  Widths above 2^32 - 1 make the
- *     modulo the identity, as in RedisBloom.
+ *   - hash % width uses Lemire's "fastmod" (fr_fastmod in _murmur.h: a
+ *     64-bit reciprocal and one 128-bit multiply, exact for 32-bit hashes)
+ *     when the compiler has 128-bit integers; plain % otherwise.  Widths
+ *     above 2^32 - 1 make the modulo the identity, as in RedisBloom.
  *   - The batch functions hash each item once into a seed-independent state
  *     (fr_murmur2_prepare) and finish one cheap hash per row from it.
  *   - Integer items are hashed as their decimal text written into a stack
@@ -68,29 +68,17 @@
 
 /* ---- Column selection ------------------------------------------------- */
 
-#if defined(__SIZEOF_INT128__)
-#define FR_CMS_HAVE_FASTMOD 1
-#endif
-
-/* Reciprocal for fastmod, or 0 when it does not apply (width > 2^32 - 1). */
+/* Reciprocal for fr_fastmod (_murmur.h), or 0 when the width exceeds 32 bits
+ * (then every 32-bit hash is already smaller than the width). */
 static uint64_t cms_fastmod_init(size_t width) {
-#ifdef FR_CMS_HAVE_FASTMOD
-    if ((uint64_t)width <= 0xFFFFFFFFu) return UINT64_MAX / (uint64_t)width + 1u;
-#endif
-    (void)width;
+    if ((uint64_t)width <= 0xFFFFFFFFu) return fr_fastmod_init((uint32_t)width);
     return 0;
 }
 
 /* h mod c->width. */
 static inline size_t cms_column(const fr_cms *c, uint32_t h) {
-#ifdef FR_CMS_HAVE_FASTMOD
-    if (c->fastmod || c->width == 1) {
-        uint64_t low = c->fastmod * (uint64_t)h;
-        return (size_t)(((unsigned __int128)low * (uint64_t)c->width) >> 64);
-    }
-#endif
     if ((uint64_t)c->width > 0xFFFFFFFFu) return (size_t)h;
-    return (size_t)(h % c->width);
+    return fr_fastmod(h, c->fastmod, (uint32_t)c->width);
 }
 
 /* ---- Lifetime ------------------------------------------------------------ */
@@ -136,13 +124,21 @@ static inline uint32_t cms_sat_add(uint32_t *cell, uint64_t incr) {
     return (uint32_t)s;
 }
 
+/* Row i's hash of an item with a prepared state (or its bytes). */
+static inline uint32_t cms_row_hash(const fr_murmur2_state *st, int prepared, const void *item,
+                                    size_t len, size_t row) {
+    return prepared ? fr_murmur2_seeded(st, (uint32_t)row) : fr_murmur2(item, len, (uint32_t)row);
+}
+
 /* Add incr to item's cell in every row; the minimum of those cells after the
  * add (FR_CMS_SATURATED means RedisBloom's "INCRBY overflow"). */
 uint32_t fr_cms_incrby(fr_cms *c, const void *item, size_t len, uint64_t incr) {
     uint32_t min = FR_CMS_SATURATED;
+    fr_murmur2_state st;
+    int prepared = fr_murmur2_prepare(&st, item, len);
     size_t i;
     for (i = 0; i < c->depth; i++) {
-        size_t col = cms_column(c, fr_murmur2(item, len, (uint32_t)i));
+        size_t col = cms_column(c, cms_row_hash(&st, prepared, item, len, i));
         uint32_t v = cms_sat_add(&c->cells[i * c->width + col], incr);
         if (v < min) min = v;
     }
@@ -153,63 +149,143 @@ uint32_t fr_cms_incrby(fr_cms *c, const void *item, size_t len, uint64_t incr) {
 /* The estimate of item's total: the minimum of its cells (0 if never seen). */
 uint32_t fr_cms_query(const fr_cms *c, const void *item, size_t len) {
     uint32_t min = FR_CMS_SATURATED;
+    fr_murmur2_state st;
+    int prepared = fr_murmur2_prepare(&st, item, len);
     size_t i;
     for (i = 0; i < c->depth; i++) {
-        size_t col = cms_column(c, fr_murmur2(item, len, (uint32_t)i));
+        size_t col = cms_column(c, cms_row_hash(&st, prepared, item, len, i));
         uint32_t v = c->cells[i * c->width + col];
         if (v < min) min = v;
     }
     return min;
 }
 
-/* ---- Batch paths over integer items --------------------------------------- */
+/* ---- Batch paths ---------------------------------------------------------
+ * Items of a batch are either integers (int64 or uint64, hashed as their
+ * decimal text, as redis-py sends ints) or byte strings given as pointer and
+ * length arrays.  Items go in blocks: first every cell address of the block
+ * is computed and prefetched (independent work the CPU overlaps), then the
+ * block is applied strictly in item order, so the results are exactly those
+ * of calling fr_cms_incrby / fr_cms_query item by item. */
 
-/* Decimal text of items[j] into buf; its length. */
-static inline size_t cms_int_text(const void *items, int is_unsigned, size_t j, char *buf) {
-    if (is_unsigned) return fr_dec_u64(((const uint64_t *)items)[j], 0, buf);
-    return fr_dec_i64(((const int64_t *)items)[j], buf);
+typedef struct {
+    const void *ints;         /* integer items, or NULL for byte strings */
+    int is_unsigned;          /* ints are uint64 (else int64) */
+    const char *const *ptrs;  /* byte-string items */
+    const size_t *lens;
+} cms_items;
+
+#define FR_CMS_BLOCK_CELLS 512
+
+/* Item j's bytes: a decimal text written into buf, or the caller's string. */
+static inline const char *cms_item(const cms_items *src, size_t j, char *buf, size_t *len) {
+    if (src->ints) {
+        *len = src->is_unsigned ? fr_dec_u64(((const uint64_t *)src->ints)[j], 0, buf)
+                                : fr_dec_i64(((const int64_t *)src->ints)[j], buf);
+        return buf;
+    }
+    *len = src->lens[j];
+    return src->ptrs[j];
 }
 
-/* Decimal texts are at most 20 characters, so they always fit a prepared
- * MurmurHash2 state: one block-mixing pass, then depth short finishes. */
+static inline void cms_prefetch(const void *p) {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(p, 1, 3);
+#else
+    (void)p;
+#endif
+}
+
+/* The batch worker: incrby (update = 1) or query (update = 0, then c is not
+ * written).  out may be NULL for incrby.  Always inlined, so each public
+ * entry point gets its own copy specialised for its item kind and mode. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FR_CMS_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define FR_CMS_ALWAYS_INLINE inline
+#endif
+
+static FR_CMS_ALWAYS_INLINE void cms_batch(fr_cms *c, const cms_items *src, size_t n, const uint64_t *incrs,
+                      uint64_t incr1, uint32_t *out, int update) {
+    char buf[FR_DEC_MAX];
+    fr_murmur2_state st;
+    size_t at[FR_CMS_BLOCK_CELLS];
+    const size_t width = c->width, depth = c->depth;
+    size_t block = depth <= FR_CMS_BLOCK_CELLS ? FR_CMS_BLOCK_CELLS / depth : 0;
+    uint32_t *cells = c->cells;
+    size_t j0, j, i;
+    if (block == 0) { /* very deep sketches: item by item */
+        for (j = 0; j < n; j++) {
+            size_t len;
+            const char *p = cms_item(src, j, buf, &len);
+            uint32_t r = update ? fr_cms_incrby(c, p, len, incrs ? incrs[j] : incr1)
+                                : fr_cms_query(c, p, len);
+            if (out) out[j] = r;
+        }
+        return;
+    }
+    for (j0 = 0; j0 < n; j0 += block) {
+        size_t end = j0 + block < n ? j0 + block : n;
+        size_t *a = at;
+        for (j = j0; j < end; j++) {
+            size_t len;
+            const char *p = cms_item(src, j, buf, &len);
+            int prepared = fr_murmur2_prepare(&st, p, len);
+            for (i = 0; i < depth; i++) {
+                *a = i * width + cms_column(c, cms_row_hash(&st, prepared, p, len, i));
+                cms_prefetch(&cells[*a]);
+                a++;
+            }
+        }
+        a = at;
+        for (j = j0; j < end; j++) {
+            uint32_t min = FR_CMS_SATURATED;
+            if (update) {
+                uint64_t incr = incrs ? incrs[j] : incr1;
+                for (i = 0; i < depth; i++) {
+                    uint32_t v = cms_sat_add(&cells[*a++], incr);
+                    if (v < min) min = v;
+                }
+                c->count += incr;
+            } else {
+                for (i = 0; i < depth; i++) {
+                    uint32_t v = cells[*a++];
+                    if (v < min) min = v;
+                }
+            }
+            if (out) out[j] = min;
+        }
+    }
+}
+
+/* incrby of n integer items (int64, or uint64 when is_unsigned), hashed as
+ * their decimal text; increments incrs[j], or incr1 for all when incrs is
+ * NULL; out (may be NULL) receives fr_cms_incrby's result per item. */
 void fr_cms_incrby_ints(fr_cms *c, const void *items, int is_unsigned, size_t n,
                         const uint64_t *incrs, uint64_t incr1, uint32_t *out) {
-    char buf[FR_DEC_MAX];
-    fr_murmur2_state st;
-    size_t j, i;
-    const size_t width = c->width, depth = c->depth;
-    uint32_t *cells = c->cells;
-    for (j = 0; j < n; j++) {
-        uint64_t incr = incrs ? incrs[j] : incr1;
-        uint32_t min = FR_CMS_SATURATED;
-        size_t len = cms_int_text(items, is_unsigned, j, buf);
-        fr_murmur2_prepare(&st, buf, len);
-        for (i = 0; i < depth; i++) {
-            size_t col = cms_column(c, fr_murmur2_seeded(&st, (uint32_t)i));
-            uint32_t v = cms_sat_add(&cells[i * width + col], incr);
-            if (v < min) min = v;
-        }
-        c->count += incr;
-        if (out) out[j] = min;
-    }
+    cms_items src = {items, is_unsigned, NULL, NULL};
+    cms_batch(c, &src, n, incrs, incr1, out, 1);
 }
 
+/* query of n integer items (as fr_cms_incrby_ints) into out. */
 void fr_cms_query_ints(const fr_cms *c, const void *items, int is_unsigned, size_t n,
                        uint32_t *out) {
-    char buf[FR_DEC_MAX];
-    fr_murmur2_state st;
-    size_t j, i;
-    for (j = 0; j < n; j++) {
-        uint32_t min = FR_CMS_SATURATED;
-        size_t len = cms_int_text(items, is_unsigned, j, buf);
-        fr_murmur2_prepare(&st, buf, len);
-        for (i = 0; i < c->depth; i++) {
-            size_t col = cms_column(c, fr_murmur2_seeded(&st, (uint32_t)i));
-            uint32_t v = c->cells[i * c->width + col];
-            if (v < min) min = v;
-        }
-        out[j] = min;
-    }
+    cms_items src = {items, is_unsigned, NULL, NULL};
+    cms_batch((fr_cms *)c, &src, n, NULL, 0, out, 0); /* update = 0 writes nothing */
+}
+
+/* incrby of n byte strings items[j][0..lens[j]) (same contract otherwise). */
+void fr_cms_incrby_strs(fr_cms *c, const char *const *items, const size_t *lens, size_t n,
+                        const uint64_t *incrs, uint64_t incr1, uint32_t *out) {
+    cms_items src = {NULL, 0, items, lens};
+    cms_batch(c, &src, n, incrs, incr1, out, 1);
+}
+
+/* query of n byte strings into out. */
+void fr_cms_query_strs(const fr_cms *c, const char *const *items, const size_t *lens, size_t n,
+                       uint32_t *out) {
+    cms_items src = {NULL, 0, items, lens};
+    cms_batch((fr_cms *)c, &src, n, NULL, 0, out, 0);
 }
 
 /* ---- Merge ------------------------------------------------------------ */

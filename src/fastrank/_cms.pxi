@@ -114,6 +114,60 @@ cdef list _sk_items(object items):
     return seq if out is None else out
 
 
+cdef class _SkItems:
+    """A batch of items as C pointer/length arrays for the *_strs C paths.
+
+    Holds the sequence and any converted bytes alive as long as the arrays
+    are used.  Every item is checked (and every str UTF-8 encoded, which
+    CPython caches in the str) when this is built, before anything changes.
+    The pointers stay valid only while the GIL is held (the caller's list is
+    not copied), so the C calls that use them keep the GIL.
+    """
+    cdef list seq
+    cdef list keep
+    cdef cnp.ndarray ptrs
+    cdef cnp.ndarray lens
+    cdef Py_ssize_t n
+
+    def __cinit__(self, items):
+        cdef Py_ssize_t i, size
+        cdef const char *p
+        cdef size_t *pp
+        cdef size_t *lp
+        if isinstance(items, (bytes, str, bytearray, memoryview, int, float)):
+            raise TypeError("items must be a sequence of items, not a single item")
+        if isinstance(items, np.ndarray):
+            items = items.tolist()
+        self.seq = items if type(items) is list else list(items)
+        self.n = len(self.seq)
+        self.ptrs = np.empty(self.n, dtype=np.uintp)
+        self.lens = np.empty(self.n, dtype=np.uintp)
+        pp = <size_t *>self.ptrs.data
+        lp = <size_t *>self.lens.data
+        for i in range(self.n):
+            item = self.seq[i]
+            if type(item) is bytes:
+                p = PyBytes_AS_STRING(item)
+                size = PyBytes_GET_SIZE(item)
+            elif type(item) is str:
+                p = PyUnicode_AsUTF8AndSize(item, &size)
+            else:
+                b = _sk_item_bytes(item)
+                if self.keep is None:
+                    self.keep = []
+                self.keep.append(b)
+                p = PyBytes_AS_STRING(b)
+                size = PyBytes_GET_SIZE(b)
+            pp[i] = <size_t>p
+            lp[i] = <size_t>size
+
+    cdef inline const char *const *items(self):
+        return <const char *const *>self.ptrs.data
+
+    cdef inline const size_t *sizes(self):
+        return <const size_t *>self.lens.data
+
+
 cdef object _sk_int_array(object items):
     """A C-contiguous int64 or uint64 copy/view of a numpy integer array, or
     None when items is not a numpy integer array."""
@@ -339,11 +393,8 @@ cdef class CountMinSketch:
         cdef cnp.ndarray arr = _sk_int_array(items)
         cdef cnp.ndarray incr
         cdef cnp.ndarray out
-        cdef list seq
-        cdef Py_ssize_t i, n, size
-        cdef const char *p
-        cdef uint64_t *inc
-        cdef uint32_t *res
+        cdef _SkItems batch
+        cdef Py_ssize_t n
         cdef bint unsigned
         if arr is not None:
             n = arr.shape[0]
@@ -355,16 +406,13 @@ cdef class CountMinSketch:
                 fr_cms_incrby_ints(&self.c, arr.data, unsigned, n,
                                    <uint64_t *>incr.data, 0, <uint32_t *>out.data)
             return out
-        seq = _sk_items(items.tolist() if isinstance(items, np.ndarray) else items)
-        n = len(seq)
+        batch = _SkItems(items)
+        n = batch.n
         incr = _sk_uint_increments(increments, n, _INT64_MAX, CMS_ERR_PARSE,
                                    CMS_ERR_NEGATIVE, CMS_ERR_PARSE)
-        inc = <uint64_t *>incr.data
         out = np.empty(n, dtype=np.uint32)
-        res = <uint32_t *>out.data
-        for i in range(n):
-            p = _sk_ptr(seq[i], &size)
-            res[i] = fr_cms_incrby(&self.c, p, size, inc[i])
+        fr_cms_incrby_strs(&self.c, batch.items(), batch.sizes(), n, <uint64_t *>incr.data, 0,
+                           <uint32_t *>out.data)
         return out if isinstance(items, np.ndarray) else out.tolist()
 
     def query(self, items):
@@ -380,10 +428,8 @@ cdef class CountMinSketch:
         """
         cdef cnp.ndarray arr = _sk_int_array(items)
         cdef cnp.ndarray out
-        cdef list seq
-        cdef Py_ssize_t i, n, size
-        cdef const char *p
-        cdef uint32_t *res
+        cdef _SkItems batch
+        cdef Py_ssize_t n
         cdef bint unsigned
         if arr is not None:
             n = arr.shape[0]
@@ -393,13 +439,10 @@ cdef class CountMinSketch:
                 fr_cms_query_ints(&self.c, arr.data, unsigned, n,
                                   <uint32_t *>out.data)
             return out
-        seq = _sk_items(items.tolist() if isinstance(items, np.ndarray) else items)
-        n = len(seq)
+        batch = _SkItems(items)
+        n = batch.n
         out = np.empty(n, dtype=np.uint32)
-        res = <uint32_t *>out.data
-        for i in range(n):
-            p = _sk_ptr(seq[i], &size)
-            res[i] = fr_cms_query(&self.c, p, size)
+        fr_cms_query_strs(&self.c, batch.items(), batch.sizes(), n, <uint32_t *>out.data)
         return out if isinstance(items, np.ndarray) else out.tolist()
 
     def merge(self, sources, weights=None):

@@ -27,6 +27,10 @@
  * Count-Min batch paths use that split.  fr_murmur2() is the plain one-shot
  * form; a known-answer self test lives in tests/unit/test_cms.py (vectors
  * captured from RedisBloom 2.8.2).
+ *
+ * Two small helpers the sketches share follow the hash: the decimal text of
+ * an integer item (what redis-py sends for an int) and a division-free
+ * "hash mod width".
  */
 #ifndef FASTRANK_MURMUR_H
 #define FASTRANK_MURMUR_H
@@ -103,8 +107,13 @@ typedef struct {
 static inline int fr_murmur2_prepare(fr_murmur2_state *st, const void *key, size_t len) {
     const unsigned char *p = (const unsigned char *)key;
     size_t nb = len / 4, i;
-    if (nb > FR_MURMUR2_MAXBLOCKS) return 0;
     st->len32 = (uint32_t)len;
+    if (nb > FR_MURMUR2_MAXBLOCKS) { /* leave a defined (unusable) state */
+        st->nblocks = 0;
+        st->has_tail = 0;
+        st->tail = 0;
+        return 0;
+    }
     st->nblocks = (uint32_t)nb;
     for (i = 0; i < nb; i++) st->blocks[i] = fr_murmur2_mixblock(fr_le32(p + 4 * i));
     st->has_tail = (len & 3) != 0;
@@ -133,16 +142,39 @@ static inline uint32_t fr_murmur2_seeded(const fr_murmur2_state *st, uint32_t se
  * not NUL-terminated; the length is returned. */
 #define FR_DEC_MAX 21
 
+/* Number of decimal digits of v (1 for 0). */
+static inline size_t fr_dec_digits(uint64_t v) {
+    size_t n = 1;
+    while (v >= 10000u) {
+        v /= 10000u;
+        n += 4;
+    }
+    return n + (v >= 10u) + (v >= 100u) + (v >= 1000u);
+}
+
 static inline size_t fr_dec_u64(uint64_t v, int negative, char *buf) {
-    char tmp[FR_DEC_MAX];
-    size_t n = 0, i = 0;
-    do {
-        tmp[n++] = (char)('0' + (int)(v % 10u));
-        v /= 10u;
-    } while (v);
-    if (negative) buf[i++] = '-';
-    while (n) buf[i++] = tmp[--n];
-    return i;
+    static const char pairs[201] =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+        "8081828384858687888990919293949596979899";
+    size_t len = fr_dec_digits(v) + (negative ? 1 : 0);
+    char *p = buf + len;
+    while (v >= 100u) { /* two digits per division, from the right */
+        unsigned d = (unsigned)(v % 100u) * 2u;
+        v /= 100u;
+        p -= 2;
+        p[0] = pairs[d];
+        p[1] = pairs[d + 1];
+    }
+    if (v >= 10u) {
+        p -= 2;
+        p[0] = pairs[v * 2u];
+        p[1] = pairs[v * 2u + 1];
+    } else {
+        *--p = (char)('0' + (int)v);
+    }
+    if (negative) buf[0] = '-';
+    return len;
 }
 
 static inline size_t fr_dec_i64(int64_t v, char *buf) {
@@ -150,5 +182,25 @@ static inline size_t fr_dec_i64(int64_t v, char *buf) {
     uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
     return fr_dec_u64(mag, v < 0, buf);
 }
+
+/* ---- Hash to column -------------------------------------------------------
+ * h mod d for a 32-bit hash and a fixed 32-bit divisor d >= 1, without a
+ * division instruction: Lemire, Kaser and Kurz, "Faster remainder by direct
+ * computation" (2019).  m = fr_fastmod_init(d) once; then
+ * fr_fastmod(h, m, d) == h % d exactly for every 32-bit h.  Compilers
+ * without 128-bit integers fall back to %. */
+#if defined(__SIZEOF_INT128__)
+static inline uint64_t fr_fastmod_init(uint32_t d) { return UINT64_MAX / d + 1u; }
+static inline uint32_t fr_fastmod(uint32_t h, uint64_t m, uint32_t d) {
+    uint64_t low = m * h;
+    return (uint32_t)(((unsigned __int128)low * d) >> 64);
+}
+#else
+static inline uint64_t fr_fastmod_init(uint32_t d) { return d; }
+static inline uint32_t fr_fastmod(uint32_t h, uint64_t m, uint32_t d) {
+    (void)m;
+    return h % d;
+}
+#endif
 
 #endif /* FASTRANK_MURMUR_H */

@@ -34,6 +34,10 @@ cdef extern from "_cms.h" nogil:
                             const uint64_t *incrs, uint64_t incr1, uint32_t *out)
     void fr_cms_query_ints(const fr_cms *c, const void *items, int is_unsigned, size_t n,
                            uint32_t *out)
+    void fr_cms_incrby_strs(fr_cms *c, const char *const *items, const size_t *lens, size_t n,
+                            const uint64_t *incrs, uint64_t incr1, uint32_t *out)
+    void fr_cms_query_strs(const fr_cms *c, const char *const *items, const size_t *lens,
+                           size_t n, uint32_t *out)
     int fr_cms_merge(fr_cms *dst, const fr_cms *const *srcs, const int64_t *weights, size_t n)
     size_t fr_cms_serialized_size(const fr_cms *c)
     void fr_cms_serialize(const fr_cms *c, unsigned char *out)

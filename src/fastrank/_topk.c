@@ -47,12 +47,20 @@
  *   - RedisBloom draws its decay coin from libc rand(), seeded by the server
  *     at start and shared with unrelated commands, so its results with
  *     collisions are not reproducible even against itself.  We use our own
- *     xoshiro256** generator (Blackman and Vigna), seeded through splitmix64,
- *     drawing doubles in [0, 1) from the top 53 bits.  Hence: whenever no
- *     decay step happens (no collisions) or decay == 1 (every step
- *     decrements; RedisBloom's rand() == RAND_MAX exception has probability
- *     2^-31 per step and is not reproduced) our replies equal RedisBloom's
+ *     xoshiro256** generator (Blackman and Vigna), seeded through splitmix64;
+ *     a coin is the top 32 bits of one draw and a decay step of probability
+ *     p succeeds when coin < floor(p * 2^32) -- a 32-bit coin where
+ *     RedisBloom's rand() / RAND_MAX has 31 bits.  Hence: whenever no decay
+ *     step happens (no collisions) or decay == 1 (threshold 2^32: every step
+ *     decrements; RedisBloom's rand() == RAND_MAX exception, probability
+ *     2^-31 per step, is not reproduced) our replies equal RedisBloom's
  *     reply for reply; otherwise they agree statistically only.
+ *   - Speed only: hash % width without a division (fr_fastmod); the
+ *     thresholds for counts below 256 and the powers of lookup[255] are
+ *     tabulated; buckets whose threshold is 0 (from zero_from on: 211 for
+ *     decay 0.9) are skipped without a coin, which changes nothing since no
+ *     coin could win; integer batches hash a block of items before applying
+ *     them in order.
  *   - Beyond RedisBloom: fr_topk_merge (two sketches of one shape) and a
  *     batch path over integer items hashed as their decimal text.
  *   - Items are kept with their full bytes.  RedisBloom returns expelled and
@@ -110,10 +118,9 @@ static inline uint64_t topk_rand64(fr_topk *t) {
     return result;
 }
 
-/* A double uniform in [0, 1). */
-static inline double topk_chance(fr_topk *t) {
-    return (double)(topk_rand64(t) >> 11) * (1.0 / 9007199254740992.0);
-}
+/* A coin: 32 uniform bits (the generator's high half).  A decay step with
+ * probability p succeeds when coin < floor(p * 2^32) (topk_threshold). */
+static inline uint64_t topk_coin(fr_topk *t) { return topk_rand64(t) >> 32; }
 
 void fr_topk_seed(fr_topk *t, uint64_t seed) {
     int i;
@@ -121,6 +128,9 @@ void fr_topk_seed(fr_topk *t, uint64_t seed) {
 }
 
 /* ---- Lifetime ------------------------------------------------------------ */
+
+static uint64_t topk_zero_from(const fr_topk *t);
+static inline uint64_t topk_threshold(double p);
 
 /* Make t an empty sketch.  Preconditions (checked by the caller, with
  * RedisBloom's messages): k, width, depth >= 1; 0 < decay <= 1.
@@ -142,7 +152,11 @@ int fr_topk_init(fr_topk *t, uint32_t k, uint32_t width, uint32_t depth, double 
     t->width = width;
     t->depth = depth;
     t->decay = decay;
+    t->fastmod = fr_fastmod_init(width);
     for (j = 0; j < FR_TOPK_DECAY_TABLE; j++) t->lookup[j] = pow(decay, (double)j);
+    for (j = 0; j < FR_TOPK_BIG_TABLE; j++) t->big[j] = pow(t->lookup[255], (double)j);
+    for (j = 0; j < FR_TOPK_DECAY_TABLE; j++) t->thr[j] = topk_threshold(t->lookup[j]);
+    t->zero_from = topk_zero_from(t);
     fr_topk_seed(t, seed);
     return FR_TOPK_OK;
 }
@@ -219,15 +233,47 @@ static int topk_slot_store(fr_topk_slot *s, const void *item, size_t len, uint32
 
 /* ---- Add --------------------------------------------------------------- */
 
-/* Probability that a foreign bucket holding c is decremented. */
+/* Probability that a foreign bucket holding c is decremented.  For c >= 256
+ * the power of lookup[255] comes from a small table of the same pow() values
+ * (t->big[q] = pow(lookup[255], q)) while q is below FR_TOPK_BIG_TABLE. */
 static inline double topk_decay_prob(const fr_topk *t, uint32_t c) {
+    uint32_t q;
     if (c < FR_TOPK_DECAY_TABLE) return t->lookup[c];
-    return pow(t->lookup[255], (double)(c / 255)) * t->lookup[c % 255];
+    q = c / 255;
+    if (q < FR_TOPK_BIG_TABLE) return t->big[q] * t->lookup[c % 255];
+    /* pow(x, q) with 0 <= x <= 1 does not grow with q: once the table's
+     * last entry is 0, so is every later power. */
+    if (t->big[FR_TOPK_BIG_TABLE - 1] == 0.0) return 0.0;
+    return pow(t->lookup[255], (double)q) * t->lookup[c % 255];
+}
+
+/* floor(p * 2^32): the number of winning coin values out of 2^32. */
+static inline uint64_t topk_threshold(double p) { return (uint64_t)(p * 4294967296.0); }
+
+/* Decay threshold for a bucket holding c (see topk_coin). */
+static inline uint64_t topk_decay_threshold(const fr_topk *t, uint32_t c) {
+    if (c < FR_TOPK_DECAY_TABLE) return t->thr[c];
+    return topk_threshold(topk_decay_prob(t, c));
+}
+
+/* The smallest bucket count whose threshold is 0 (probability below 2^-32:
+ * such buckets never decay and no coin is drawn for them), or 2^32 when
+ * there is none in the tabulated range.  Thresholds never grow with the
+ * count, so bisection finds it. */
+static uint64_t topk_zero_from(const fr_topk *t) {
+    uint64_t lo = 0, hi = (uint64_t)FR_TOPK_BIG_TABLE * 255u - 1u;
+    if (topk_decay_threshold(t, (uint32_t)hi) != 0) return (uint64_t)1 << 32;
+    while (lo < hi) { /* invariant: threshold(hi) == 0 */
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (topk_decay_threshold(t, (uint32_t)mid) == 0) hi = mid;
+        else lo = mid + 1;
+    }
+    return hi;
 }
 
 /* One row's bucket for the item: update it; the count the item now holds
  * there (0 if another item still owns it). */
-static uint32_t topk_bucket_add(fr_topk *t, fr_topk_bucket *b, uint32_t fp, uint32_t incr) {
+static inline uint32_t topk_bucket_add(fr_topk *t, fr_topk_bucket *b, uint32_t fp, uint32_t incr) {
     uint32_t r;
     if (b->count == 0) {
         b->fp = fp;
@@ -239,7 +285,8 @@ static uint32_t topk_bucket_add(fr_topk *t, fr_topk_bucket *b, uint32_t fp, uint
         return b->count;
     }
     for (r = incr; r > 0; r--) {
-        if (topk_chance(t) < topk_decay_prob(t, b->count)) {
+        if (b->count >= t->zero_from) break; /* no coin can win: nothing changes */
+        if (topk_coin(t) < topk_decay_threshold(t, b->count)) {
             if (--b->count == 0) {
                 b->fp = fp;
                 b->count = r;
@@ -257,7 +304,8 @@ static uint32_t topk_update(fr_topk *t, const fr_murmur2_state *st, const void *
     uint32_t i, max = 0;
     for (i = 0; i < t->depth; i++) {
         uint32_t h = st ? fr_murmur2_seeded(st, i) : fr_murmur2(item, len, i);
-        uint32_t got = topk_bucket_add(t, &t->buckets[(size_t)i * t->width + h % t->width], fp, incr);
+        size_t col = fr_fastmod(h, t->fastmod, t->width);
+        uint32_t got = topk_bucket_add(t, &t->buckets[(size_t)i * t->width + col], fp, incr);
         if (got > max) max = got;
     }
     return max;
@@ -314,21 +362,67 @@ int fr_topk_add(fr_topk *t, const void *item, size_t len, uint32_t incr,
 
 /* Add n integer items (int64, or uint64 when is_unsigned), each hashed as its
  * decimal text, with increments incrs[j] (or incr1 when incrs is NULL).
- * Expelled items are dropped.  FR_TOPK_ENOMEM stops at the failing item. */
+ * Expelled items are dropped.  FR_TOPK_ENOMEM stops at the failing item.
+ *
+ * Items go in blocks: first the texts, fingerprints and bucket addresses of
+ * the whole block are computed (independent work the CPU overlaps), then the
+ * items are applied strictly in order, exactly as fr_topk_add would. */
+#define FR_TOPK_BLOCK_CELLS 512
+#define FR_TOPK_BLOCK_ITEMS 64
+
+typedef struct {
+    char text[FR_DEC_MAX];
+    unsigned char len;
+    uint32_t fp;
+} topk_pending;
+
 int fr_topk_add_ints(fr_topk *t, const void *items, int is_unsigned, size_t n,
                      const uint32_t *incrs, uint32_t incr1) {
-    char buf[FR_DEC_MAX];
+    topk_pending meta[FR_TOPK_BLOCK_ITEMS];
+    size_t at[FR_TOPK_BLOCK_CELLS];
     fr_murmur2_state st;
-    size_t j;
-    for (j = 0; j < n; j++) {
-        size_t len = is_unsigned ? fr_dec_u64(((const uint64_t *)items)[j], 0, buf)
-                                 : fr_dec_i64(((const int64_t *)items)[j], buf);
-        uint32_t heap_min = t->heap[0].count, fp, max;
-        fr_murmur2_prepare(&st, buf, len);
-        fp = fr_murmur2_seeded(&st, FR_TOPK_FP_SEED);
-        max = topk_update(t, &st, buf, len, fp, incrs ? incrs[j] : incr1);
-        if (topk_offer(t, buf, len, fp, max, heap_min, NULL, NULL, NULL) != FR_TOPK_OK)
-            return FR_TOPK_ENOMEM;
+    const uint32_t depth = t->depth, width = t->width;
+    size_t block, j0, j, b;
+    uint32_t i;
+    if (depth > FR_TOPK_BLOCK_CELLS) { /* very deep sketches: item by item */
+        for (j = 0; j < n; j++) {
+            char buf[FR_DEC_MAX];
+            size_t len = is_unsigned ? fr_dec_u64(((const uint64_t *)items)[j], 0, buf)
+                                     : fr_dec_i64(((const int64_t *)items)[j], buf);
+            uint32_t heap_min = t->heap[0].count, fp = fr_murmur2(buf, len, FR_TOPK_FP_SEED);
+            uint32_t max = topk_update(t, NULL, buf, len, fp, incrs ? incrs[j] : incr1);
+            if (topk_offer(t, buf, len, fp, max, heap_min, NULL, NULL, NULL) != FR_TOPK_OK)
+                return FR_TOPK_ENOMEM;
+        }
+        return FR_TOPK_OK;
+    }
+    block = FR_TOPK_BLOCK_CELLS / depth;
+    if (block > FR_TOPK_BLOCK_ITEMS) block = FR_TOPK_BLOCK_ITEMS;
+    for (j0 = 0; j0 < n; j0 += block) {
+        size_t end = j0 + block < n ? j0 + block : n;
+        size_t *a = at;
+        for (j = j0, b = 0; j < end; j++, b++) {
+            topk_pending *m = &meta[b];
+            size_t len = is_unsigned ? fr_dec_u64(((const uint64_t *)items)[j], 0, m->text)
+                                     : fr_dec_i64(((const int64_t *)items)[j], m->text);
+            m->len = (unsigned char)len;
+            fr_murmur2_prepare(&st, m->text, len);
+            m->fp = fr_murmur2_seeded(&st, FR_TOPK_FP_SEED);
+            for (i = 0; i < depth; i++)
+                *a++ = (size_t)i * width + fr_fastmod(fr_murmur2_seeded(&st, i), t->fastmod, width);
+        }
+        a = at;
+        for (j = j0, b = 0; j < end; j++, b++) {
+            const topk_pending *m = &meta[b];
+            uint32_t incr = incrs ? incrs[j] : incr1;
+            uint32_t heap_min = t->heap[0].count, max = 0;
+            for (i = 0; i < depth; i++) {
+                uint32_t got = topk_bucket_add(t, &t->buckets[*a++], m->fp, incr);
+                if (got > max) max = got;
+            }
+            if (topk_offer(t, m->text, m->len, m->fp, max, heap_min, NULL, NULL, NULL) != FR_TOPK_OK)
+                return FR_TOPK_ENOMEM;
+        }
     }
     return FR_TOPK_OK;
 }
@@ -348,7 +442,7 @@ uint32_t fr_topk_count(const fr_topk *t, const void *item, size_t len) {
     uint32_t heap_min = t->heap[0].count;
     for (i = 0; i < t->depth; i++) {
         uint32_t h = fr_murmur2(item, len, i);
-        const fr_topk_bucket *b = &t->buckets[(size_t)i * t->width + h % t->width];
+        const fr_topk_bucket *b = &t->buckets[(size_t)i * t->width + fr_fastmod(h, t->fastmod, t->width)];
         if (b->fp != fp) continue;
         if (in_heap && b->count < heap_min) continue;
         if (b->count > max) max = b->count;

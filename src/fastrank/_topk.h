@@ -13,6 +13,7 @@
 
 #define FR_TOPK_FP_SEED 1919u /* MurmurHash2 seed of the fingerprint */
 #define FR_TOPK_DECAY_TABLE 256
+#define FR_TOPK_BIG_TABLE 64
 
 typedef struct {
     uint32_t fp;    /* fingerprint of the owning item */
@@ -33,7 +34,11 @@ typedef struct fr_topk {
     fr_topk_bucket *buckets; /* depth * width, row-major, owned */
     fr_topk_slot *heap;      /* k slots, min-heap on count, owned */
     double lookup[FR_TOPK_DECAY_TABLE]; /* lookup[j] = decay^j */
+    double big[FR_TOPK_BIG_TABLE];      /* big[q] = lookup[255]^q */
+    uint64_t thr[FR_TOPK_DECAY_TABLE];  /* thr[j] = floor(lookup[j] * 2^32) */
     uint64_t rng[4];         /* xoshiro256** state */
+    uint64_t fastmod;        /* fr_fastmod reciprocal of width */
+    uint64_t zero_from;      /* counts >= this never decay (see _topk.c) */
 } fr_topk;
 
 int fr_topk_init(fr_topk *t, uint32_t k, uint32_t width, uint32_t depth, double decay,
