@@ -331,6 +331,10 @@ class Pair:
             f"  {self.engine_label:<8}: {eng!r}",
             f"  replay  : {self.replay_hint()}",
         ]
+        if real.error is None and eng.error is None:
+            where = first_difference(real.value, eng.value)
+            if where:
+                lines.insert(4, f"  first difference: {where}")
         if self.history:
             lines.append(f"  last {len(self.history)} commands before it (with Redis's reply):")
             for s, lab, out in self.history:
@@ -364,6 +368,29 @@ class Pair:
             ttl = self.real.pttl(key)
             if ttl > 0:
                 self.engine.pexpire(key, ttl)
+
+
+def first_difference(a: Any, b: Any, path: str = "") -> Optional[str]:
+    """Where two replies first differ, e.g. ``[b'z1'][1][3]: (b'a', 1.0) != (b'a', -0.0)``."""
+    if canon(a) == canon(b):
+        return None
+    if type(a) is dict and type(b) is dict:
+        for k in a.keys() | b.keys():
+            if k not in b:
+                return f"{path}[{k!r}] only on Redis: {fmt_value(a[k], 200)}"
+            if k not in a:
+                return f"{path}[{k!r}] only on the client under test: {fmt_value(b[k], 200)}"
+            inner = first_difference(a[k], b[k], f"{path}[{k!r}]")
+            if inner:
+                return inner
+    if type(a) is type(b) and type(a) in (list, tuple):
+        for i, (x, y) in enumerate(zip(a, b)):
+            inner = first_difference(x, y, f"{path}[{i}]")
+            if inner:
+                return inner
+        if len(a) != len(b):
+            return f"{path}: length {len(a)} on Redis, {len(b)} on the client under test"
+    return f"{path or 'value'}: {fmt_value(a, 200)} != {fmt_value(b, 200)}"
 
 
 # --------------------------------------------------------------------------

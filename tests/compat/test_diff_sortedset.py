@@ -133,6 +133,8 @@ class ZsetGen(Gen):
         real = getattr(p, "real", None)
         if real is None:
             return LEX_KEY
+        if real.type(key) not in (b"zset", "zset"):
+            return key                  # missing or another type: the reply is determined
         scores = {s for _, s in real.zrange(key, 0, -1, withscores=True)}
         return key if len(scores) <= 1 else LEX_KEY
 

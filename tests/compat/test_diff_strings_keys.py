@@ -295,7 +295,7 @@ class StringsGen(Gen):
         else:
             cmd = self.pick(["EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT"])
             args = [key, self.pick(["1.5", "x", "", 9223372036854775807, 922337203685477580,
-                                    -9223372036854775808, 100])]
+                                    -9223372036854775808, 100000])]
             args += self.rng.sample(["NX", "XX", "GT", "LT", "FOO"], self.rng.choice([0, 1, 2]))
             p.quiet("execute_command", cmd, *args)
 
