@@ -184,6 +184,22 @@ cdef object _sk_int_array(object items):
     return arr
 
 
+cdef object _sk_scalar_increment(object increments, object limit, str err_type,
+                                 str err_negative, str err_big):
+    """The value when increments is a single int (checked as
+    _sk_uint_increments checks), else None."""
+    if isinstance(increments, bool) or isinstance(increments, float):
+        raise TypeError(err_type)
+    if isinstance(increments, int) or isinstance(increments, np.integer):
+        v = int(increments)
+        if v < 0:
+            raise ValueError(err_negative)
+        if v > limit:
+            raise ValueError(err_big)
+        return v
+    return None
+
+
 cdef object _sk_uint_increments(object increments, Py_ssize_t n, object limit, str err_type,
                                 str err_negative, str err_big):
     """increments (one int for all, or a sequence/array of n ints) as a
@@ -269,6 +285,9 @@ cdef class CountMinSketch:
     >>> cms.info()
     {'width': 10, 'depth': 3, 'count': 3}
 
+    Every method holds the GIL for its whole run, so each call (a whole
+    batch included) is atomic with respect to other Python threads.
+
     :param width: columns, an int >= 1 (ValueError ``CMS: invalid width``).
     :param depth: rows, an int >= 1 (ValueError ``CMS: invalid depth``).
     :raises MemoryError: when the counters cannot be allocated.
@@ -287,6 +306,8 @@ cdef class CountMinSketch:
         self.c.count = 0
 
     def __init__(self, width, depth):
+        if self.c.cells != NULL:
+            raise TypeError("CountMinSketch is already initialised")
         cdef Py_ssize_t w = _sk_dim(width, CMS_ERR_WIDTH, <uint64_t>0xFFFFFFFFFFFFFFFF)
         cdef Py_ssize_t d = _sk_dim(depth, CMS_ERR_DEPTH, <uint64_t>0xFFFFFFFFFFFFFFFF)
         self._alloc(w, d)
@@ -396,22 +417,27 @@ cdef class CountMinSketch:
         cdef _SkItems batch
         cdef Py_ssize_t n
         cdef bint unsigned
-        if arr is not None:
+        cdef const uint64_t *incp = NULL
+        cdef uint64_t incr1 = 0
+        one = _sk_scalar_increment(increments, _INT64_MAX, CMS_ERR_PARSE, CMS_ERR_NEGATIVE,
+                                   CMS_ERR_PARSE)
+        if arr is None:
+            batch = _SkItems(items)
+            n = batch.n
+        else:
             n = arr.shape[0]
+        if one is None:
             incr = _sk_uint_increments(increments, n, _INT64_MAX, CMS_ERR_PARSE,
                                        CMS_ERR_NEGATIVE, CMS_ERR_PARSE)
-            out = np.empty(n, dtype=np.uint32)
-            unsigned = arr.dtype.kind == "u"
-            with nogil:
-                fr_cms_incrby_ints(&self.c, arr.data, unsigned, n,
-                                   <uint64_t *>incr.data, 0, <uint32_t *>out.data)
-            return out
-        batch = _SkItems(items)
-        n = batch.n
-        incr = _sk_uint_increments(increments, n, _INT64_MAX, CMS_ERR_PARSE,
-                                   CMS_ERR_NEGATIVE, CMS_ERR_PARSE)
+            incp = <const uint64_t *>incr.data
+        else:
+            incr1 = one
         out = np.empty(n, dtype=np.uint32)
-        fr_cms_incrby_strs(&self.c, batch.items(), batch.sizes(), n, <uint64_t *>incr.data, 0,
+        if arr is not None:
+            unsigned = arr.dtype.kind == "u"
+            fr_cms_incrby_ints(&self.c, arr.data, unsigned, n, incp, incr1, <uint32_t *>out.data)
+            return out
+        fr_cms_incrby_strs(&self.c, batch.items(), batch.sizes(), n, incp, incr1,
                            <uint32_t *>out.data)
         return out if isinstance(items, np.ndarray) else out.tolist()
 
@@ -435,9 +461,8 @@ cdef class CountMinSketch:
             n = arr.shape[0]
             out = np.empty(n, dtype=np.uint32)
             unsigned = arr.dtype.kind == "u"
-            with nogil:
-                fr_cms_query_ints(&self.c, arr.data, unsigned, n,
-                                  <uint32_t *>out.data)
+            fr_cms_query_ints(&self.c, arr.data, unsigned, n,
+                              <uint32_t *>out.data)
             return out
         batch = _SkItems(items)
         n = batch.n

@@ -360,71 +360,89 @@ int fr_topk_add(fr_topk *t, const void *item, size_t len, uint32_t incr,
     return topk_offer(t, item, len, fp, max, heap_min, expelled, expelled_len, has_expelled);
 }
 
-/* Add n integer items (int64, or uint64 when is_unsigned), each hashed as its
- * decimal text, with increments incrs[j] (or incr1 when incrs is NULL).
- * Expelled items are dropped.  FR_TOPK_ENOMEM stops at the failing item.
- *
- * Items go in blocks: first the texts, fingerprints and bucket addresses of
- * the whole block are computed (independent work the CPU overlaps), then the
- * items are applied strictly in order, exactly as fr_topk_add would. */
+/* ---- Batches -------------------------------------------------------------
+ * Items of a batch are integers (int64, or uint64 when is_unsigned, hashed
+ * as their decimal text, as redis-py sends ints) or byte strings given as
+ * pointer and length arrays; increments are incrs[j], or incr1 for all when
+ * incrs is NULL.  Expelled items are dropped.  Items go in blocks: first the
+ * fingerprints and bucket addresses of the whole block are computed
+ * (independent work the CPU overlaps), then the items are applied strictly
+ * in order, exactly as fr_topk_add would apply them one by one.
+ * FR_TOPK_ENOMEM stops at the failing item. */
 #define FR_TOPK_BLOCK_CELLS 512
 #define FR_TOPK_BLOCK_ITEMS 64
 
 typedef struct {
-    char text[FR_DEC_MAX];
-    unsigned char len;
+    const char *p; /* the item's bytes: text below, or the caller's string */
+    size_t len;
     uint32_t fp;
+    char text[FR_DEC_MAX];
 } topk_pending;
 
-int fr_topk_add_ints(fr_topk *t, const void *items, int is_unsigned, size_t n,
-                     const uint32_t *incrs, uint32_t incr1) {
+static int topk_batch(fr_topk *t, const void *ints, int is_unsigned, const char *const *ptrs,
+                      const size_t *lens, size_t n, const uint32_t *incrs, uint32_t incr1) {
     topk_pending meta[FR_TOPK_BLOCK_ITEMS];
     size_t at[FR_TOPK_BLOCK_CELLS];
     fr_murmur2_state st;
     const uint32_t depth = t->depth, width = t->width;
     size_t block, j0, j, b;
     uint32_t i;
-    if (depth > FR_TOPK_BLOCK_CELLS) { /* very deep sketches: item by item */
-        for (j = 0; j < n; j++) {
-            char buf[FR_DEC_MAX];
-            size_t len = is_unsigned ? fr_dec_u64(((const uint64_t *)items)[j], 0, buf)
-                                     : fr_dec_i64(((const int64_t *)items)[j], buf);
-            uint32_t heap_min = t->heap[0].count, fp = fr_murmur2(buf, len, FR_TOPK_FP_SEED);
-            uint32_t max = topk_update(t, NULL, buf, len, fp, incrs ? incrs[j] : incr1);
-            if (topk_offer(t, buf, len, fp, max, heap_min, NULL, NULL, NULL) != FR_TOPK_OK)
-                return FR_TOPK_ENOMEM;
-        }
-        return FR_TOPK_OK;
-    }
-    block = FR_TOPK_BLOCK_CELLS / depth;
+    block = depth <= FR_TOPK_BLOCK_CELLS ? FR_TOPK_BLOCK_CELLS / depth : 1;
     if (block > FR_TOPK_BLOCK_ITEMS) block = FR_TOPK_BLOCK_ITEMS;
     for (j0 = 0; j0 < n; j0 += block) {
         size_t end = j0 + block < n ? j0 + block : n;
         size_t *a = at;
+        int blocked = depth <= FR_TOPK_BLOCK_CELLS;
         for (j = j0, b = 0; j < end; j++, b++) {
             topk_pending *m = &meta[b];
-            size_t len = is_unsigned ? fr_dec_u64(((const uint64_t *)items)[j], 0, m->text)
-                                     : fr_dec_i64(((const int64_t *)items)[j], m->text);
-            m->len = (unsigned char)len;
-            fr_murmur2_prepare(&st, m->text, len);
-            m->fp = fr_murmur2_seeded(&st, FR_TOPK_FP_SEED);
-            for (i = 0; i < depth; i++)
-                *a++ = (size_t)i * width + fr_fastmod(fr_murmur2_seeded(&st, i), t->fastmod, width);
+            int prepared;
+            if (ints) {
+                m->len = is_unsigned ? fr_dec_u64(((const uint64_t *)ints)[j], 0, m->text)
+                                     : fr_dec_i64(((const int64_t *)ints)[j], m->text);
+                m->p = m->text;
+            } else {
+                m->p = ptrs[j];
+                m->len = lens[j];
+            }
+            prepared = fr_murmur2_prepare(&st, m->p, m->len);
+            m->fp = prepared ? fr_murmur2_seeded(&st, FR_TOPK_FP_SEED)
+                             : fr_murmur2(m->p, m->len, FR_TOPK_FP_SEED);
+            if (!blocked) continue;
+            for (i = 0; i < depth; i++) {
+                uint32_t h = prepared ? fr_murmur2_seeded(&st, i) : fr_murmur2(m->p, m->len, i);
+                *a++ = (size_t)i * width + fr_fastmod(h, t->fastmod, width);
+            }
         }
         a = at;
         for (j = j0, b = 0; j < end; j++, b++) {
             const topk_pending *m = &meta[b];
             uint32_t incr = incrs ? incrs[j] : incr1;
             uint32_t heap_min = t->heap[0].count, max = 0;
-            for (i = 0; i < depth; i++) {
-                uint32_t got = topk_bucket_add(t, &t->buckets[*a++], m->fp, incr);
-                if (got > max) max = got;
+            if (blocked) {
+                for (i = 0; i < depth; i++) {
+                    uint32_t got = topk_bucket_add(t, &t->buckets[*a++], m->fp, incr);
+                    if (got > max) max = got;
+                }
+            } else { /* very deep sketches: no address block */
+                max = topk_update(t, NULL, m->p, m->len, m->fp, incr);
             }
-            if (topk_offer(t, m->text, m->len, m->fp, max, heap_min, NULL, NULL, NULL) != FR_TOPK_OK)
+            if (topk_offer(t, m->p, m->len, m->fp, max, heap_min, NULL, NULL, NULL) != FR_TOPK_OK)
                 return FR_TOPK_ENOMEM;
         }
     }
     return FR_TOPK_OK;
+}
+
+/* Add n integer items (see the batch notes above). */
+int fr_topk_add_ints(fr_topk *t, const void *items, int is_unsigned, size_t n,
+                     const uint32_t *incrs, uint32_t incr1) {
+    return topk_batch(t, items, is_unsigned, NULL, NULL, n, incrs, incr1);
+}
+
+/* Add n byte strings items[j][0..lens[j]) (see the batch notes above). */
+int fr_topk_add_strs(fr_topk *t, const char *const *items, const size_t *lens, size_t n,
+                     const uint32_t *incrs, uint32_t incr1) {
+    return topk_batch(t, NULL, 0, items, lens, n, incrs, incr1);
 }
 
 /* ---- Reads ------------------------------------------------------------- */

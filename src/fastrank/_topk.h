@@ -50,6 +50,8 @@ int fr_topk_add(fr_topk *t, const void *item, size_t len, uint32_t incr,
                 unsigned char **expelled, size_t *expelled_len, int *has_expelled);
 int fr_topk_add_ints(fr_topk *t, const void *items, int is_unsigned, size_t n,
                      const uint32_t *incrs, uint32_t incr1);
+int fr_topk_add_strs(fr_topk *t, const char *const *items, const size_t *lens, size_t n,
+                     const uint32_t *incrs, uint32_t incr1);
 
 int fr_topk_query(const fr_topk *t, const void *item, size_t len);
 uint32_t fr_topk_count(const fr_topk *t, const void *item, size_t len);

@@ -29,6 +29,9 @@ cdef class TopK:
         '> 0'``).
     :param seed: an int seeding the decay generator; None draws one from
         ``os.urandom``.
+
+    Every method holds the GIL for its whole run, so each call (a whole
+    batch included) is atomic with respect to other Python threads.
     """
 
     cdef fr_topk t
@@ -40,6 +43,8 @@ cdef class TopK:
         self.order = NULL
 
     def __init__(self, k, width=8, depth=7, decay=0.9, seed=None):
+        if self.t.heap != NULL:
+            raise TypeError("TopK is already initialised")
         cdef Py_ssize_t kk = _sk_dim(k, TOPK_ERR_K, 0xFFFFFFFF)
         cdef Py_ssize_t w = _sk_dim(width, TOPK_ERR_WIDTH, 0xFFFFFFFF)
         cdef Py_ssize_t d = _sk_dim(depth, TOPK_ERR_DEPTH, 0xFFFFFFFF)
@@ -158,29 +163,33 @@ cdef class TopK:
         other sequences go item by item.  Same result as ``incrby``.
         """
         cdef cnp.ndarray arr = _sk_int_array(items)
-        cdef cnp.ndarray incr
-        cdef cnp.ndarray inc32
+        cdef cnp.ndarray inc32 = None
+        cdef _SkItems batch
         cdef Py_ssize_t n
         cdef bint unsigned
         cdef int rc
-        if arr is None:
-            if increments is None:
-                self._add(_sk_items(items.tolist() if isinstance(items, np.ndarray) else items),
-                          None)
-            else:
-                self.incrby(items, increments)
-            return None
-        n = arr.shape[0]
-        if increments is None:
-            inc32 = None
-        else:
-            incr = _sk_uint_increments(increments, n, TOPK_MAX_INCREMENT, TOPK_ERR_INCREMENT,
+        cdef uint32_t incr1 = 1
+        if increments is not None:
+            one = _sk_scalar_increment(increments, TOPK_MAX_INCREMENT, TOPK_ERR_INCREMENT,
                                        TOPK_ERR_INCREMENT, TOPK_ERR_INCREMENT)
-            inc32 = np.ascontiguousarray(incr, dtype=np.uint32)
-        unsigned = arr.dtype.kind == "u"
-        with nogil:
-            rc = fr_topk_add_ints(&self.t, arr.data, unsigned, n,
-                                  <uint32_t *>inc32.data if inc32 is not None else NULL, 1)
+        if arr is None:
+            batch = _SkItems(items)
+            n = batch.n
+        else:
+            n = arr.shape[0]
+        if increments is not None:
+            if one is None:
+                inc32 = np.ascontiguousarray(
+                    _sk_uint_increments(increments, n, TOPK_MAX_INCREMENT, TOPK_ERR_INCREMENT,
+                                        TOPK_ERR_INCREMENT, TOPK_ERR_INCREMENT), dtype=np.uint32)
+            else:
+                incr1 = one
+        cdef const uint32_t *incp = <const uint32_t *>inc32.data if inc32 is not None else NULL
+        if arr is not None:
+            unsigned = arr.dtype.kind == "u"
+            rc = fr_topk_add_ints(&self.t, arr.data, unsigned, n, incp, incr1)
+        else:
+            rc = fr_topk_add_strs(&self.t, batch.items(), batch.sizes(), n, incp, incr1)
         if rc != FR_TOPK_OK:
             raise MemoryError()
         return None

@@ -295,3 +295,10 @@ def test_from_bytes_rejects_malformed(mutate):
     data = _filled(8).to_bytes()
     with pytest.raises(ValueError):
         CountMinSketch.from_bytes(mutate(data))
+
+
+def test_reinit_refused():
+    cms = CountMinSketch(10, 3)
+    with pytest.raises(TypeError):
+        cms.__init__(5, 5)
+    assert cms.info()["width"] == 10

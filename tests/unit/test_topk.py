@@ -235,3 +235,26 @@ def test_from_bytes_rejects_broken_heap():
     dup = data.replace(b"y", b"x")  # two slots holding one item
     with pytest.raises(ValueError):
         TopK.from_bytes(dup)
+
+
+def test_add_many_list_and_scalar_increment_paths_agree():
+    rng = np.random.default_rng(21)
+    items = rng.zipf(1.2, 5000) % 300
+    texts = [str(v) for v in items.tolist()]
+    a, b, c = (TopK(10, 16, 4, 0.9, seed=4) for _ in range(3))
+    a.add_many(texts, 2)
+    b.add_many(items, np.full(items.size, 2))
+    c.incrby(texts, 2)
+    assert a == b == c
+    long_items = [b"x" * 100 + bytes([i % 7]) for i in range(200)]  # longer than the prepared hash
+    d, e = TopK(5, 8, 3, 1.0, seed=2), TopK(5, 8, 3, 1.0, seed=2)
+    d.add_many(long_items)
+    e.add(long_items)
+    assert d == e
+
+
+def test_reinit_refused():
+    t = TopK(3)
+    with pytest.raises(TypeError):
+        t.__init__(5)
+    assert t.k == 3
