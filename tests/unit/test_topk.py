@@ -258,3 +258,16 @@ def test_reinit_refused():
     with pytest.raises(TypeError):
         t.__init__(5)
     assert t.k == 3
+
+
+def test_reseed_reproduces_a_run():
+    rng = np.random.default_rng(22)
+    stream = rng.zipf(1.2, 5000)
+    a, b = TopK(5, 8, 4, 0.9, seed=1), TopK(5, 8, 4, 0.9, seed=2)
+    b.seed(1)
+    a.add_many(stream)
+    b.add_many(stream)
+    assert a == b
+    b.seed(None)  # fresh entropy: accepted
+    with pytest.raises(TypeError):
+        b.seed("x")
