@@ -401,6 +401,40 @@ def test_range_by_score_inf_members():
     assert z.count(-0.0, 0.0) == 1
 
 
+def test_scores_closer_than_32_bits():
+    # the skip list caches the top 32 bits of each linked score; scores that
+    # share them must still be ordered (and found) exactly
+    base = 1.0
+    scores = [base, base + 2**-52, base + 2**-40, base + 2**-30, base + 2**-20, base - 2**-52]
+    z = SortedSet()
+    for i in range(400):
+        z.add(f"m{i}", scores[i % len(scores)])
+    z._check()
+    want = sorted(((scores[i % len(scores)], f"m{i}".encode()) for i in range(400)))
+    assert z.items() == [(m, s) for s, m in want]
+    for s in scores:
+        got = z.range_by_score(s, s)
+        assert got == [m for t, m in want if t == s]
+        assert z.range_by_score(s, s, min_exclusive=True) == []
+    assert z.count(base, base + 2**-30, min_exclusive=True) == sum(
+        1 for t, _ in want if base < t <= base + 2**-30)
+    for i in range(0, 400, 7):
+        z.incr(f"m{i}", 2**-52)
+    z._check()
+    assert z.remove_range_by_score(base, base + 2**-40, max_exclusive=True) > 0
+    z._check()
+
+
+def test_negative_zero_bounds():
+    z = make([("n", -1), ("z", 0.0), ("p", 1)])
+    assert z.range_by_score(-0.0, 1) == [b"z", b"p"]
+    assert z.range_by_score(-0.0, 1, min_exclusive=True) == [b"p"]
+    assert z.range_by_score(-1, -0.0, max_exclusive=True) == [b"n"]
+    assert z.count(-0.0, -0.0) == 1
+    assert z.remove_range_by_score(-0.0, 0.0) == 1
+    assert list(z) == [b"n", b"p"]
+
+
 def test_range_by_score_nan_bounds(abcde):
     for call in (
         lambda: abcde.range_by_score(math.nan, 1),
