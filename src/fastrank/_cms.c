@@ -39,8 +39,10 @@
  *     64-bit reciprocal and one 128-bit multiply, exact for 32-bit hashes)
  *     when the compiler has 128-bit integers; plain % otherwise.  Widths
  *     above 2^32 - 1 make the modulo the identity, as in RedisBloom.
- *   - The batch functions hash each item once into a seed-independent state
- *     (fr_murmur2_prepare) and finish one cheap hash per row from it.
+ *   - Each item is hashed once into a seed-independent state
+ *     (fr_murmur2_prepare) and one cheap hash per row is finished from it.
+ *   - Batches go in blocks: all cell addresses of a block are computed and
+ *     prefetched first, then the block is applied in item order.
  *   - Integer items are hashed as their decimal text written into a stack
  *     buffer, as redis-py would send them; no Python object per item.
  *
@@ -210,6 +212,7 @@ static FR_CMS_ALWAYS_INLINE void cms_batch(fr_cms *c, const cms_items *src, size
     char buf[FR_DEC_MAX];
     fr_murmur2_state st;
     size_t at[FR_CMS_BLOCK_CELLS];
+    uint32_t hashes[FR_CMS_BLOCK_CELLS];
     const size_t width = c->width, depth = c->depth;
     size_t block = depth <= FR_CMS_BLOCK_CELLS ? FR_CMS_BLOCK_CELLS / depth : 0;
     uint32_t *cells = c->cells;
@@ -230,11 +233,19 @@ static FR_CMS_ALWAYS_INLINE void cms_batch(fr_cms *c, const cms_items *src, size
         for (j = j0; j < end; j++) {
             size_t len;
             const char *p = cms_item(src, j, buf, &len);
-            int prepared = fr_murmur2_prepare(&st, p, len);
-            for (i = 0; i < depth; i++) {
-                *a = i * width + cms_column(c, cms_row_hash(&st, prepared, p, len, i));
-                cms_prefetch(&cells[*a]);
-                a++;
+            if (fr_murmur2_prepare(&st, p, len)) {
+                fr_murmur2_seeds(&st, (uint32_t)depth, hashes);
+                for (i = 0; i < depth; i++) {
+                    *a = i * width + cms_column(c, hashes[i]);
+                    cms_prefetch(&cells[*a]);
+                    a++;
+                }
+            } else {
+                for (i = 0; i < depth; i++) {
+                    *a = i * width + cms_column(c, fr_murmur2(p, len, (uint32_t)i));
+                    cms_prefetch(&cells[*a]);
+                    a++;
+                }
             }
         }
         a = at;

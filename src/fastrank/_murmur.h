@@ -23,9 +23,9 @@
  *
  * Because the seed enters only in the first step, hashing one item under many
  * seeds can share the block mixing: fr_murmur2_prepare() mixes the blocks once
- * and fr_murmur2_seeded() finishes one seed from the prepared state.  The
- * Count-Min batch paths use that split.  fr_murmur2() is the plain one-shot
- * form; a known-answer self test lives in tests/unit/test_cms.py (vectors
+ * and fr_murmur2_seeded() finishes one seed from the prepared state; the
+ * sketches use that split for every item of up to 64 bytes.  fr_murmur2() is
+ * the plain one-shot form; a known-answer self test lives in tests/unit/test_cms.py (vectors
  * captured from RedisBloom 2.8.2).
  *
  * Two small helpers the sketches share follow the hash: the decimal text of
@@ -133,6 +133,22 @@ static inline uint32_t fr_murmur2_seeded(const fr_murmur2_state *st, uint32_t se
         h *= FR_MURMUR2_M;
     }
     return fr_murmur2_final(h);
+}
+
+/* out[i] = fr_murmur2_seeded(st, i) for i in [0, n): the same finishes
+ * written seed-major, so the compiler can run the seeds side by side. */
+static inline void fr_murmur2_seeds(const fr_murmur2_state *st, uint32_t n, uint32_t *out) {
+    uint32_t i, b;
+    for (i = 0; i < n; i++) out[i] = i ^ st->len32;
+    for (b = 0; b < st->nblocks; b++) {
+        const uint32_t k = st->blocks[b];
+        for (i = 0; i < n; i++) out[i] = (out[i] * FR_MURMUR2_M) ^ k;
+    }
+    if (st->has_tail) {
+        const uint32_t t = st->tail;
+        for (i = 0; i < n; i++) out[i] = (out[i] ^ t) * FR_MURMUR2_M;
+    }
+    for (i = 0; i < n; i++) out[i] = fr_murmur2_final(out[i]);
 }
 
 /* ---- Integers as items ---------------------------------------------------

@@ -383,6 +383,7 @@ static int topk_batch(fr_topk *t, const void *ints, int is_unsigned, const char 
                       const size_t *lens, size_t n, const uint32_t *incrs, uint32_t incr1) {
     topk_pending meta[FR_TOPK_BLOCK_ITEMS];
     size_t at[FR_TOPK_BLOCK_CELLS];
+    uint32_t hashes[FR_TOPK_BLOCK_CELLS];
     fr_murmur2_state st;
     const uint32_t depth = t->depth, width = t->width;
     size_t block, j0, j, b;
@@ -408,9 +409,13 @@ static int topk_batch(fr_topk *t, const void *ints, int is_unsigned, const char 
             m->fp = prepared ? fr_murmur2_seeded(&st, FR_TOPK_FP_SEED)
                              : fr_murmur2(m->p, m->len, FR_TOPK_FP_SEED);
             if (!blocked) continue;
-            for (i = 0; i < depth; i++) {
-                uint32_t h = prepared ? fr_murmur2_seeded(&st, i) : fr_murmur2(m->p, m->len, i);
-                *a++ = (size_t)i * width + fr_fastmod(h, t->fastmod, width);
+            if (prepared) {
+                fr_murmur2_seeds(&st, depth, hashes);
+                for (i = 0; i < depth; i++)
+                    *a++ = (size_t)i * width + fr_fastmod(hashes[i], t->fastmod, width);
+            } else {
+                for (i = 0; i < depth; i++)
+                    *a++ = (size_t)i * width + fr_fastmod(fr_murmur2(m->p, m->len, i), t->fastmod, width);
             }
         }
         a = at;
