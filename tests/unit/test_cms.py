@@ -302,3 +302,19 @@ def test_reinit_refused():
     with pytest.raises(TypeError):
         cms.__init__(5, 5)
     assert cms.info()["width"] == 10
+
+
+def test_docstring_examples():
+    """The examples in the sketches' docstrings run and hold (STYLE: doctests are run)."""
+    import doctest
+
+    from fastrank import TopK
+    from fastrank import _core
+
+    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for obj in (CountMinSketch, TopK, _core.murmurhash2):
+        for test in finder.find(obj, globs={"CountMinSketch": CountMinSketch, "TopK": TopK,
+                                            "murmurhash2": _core.murmurhash2}):
+            runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.attempted >= 15 and result.failed == 0
