@@ -44,7 +44,9 @@
  *   - Batches go in blocks: all cell addresses of a block are computed and
  *     prefetched first, then the block is applied in item order.
  *   - Integer items are hashed as their decimal text written into a stack
- *     buffer, as redis-py would send them; no Python object per item.
+ *     buffer, as redis-py would send them; no Python object per item.  Big
+ *     integer batches also remember the cell addresses of recent items
+ *     (cms_memo), so the heavy items of a skewed stream are hashed once.
  *
  * SERIALIZED FORM (ours, not RedisBloom's; version 1; all little-endian)
  *
@@ -198,6 +200,32 @@ static inline void cms_prefetch(const void *p) {
 #endif
 }
 
+/* Integer batches remember the cell addresses of recent items: streams
+ * repeat their heavy items, and a repeat then skips its decimal text and
+ * hashing.  A direct-mapped table of 2^FR_CMS_MEMO_BITS items, keyed by the
+ * integer itself, allocated per call for batches of at least FR_CMS_MEMO_MIN
+ * items when the sketch is shallow (depth <= 8) and its cell addresses fit
+ * 32 bits.  Results are unchanged: a remembered address is the computed one. */
+#define FR_CMS_MEMO_BITS 12
+#define FR_CMS_MEMO_MIN 16384
+
+typedef struct {
+    uint64_t keys[(size_t)1 << FR_CMS_MEMO_BITS];
+    unsigned char used[(size_t)1 << FR_CMS_MEMO_BITS];
+    uint32_t off[]; /* depth addresses per slot */
+} cms_memo;
+
+/* A memo for this batch, or NULL (not worth it, not applicable, or no memory:
+ * the batch then simply hashes every item). */
+static cms_memo *cms_memo_new(const fr_cms *c, const cms_items *src, size_t n) {
+    size_t slots = (size_t)1 << FR_CMS_MEMO_BITS;
+    if (!src->ints || n < FR_CMS_MEMO_MIN || c->depth > 8) return NULL;
+    if ((uint64_t)c->width * c->depth > 0xFFFFFFFFu) return NULL;
+    return (cms_memo *)calloc(1, sizeof(cms_memo) + slots * c->depth * sizeof(uint32_t));
+}
+
+static void cms_memo_free(cms_memo *m) { free(m); }
+
 /* The batch worker: incrby (update = 1) or query (update = 0, then c is not
  * written).  out may be NULL for incrby.  Always inlined, so each public
  * entry point gets its own copy specialised for its item kind and mode. */
@@ -216,6 +244,7 @@ static FR_CMS_ALWAYS_INLINE void cms_batch(fr_cms *c, const cms_items *src, size
     const size_t width = c->width, depth = c->depth;
     size_t block = depth <= FR_CMS_BLOCK_CELLS ? FR_CMS_BLOCK_CELLS / depth : 0;
     uint32_t *cells = c->cells;
+    cms_memo *memo;
     size_t j0, j, i;
     if (block == 0) { /* very deep sketches: item by item */
         for (j = 0; j < n; j++) {
@@ -227,17 +256,36 @@ static FR_CMS_ALWAYS_INLINE void cms_batch(fr_cms *c, const cms_items *src, size
         }
         return;
     }
+    memo = cms_memo_new(c, src, n);
     for (j0 = 0; j0 < n; j0 += block) {
         size_t end = j0 + block < n ? j0 + block : n;
         size_t *a = at;
         for (j = j0; j < end; j++) {
             size_t len;
-            const char *p = cms_item(src, j, buf, &len);
+            const char *p;
+            uint32_t *memo_off = NULL;
+            if (memo) {
+                uint64_t key = ((const uint64_t *)src->ints)[j];
+                size_t slot = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - FR_CMS_MEMO_BITS));
+                memo_off = memo->off + slot * depth;
+                if (memo->used[slot] && memo->keys[slot] == key) {
+                    for (i = 0; i < depth; i++) {
+                        *a = memo_off[i];
+                        cms_prefetch(&cells[*a]);
+                        a++;
+                    }
+                    continue;
+                }
+                memo->used[slot] = 1;
+                memo->keys[slot] = key;
+            }
+            p = cms_item(src, j, buf, &len);
             if (fr_murmur2_prepare(&st, p, len)) {
                 fr_murmur2_seeds(&st, (uint32_t)depth, hashes);
                 for (i = 0; i < depth; i++) {
                     *a = i * width + cms_column(c, hashes[i]);
                     cms_prefetch(&cells[*a]);
+                    if (memo_off) memo_off[i] = (uint32_t)*a;
                     a++;
                 }
             } else {
@@ -267,6 +315,7 @@ static FR_CMS_ALWAYS_INLINE void cms_batch(fr_cms *c, const cms_items *src, size
             if (out) out[j] = min;
         }
     }
+    cms_memo_free(memo);
 }
 
 /* incrby of n integer items (int64, or uint64 when is_unsigned), hashed as

@@ -318,3 +318,24 @@ def test_docstring_examples():
             runner.run(test)
     result = runner.summarize(verbose=False)
     assert result.attempted >= 15 and result.failed == 0
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int32])
+@pytest.mark.parametrize("shape", [(1000, 4), (37, 8), (50, 9), (2**16, 2)])
+def test_large_integer_batches_equal_text_batches(dtype, shape):
+    # Big numpy batches take the remembered-address path (_cms.c); it must
+    # give exactly what hashing every item's text gives.
+    rng = np.random.default_rng(31)
+    raw = rng.zipf(1.2, 40_000)
+    if dtype is np.uint64:
+        items = (raw.astype(np.uint64) + np.uint64(2**63))
+    elif dtype is np.int32:
+        items = (raw % 2**31).astype(np.int32) * np.where(rng.random(raw.size) < 0.5, -1, 1).astype(np.int32)
+    else:
+        items = raw.astype(np.int64) * np.where(rng.random(raw.size) < 0.5, -1, 1)
+    incs = rng.integers(0, 3, items.size)
+    a, b = CountMinSketch(*shape), CountMinSketch(*shape)
+    res = a.incrby(items, incs)
+    assert res.tolist() == b.incrby([str(v) for v in items.tolist()], incs.tolist())
+    assert a == b
+    assert a.query(items).tolist() == b.query([str(v) for v in items.tolist()])
