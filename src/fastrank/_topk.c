@@ -60,7 +60,8 @@
  *     tabulated; buckets whose threshold is 0 (from zero_from on: 211 for
  *     decay 0.9) are skipped without a coin, which changes nothing since no
  *     coin could win; integer batches hash a block of items before applying
- *     them in order.
+ *     them in order, and big ones remember the hashes of recent items
+ *     (topk_memo).
  *   - Beyond RedisBloom: fr_topk_merge (two sketches of one shape) and a
  *     batch path over integer items hashed as their decimal text.
  *   - Items are kept with their full bytes.  RedisBloom returns expelled and
@@ -379,6 +380,35 @@ typedef struct {
     char text[FR_DEC_MAX];
 } topk_pending;
 
+/* Integer batches remember the fingerprint and bucket addresses of recent
+ * items (a direct-mapped table keyed by the integer, allocated per call for
+ * big batches of shallow sketches), so the heavy items of a skewed stream
+ * are hashed once; their decimal text is then written only when the heap
+ * needs it.  Results are unchanged. */
+#define FR_TOPK_MEMO_BITS 12
+#define FR_TOPK_MEMO_MIN 16384
+
+typedef struct {
+    uint64_t keys[(size_t)1 << FR_TOPK_MEMO_BITS];
+    uint32_t fps[(size_t)1 << FR_TOPK_MEMO_BITS];
+    unsigned char used[(size_t)1 << FR_TOPK_MEMO_BITS];
+    uint32_t off[]; /* depth bucket addresses per slot */
+} topk_memo;
+
+static topk_memo *topk_memo_new(const fr_topk *t, const void *ints, size_t n) {
+    size_t slots = (size_t)1 << FR_TOPK_MEMO_BITS;
+    if (!ints || n < FR_TOPK_MEMO_MIN || t->depth > 8) return NULL;
+    if ((uint64_t)t->width * t->depth > 0xFFFFFFFFu) return NULL;
+    return (topk_memo *)calloc(1, sizeof(topk_memo) + slots * t->depth * sizeof(uint32_t));
+}
+
+/* The decimal text of integer item j into m (m->p, m->len). */
+static inline void topk_int_text(topk_pending *m, const void *ints, int is_unsigned, size_t j) {
+    m->len = is_unsigned ? fr_dec_u64(((const uint64_t *)ints)[j], 0, m->text)
+                         : fr_dec_i64(((const int64_t *)ints)[j], m->text);
+    m->p = m->text;
+}
+
 static int topk_batch(fr_topk *t, const void *ints, int is_unsigned, const char *const *ptrs,
                       const size_t *lens, size_t n, const uint32_t *incrs, uint32_t incr1) {
     topk_pending meta[FR_TOPK_BLOCK_ITEMS];
@@ -386,21 +416,35 @@ static int topk_batch(fr_topk *t, const void *ints, int is_unsigned, const char 
     uint32_t hashes[FR_TOPK_BLOCK_CELLS];
     fr_murmur2_state st;
     const uint32_t depth = t->depth, width = t->width;
+    const int blocked = depth <= FR_TOPK_BLOCK_CELLS;
+    topk_memo *memo = blocked ? topk_memo_new(t, ints, n) : NULL;
     size_t block, j0, j, b;
     uint32_t i;
-    block = depth <= FR_TOPK_BLOCK_CELLS ? FR_TOPK_BLOCK_CELLS / depth : 1;
+    int rc = FR_TOPK_OK;
+    block = blocked ? FR_TOPK_BLOCK_CELLS / depth : 1;
     if (block > FR_TOPK_BLOCK_ITEMS) block = FR_TOPK_BLOCK_ITEMS;
-    for (j0 = 0; j0 < n; j0 += block) {
+    for (j0 = 0; j0 < n && rc == FR_TOPK_OK; j0 += block) {
         size_t end = j0 + block < n ? j0 + block : n;
         size_t *a = at;
-        int blocked = depth <= FR_TOPK_BLOCK_CELLS;
         for (j = j0, b = 0; j < end; j++, b++) {
             topk_pending *m = &meta[b];
+            uint32_t *memo_off = NULL;
             int prepared;
+            if (memo) {
+                uint64_t key = ((const uint64_t *)ints)[j];
+                size_t slot = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - FR_TOPK_MEMO_BITS));
+                memo_off = memo->off + slot * depth;
+                if (memo->used[slot] && memo->keys[slot] == key) {
+                    m->fp = memo->fps[slot];
+                    m->len = 0; /* text written later, if the heap needs it */
+                    for (i = 0; i < depth; i++) *a++ = memo_off[i];
+                    continue;
+                }
+                memo->used[slot] = 1;
+                memo->keys[slot] = key;
+            }
             if (ints) {
-                m->len = is_unsigned ? fr_dec_u64(((const uint64_t *)ints)[j], 0, m->text)
-                                     : fr_dec_i64(((const int64_t *)ints)[j], m->text);
-                m->p = m->text;
+                topk_int_text(m, ints, is_unsigned, j);
             } else {
                 m->p = ptrs[j];
                 m->len = lens[j];
@@ -408,19 +452,19 @@ static int topk_batch(fr_topk *t, const void *ints, int is_unsigned, const char 
             prepared = fr_murmur2_prepare(&st, m->p, m->len);
             m->fp = prepared ? fr_murmur2_seeded(&st, FR_TOPK_FP_SEED)
                              : fr_murmur2(m->p, m->len, FR_TOPK_FP_SEED);
+            if (memo) memo->fps[(size_t)(memo_off - memo->off) / depth] = m->fp;
             if (!blocked) continue;
-            if (prepared) {
-                fr_murmur2_seeds(&st, depth, hashes);
-                for (i = 0; i < depth; i++)
-                    *a++ = (size_t)i * width + fr_fastmod(hashes[i], t->fastmod, width);
-            } else {
-                for (i = 0; i < depth; i++)
-                    *a++ = (size_t)i * width + fr_fastmod(fr_murmur2(m->p, m->len, i), t->fastmod, width);
+            if (prepared) fr_murmur2_seeds(&st, depth, hashes);
+            for (i = 0; i < depth; i++) {
+                uint32_t h = prepared ? hashes[i] : fr_murmur2(m->p, m->len, i);
+                *a = (size_t)i * width + fr_fastmod(h, t->fastmod, width);
+                if (memo_off) memo_off[i] = (uint32_t)*a;
+                a++;
             }
         }
         a = at;
         for (j = j0, b = 0; j < end; j++, b++) {
-            const topk_pending *m = &meta[b];
+            topk_pending *m = &meta[b];
             uint32_t incr = incrs ? incrs[j] : incr1;
             uint32_t heap_min = t->heap[0].count, max = 0;
             if (blocked) {
@@ -431,11 +475,14 @@ static int topk_batch(fr_topk *t, const void *ints, int is_unsigned, const char 
             } else { /* very deep sketches: no address block */
                 max = topk_update(t, NULL, m->p, m->len, m->fp, incr);
             }
-            if (topk_offer(t, m->p, m->len, m->fp, max, heap_min, NULL, NULL, NULL) != FR_TOPK_OK)
-                return FR_TOPK_ENOMEM;
+            if (max < heap_min) continue;
+            if (m->len == 0 && ints) topk_int_text(m, ints, is_unsigned, j);
+            rc = topk_offer(t, m->p, m->len, m->fp, max, heap_min, NULL, NULL, NULL);
+            if (rc != FR_TOPK_OK) break;
         }
     }
-    return FR_TOPK_OK;
+    free(memo);
+    return rc;
 }
 
 /* Add n integer items (see the batch notes above). */

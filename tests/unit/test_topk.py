@@ -271,3 +271,19 @@ def test_reseed_reproduces_a_run():
     b.seed(None)  # fresh entropy: accepted
     with pytest.raises(TypeError):
         b.seed("x")
+
+
+@pytest.mark.parametrize("shape", [(10, 8, 7, 0.9), (5, 30, 4, 1.0), (20, 3, 8, 0.95), (3, 8, 9, 0.9)])
+def test_large_integer_batches_equal_item_by_item(shape):
+    # Big numpy batches take the remembered-hash path (_topk.c); same results.
+    rng = np.random.default_rng(41)
+    items = (rng.zipf(1.1, 40_000) % 5000).astype(np.int64) - 100
+    a, b = TopK(*shape, seed=5), TopK(*shape, seed=5)
+    a.add_many(items)
+    b.add([str(v) for v in items.tolist()])
+    assert a == b
+    u = items.astype(np.uint64) + np.uint64(2**63)
+    c, d = TopK(*shape, seed=6), TopK(*shape, seed=6)
+    c.add_many(u, 2)
+    d.incrby([str(v) for v in u.tolist()], 2)
+    assert c == d
