@@ -30,6 +30,11 @@ The "other" side is chosen with ``FASTRANK_DIFF_OTHER``:
   agree; this validates the harness and the tests themselves);
 - ``fakeredis``: ``fakeredis.FakeRedis`` (expect mismatches; shows that the
   harness catches differences).
+
+Exploration: ``FASTRANK_DIFF_KEEP_GOING=1`` records each distinct mismatch,
+copies Redis's keyspace into the client under test and carries on; the test
+then fails at teardown listing them all. ``FASTRANK_STEPS_SCALE=0.1`` (or 10)
+shortens (or lengthens) every random run.
 """
 from __future__ import annotations
 
