@@ -255,8 +255,9 @@ _C_SPACE_SET = {bytes([c]) for c in _C_SPACE}
 
 def add_long_double(a, b):
     """a + b in 80-bit arithmetic; a float inf/nan when not finite."""
-    if isinstance(a, float) or isinstance(b, float):
-        return float(a) + float(b)
+    infinite = [x for x in (a, b) if isinstance(x, float)]
+    if infinite:  # finite operands may lie beyond the double range: never convert them
+        return infinite[0] + infinite[-1]
     return _round_ld(a + b)
 
 

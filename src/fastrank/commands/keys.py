@@ -42,6 +42,11 @@ def exists(db, args):
     return sum(db.lookup(key) is not None for key in args)
 
 
+@command("touch", -2)
+def touch(db, args):
+    return exists(db, args)
+
+
 @command("type", 2)
 def type_(db, args):
     value = db.lookup(args[0])
