@@ -370,9 +370,9 @@ class Pair:
                 self.engine.sadd(key, *self.real.smembers(key))
             elif kind == "hash":
                 self.engine.hset(key, mapping=self.real.hgetall(key))
-            ttl = self.real.pttl(key)
-            if ttl > 0:
-                self.engine.pexpire(key, ttl)
+            when = self.real.pexpiretime(key)
+            if when > 0:
+                self.engine.pexpireat(key, when)
 
 
 def first_difference(a: Any, b: Any, path: str = "") -> Optional[str]:
