@@ -8,7 +8,7 @@
  * reference: its offset in units (frz_ref; 0 is "no node").  Links, the
  * backward pointer and the hash index all store these 4-byte references
  * instead of 8-byte pointers, which is what keeps a member with a 9-byte id
- * at about 45 bytes in total.  Because the arena may move when it grows, a
+ * at about 48 bytes in total.  Because the arena may move when it grows, a
  * C pointer to a node (FRZ_N) is valid only until the next allocation; code
  * that keeps a node across calls keeps its frz_ref.
  *
@@ -30,6 +30,9 @@
  *   - units: the node's size in 8-byte units, so a freed node can be reused
  *     by the free list of its size class and the arena can be walked.
  *     A freed node has level 0 and links the free list through `backward`.
+ *   - Between nodes the arena may hold PAD chunks (1..7 units whose first
+ *     8 bytes are a NaN tag with the length), so that no node's links
+ *     straddle a cache line; see frz_pad_units in _zset.c.
  *
  * See _zset.c for the algorithms and where they depart from Redis.
  */
