@@ -124,6 +124,18 @@ cdef class _Members:
             return None
         return _member(self.seq[i], self.buf, p, n)
 
+    cdef inline object get_to(self, Py_ssize_t i, char *buf, const char **p, Py_ssize_t *n):
+        """get, formatting integers into buf (>= 24 bytes) instead of self.buf."""
+        if self.kind == 1:
+            n[0] = frz_format_i64(self.i64[i], buf)
+            p[0] = buf
+            return None
+        if self.kind == 2:
+            n[0] = frz_format_u64(self.u64[i], buf)
+            p[0] = buf
+            return None
+        return _member(self.seq[i], buf, p, n)
+
     cdef int validate(self) except -1:
         """Coerces every member once, so that a bad one raises before any change."""
         cdef Py_ssize_t i, n
@@ -132,6 +144,32 @@ cdef class _Members:
             for i in range(self.n):
                 self.get(i, &p, &n)
         return 0
+
+
+cdef class _Batch:
+    """Up to FRZ_BATCH members of a _Members, coerced for one frz_*_batch
+    call, and the refs / ranks it returns."""
+    cdef const char *ps[FRZ_BATCH]
+    cdef size_t ls[FRZ_BATCH]
+    cdef char bufs[FRZ_BATCH][24]
+    cdef list keeps            # owners of ps[j] where coercion made a new object
+    cdef frz_ref refs[FRZ_BATCH]
+    cdef uint64_t ranks[FRZ_BATCH]
+
+    def __cinit__(self):
+        self.keeps = [None] * FRZ_BATCH
+
+    cdef Py_ssize_t fill(self, _Members ms, Py_ssize_t start) except -1:
+        """Coerces members start.. (at most FRZ_BATCH); returns how many."""
+        cdef Py_ssize_t j, g = ms.n - start, n
+        cdef const char *p
+        if g > FRZ_BATCH:
+            g = FRZ_BATCH
+        for j in range(g):
+            self.keeps[j] = ms.get_to(start + j, self.bufs[j], &p, &n)
+            self.ps[j] = p
+            self.ls[j] = <size_t>n
+        return g
 
 
 cdef _Members _members_of(object members):
@@ -804,20 +842,22 @@ cdef class SortedSet:
         cdef _Members ms = _members_of(members)
         cdef object out = np.empty(ms.n, dtype=np.int64)
         cdef int64_t[::1] ov = out
-        cdef Py_ssize_t i
-        cdef const char *p
-        cdef Py_ssize_t n
+        cdef _Batch b = _Batch.__new__(_Batch)
+        cdef Py_ssize_t i, j, g
         cdef uint64_t r, ln = frz_len(self._s)
         ms.validate()
-        for i in range(ms.n):
-            keep = ms.get(i, &p, &n)
-            r = frz_rank_of(self._s, p, <size_t>n)
-            if r == 0:
-                ov[i] = -1
-            elif reverse:
-                ov[i] = <int64_t>(ln - r)
-            else:
-                ov[i] = <int64_t>(r - 1)
+        for i in range(0, ms.n, FRZ_BATCH):
+            g = b.fill(ms, i)
+            frz_find_batch(self._s, b.ps, b.ls, <size_t>g, b.refs)
+            frz_rank_batch(self._s, b.refs, <size_t>g, b.ranks)
+            for j in range(g):
+                r = b.ranks[j]
+                if r == 0:
+                    ov[i + j] = -1
+                elif reverse:
+                    ov[i + j] = <int64_t>(ln - r)
+                else:
+                    ov[i + j] = <int64_t>(r - 1)
         return out
 
     def score_many(self, members):
@@ -830,15 +870,17 @@ cdef class SortedSet:
         cdef _Members ms = _members_of(members)
         cdef object out = np.empty(ms.n, dtype=np.float64)
         cdef double[::1] ov = out
-        cdef Py_ssize_t i
-        cdef const char *p
-        cdef Py_ssize_t n
+        cdef _Batch b = _Batch.__new__(_Batch)
+        cdef Py_ssize_t i, j, g
         cdef frz_ref r
+        cdef double nan = float("nan")
         ms.validate()
-        for i in range(ms.n):
-            keep = ms.get(i, &p, &n)
-            r = frz_find(self._s, p, <size_t>n)
-            ov[i] = frz_score(self._s, r) if r != FRZ_NIL else np.nan
+        for i in range(0, ms.n, FRZ_BATCH):
+            g = b.fill(ms, i)
+            frz_find_batch(self._s, b.ps, b.ls, <size_t>g, b.refs)
+            for j in range(g):
+                r = b.refs[j]
+                ov[i + j] = frz_score(self._s, r) if r != FRZ_NIL else nan
         return out
 
     # -- diagnostics --------------------------------------------------------

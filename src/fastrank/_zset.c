@@ -63,6 +63,14 @@
  *     not covered by the descent's prefetch.  Cachegrind (D1 32 KiB, LL
  *     32 MiB), misses per rank at 10M members: D1 55.0 -> 41.6, LL 17.4 ->
  *     13.3; at 1M: D1 39.9 -> 28.2.  Cost: ~3.5 bytes per member of pads.
+ *   - Batch lookups (frz_find_batch, frz_rank_batch; the numpy paths
+ *     rank_many / score_many) run up to FRZ_BATCH = 16 independent
+ *     searches in lock step, each prefetching the node it reads next, so
+ *     16 cache misses are in flight instead of one.  One descent is a
+ *     chain of ~30 dependent misses that no layout removes; overlapping
+ *     chains is what a batch can do.  At 1M members, wall time per member
+ *     (median of 5, loaded 2-core machine): rank_many 3.7 -> 1.3 us,
+ *     score_many 450 -> 180 ns.
  *   - Bulk load (frz_bulk_*): members are written into nodes without
  *     linking; at the end all nodes are sorted (LSD radix sort on the score
  *     bits and a 4-byte member prefix, merge sort for the remaining ties)
@@ -87,7 +95,7 @@
  *   - the index holds exactly the linked nodes, each under its hash tag.
  *
  * Sections: helpers; arena; hash index; span bookkeeping; searches; point
- * operations; ranges; bulk load; life cycle; checker.
+ * operations; batch lookups; ranges; bulk load; life cycle; checker.
  */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* mmap, mremap, madvise(MADV_HUGEPAGE) under -std=c99 */
@@ -1076,6 +1084,114 @@ int frz_delete(frz_set *s, const char *m, size_t len)
     frz_hash_remove(s, r, h);
     frz_node_free(s, r);
     return 1;
+}
+
+/* ======================================================================
+ * Batch lookups: several independent searches in lock step
+ * ====================================================================== */
+
+/* One search is a chain of dependent cache misses; g searches advanced
+ * round-robin, each prefetching the node it reads next, keep g misses in
+ * flight at once (group prefetching).  Answers equal the one-at-a-time
+ * functions'.  FRZ_BATCH bounds g. */
+
+/* Hints the CPU to load the cache line at p. */
+static inline void frz_prefetch_addr(const void *p)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(p);
+#else
+    (void)p;
+#endif
+}
+
+/* out[j] = frz_find(s, m[j], len[j]) for j < g (g <= FRZ_BATCH): hashes all
+ * and prefetches their home slots, then the first tag-matching node of
+ * each, then probes. */
+void frz_find_batch(const frz_set *s, const char *const *m, const size_t *len, size_t g,
+                    frz_ref *out)
+{
+    uint64_t h[FRZ_BATCH];
+    size_t j;
+    assert(g <= FRZ_BATCH);
+    for (j = 0; j < g; j++) {
+        h[j] = frz_hash(m[j], len[j], s->seed);
+        frz_prefetch_addr(&s->slots[frz_home(s, (uint32_t)(h[j] >> 32))]);
+    }
+    for (j = 0; j < g; j++) {
+        uint32_t tag = (uint32_t)(h[j] >> 32);
+        uint64_t i = frz_home(s, tag), v;
+        while ((v = s->slots[i]) && (uint32_t)(v >> 32) != tag)
+            if (++i == s->nslots)
+                i = 0;
+        frz_prefetch(s, (frz_ref)v);
+    }
+    for (j = 0; j < g; j++)
+        out[j] = frz_hash_find(s, m[j], len[j], h[j]);
+}
+
+/* A rank search in flight (frz_rank_batch). */
+typedef struct frz_cursor {
+    const frz_node *xn; /* last node passed */
+    frz_ref target;
+    int level;          /* list being walked; -1 when done */
+    uint64_t rank;
+    double score;
+    const char *m;
+    size_t len;
+} frz_cursor;
+
+/* One step of cursor c: passes or descends at most once; true when done
+ * (c->rank then holds the target's rank).  Prefetches the next node read. */
+static inline int frz_cursor_step(const frz_set *s, frz_cursor *c)
+{
+    int i = c->level;
+    frz_ref f = c->xn->fwd[i];
+    if (f && (f == c->target || frz_cmp_key(FRZ_N(s, f), c->score, c->m, c->len) < 0)) {
+        c->rank += frz_span(c->xn, i);
+        if (f == c->target)
+            return 1;
+        c->xn = FRZ_N(s, f);
+    } else {
+        c->level = --i;
+        assert(i >= 0 && "node not in list");
+    }
+    frz_prefetch(s, c->xn->fwd[i]);
+    return 0;
+}
+
+/* out[j] = frz_rank(s, refs[j]), or 0 where refs[j] is FRZ_NIL, for j < g
+ * (g <= FRZ_BATCH); the descents advance one step each in turn. */
+void frz_rank_batch(const frz_set *s, const frz_ref *refs, size_t g, uint64_t *out)
+{
+    frz_cursor c[FRZ_BATCH];
+    size_t slot[FRZ_BATCH], j, live = 0;
+    assert(g <= FRZ_BATCH);
+    for (j = 0; j < g; j++) {
+        frz_cursor *k = &c[live];
+        out[j] = refs[j] == s->tail ? s->length : 0; /* NIL tail: empty set */
+        if (!refs[j] || refs[j] == s->tail)
+            continue;
+        k->xn = FRZ_N(s, FRZ_HEAD);
+        k->target = refs[j];
+        k->level = s->level - 1;
+        k->rank = 0;
+        k->score = FRZ_N(s, refs[j])->score;
+        k->m = frz_node_member(FRZ_N(s, refs[j]), &k->len);
+        slot[live++] = j;
+    }
+    while (live) {
+        for (j = 0; j < live;) {
+            if (!frz_cursor_step(s, &c[j])) {
+                j++;
+                continue;
+            }
+            out[slot[j]] = c[j].rank;
+            live--;
+            c[j] = c[live];
+            slot[j] = slot[live];
+        }
+    }
 }
 
 /* ======================================================================

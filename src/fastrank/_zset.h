@@ -159,6 +159,12 @@ uint64_t frz_rank(const frz_set *s, frz_ref r);
 uint64_t frz_rank_of(const frz_set *s, const char *m, size_t len);
 frz_ref frz_at_rank(const frz_set *s, uint64_t rank);
 
+/* ---- batch lookups (g <= FRZ_BATCH independent searches in lock step) ---- */
+#define FRZ_BATCH 16
+void frz_find_batch(const frz_set *s, const char *const *m, const size_t *len, size_t g,
+                    frz_ref *out);
+void frz_rank_batch(const frz_set *s, const frz_ref *refs, size_t g, uint64_t *out);
+
 /* ---- ranges --------------------------------------------------------------- */
 frz_ref frz_first_in_range(const frz_set *s, const frz_range *r, uint64_t *rank);
 frz_ref frz_last_in_range(const frz_set *s, const frz_range *r, uint64_t *rank);

@@ -684,6 +684,31 @@ def test_rank_many_and_score_many(abcde):
         abcde.score_many([None])
 
 
+@pytest.mark.parametrize("size", [0, 1, 15, 16, 17, 40, 3000])
+def test_rank_many_and_score_many_blocks_match_point_calls(size):
+    # the batch paths look members up in blocks with interleaved descents:
+    # every block size, the tail, missing members, repeats and every member
+    # kind (int array items, str, bytes, floats and big ints made on the fly)
+    rng = random.Random(size)
+    z = SortedSet()
+    for i in range(size):
+        z.add(i, float(rng.randrange(50)))
+    z.add(2.5, 7.0)
+    z.add(2**70, 7.0)
+    asked = [rng.randrange(size + 20) for _ in range(3 * size + 5)]
+    for members in (np.array(asked, dtype=np.int64), np.array(asked, dtype=np.uint64),
+                    [str(m) for m in asked], [str(m).encode() for m in asked],
+                    asked + [2.5, 2**70, z.range(-1, -1)[0]] * 7):
+        plain = members.tolist() if isinstance(members, np.ndarray) else members
+        want_rank = [z.rank(m) if m in z else -1 for m in plain]
+        want_rev = [z.rank(m, True) if m in z else -1 for m in plain]
+        want_score = [z.score(m) for m in plain]
+        assert z.rank_many(members).tolist() == want_rank
+        assert z.rank_many(members, True).tolist() == want_rev
+        got = z.score_many(members).tolist()
+        assert [None if g != g else g for g in got] == want_score
+
+
 # -- diagnostics -----------------------------------------------------------------------
 
 
