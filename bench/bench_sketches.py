@@ -12,7 +12,8 @@ Method
   4 (1 MiB of 32-bit counters; bounter's ``size_mb=1, depth=4`` is exactly
   that), plus fastrank at RedisBloom's INITBYPROB 0.001 0.01 size (2000 x 7).
   Rows: fastrank ``CountMinSketch.incrby`` on the numpy int64 array (one
-  call), on a list of str (one call); bounter ``update(list of str)`` (its
+  call), on a list of str (one call), and ``add_many`` on both (the same
+  without building the per-item result list/array); bounter ``update(list of str)`` (its
   batch path); DataSketches ``count_min_sketch.update`` per item;
   pyprobables ``CountMinSketch.add`` per item; RedisBloom ``CMS.INCRBY``
   with 100 pairs per command, pipelined 100 commands per round trip through
@@ -110,6 +111,12 @@ def cms_rows(items: np.ndarray, strs: List[str], slow_n: int, repeats: int, redi
         lambda c: c.incrby(items, 1), lambda c, ids: c.query(ids))
     add("fastrank CountMinSketch.incrby, list of str", n, lambda: CountMinSketch(WIDTH, DEPTH),
         lambda c: c.incrby(strs, 1), lambda c, ids: c.query(ids))
+    add("fastrank CountMinSketch.add_many (no results), numpy int64", n,
+        lambda: CountMinSketch(WIDTH, DEPTH), lambda c: c.add_many(items),
+        lambda c, ids: c.query(ids))
+    add("fastrank CountMinSketch.add_many (no results), list of str", n,
+        lambda: CountMinSketch(WIDTH, DEPTH), lambda c: c.add_many(strs),
+        lambda c, ids: c.query(ids))
     add("fastrank CountMinSketch 2000x7 (INITBYPROB .001 .01), numpy", n,
         lambda: CountMinSketch.from_error(0.001, 0.01), lambda c: c.incrby(items, 1),
         lambda c, ids: c.query(ids))

@@ -411,14 +411,31 @@ cdef class CountMinSketch:
             or lengths that differ.  Every check runs before the first
             counter changes, so on error the sketch is unchanged.
         """
+        return self._incrby(items, increments, True)
+
+    def add_many(self, items, increments=1):
+        """``incrby`` without the per-item results, for streams. O(n * depth).
+
+        Same items, increments, checks and effect as ``incrby``; returns None
+        (no result list or array is built).
+
+        >>> cms = CountMinSketch(10, 3)
+        >>> cms.add_many(["a", "b", "a"])
+        >>> cms.query(["a", "b"])
+        [2, 1]
+        """
+        self._incrby(items, increments, False)
+
+    cdef object _incrby(self, object items, object increments, bint replies):
         cdef cnp.ndarray arr = _sk_int_array(items)
         cdef cnp.ndarray incr
-        cdef cnp.ndarray out
+        cdef cnp.ndarray out = None
         cdef _SkItems batch
         cdef Py_ssize_t n
         cdef bint unsigned
         cdef const uint64_t *incp = NULL
         cdef uint64_t incr1 = 0
+        cdef uint32_t *res = NULL
         one = _sk_scalar_increment(increments, _INT64_MAX, CMS_ERR_PARSE, CMS_ERR_NEGATIVE,
                                    CMS_ERR_PARSE)
         if arr is None:
@@ -432,13 +449,16 @@ cdef class CountMinSketch:
             incp = <const uint64_t *>incr.data
         else:
             incr1 = one
-        out = np.empty(n, dtype=np.uint32)
+        if replies:
+            out = np.empty(n, dtype=np.uint32)
+            res = <uint32_t *>out.data
         if arr is not None:
             unsigned = arr.dtype.kind == "u"
-            fr_cms_incrby_ints(&self.c, arr.data, unsigned, n, incp, incr1, <uint32_t *>out.data)
+            fr_cms_incrby_ints(&self.c, arr.data, unsigned, n, incp, incr1, res)
             return out
-        fr_cms_incrby_strs(&self.c, batch.items(), batch.sizes(), n, incp, incr1,
-                           <uint32_t *>out.data)
+        fr_cms_incrby_strs(&self.c, batch.items(), batch.sizes(), n, incp, incr1, res)
+        if not replies:
+            return None
         return out if isinstance(items, np.ndarray) else out.tolist()
 
     def query(self, items):

@@ -229,6 +229,10 @@ class CountMinSketch:
         ValueError "CMS: Number cannot be negative" / "CMS: Cannot parse
         number", TypeError "CMS: Cannot parse number" for non-integers.
         """
+    def add_many(
+        self, items: Union[Sequence[Member], npt.NDArray], increments: Increments = 1
+    ) -> None:
+        """incrby without the per-item results (for streams)."""
     @overload
     def query(self, items: npt.NDArray) -> npt.NDArray[np.uint32]: ...
     @overload

@@ -339,3 +339,18 @@ def test_large_integer_batches_equal_text_batches(dtype, shape):
     assert res.tolist() == b.incrby([str(v) for v in items.tolist()], incs.tolist())
     assert a == b
     assert a.query(items).tolist() == b.query([str(v) for v in items.tolist()])
+
+
+def test_add_many_equals_incrby_without_results():
+    rng = np.random.default_rng(51)
+    items = rng.zipf(1.2, 30_000)
+    texts = [str(v) for v in items.tolist()]
+    a, b, c = CountMinSketch(300, 5), CountMinSketch(300, 5), CountMinSketch(300, 5)
+    assert a.add_many(items) is None
+    assert b.add_many(texts, np.ones(items.size, dtype=np.int64)) is None
+    c.incrby(texts, 1)
+    assert a == b == c
+    before = a.to_bytes()
+    with pytest.raises(ValueError, match="CMS: Number cannot be negative"):
+        a.add_many(["x", "y"], [1, -1])
+    assert a.to_bytes() == before
