@@ -244,14 +244,14 @@ cdef object _sk_uint_increments(object increments, Py_ssize_t n, object limit, s
     return out
 
 
-cdef Py_ssize_t _sk_dim(object value, str message, uint64_t limit) except -1:
+cdef size_t _sk_dim(object value, str message, uint64_t limit) except 0:
     """A dimension: an int in [1, limit], else ValueError/TypeError(message)."""
     if isinstance(value, bool) or not (isinstance(value, int) or isinstance(value, np.integer)):
         raise TypeError(message)
     v = int(value)
     if v < 1 or v > limit:
         raise ValueError(message)
-    return <Py_ssize_t>v
+    return <size_t>v
 
 
 def murmurhash2(item, seed=0):
@@ -308,8 +308,8 @@ cdef class CountMinSketch:
     def __init__(self, width, depth):
         if self.c.cells != NULL:
             raise TypeError("CountMinSketch is already initialised")
-        cdef Py_ssize_t w = _sk_dim(width, CMS_ERR_WIDTH, <uint64_t>0xFFFFFFFFFFFFFFFF)
-        cdef Py_ssize_t d = _sk_dim(depth, CMS_ERR_DEPTH, <uint64_t>0xFFFFFFFFFFFFFFFF)
+        cdef size_t w = _sk_dim(width, CMS_ERR_WIDTH, <uint64_t>0xFFFFFFFFFFFFFFFF)
+        cdef size_t d = _sk_dim(depth, CMS_ERR_DEPTH, <uint64_t>0xFFFFFFFFFFFFFFFF)
         self._alloc(w, d)
 
     cdef int _alloc(self, size_t w, size_t d) except -1:

@@ -45,9 +45,9 @@ cdef class TopK:
     def __init__(self, k, width=8, depth=7, decay=0.9, seed=None):
         if self.t.heap != NULL:
             raise TypeError("TopK is already initialised")
-        cdef Py_ssize_t kk = _sk_dim(k, TOPK_ERR_K, 0xFFFFFFFF)
-        cdef Py_ssize_t w = _sk_dim(width, TOPK_ERR_WIDTH, 0xFFFFFFFF)
-        cdef Py_ssize_t d = _sk_dim(depth, TOPK_ERR_DEPTH, 0xFFFFFFFF)
+        cdef size_t kk = _sk_dim(k, TOPK_ERR_K, 0xFFFFFFFF)
+        cdef size_t w = _sk_dim(width, TOPK_ERR_WIDTH, 0xFFFFFFFF)
+        cdef size_t d = _sk_dim(depth, TOPK_ERR_DEPTH, 0xFFFFFFFF)
         if isinstance(decay, bool) or not isinstance(decay, (int, float, np.integer, np.floating)):
             raise TypeError(TOPK_ERR_DECAY)
         cdef double dc = decay

@@ -354,3 +354,12 @@ def test_add_many_equals_incrby_without_results():
     with pytest.raises(ValueError, match="CMS: Number cannot be negative"):
         a.add_many(["x", "y"], [1, -1])
     assert a.to_bytes() == before
+
+
+def test_dimensions_too_big_to_allocate():
+    with pytest.raises(MemoryError):
+        CountMinSketch(2**63, 1)
+    with pytest.raises(MemoryError):
+        CountMinSketch(2**64 - 1, 2**64 - 1)
+    with pytest.raises(ValueError, match="CMS: invalid width"):
+        CountMinSketch(2**64, 1)
