@@ -148,13 +148,14 @@ cdef class _Members:
 
 cdef class _Batch:
     """Up to FRZ_BATCH members of a _Members, coerced for one frz_*_batch
-    call, and the refs / ranks it returns."""
+    call, and the refs / ranks / was-new flags it returns."""
     cdef const char *ps[FRZ_BATCH]
     cdef size_t ls[FRZ_BATCH]
     cdef char bufs[FRZ_BATCH][24]
     cdef list keeps            # owners of ps[j] where coercion made a new object
     cdef frz_ref refs[FRZ_BATCH]
     cdef uint64_t ranks[FRZ_BATCH]
+    cdef int news[FRZ_BATCH]
 
     def __cinit__(self):
         self.keeps = [None] * FRZ_BATCH
@@ -793,10 +794,9 @@ cdef class SortedSet:
         cdef const double[::1] dv = _floats(deltas, ms.n, "deltas")
         cdef object out = np.empty(ms.n, dtype=np.float64)
         cdef double[::1] ov = out
-        cdef Py_ssize_t i, done = 0
-        cdef const char *p
-        cdef Py_ssize_t n
-        cdef int rc = 0, was_new
+        cdef Py_ssize_t i, j, g, k, done = 0
+        cdef _Batch b = _Batch.__new__(_Batch)
+        cdef int rc = 0
         cdef frz_ref *refs = NULL
         cdef double *olds = NULL
         cdef uint8_t *news = NULL
@@ -810,15 +810,17 @@ cdef class SortedSet:
         try:
             if refs == NULL or olds == NULL or news == NULL:
                 raise MemoryError()
-            for i in range(ms.n):
-                keep = ms.get(i, &p, &n)
-                rc = frz_incr(self._s, p, <size_t>n, dv[i], &ov[i], &refs[i], &olds[i], &was_new)
-                if rc == -1:
-                    raise ValueError("resulting score is not a number (NaN)")
-                if rc != 0:
+            for i in range(0, ms.n, FRZ_BATCH):
+                g = b.fill(ms, i)
+                k = <Py_ssize_t>frz_incr_batch(self._s, b.ps, b.ls, &dv[i], <size_t>g, &ov[i],
+                                               &refs[i], &olds[i], b.news, &rc)
+                for j in range(k):
+                    news[i + j] = <uint8_t>b.news[j]
+                done = i + k
+                if k < g:
+                    if rc == -1:
+                        raise ValueError("resulting score is not a number (NaN)")
                     raise MemoryError()
-                news[i] = <uint8_t>was_new
-                done = i + 1
             done = -1
         finally:
             if done >= 0:  # failed: undo pairs done-1 .. 0

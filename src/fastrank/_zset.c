@@ -71,6 +71,13 @@
  *     chains is what a batch can do.  At 1M members, wall time per member
  *     (median of 5, loaded 2-core machine): rank_many 3.7 -> 1.3 us,
  *     score_many 450 -> 180 ns.
+ *   - incr_many (frz_incr_batch) cannot overlap its updates -- each one
+ *     changes the list the next one searches -- so it first WARMS a block:
+ *     finds the members as above, prefetches their neighbours and walks
+ *     the paths to every old and new key in lock step without writing;
+ *     then applies the increments in order, mostly from cache.  A stale
+ *     warm-up only costs time, never correctness.  1M members: 2.8-7.8 ->
+ *     2.2-4.5 us per pair (same loaded machine, alternating runs).
  *   - Bulk load (frz_bulk_*): members are written into nodes without
  *     linking; at the end all nodes are sorted (LSD radix sort on the score
  *     bits and a 4-byte member prefix, merge sort for the remaining ties)
@@ -1029,13 +1036,12 @@ int frz_add(frz_set *s, const char *m, size_t len, double score, int flags)
     return frz_insert(s, m, len, score, h) ? 1 : -1;
 }
 
-/* ZINCRBY: adds delta to m's score (a missing member starts at 0).
- * 0 done (*newscore set; ref/oldscore/was_new, each optional, describe the
+/* ZINCRBY of member m whose hash is h: adds delta to m's score (a missing
+ * member starts at 0).  0 done (*newscore set; ref/oldscore/was_new, each optional, describe the
  * change for an undo), -1 the result is NaN (nothing changed), -2 no memory. */
-int frz_incr(frz_set *s, const char *m, size_t len, double delta, double *newscore,
-             frz_ref *ref, double *oldscore, int *was_new)
+static int frz_incr_hashed(frz_set *s, const char *m, size_t len, uint64_t h, double delta,
+                           double *newscore, frz_ref *ref, double *oldscore, int *was_new)
 {
-    uint64_t h = frz_hash(m, len, s->seed);
     frz_ref r = frz_hash_find(s, m, len, h);
     double cur = 0.0, ns;
     int created = 0;
@@ -1062,6 +1068,14 @@ int frz_incr(frz_set *s, const char *m, size_t len, double delta, double *newsco
     if (was_new)
         *was_new = created;
     return 0;
+}
+
+/* frz_incr_hashed with the member's hash computed here. */
+int frz_incr(frz_set *s, const char *m, size_t len, double delta, double *newscore,
+             frz_ref *ref, double *oldscore, int *was_new)
+{
+    return frz_incr_hashed(s, m, len, frz_hash(m, len, s->seed), delta, newscore, ref, oldscore,
+                           was_new);
 }
 
 /* Removes linked node r: list, index, storage. */
@@ -1105,13 +1119,12 @@ static inline void frz_prefetch_addr(const void *p)
 #endif
 }
 
-/* out[j] = frz_find(s, m[j], len[j]) for j < g (g <= FRZ_BATCH): hashes all
- * and prefetches their home slots, then the first tag-matching node of
- * each, then probes. */
-void frz_find_batch(const frz_set *s, const char *const *m, const size_t *len, size_t g,
-                    frz_ref *out)
+/* h[j] = the hash of member j and out[j] = its node or FRZ_NIL, for j < g
+ * (g <= FRZ_BATCH): hashes all and prefetches their home slots, then the
+ * first tag-matching node of each, then probes. */
+static void frz_hash_batch(const frz_set *s, const char *const *m, const size_t *len, size_t g,
+                           uint64_t *h, frz_ref *out)
 {
-    uint64_t h[FRZ_BATCH];
     size_t j;
     assert(g <= FRZ_BATCH);
     for (j = 0; j < g; j++) {
@@ -1130,19 +1143,43 @@ void frz_find_batch(const frz_set *s, const char *const *m, const size_t *len, s
         out[j] = frz_hash_find(s, m[j], len[j], h[j]);
 }
 
-/* A rank search in flight (frz_rank_batch). */
+/* out[j] = frz_find(s, m[j], len[j]) for j < g (g <= FRZ_BATCH). */
+void frz_find_batch(const frz_set *s, const char *const *m, const size_t *len, size_t g,
+                    frz_ref *out)
+{
+    uint64_t h[FRZ_BATCH];
+    frz_hash_batch(s, m, len, g, h, out);
+}
+
+/* A descent in flight: towards node `target` (a rank search), or, with
+ * target FRZ_NIL, to the last node before the key (score, m) on level 0. */
 typedef struct frz_cursor {
     const frz_node *xn; /* last node passed */
     frz_ref target;
-    int level;          /* list being walked; -1 when done */
-    uint64_t rank;
+    int level;          /* list being walked */
+    uint64_t rank;      /* rank of xn */
     double score;
     const char *m;
     size_t len;
 } frz_cursor;
 
-/* One step of cursor c: passes or descends at most once; true when done
- * (c->rank then holds the target's rank).  Prefetches the next node read. */
+/* Starts cursor c at the header for target / key (score, m, len). */
+static void frz_cursor_init(const frz_set *s, frz_cursor *c, frz_ref target, double score,
+                            const char *m, size_t len)
+{
+    c->xn = FRZ_N(s, FRZ_HEAD);
+    c->target = target;
+    c->level = s->level - 1;
+    c->rank = 0;
+    c->score = score;
+    c->m = m;
+    c->len = len;
+    frz_prefetch(s, c->xn->fwd[c->level]);
+}
+
+/* One step of cursor c: passes one node or descends one level; true when
+ * done (for a target, c->rank is then its rank).  Prefetches the node the
+ * next step reads. */
 static inline int frz_cursor_step(const frz_set *s, frz_cursor *c)
 {
     int i = c->level;
@@ -1152,12 +1189,35 @@ static inline int frz_cursor_step(const frz_set *s, frz_cursor *c)
         if (f == c->target)
             return 1;
         c->xn = FRZ_N(s, f);
+    } else if (--c->level < 0) {
+        assert(!c->target && "node not in list");
+        return 1;
     } else {
-        c->level = --i;
-        assert(i >= 0 && "node not in list");
+        i = c->level;
     }
     frz_prefetch(s, c->xn->fwd[i]);
     return 0;
+}
+
+/* Runs cursors c[0..live) round-robin to the end; when out is given,
+ * out[slot[j]] receives cursor j's final rank.  Reorders c and slot. */
+static void frz_cursors_run(const frz_set *s, frz_cursor *c, size_t *slot, size_t live,
+                            uint64_t *out)
+{
+    size_t j;
+    while (live) {
+        for (j = 0; j < live;) {
+            if (!frz_cursor_step(s, &c[j])) {
+                j++;
+                continue;
+            }
+            if (out)
+                out[slot[j]] = c[j].rank;
+            live--;
+            c[j] = c[live];
+            slot[j] = slot[live];
+        }
+    }
 }
 
 /* out[j] = frz_rank(s, refs[j]), or 0 where refs[j] is FRZ_NIL, for j < g
@@ -1168,30 +1228,70 @@ void frz_rank_batch(const frz_set *s, const frz_ref *refs, size_t g, uint64_t *o
     size_t slot[FRZ_BATCH], j, live = 0;
     assert(g <= FRZ_BATCH);
     for (j = 0; j < g; j++) {
-        frz_cursor *k = &c[live];
+        const frz_node *t = FRZ_N(s, refs[j]);
+        size_t len;
+        const char *m;
         out[j] = refs[j] == s->tail ? s->length : 0; /* NIL tail: empty set */
         if (!refs[j] || refs[j] == s->tail)
             continue;
-        k->xn = FRZ_N(s, FRZ_HEAD);
-        k->target = refs[j];
-        k->level = s->level - 1;
-        k->rank = 0;
-        k->score = FRZ_N(s, refs[j])->score;
-        k->m = frz_node_member(FRZ_N(s, refs[j]), &k->len);
+        m = frz_node_member(t, &len);
+        frz_cursor_init(s, &c[live], refs[j], t->score, m, len);
         slot[live++] = j;
     }
-    while (live) {
-        for (j = 0; j < live;) {
-            if (!frz_cursor_step(s, &c[j])) {
-                j++;
-                continue;
-            }
-            out[slot[j]] = c[j].rank;
-            live--;
-            c[j] = c[live];
-            slot[j] = slot[live];
+    frz_cursors_run(s, c, slot, live, out);
+}
+
+/* Prefetches what the increments of pairs j < g will read (r[j]: the
+ * member's node or FRZ_NIL): the node's neighbours, and the search paths
+ * to its old and new keys, walked in lock step without changing anything. */
+static void frz_warm_incr(const frz_set *s, const char *const *m, const size_t *len,
+                          const double *delta, size_t g, const frz_ref *r)
+{
+    frz_cursor c[2 * FRZ_BATCH];
+    size_t slot[2 * FRZ_BATCH], j, live = 0;
+    for (j = 0; j < g; j++) {
+        double cur = 0.0, ns;
+        if (r[j]) {
+            const frz_node *x = FRZ_N(s, r[j]);
+            frz_prefetch(s, x->backward);
+            frz_prefetch(s, x->fwd[0]);
+            cur = x->score;
+            frz_cursor_init(s, &c[live], FRZ_NIL, cur, m[j], len[j]);
+            slot[live++] = j;
+        }
+        ns = cur + delta[j];
+        if (ns == ns) {
+            frz_cursor_init(s, &c[live], FRZ_NIL, ns, m[j], len[j]);
+            slot[live++] = j;
         }
     }
+    frz_cursors_run(s, c, slot, live, NULL);
+}
+
+/* frz_incr of pairs j < g (g <= FRZ_BATCH) in order, pair j writing
+ * newscore[j], ref[j], oldscore[j] and was_new[j].  First finds all
+ * members and walks all their paths in lock step (frz_warm_incr) so that
+ * the increments, which must run one after the other, mostly hit the
+ * cache.  Returns the number of pairs done; when fewer than g, *rc holds
+ * the failing pair's frz_incr code and that pair changed nothing. */
+size_t frz_incr_batch(frz_set *s, const char *const *m, const size_t *len, const double *delta,
+                      size_t g, double *newscore, frz_ref *ref, double *oldscore, int *was_new,
+                      int *rc)
+{
+    uint64_t h[FRZ_BATCH];
+    frz_ref r[FRZ_BATCH];
+    size_t j;
+    frz_hash_batch(s, m, len, g, h, r);
+    frz_warm_incr(s, m, len, delta, g, r);
+    for (j = 0; j < g; j++) {
+        int c = frz_incr_hashed(s, m[j], len[j], h[j], delta[j], &newscore[j], &ref[j],
+                                &oldscore[j], &was_new[j]);
+        if (c) {
+            *rc = c;
+            return j;
+        }
+    }
+    return g;
 }
 
 /* ======================================================================

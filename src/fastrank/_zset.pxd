@@ -67,6 +67,9 @@ cdef extern from "_zset.h" nogil:
     void frz_find_batch(const frz_set *s, const char **m, const size_t *len, size_t g,
                         frz_ref *out)
     void frz_rank_batch(const frz_set *s, const frz_ref *refs, size_t g, uint64_t *out)
+    size_t frz_incr_batch(frz_set *s, const char **m, const size_t *len, const double *delta,
+                          size_t g, double *newscore, frz_ref *ref, double *oldscore,
+                          int *was_new, int *rc)
 
     # ranges
     frz_ref frz_first_in_range(const frz_set *s, const frz_range *r, uint64_t *rank)

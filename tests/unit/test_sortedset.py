@@ -684,6 +684,30 @@ def test_rank_many_and_score_many(abcde):
         abcde.score_many([None])
 
 
+@pytest.mark.parametrize("size", [0, 1, 16, 40, 3000])
+def test_incr_many_blocks_match_point_calls(size):
+    # incr_many applies pairs in blocks after warming their paths: same
+    # result as one incr at a time, with members new in a block repeated
+    # in it, and a NaN part-way through a later block undoing all blocks
+    rng = random.Random(size)
+    z = SortedSet()
+    for i in range(size):
+        z.add(i, float(rng.randrange(50)))
+    members = [rng.randrange(size + 30) for _ in range(2 * size + 37)]
+    deltas = [float(rng.randrange(-20, 21)) for _ in members]
+    want = z.copy()
+    expect = [want.incr(m, d) for m, d in zip(members, deltas)]
+    assert z.incr_many(np.array(members), deltas).tolist() == expect
+    assert z.items() == want.items()
+    z._check()
+    before = z.items()
+    bad = members[:40] + ["inf-member"] * 2
+    with pytest.raises(ValueError):
+        z.incr_many(bad, deltas[:40] + [INF, -INF])
+    assert z.items() == before
+    z._check()
+
+
 @pytest.mark.parametrize("size", [0, 1, 15, 16, 17, 40, 3000])
 def test_rank_many_and_score_many_blocks_match_point_calls(size):
     # the batch paths look members up in blocks with interleaved descents:
