@@ -224,6 +224,7 @@ static cms_memo *cms_memo_new(const fr_cms *c, const cms_items *src, size_t n) {
     return (cms_memo *)calloc(1, sizeof(cms_memo) + slots * c->depth * sizeof(uint32_t));
 }
 
+/* Free a memo from cms_memo_new (NULL is fine). */
 static void cms_memo_free(cms_memo *m) { free(m); }
 
 /* The batch worker: incrby (update = 1) or query (update = 0, then c is not
@@ -424,6 +425,7 @@ static uint64_t get_le(const unsigned char *p, int bytes) {
     return v;
 }
 
+/* Bytes fr_cms_serialize writes for c. */
 size_t fr_cms_serialized_size(const fr_cms *c) {
     return FR_CMS_HEADER + c->width * c->depth * sizeof(uint32_t);
 }

@@ -97,6 +97,8 @@
 
 /* ---- Generator: xoshiro256**, seeded by splitmix64 ---------------------- */
 
+/* splitmix64 (Steele, Lea, Flood): the next of a sequence that spreads a
+ * 64-bit seed over the generator state. */
 static uint64_t splitmix64(uint64_t *x) {
     uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -106,6 +108,7 @@ static uint64_t splitmix64(uint64_t *x) {
 
 static inline uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
+/* xoshiro256** (Blackman and Vigna, 2018): the next 64 random bits. */
 static inline uint64_t topk_rand64(fr_topk *t) {
     uint64_t *s = t->rng;
     uint64_t result = rotl64(s[1] * 5u, 7) * 9u;
@@ -123,6 +126,7 @@ static inline uint64_t topk_rand64(fr_topk *t) {
  * probability p succeeds when coin < floor(p * 2^32) (topk_threshold). */
 static inline uint64_t topk_coin(fr_topk *t) { return topk_rand64(t) >> 32; }
 
+/* Reset the generator from a 64-bit seed (same seed, same coins). */
 void fr_topk_seed(fr_topk *t, uint64_t seed) {
     int i;
     for (i = 0; i < 4; i++) t->rng[i] = splitmix64(&seed);
@@ -174,6 +178,7 @@ void fr_topk_release(fr_topk *t) {
 
 /* ---- Heap ------------------------------------------------------------ */
 
+/* Slot 0's count: what an add compares its maxCount with (see essay). */
 uint32_t fr_topk_heap_min(const fr_topk *t) { return t->heap[0].count; }
 
 /* Slot index of the item in the heap, or -1.  Searched from the last slot
@@ -395,6 +400,8 @@ typedef struct {
     uint32_t off[]; /* depth bucket addresses per slot */
 } topk_memo;
 
+/* A memo for this batch, or NULL (small batch, deep or huge sketch, not
+ * integers, or no memory: the batch then hashes every item). */
 static topk_memo *topk_memo_new(const fr_topk *t, const void *ints, size_t n) {
     size_t slots = (size_t)1 << FR_TOPK_MEMO_BITS;
     if (!ints || n < FR_TOPK_MEMO_MIN || t->depth > 8) return NULL;
@@ -409,6 +416,7 @@ static inline void topk_int_text(topk_pending *m, const void *ints, int is_unsig
     m->p = m->text;
 }
 
+/* The batch worker behind fr_topk_add_ints / fr_topk_add_strs. */
 static int topk_batch(fr_topk *t, const void *ints, int is_unsigned, const char *const *ptrs,
                       const size_t *lens, size_t n, const uint32_t *incrs, uint32_t incr1) {
     topk_pending meta[FR_TOPK_BLOCK_ITEMS];
@@ -689,12 +697,14 @@ static uint64_t tk_get(const unsigned char *p, int bytes) {
 #define FR_TOPK_HEADER 64
 #define FR_TOPK_SLOT_HEADER 16
 
+/* Bytes fr_topk_serialize writes for t. */
 size_t fr_topk_serialized_size(const fr_topk *t) {
     size_t n = FR_TOPK_HEADER + 8 * (size_t)t->width * t->depth, i;
     for (i = 0; i < t->k; i++) n += FR_TOPK_SLOT_HEADER + (t->heap[i].item ? t->heap[i].len : 0);
     return n;
 }
 
+/* Write fr_topk_serialized_size(t) bytes to out (layout in the essay). */
 void fr_topk_serialize(const fr_topk *t, unsigned char *out) {
     size_t i, cells = (size_t)t->width * t->depth;
     uint64_t bits;
