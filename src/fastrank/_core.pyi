@@ -7,8 +7,10 @@ redis-py encodes them). Members are always returned as ``bytes``.
 
 Order: ascending score (IEEE double), ties by member bytes compared
 unsigned, memcmp style, a proper prefix first; ``reverse=True`` is the exact
-reverse of that order. NaN scores raise ``ValueError``; ``-0.0`` is stored
-as ``0.0``; ``±inf`` are valid.
+reverse of that order. NaN scores raise ``ValueError``; ``±inf`` are valid;
+``-0.0`` is stored as given (it equals ``0.0``, so it sorts with it and an
+existing ``0.0`` is not changed by setting ``-0.0``; ``incr`` of a missing
+member computes ``0.0 + delta``).
 """
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union, overload
 

@@ -323,7 +323,8 @@ cdef class SortedSet:
 
         Flags as ZADD: nx never updates, xx never adds, gt/lt update an
         existing member only to a strictly greater/smaller score (a new member
-        is still added unless xx).  NaN raises ValueError; -0.0 is stored as 0.0.
+        is still added unless xx).  NaN raises ValueError; -0.0 is stored as
+        given (it equals 0.0: an existing 0.0 stays, ordering is unaffected).
 
         >>> z = SortedSet(); z.add(b"a", 1.0), z.add(b"a", 1.0), z.add(b"a", 0.5, gt=True)
         (True, False, False)

@@ -93,8 +93,10 @@
  * INVARIANTS (verified by frz_check)
  * ---------------------------------
  *   - level-0 order is strictly increasing in (score, member); no score is
- *     NaN or -0.0 (scores are normalised to +0.0 on write; NaN is refused
- *     by the caller, a NaN incr result by frz_incr);
+ *     NaN (refused by the caller, a NaN incr result by frz_incr).  Scores
+ *     are stored as given, -0.0 included (it compares equal to +0.0, so
+ *     the order is unaffected; callers that want Redis's listpack
+ *     behaviour normalise it themselves);
  *   - backward pointers mirror level-0 links; tail is the last node;
  *   - a node of level L is on exactly the lists 0..L-1; no list above the
  *     set's level is used and the top list is non-empty (unless empty set);
@@ -132,9 +134,6 @@ static inline int frz_memcmp(const char *a, size_t la, const char *b, size_t lb)
         return c;
     return (la > lb) - (la < lb);
 }
-
-/* -0.0 becomes +0.0; everything else is kept. */
-static inline double frz_norm(double x) { return x == 0.0 ? 0.0 : x; }
 
 /* Compare node n with the key (score, m): <0 when n sorts first. */
 static inline int frz_cmp_key(const frz_node *n, double score, const char *m, size_t len)
@@ -1001,7 +1000,6 @@ void frz_set_score(frz_set *s, frz_ref r, double score)
     size_t len;
     const char *m = frz_node_member(x, &len);
     frz_ref prev = x->backward, next = x->fwd[0];
-    score = frz_norm(score);
     if ((prev == FRZ_NIL || frz_cmp_key(FRZ_N(s, prev), score, m, len) < 0) &&
         (next == FRZ_NIL || frz_cmp_key(FRZ_N(s, next), score, m, len) > 0)) {
         x->score = score;
@@ -1017,7 +1015,6 @@ int frz_add(frz_set *s, const char *m, size_t len, double score, int flags)
 {
     uint64_t h = frz_hash(m, len, s->seed);
     frz_ref r = frz_hash_find(s, m, len, h);
-    score = frz_norm(score);
     if (r) {
         double cur = FRZ_N(s, r)->score;
         if (flags & FRZ_NX)
@@ -1050,7 +1047,6 @@ static int frz_incr_hashed(frz_set *s, const char *m, size_t len, uint64_t h, do
     ns = cur + delta;
     if (ns != ns)
         return -1;
-    ns = frz_norm(ns);
     if (r) {
         if (ns != cur)
             frz_set_score(s, r, ns);
@@ -1537,10 +1533,13 @@ typedef struct frz_rec {
     frz_ref ref;
 } frz_rec;
 
-/* Unsigned key with the order of the (non-NaN) double. */
+/* Unsigned key with the order of the (non-NaN) double; -0.0 gets +0.0's
+ * key (they are equal scores, so ties go by member). */
 static inline uint64_t frz_score_key(double d)
 {
     uint64_t u;
+    if (d == 0.0)
+        d = 0.0;
     memcpy(&u, &d, 8);
     return (u >> 63) ? ~u : (u | 0x8000000000000000ULL);
 }
@@ -1717,7 +1716,7 @@ int frz_bulk_put(frz_set *s, const char *m, size_t len, double score, uint64_t *
         frz_hash_put(s, r, h);
         (*added)++;
     }
-    FRZ_N(s, r)->score = frz_norm(score);
+    FRZ_N(s, r)->score = score;
     return 0;
 }
 
@@ -1928,8 +1927,6 @@ int frz_check(const frz_set *s, char *err, size_t errlen)
             FRZ_FAIL("node %u: bad ref or level %d", (unsigned)x, (int)xn->level);
         if (xn->score != xn->score)
             FRZ_FAIL("node %u: NaN score", (unsigned)x);
-        if (xn->score == 0.0 && 1.0 / xn->score < 0)
-            FRZ_FAIL("node %u: score -0.0", (unsigned)x);
         if (xn->backward != prev)
             FRZ_FAIL("node %u: backward %u, expected %u", (unsigned)x, (unsigned)xn->backward,
                      (unsigned)prev);

@@ -123,8 +123,15 @@ def test_add_inf_and_negative_zero():
     z.add("n", -INF)
     z.add("z", -0.0)
     assert z.items() == [(b"n", -INF), (b"z", 0.0), (b"p", INF)]
-    assert math.copysign(1, z.score("z")) == 1.0
-    assert z.add("z", 0.0) is False  # -0.0 was stored as 0.0
+    assert math.copysign(1, z.score("z")) == -1.0  # the core keeps -0.0
+    assert z.add("z", 0.0) is False  # 0.0 == -0.0: no change, -0.0 stays
+    assert math.copysign(1, z.score("z")) == -1.0
+    assert repr(z.items()[1][1]) == "-0.0"
+    assert z.incr("z", -0.0) == 0.0 and repr(z.score("z")) == "-0.0"  # -0.0 + -0.0
+    z.add("y", 0.0)
+    z.add("x", -0.0)
+    assert z.range_by_score(0.0, 0.0) == [b"x", b"y", b"z"]  # ties by member
+    assert [repr(s) for _, s in z.range(1, 3, withscores=True)] == ["-0.0", "0.0", "-0.0"]
     z._check()
 
 
@@ -212,7 +219,7 @@ def test_incr():
     assert z.incr("a", 1.5) == 1.5
     assert z.incr("a", -0.5) == 1.0
     assert z.incr("b", -0.0) == 0.0
-    assert math.copysign(1, z.score("b")) == 1.0
+    assert math.copysign(1, z.score("b")) == 1.0  # a missing member: 0.0 + -0.0
     assert z.incr("c", INF) == INF
     assert z.incr("c", 5) == INF
     z._check()
