@@ -61,3 +61,11 @@ def message(line: str, *fmt: str) -> str:
     if fmt:
         line = line % fmt
     return line[4:] if line.startswith("ERR ") else line
+
+# -- HyperLogLog (hyperloglog.c) ----------------------------------------------
+HLL_NOT_VALID = "WRONGTYPE Key is not a valid HyperLogLog string value."
+HLL_CORRUPTED = "INVALIDOBJ Corrupted HLL object detected"
+
+# -- RedisBloom 2.8 (module errors carry no ERR prefix; the other CMS/TopK
+# texts are the CMS_ERR_* / TOPK_ERR_* constants of fastrank._core) ----------
+CMS_NUMKEYS_POSITIVE = "CMS: Number of keys must be positive"

@@ -37,10 +37,11 @@ from redis.exceptions import DataError
 from redis.client import CaseInsensitiveDict
 
 from fastrank import _errors as E
-from fastrank._core import SortedSet
+from fastrank._core import CountMinSketch, SortedSet, TopK
 from fastrank.commands import COMMANDS, CommandError
 
 TYPE_NAMES = {bytes: b"string", SortedSet: b"zset", dict: b"hash", set: b"set"}
+TYPE_NAMES.update({CountMinSketch: b"CMSk-TYPE", TopK: b"TopK-TYPE"})  # RedisBloom 2.8
 _PACK_ERROR = "A tuple item must be str, int, float or bytes."
 _parse_error = BaseParser.parse_error
 
@@ -94,6 +95,12 @@ def unknown_command_line(argv) -> str:
 class Engine(CoreCommands):
     """In-process Redis 7.0 keyspace behind redis-py's command methods."""
 
+    #: Redis's hll-sparse-max-bytes (commands/hyperloglog.py).
+    hll_sparse_max_bytes = 3000
+    #: Seed of the generator that seeds each new Top-K's decay coin
+    #: (commands/bloom.py); None: random. Set it before TOPK.RESERVE.
+    topk_seed = None
+
     def __init__(self, decode_responses: bool = False, encoding: str = "utf-8",
                  encoding_errors: str = "strict"):
         self._data = {}
@@ -133,6 +140,18 @@ class Engine(CoreCommands):
 
     def set_response_callback(self, command, callback):
         self.response_callbacks[command] = callback
+
+    def cms(self):
+        """redis-py's own CMS commands, bound to this engine (as ``Redis.cms()``)."""
+        from redis.commands.bf import CMSBloom
+
+        return CMSBloom(client=self)
+
+    def topk(self):
+        """redis-py's own TOPK commands, bound to this engine (as ``Redis.topk()``)."""
+        from redis.commands.bf import TOPKBloom
+
+        return TOPKBloom(client=self)
 
     def pipeline(self, transaction: bool = True, shard_hint=None):
         from fastrank.pipeline import Pipeline

@@ -68,4 +68,4 @@ def syntax_error():
     return CommandError(E.SYNTAX)
 
 
-from fastrank.commands import keys, strings, hashes, sets, sortedset  # noqa: E402,F401
+from fastrank.commands import keys, strings, hashes, sets, sortedset, hyperloglog, bloom  # noqa: E402,F401,E501

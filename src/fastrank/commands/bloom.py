@@ -1,0 +1,308 @@
+"""RedisBloom 2.8 Count-Min Sketch and Top-K commands: CMS.* and TOPK.*.
+
+A key holds a ``fastrank.CountMinSketch`` (TYPE ``CMSk-TYPE``) or a
+``fastrank.TopK`` (``TopK-TYPE``); the compiled core gives RedisBloom 2.8's
+counters, replies and error texts (COMPAT §4, §5). This module adds what the
+module adds around them, as observed on RedisBloom 2.8.2:
+
+- Module commands are registered with arity -1 (``COMMAND INFO``), so the
+  argument count is checked inside each handler, with Redis's usual
+  ``wrong number of arguments`` line: in MULTI such a command is queued and
+  fails at EXEC, as on the server.
+- The order of checks: argument count, then the key (missing → ``CMS: key
+  does not exist`` / ``TopK: key does not exist``; creation on an existing
+  key of any type → ``... key already exists``; another type → WRONGTYPE),
+  then the arguments in order, then the work. Nothing changes on an error.
+- Numbers are parsed as the module API parses them (``string2ll``, and
+  ``strtod`` without spaces, NaN or range errors for doubles).
+- CMS.INCRBY reports a saturated item as an error *element* of its reply
+  (``CMS: INCRBY overflow``), which redis-py hands over as a
+  ``ResponseError`` inside the list.
+- Top-K item names in TOPK.ADD/INCRBY (expelled items) and TOPK.LIST replies
+  are cut at the first NUL byte, as RedisBloom sends them as C strings;
+  QUERY and COUNT match whole names.
+- TOPK.INCRBY with a bad increment in the *last* pair answers as RedisBloom
+  does (the pairs before it applied, the error as the last element). With a
+  bad increment elsewhere RedisBloom sends a malformed reply (its array
+  header counts elements it never sends); here that is a plain error reply
+  and nothing changes.
+- With decay < 1 the Top-K decay coin comes from the core's seeded
+  generator, not libc ``rand()``: each Engine draws the seed of every new
+  Top-K from its own generator, seeded by ``Engine.topk_seed`` (None:
+  random), so a run is reproducible given that seed. Replies equal
+  RedisBloom's exactly when decay is 1 or no two items share a bucket.
+"""
+import random
+
+from redis._parsers.base import BaseParser
+
+from fastrank import _core
+from fastrank import _errors as E
+from fastrank._core import CountMinSketch, TopK
+from fastrank.commands import CommandError, command
+from fastrank.commands._numbers import parse_int, parse_score
+
+_parse_error = BaseParser.parse_error
+TOPK_DEFAULTS = (8, 7, 0.9)  # width, depth, decay of a 1-parameter TOPK.RESERVE
+
+
+def _arity(name):
+    return CommandError(E.WRONG_ARITY % name)
+
+
+def _modified(db, key) -> None:
+    touched = getattr(db, "touched", None)
+    if touched is not None:
+        touched(key)
+
+
+def _get(db, key, kind, missing):
+    value = db.lookup(key)
+    if value is None:
+        raise CommandError(missing)
+    if type(value) is not kind:
+        raise CommandError(E.WRONGTYPE)
+    return value
+
+
+def _get_cms(db, key):
+    return _get(db, key, CountMinSketch, _core.CMS_ERR_NO_KEY)
+
+
+def _get_topk(db, key):
+    return _get(db, key, TopK, _core.TOPK_ERR_NO_KEY)
+
+
+def _create(db, key, exists_error):
+    if db.lookup(key) is not None:
+        raise CommandError(exists_error)
+
+
+def _positive(arg, error):
+    value = parse_int(arg)
+    if value is None or value < 1:
+        raise CommandError(error)
+    return value
+
+
+def _core_call(fn, *args):
+    """Run a core method; its ValueError/TypeError/OverflowError texts are
+    RedisBloom's error lines."""
+    try:
+        return fn(*args)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise CommandError(str(exc)) from None
+
+
+# -- Count-Min Sketch -----------------------------------------------------------
+
+
+@command("cms.initbydim", -1, write=True)
+def cms_initbydim(db, args):
+    if len(args) != 3:
+        raise _arity("cms.initbydim")
+    _create(db, args[0], _core.CMS_ERR_KEY_EXISTS)
+    width = _positive(args[1], _core.CMS_ERR_WIDTH)
+    depth = _positive(args[2], _core.CMS_ERR_DEPTH)
+    db.store(args[0], _core_call(CountMinSketch, width, depth))
+    return b"OK"
+
+
+def _unit_interval(arg, error):
+    value = parse_score(arg)
+    if value is None or not 0.0 < value < 1.0:
+        raise CommandError(error)
+    return value
+
+
+@command("cms.initbyprob", -1, write=True)
+def cms_initbyprob(db, args):
+    if len(args) != 3:
+        raise _arity("cms.initbyprob")
+    _create(db, args[0], _core.CMS_ERR_KEY_EXISTS)
+    error = _unit_interval(args[1], _core.CMS_ERR_ERROR)
+    probability = _unit_interval(args[2], _core.CMS_ERR_PROB)
+    db.store(args[0], _core_call(CountMinSketch.from_error, error, probability))
+    return b"OK"
+
+
+def _pairs(args, name):
+    """items, raw increments of ``key item incr [item incr ...]``."""
+    if len(args) < 3 or len(args) % 2 == 0:
+        raise _arity(name)
+    return args[1::2], args[2::2]
+
+
+@command("cms.incrby", -1, write=True)
+def cms_incrby(db, args):
+    items, raw = _pairs(args, "cms.incrby")
+    cms = _get_cms(db, args[0])
+    increments = []
+    for text in raw:
+        value = parse_int(text)
+        if value is None:
+            raise CommandError(_core.CMS_ERR_PARSE)
+        if value < 0:
+            raise CommandError(_core.CMS_ERR_NEGATIVE)
+        increments.append(value)
+    mins = _core_call(cms.incrby, items, increments)
+    _modified(db, args[0])
+    overflow = _core.CMS_OVERFLOW
+    return [_parse_error(_core.CMS_ERR_INCRBY_OVERFLOW) if m == overflow else m for m in mins]
+
+
+@command("cms.query", -1)
+def cms_query(db, args):
+    if len(args) < 2:
+        raise _arity("cms.query")
+    return _get_cms(db, args[0]).query(args[1:])
+
+
+@command("cms.merge", -1, write=True)
+def cms_merge(db, args):
+    if len(args) < 3:
+        raise _arity("cms.merge")
+    dest = _get_cms(db, args[0])
+    numkeys = parse_int(args[1])
+    if numkeys is None:
+        raise CommandError(_core.CMS_ERR_NUMKEYS)
+    if numkeys < 1:
+        raise CommandError(E.CMS_NUMKEYS_POSITIVE)
+    # The first WEIGHTS (any case) after numkeys splits keys from weights.
+    pos = next((i for i in range(2, len(args)) if args[i].upper() == b"WEIGHTS"), None)
+    if pos is None:
+        if len(args) - 2 != numkeys:
+            raise CommandError(_core.CMS_ERR_WRONG_KEYS)
+        keys, weights = args[2:], [1] * numkeys
+    else:
+        if pos != 2 + numkeys or len(args) - pos - 1 != numkeys:
+            raise CommandError(_core.CMS_ERR_WRONG_KEYS_WEIGHTS)
+        keys, weights = args[2:pos], []
+        for text in args[pos + 1:]:
+            value = parse_int(text)
+            if value is None:
+                raise CommandError(_core.CMS_ERR_WEIGHT)
+            weights.append(value)
+    sources = []
+    for key in keys:
+        src = _get_cms(db, key)
+        if src.width != dest.width or src.depth != dest.depth:
+            raise CommandError(_core.CMS_ERR_SHAPE)
+        sources.append(src)
+    _core_call(dest.merge, sources, weights)
+    _modified(db, args[0])
+    return b"OK"
+
+
+@command("cms.info", -1)
+def cms_info(db, args):
+    if len(args) != 1:
+        raise _arity("cms.info")
+    cms = _get_cms(db, args[0])
+    return {b"width": cms.width, b"depth": cms.depth, b"count": cms.total}
+
+
+# -- Top-K ------------------------------------------------------------------------
+
+
+def _cut(name):
+    """An item name as RedisBloom sends it: a C string, cut at the first NUL."""
+    if name is None:
+        return None
+    nul = name.find(b"\0")
+    return name if nul < 0 else name[:nul]
+
+
+def _new_seed(db) -> int:
+    rng = db.__dict__.get("_topk_rng")
+    if rng is None:
+        rng = db._topk_rng = random.Random(getattr(db, "topk_seed", None))
+    return rng.getrandbits(64)
+
+
+@command("topk.reserve", -1, write=True)
+def topk_reserve(db, args):
+    if len(args) not in (2, 5):
+        raise _arity("topk.reserve")
+    _create(db, args[0], _core.TOPK_ERR_KEY_EXISTS)
+    k = _positive(args[1], _core.TOPK_ERR_K)
+    width, depth, decay = TOPK_DEFAULTS
+    if len(args) == 5:
+        width = _positive(args[2], _core.TOPK_ERR_WIDTH)
+        depth = _positive(args[3], _core.TOPK_ERR_DEPTH)
+        decay = parse_score(args[4])
+        if decay is None or not 0.0 < decay <= 1.0:
+            raise CommandError(_core.TOPK_ERR_DECAY)
+    db.store(args[0], _core_call(TopK, k, width, depth, decay, _new_seed(db)))
+    return b"OK"
+
+
+@command("topk.add", -1, write=True)
+def topk_add(db, args):
+    if len(args) < 2:
+        raise _arity("topk.add")
+    topk = _get_topk(db, args[0])
+    expelled = topk.add(args[1:])
+    _modified(db, args[0])
+    return [_cut(x) for x in expelled]
+
+
+@command("topk.incrby", -1, write=True)
+def topk_incrby(db, args):
+    items, raw = _pairs(args, "topk.incrby")
+    topk = _get_topk(db, args[0])
+    increments = []
+    for text in raw:
+        value = parse_int(text)
+        if value is None or not 0 <= value <= _core.TOPK_MAX_INCREMENT:
+            break
+        increments.append(value)
+    bad = len(increments) < len(items)
+    if bad and len(increments) < len(items) - 1:
+        # RedisBloom would send a malformed reply here: a clean error instead.
+        raise CommandError(_core.TOPK_ERR_INCREMENT)
+    reply = [_cut(x) for x in topk.incrby(items[:len(increments)], increments)] \
+        if increments else []
+    if increments:
+        _modified(db, args[0])
+    if bad:  # the last pair: RedisBloom's well-formed reply, error as last element
+        reply.append(_parse_error(_core.TOPK_ERR_INCREMENT))
+    return reply
+
+
+@command("topk.query", -1)
+def topk_query(db, args):
+    if len(args) < 2:
+        raise _arity("topk.query")
+    return _get_topk(db, args[0]).query(args[1:])
+
+
+@command("topk.count", -1)
+def topk_count(db, args):
+    if len(args) < 2:
+        raise _arity("topk.count")
+    return _get_topk(db, args[0]).count(args[1:])
+
+
+@command("topk.list", -1)
+def topk_list(db, args):
+    if len(args) not in (1, 2):
+        raise _arity("topk.list")
+    withcount = len(args) == 2
+    if withcount and not b"WITHCOUNT".startswith(args[1].upper()):
+        raise CommandError(_core.TOPK_ERR_WITHCOUNT)
+    topk = _get_topk(db, args[0])
+    if not withcount:
+        return [_cut(x) for x in topk.list()]
+    reply = []
+    for name, count in topk.list(True):
+        reply += [_cut(name), count]
+    return reply
+
+
+@command("topk.info", -1)
+def topk_info(db, args):
+    if len(args) != 1:
+        raise _arity("topk.info")
+    topk = _get_topk(db, args[0])
+    return {b"k": topk.k, b"width": topk.width, b"depth": topk.depth, b"decay": topk.decay}
