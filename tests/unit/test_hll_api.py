@@ -269,3 +269,18 @@ def test_random_adds_keep_valid_and_match_batch():
         one._check()
         assert one == batch
         assert one.count() == batch.count()
+
+
+def test_accuracy_sanity():
+    # bench/bench_hll.py --accuracy 1000 gives the full table; this is a cheap
+    # guard: 200 disjoint sets of 20,000 items, std of the relative error
+    # near the theoretical 0.81%
+    errs = []
+    base = np.arange(20_000, dtype=np.uint64)
+    for k in range(200):
+        h = HyperLogLog()
+        h.add_many(base + np.uint64(k * 10**11))
+        errs.append(h.count() / 20_000 - 1)
+    a = np.array(errs)
+    assert abs(a.mean()) < 0.003
+    assert 0.005 < a.std() < 0.011
