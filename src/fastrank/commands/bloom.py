@@ -189,6 +189,10 @@ def cms_merge(db, args):
         if src.width != dest.width or src.depth != dest.depth:
             raise CommandError(_core.CMS_ERR_SHAPE)
         sources.append(src)
+    # RedisBloom multiplies each source's total as an *unsigned* 64-bit count:
+    # a total that has wrapped negative overflows with any non-zero weight.
+    if any(src.total < 0 and w for src, w in zip(sources, weights)):
+        raise CommandError(_core.CMS_ERR_MERGE_OVERFLOW)
     _core_call(dest.merge, sources, weights)
     _modified(db, args[0])
     return b"OK"
