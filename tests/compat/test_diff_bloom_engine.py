@@ -354,3 +354,51 @@ def test_topk_decoded(pair_decoded: Pair) -> None:
     topk(p, "add", "t", "é", "42", "x", "y", "y", "1.5")
     _topk_state(p, "t", ["é", "42", "y", "zz"])
     p.type("t")
+
+
+WATCH_CASES = [
+    ("CMS.QUERY", "c", "a"), ("CMS.INFO", "c"), ("CMS.INCRBY", "c", "a", "x"),
+    ("CMS.INCRBY", "c", "a", 1), ("CMS.INCRBY", "n7", "a", 1), ("CMS.MERGE", "c", 1, "nokey"),
+    ("CMS.MERGE", "c", 1, "c"), ("CMS.MERGE", "c", "x", "c"), ("CMS.MERGE", "n5", 1, "c"),
+    ("CMS.MERGE", "s", 1, "c"), ("CMS.MERGE", "c"), ("CMS.INITBYDIM", "c", 1, 1),
+    ("CMS.INITBYDIM", "n2", "x", 1), ("CMS.INITBYPROB", "n3", "x", 1),
+    ("CMS.INITBYDIM", "s", 1, 1), ("TOPK.QUERY", "t", "a"), ("TOPK.LIST", "t"),
+    ("TOPK.COUNT", "t", "a"), ("TOPK.INFO", "t"), ("TOPK.ADD", "t", "a"),
+    ("TOPK.ADD", "n4", "a"), ("TOPK.ADD", "s", "a"), ("TOPK.INCRBY", "t", "a", "x"),
+    ("TOPK.INCRBY", "t", "a", 0), ("TOPK.INCRBY", "n6", "a", 1), ("TOPK.RESERVE", "t", 1),
+    ("TOPK.RESERVE", "n1", "x"), ("PFADD", "h"), ("PFADD", "h"), ("PFCOUNT", "h"),
+    ("PFCOUNT", "h"), ("PFMERGE", "h"), ("PFCOUNT", "c"),
+]
+
+
+def test_which_commands_dirty_a_watch(pair: Pair) -> None:
+    """RedisBloom signals a key opened for writing even when the command then
+    fails, and CMS.INCRBY never signals: WATCH sees exactly that."""
+    from fastrank import Engine
+
+    if not hasattr(Engine, "touched"):
+        pytest.skip("this Engine has no WATCH")
+    import redis
+
+    def watched(cmd):
+        def run(c):
+            with c.pipeline() as pipe:
+                pipe.watch(cmd[1])
+                try:
+                    c.execute_command(*cmd)
+                except redis.ResponseError:
+                    pass
+                pipe.multi()
+                pipe.ping()
+                try:
+                    pipe.execute()
+                    return "clean"
+                except redis.WatchError:
+                    return "dirty"
+        return run
+
+    pair.execute_command("CMS.INITBYDIM", "c", 10, 3)
+    pair.execute_command("TOPK.RESERVE", "t", 3)
+    pair.set("s", "x")
+    for cmd in WATCH_CASES:
+        pair.apply(f"watch {cmd[1]!r}; {' '.join(map(str, cmd))}; exec", watched(cmd))

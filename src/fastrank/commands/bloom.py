@@ -47,13 +47,39 @@ TOPK_DEFAULTS = (8, 7, 0.9)  # width, depth, decay of a 1-parameter TOPK.RESERVE
 
 
 def _arity(name):
-    return CommandError(E.WRONG_ARITY % name)
+    return _Arity(E.WRONG_ARITY % name)
 
 
 def _modified(db, key) -> None:
     touched = getattr(db, "touched", None)
     if touched is not None:
         touched(key)
+
+
+class _Arity(CommandError):
+    """A wrong argument count: found before RedisBloom opens the key."""
+
+
+def signals_key(handler):
+    """RedisBloom opens the key of these commands for writing once the
+    argument count is right, so Redis signals it as modified (WATCH) whatever
+    happens next, errors included (verified on 2.8.2). CMS.INCRBY and the
+    read commands never do."""
+
+    def wrapped(db, args):
+        try:
+            reply = handler(db, args)
+        except _Arity:
+            raise
+        except CommandError:
+            _modified(db, args[0])
+            raise
+        _modified(db, args[0])
+        return reply
+
+    wrapped.__name__ = handler.__name__
+    wrapped.__doc__ = handler.__doc__
+    return wrapped
 
 
 def _get(db, key, kind, missing):
@@ -98,6 +124,7 @@ def _core_call(fn, *args):
 
 
 @command("cms.initbydim", -1, write=True)
+@signals_key
 def cms_initbydim(db, args):
     if len(args) != 3:
         raise _arity("cms.initbydim")
@@ -116,6 +143,7 @@ def _unit_interval(arg, error):
 
 
 @command("cms.initbyprob", -1, write=True)
+@signals_key
 def cms_initbyprob(db, args):
     if len(args) != 3:
         raise _arity("cms.initbyprob")
@@ -145,8 +173,7 @@ def cms_incrby(db, args):
         if value < 0:
             raise CommandError(_core.CMS_ERR_NEGATIVE)
         increments.append(value)
-    mins = _core_call(cms.incrby, items, increments)
-    _modified(db, args[0])
+    mins = _core_call(cms.incrby, items, increments)  # no keyspace signal (RedisBloom)
     overflow = _core.CMS_OVERFLOW
     return [_parse_error(_core.CMS_ERR_INCRBY_OVERFLOW) if m == overflow else m for m in mins]
 
@@ -159,6 +186,7 @@ def cms_query(db, args):
 
 
 @command("cms.merge", -1, write=True)
+@signals_key
 def cms_merge(db, args):
     if len(args) < 3:
         raise _arity("cms.merge")
@@ -194,7 +222,6 @@ def cms_merge(db, args):
     if any(src.total < 0 and w for src, w in zip(sources, weights)):
         raise CommandError(_core.CMS_ERR_MERGE_OVERFLOW)
     _core_call(dest.merge, sources, weights)
-    _modified(db, args[0])
     return b"OK"
 
 
@@ -225,6 +252,7 @@ def _new_seed(db) -> int:
 
 
 @command("topk.reserve", -1, write=True)
+@signals_key
 def topk_reserve(db, args):
     if len(args) not in (2, 5):
         raise _arity("topk.reserve")
@@ -242,16 +270,17 @@ def topk_reserve(db, args):
 
 
 @command("topk.add", -1, write=True)
+@signals_key
 def topk_add(db, args):
     if len(args) < 2:
         raise _arity("topk.add")
     topk = _get_topk(db, args[0])
     expelled = topk.add(args[1:])
-    _modified(db, args[0])
     return [_cut(x) for x in expelled]
 
 
 @command("topk.incrby", -1, write=True)
+@signals_key
 def topk_incrby(db, args):
     items, raw = _pairs(args, "topk.incrby")
     topk = _get_topk(db, args[0])
@@ -267,8 +296,6 @@ def topk_incrby(db, args):
         raise CommandError(_core.TOPK_ERR_INCREMENT)
     reply = [_cut(x) for x in topk.incrby(items[:len(increments)], increments)] \
         if increments else []
-    if increments:
-        _modified(db, args[0])
     if bad:  # the last pair: RedisBloom's well-formed reply, error as last element
         reply.append(_parse_error(_core.TOPK_ERR_INCREMENT))
     return reply
