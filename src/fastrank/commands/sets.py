@@ -1,8 +1,29 @@
 """Set commands (Redis 7.0 t_set.c): SADD, SREM, SMEMBERS, SISMEMBER,
 SMISMEMBER, SCARD, SSCAN. A set is a Python ``set`` of bytes.
+
+Replies list members in the order Redis uses for a small all-integer set
+(an intset: ascending numbers); a hashtable set's order is its hash order,
+which nothing can reproduce, so those come sorted by bytes.
 """
 from fastrank.commands import command
+from fastrank.commands._numbers import parse_int
 from fastrank.commands.keys import parse_cursor, scan_options, scan_reply
+
+INTSET_ENTRIES = 512  # set-max-intset-entries
+
+
+def ordered(s) -> list:
+    """The members in intset order when Redis could hold s as an intset."""
+    if len(s) <= INTSET_ENTRIES:
+        numbers = []
+        for m in s:
+            value = parse_int(m)
+            if value is None:
+                break
+            numbers.append((value, m))
+        else:
+            return [m for _, m in sorted(numbers)]
+    return sorted(s)
 
 
 def get_set(db, key):
@@ -17,6 +38,8 @@ def sadd(db, args):
         db.store(args[0], s)
     before = len(s)
     s.update(args[1:])
+    if len(s) != before:
+        db.touched(args[0])
     return len(s) - before
 
 
@@ -27,13 +50,15 @@ def srem(db, args):
         return 0
     before = len(s)
     s.difference_update(args[1:])
-    db.drop_if_empty(args[0], s)
+    if len(s) != before:
+        db.touched(args[0])
+        db.drop_if_empty(args[0], s)
     return before - len(s)
 
 
 @command("smembers", 2)
 def smembers(db, args):
-    return sorted(get_set(db, args[0]) or ())
+    return ordered(get_set(db, args[0]) or ())
 
 
 @command("sismember", 3)
@@ -59,4 +84,4 @@ def sscan(db, args):
     if s is None:
         return [b"0", []]
     pattern, _ = scan_options(args[2:], False)
-    return scan_reply(cursor, sorted(s), pattern)
+    return scan_reply(cursor, ordered(s), pattern)
