@@ -32,6 +32,8 @@ TIMEOUT_NOT_FLOAT = "ERR timeout is not a float or out of range"
 TIMEOUT_NEGATIVE = "ERR timeout is negative"
 TIMEOUT_OUT_OF_RANGE = "ERR timeout is out of range"
 VALUE_OUT_OF_RANGE = "ERR value is out of range"
+WITHOUT_MULTI = "ERR %s without MULTI"
+WATCH_INSIDE_MULTI = "ERR WATCH inside MULTI is not allowed"
 
 # -- sorted sets -----------------------------------------------------------
 ZADD_XX_NX = "ERR XX and NX options at the same time are not compatible"

@@ -14,11 +14,20 @@ in ``execute_command``, which here does what redis-py plus a server do:
    (RESP3 with ``legacy_responses=True``).
 
 The keyspace is a dict key bytes → value, where the value's Python type is
-the Redis type: ``bytes`` string, ``SortedSet`` zset, ``dict`` hash, ``set``
-set. Expiry deadlines (ms since the epoch) live in ``_expires`` and are
+the Redis type: ``bytes`` string, ``SortedSet`` or ``ListpackZSet`` zset (the
+encoding Redis would use, see ``commands/sortedset.py``), ``dict`` hash,
+``set`` set. Expiry deadlines (ms since the epoch) live in ``_expires`` and are
 enforced lazily, on access. An ``RLock`` makes every command (and every
 transaction) atomic across threads; blocking pops wait on a Condition of
 that lock, which is released while they wait.
+
+WATCH: ``_watched`` maps each watched key to the pipelines watching it.
+Handlers report every key they really modify with ``touched(key)`` (the
+points where Redis calls signalModifiedKey; ``store`` and ``remove`` do it
+themselves), which costs one attribute test while nothing is watched, and
+marks those pipelines dirty so that their EXEC fails (see ``pipeline.py``).
+The fast paths test only ``_observed`` (someone watches or a blocking pop
+waits), the same single test they made before for blocked pops.
 
 The hot methods (``zincrby``, ``zscore``, ``zrank``...) are overridden by
 fast paths at the end of this file. Each handles only the common case
@@ -33,14 +42,17 @@ from redis._parsers.encoders import Encoder
 from redis._parsers.helpers import get_response_callbacks
 from redis.client import EMPTY_RESPONSE, NEVER_DECODE
 from redis.commands.core import CoreCommands
-from redis.exceptions import DataError
+from redis.exceptions import DataError, WatchError
 from redis.client import CaseInsensitiveDict
 
 from fastrank import _errors as E
 from fastrank._core import CountMinSketch, SortedSet, TopK
 from fastrank.commands import COMMANDS, CommandError
+from fastrank.commands.sortedset import (LISTPACK_ENTRIES, LISTPACK_VALUE, ListpackZSet, blen,
+                                         zset_add)
 
-TYPE_NAMES = {bytes: b"string", SortedSet: b"zset", dict: b"hash", set: b"set"}
+TYPE_NAMES = {bytes: b"string", SortedSet: b"zset", ListpackZSet: b"zset", dict: b"hash",
+              set: b"set"}
 TYPE_NAMES.update({CountMinSketch: b"CMSk-TYPE", TopK: b"TopK-TYPE"})  # RedisBloom 2.8
 _PACK_ERROR = "A tuple item must be str, int, float or bytes."
 _parse_error = BaseParser.parse_error
@@ -109,6 +121,10 @@ class Engine(CoreCommands):
         self._cond = threading.Condition(self._lock)
         self._waiters = 0
         self._no_block = False  # set while a transaction runs
+        self._watched = {}  # key → list of pipelines WATCHing it
+        # True while someone waits for a write or watches a key: the one
+        # attribute the fast paths test after writing.
+        self._observed = False
         self._decode_responses = decode_responses
         self._encoding = encoding
         self._encoding_errors = encoding_errors
@@ -158,6 +174,24 @@ class Engine(CoreCommands):
 
         return Pipeline(self, transaction)
 
+    def transaction(self, func, *watches, **kwargs):
+        """redis-py's Redis.transaction: run func(pipe) under WATCH, retry on WatchError."""
+        shard_hint = kwargs.pop("shard_hint", None)
+        value_from_callable = kwargs.pop("value_from_callable", False)
+        watch_delay = kwargs.pop("watch_delay", None)
+        with self.pipeline(True, shard_hint) as pipe:
+            while True:
+                try:
+                    if watches:
+                        pipe.watch(*watches)
+                    func_value = func(pipe)
+                    exec_value = pipe.execute()
+                    return func_value if value_from_callable else exec_value
+                except WatchError:
+                    if watch_delay is not None and watch_delay > 0:
+                        time.sleep(watch_delay)
+                    continue
+
     # -- keyspace helpers used by the command handlers ---------------------
 
     def lookup(self, key: bytes):
@@ -166,6 +200,8 @@ class Engine(CoreCommands):
         if value is not None and key in self._expires and self._expires[key] <= now_ms():
             del self._data[key]
             del self._expires[key]
+            if self._watched:
+                self._touch(key)
             return None
         return value
 
@@ -180,13 +216,90 @@ class Engine(CoreCommands):
         """Overwrite key with value; any TTL is dropped (as SET does)."""
         self._data[key] = value
         self._expires.pop(key, None)
+        if self._watched:
+            self._touch(key)
 
     def remove(self, key: bytes) -> bool:
         """Delete key (live or not); True when a live key was deleted."""
         live = self.lookup(key) is not None
         self._data.pop(key, None)
         self._expires.pop(key, None)
+        if live and self._watched:
+            self._touch(key)
         return live
+
+    # -- WATCH bookkeeping (Redis multi.c) -----------------------------------
+
+    def touched(self, key: bytes) -> None:
+        """Key was modified in place (Redis signalModifiedKey)."""
+        if self._watched:
+            self._touch(key)
+
+    def _written(self, key):
+        """A fast path wrote key while ``_observed``: touch it, wake blocked pops."""
+        if self._watched:
+            self._touch(key)
+        if self._waiters:
+            self._cond.notify_all()
+
+    def _touch(self, key):
+        watchers = self._watched.get(key)
+        if not watchers:
+            return
+        for w in list(watchers):
+            if w._watching.get(key):
+                # Watched while already expired: its deletion is no change;
+                # anything else ends the scan (as Redis's touchWatchedKey).
+                if key not in self._data:
+                    w._watching[key] = False
+                    continue
+                break
+            w._dirty = True
+            self.unwatch_all(w)
+
+    def flushed(self) -> None:
+        """FLUSHDB/FLUSHALL is about to empty the keyspace (touchAllWatchedKeysInDb)."""
+        for key, watchers in list(self._watched.items()):
+            if key not in self._data:
+                continue
+            for w in list(watchers):
+                if w._watching.get(key):
+                    w._watching[key] = False
+                else:
+                    w._dirty = True
+
+    def _expired(self, key) -> bool:
+        """Redis keyIsExpired: present with a deadline that has passed."""
+        deadline = self._expires.get(key)
+        return deadline is not None and key in self._data and deadline <= now_ms()
+
+    def watch_keys(self, watcher, keys) -> None:
+        """WATCH keys for watcher (a Pipeline): remembers which were already expired."""
+        if watcher._dirty:
+            return
+        for key in keys:
+            if key not in watcher._watching:
+                watcher._watching[key] = self._expired(key)
+                self._watched.setdefault(key, []).append(watcher)
+                self._observed = True
+
+    def unwatch_all(self, watcher) -> None:
+        """Forget every key watcher watches (UNWATCH, EXEC, DISCARD, reset)."""
+        for key in watcher._watching:
+            watchers = self._watched.get(key)
+            if watchers is not None:
+                watchers.remove(watcher)
+                if not watchers:
+                    del self._watched[key]
+        watcher._watching.clear()
+        self._observed = bool(self._waiters or self._watched)
+
+    def watch_failed(self, watcher) -> bool:
+        """At EXEC: a watched key was modified, or expired since WATCH (7.0)."""
+        if watcher._dirty:
+            return True
+        return any(not expired and self._expired(key)
+                   for key, expired in watcher._watching.items())
 
     def drop_if_empty(self, key: bytes, value) -> None:
         """Delete a container key once its last element is gone."""
@@ -209,10 +322,12 @@ class Engine(CoreCommands):
         if timeout is not None and timeout <= 0:
             return False
         self._waiters += 1
+        self._observed = True
         try:
             self._cond.wait(timeout)
         finally:
             self._waiters -= 1
+            self._observed = bool(self._waiters or self._watched)
         return deadline is None or time.monotonic() < deadline
 
     # -- generic path --------------------------------------------------------
@@ -282,13 +397,22 @@ class Engine(CoreCommands):
             key = None
         if type(amount) is int and -1e300 < amount < 1e300:
             amount = float(amount)
-        if key is not None and type(amount) is float and amount - amount == 0.0:
+        # A zero amount goes the generic way: a new member then gets the
+        # amount itself (-0.0 stays -0.0), not 0.0 + amount.
+        if key is not None and type(amount) is float and amount - amount == 0.0 and amount:
             with self._lock:
                 z = self._data.get(key)
                 if type(z) is SortedSet and key not in self._expires:
                     score = z.incr(value, amount)
-                    if self._waiters:
-                        self._cond.notify_all()
+                    if self._observed:
+                        self._written(key)
+                    return score
+                if type(z) is ListpackZSet and key not in self._expires:
+                    score = z.incr(value, amount)  # never -0.0: amount is not zero
+                    if len(z) > LISTPACK_ENTRIES or blen(value) > LISTPACK_VALUE:
+                        self._data[key] = z.copy()  # Redis converts to a skiplist
+                    if self._observed:
+                        self._written(key)
                     return score
         return CoreCommands.zincrby(self, name, amount, value)
 
@@ -302,7 +426,8 @@ class Engine(CoreCommands):
         if key is not None:
             with self._lock:
                 z = self._data.get(key)
-                if type(z) is SortedSet and key not in self._expires:
+                if (type(z) is SortedSet or type(z) is ListpackZSet) \
+                        and key not in self._expires:
                     return z.score(value)
         return CoreCommands.zscore(self, name, value)
 
@@ -318,7 +443,7 @@ class Engine(CoreCommands):
             return False
         with self._lock:
             z = self._data.get(key)
-            if type(z) is SortedSet and key not in self._expires:
+            if (type(z) is SortedSet or type(z) is ListpackZSet) and key not in self._expires:
                 return z.rank(value, reverse)
         return False
 
@@ -357,7 +482,8 @@ class Engine(CoreCommands):
                 with self._lock:
                     z = self._data.get(key)
                     if z is None and key not in self._expires and not xx:
-                        z = self._data[key] = SortedSet()
+                        z = self._data[key] = (SortedSet() if blen(pairs[0][0]) > LISTPACK_VALUE
+                                               else ListpackZSet())
                     if type(z) is SortedSet and key not in self._expires:
                         added = changed = 0
                         add = z.add_status
@@ -367,10 +493,27 @@ class Engine(CoreCommands):
                                 added += 1
                             elif status == 2:
                                 changed += 1
+                    elif type(z) is ListpackZSet and key not in self._expires:
+                        added = changed = 0
+                        first = z
+                        for member, score in pairs:
+                            z, status = zset_add(z, member, score, nx, xx, gt, lt)
+                            if status == 1:
+                                added += 1
+                            elif status == 2:
+                                changed += 1
+                        if z is not first:
+                            self._data[key] = z
+                    else:
+                        z = None
+                    if z is not None:
                         if not z:
                             del self._data[key]
-                        if self._waiters:
-                            self._cond.notify_all()
+                        if self._observed:
+                            if self._watched and (added or changed):
+                                self._touch(key)
+                            if self._waiters:
+                                self._cond.notify_all()
                         return added + changed if ch else added
         return CoreCommands.zadd(self, name, mapping, nx, xx, ch, incr, gt, lt)
 
@@ -382,7 +525,7 @@ class Engine(CoreCommands):
             return False
         with self._lock:
             z = self._data.get(key)
-            if type(z) is not SortedSet or key in self._expires:
+            if (type(z) is not SortedSet and type(z) is not ListpackZSet) or key in self._expires:
                 return False
             if not -(1 << 63) <= start < (1 << 63) or not -(1 << 63) <= end < (1 << 63):
                 return False
@@ -420,6 +563,8 @@ class Engine(CoreCommands):
                         new = value + amount
                         if -(1 << 63) <= amount < (1 << 63) and -(1 << 63) <= new < (1 << 63):
                             self._data[key] = b"%d" % new
+                            if self._observed:
+                                self._written(key)
                             return new
         return CoreCommands.incrby(self, name, amount)
 

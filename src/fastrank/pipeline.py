@@ -10,10 +10,18 @@ transaction each command simply runs in turn. Either way the whole batch
 runs under the engine lock, and with ``raise_on_error`` (the default) the
 first error is raised after everything ran, annotated as redis-py does
 ("Command # n (...) of pipeline caused error: ...").
+
+WATCH works as redis-py's Pipeline on one connection: ``watch()`` runs at
+once and puts the pipeline in immediate mode (every command runs and
+answers at once) until ``multi()``; ``execute()`` then checks the watched
+keys as EXEC does (any modification by anyone, this pipeline's own
+immediate commands included, or expiry since WATCH → ``WatchError``, nothing
+applied) and unwatches. ``unwatch()``, ``reset()`` and leaving the ``with``
+block unwatch too. The engine keeps the watched keys (``Engine.watch_keys``).
 """
 from redis.client import EMPTY_RESPONSE
 from redis.commands.core import CoreCommands
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import RedisError, ResponseError, WatchError
 from redis.utils import safe_str, truncate_text
 
 from fastrank import _errors as E
@@ -47,6 +55,9 @@ class Pipeline(CoreCommands):
         self.explicit_transaction = False
         self.command_stack = []
         self.response_callbacks = engine.response_callbacks
+        self.watching = False
+        self._watching = {}  # watched key → already expired when watched
+        self._dirty = False
 
     def __enter__(self):
         return self
@@ -68,9 +79,24 @@ class Pipeline(CoreCommands):
 
     def reset(self):
         self.command_stack = []
+        if self.watching or self._watching:
+            self._unwatch()
+        self.watching = False
         self.explicit_transaction = False
 
     close = reset
+
+    def __del__(self):
+        try:
+            self.reset()
+        except Exception:
+            pass
+
+    def _unwatch(self):
+        engine = self._engine
+        with engine._lock:
+            engine.unwatch_all(self)
+            self._dirty = False
 
     def multi(self):
         if self.explicit_transaction:
@@ -80,12 +106,51 @@ class Pipeline(CoreCommands):
         self.explicit_transaction = True
 
     def execute_command(self, *args, **options):
+        if (self.watching or args[0] == "WATCH") and not self.explicit_transaction:
+            return self.immediate_execute_command(*args, **options)
         self.command_stack.append((args, options))
         return self
 
+    def immediate_execute_command(self, *args, **options):
+        """Run one command now on this pipeline's "connection" (WATCH mode)."""
+        engine = self._engine
+        command_name = args[0]
+        argv = pack_args(args)
+        word = argv[0].upper()
+        with engine._lock:
+            if word == b"WATCH":
+                if len(argv) < 2:
+                    raise _parse_error(E.WRONG_ARITY % "watch")
+                engine.watch_keys(self, argv[1:])
+                self.watching = True
+                return engine.finish(command_name, b"OK", options)
+            if word == b"UNWATCH":
+                if len(argv) != 1:
+                    raise _parse_error(E.WRONG_ARITY % "unwatch")
+                engine.unwatch_all(self)
+                self._dirty = False
+                self.watching = False
+                return engine.finish(command_name, b"OK", options)
+            if word in (b"EXEC", b"DISCARD"):
+                raise _parse_error(E.WITHOUT_MULTI % word.decode())
+            return engine.run_packed(command_name, argv, options)
+
+    def watch(self, *names):
+        """Watches the values at keys ``names``"""
+        if self.explicit_transaction:
+            raise RedisError("Cannot issue a WATCH after a MULTI")
+        return self.execute_command("WATCH", *names)
+
+    def unwatch(self):
+        """Unwatches all previously specified keys"""
+        return self.watching and self.execute_command("UNWATCH") or True
+
+    def discard(self):
+        self.execute_command("DISCARD")
+
     def execute(self, raise_on_error: bool = True):
         stack = self.command_stack
-        if not stack:
+        if not stack and not self.watching:
             return []
         try:
             packed = [pack_args(args) if EMPTY_RESPONSE not in options else None
@@ -113,7 +178,7 @@ class Pipeline(CoreCommands):
 
     def _execute_transaction(self, stack, packed, raise_on_error):
         engine = self._engine
-        errors = []
+        errors, late = [], []
         for i, ((args, options), argv) in enumerate(zip(stack, packed)):
             if argv is None:
                 errors.append((i, options[EMPTY_RESPONSE]))
@@ -122,10 +187,26 @@ class Pipeline(CoreCommands):
             if err is not None:
                 annotate(err, i + 1, args)
                 errors.append((i, err))
+            elif argv[0].upper() == b"WATCH":
+                # Redis runs WATCH at once inside MULTI: an error reply, not
+                # queued, the transaction goes on.
+                err = _parse_error(E.WATCH_INSIDE_MULTI)
+                annotate(err, i + 1, args)
+                late.append((i, err))
+                packed[i] = None
         if any(isinstance(e, ResponseError) for _, e in errors):
+            errors = sorted(errors + late, key=lambda ie: ie[0])
+            self._unwatch()
+            self.watching = False
             raise errors[0][1]
         response = []
         with engine._lock:
+            failed = engine.watch_failed(self)
+            engine.unwatch_all(self)  # EXEC unwatches at once
+            self._dirty = False
+            self.watching = False
+            if failed:
+                raise WatchError("Watched variable changed.")
             engine._no_block = True
             try:
                 for argv in packed:
@@ -142,7 +223,7 @@ class Pipeline(CoreCommands):
                 engine._no_block = False
         if engine._decode_responses:
             response = [r if isinstance(r, Exception) else engine.decode(r) for r in response]
-        for i, e in errors:
+        for i, e in sorted(errors + late, key=lambda ie: ie[0]):
             response.insert(i, e)
         if raise_on_error:
             self.raise_first_error(stack, response)

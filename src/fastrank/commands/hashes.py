@@ -38,6 +38,7 @@ def _set_pairs(db, args, name):
         if args[i] not in h:
             added += 1
         h[args[i]] = args[i + 1]
+    db.touched(args[0])
     return added
 
 
@@ -58,6 +59,7 @@ def hsetnx(db, args):
     if args[1] in h:
         return 0
     h[args[1]] = args[2]
+    db.touched(args[0])
     return 1
 
 
@@ -94,7 +96,9 @@ def hdel(db, args):
     if h is None:
         return 0
     removed = sum(h.pop(f, None) is not None for f in args[1:])
-    db.drop_if_empty(args[0], h)
+    if removed:
+        db.touched(args[0])
+        db.drop_if_empty(args[0], h)
     return removed
 
 
@@ -127,6 +131,7 @@ def hincrby(db, args):
         db.drop_if_empty(args[0], h)
         raise CommandError(E.OVERFLOW)
     h[args[1]] = b"%d" % new
+    db.touched(args[0])
     return new
 
 
@@ -148,6 +153,7 @@ def hincrbyfloat(db, args):
         db.drop_if_empty(args[0], h)
         raise CommandError(E.NAN_OR_INF)
     h[args[1]] = text = format_long_double(new)
+    db.touched(args[0])
     return text
 
 

@@ -97,6 +97,7 @@ def expire_generic(db, args, name, seconds, basetime):
         db.remove(key)
     else:
         db._expires[key] = when
+        db.touched(key)
     return 1
 
 
@@ -154,7 +155,10 @@ def pexpiretime(db, args):
 def persist(db, args):
     if db.lookup(args[0]) is None:
         return 0
-    return 1 if db._expires.pop(args[0], None) is not None else 0
+    if db._expires.pop(args[0], None) is None:
+        return 0
+    db.touched(args[0])
+    return 1
 
 
 # -- rename --------------------------------------------------------------------
@@ -173,7 +177,7 @@ def rename_generic(db, args, nx):
             return 0
         db.remove(dst)
     db.remove(src)
-    db.store(dst, value)
+    db.store(dst, value)  # both keys are touched
     if deadline is not None:
         db._expires[dst] = deadline
     return 1 if nx else b"OK"
@@ -334,6 +338,7 @@ def dbsize(db, args):
 def _flush(db, args):
     if len(args) > 1 or (args and args[0].upper() not in (b"SYNC", b"ASYNC")):
         raise syntax_error()
+    db.flushed()
     db._data.clear()
     db._expires.clear()
     return b"OK"
@@ -347,6 +352,20 @@ def flushdb(db, args):
 @command("flushall", -1, write=True)
 def flushall(db, args):
     return _flush(db, args)
+
+
+@command("watch", -2)
+def watch(db, args):
+    """Outside a pipeline there is no connection to keep the WATCH on (a
+    pooled redis-py connection neither); pipelines handle WATCH themselves."""
+    return b"OK"
+
+
+@command("unwatch", 1)
+def unwatch(db, args):
+    """Queued inside MULTI (redis-py's unwatch() after multi()): EXEC has
+    already unwatched everything, so it only answers OK, as Redis does."""
+    return b"OK"
 
 
 @command("ping", -1)

@@ -6,6 +6,20 @@ like Redis's zrangeGenericCommand), removals, pops (ZPOP*, ZMPOP and the
 blocking variants), ZRANDMEMBER, set algebra (ZUNION/ZINTER/ZDIFF and their
 STORE forms, ZINTERCARD) and ZSCAN.
 
+Encodings: Redis keeps a zset listpack-encoded while it has at most 128
+members of at most 64 bytes, and a listpack stores an integral score as an
+integer, so -0.0 reads back as 0; a skiplist keeps -0.0. The only
+observable difference, so the only one modelled: a zset that Redis would
+hold as a listpack is a :class:`ListpackZSet` (a SortedSet subclass; every
+score written to it is normalised to +0.0), one it would hold as a skiplist
+a plain ``SortedSet`` (scores kept as given). A listpack becomes a skiplist
+(copied once, at most 128 members) on the insert of a 129th or a 65-byte
+member, before that member goes in, and never turns back. New keys follow
+Redis: ZADD/ZINCRBY choose from the first member's length, ZRANGESTORE from
+the range length (BYSCORE/BYLEX: listpack) and then converts as members go
+in, ZUNIONSTORE/ZINTERSTORE/ZDIFFSTORE build a skiplist and turn it into a
+listpack when the result fits.
+
 Replies are RESP3 shaped as hiredis hands them over: a score is a ``float``,
 WITHSCORES gives ``[[member, score], ...]``; redis-py's callbacks then make
 the legacy Python shapes. Error precedence follows Redis: arguments are
@@ -28,11 +42,61 @@ from fastrank.commands._numbers import (
 )
 from fastrank.commands.keys import parse_cursor, scan_options, scan_reply
 
+# -- encodings -----------------------------------------------------------------
+
+LISTPACK_ENTRIES = 128  # zset-max-listpack-entries
+LISTPACK_VALUE = 64     # zset-max-listpack-value
+
+
+class ListpackZSet(SortedSet):
+    """A zset Redis would hold listpack-encoded: scores are stored -0.0 → 0.0."""
+
+    __slots__ = ()
+
+
+ZSET_TYPES = (SortedSet, ListpackZSet)
+
+
+def blen(member) -> int:
+    """Byte length of a member as the Engine stores it (str is UTF-8)."""
+    return len(member) if type(member) is bytes else len(member.encode())
+
+
+def new_zset(first_member_len: int):
+    """An empty zset encoded as ZADD creates one for this first member."""
+    return SortedSet() if first_member_len > LISTPACK_VALUE else ListpackZSet()
+
+
+def zset_add(z, member, score, nx=False, xx=False, gt=False, lt=False):
+    """Redis zsetAdd of one pair: (the zset, now maybe converted, status).
+
+    status as SortedSet.add_status. A listpack converts to a (new) skiplist
+    SortedSet before a 129th or a too long member is inserted; the caller
+    stores the returned object when it is not ``z``.
+    """
+    if type(z) is ListpackZSet:
+        if not xx and (blen(member) > LISTPACK_VALUE
+                       or (len(z) >= LISTPACK_ENTRIES and member not in z)):
+            z = z.copy()
+        elif score == 0.0:
+            score = 0.0
+    return z, z.add_status(member, score, nx, xx, gt, lt)
+
+
+def replace_zset(db, key, old, new):
+    """After a conversion: put the new object where the old one was (TTL kept)."""
+    if new is not old:
+        db._data[key] = new
+
+
 # -- lookups and argument parsing --------------------------------------------
 
 
 def get_zset(db, key):
-    return db.lookup_type(key, SortedSet)
+    value = db.lookup(key)
+    if value is not None and type(value) is not SortedSet and type(value) is not ListpackZSet:
+        raise CommandError(E.WRONGTYPE)
+    return value
 
 
 def _range_arg(arg):
@@ -114,24 +178,31 @@ def zadd_generic(db, args, incr):
     if z is None:
         if xx:
             return None if incr else 0
-        z = SortedSet()
+        z = new_zset(len(rest[1]))
         db.store(key, z)
     if incr:
         return _zadd_incr(db, key, z, rest[1], scores[0], nx, xx, gt, lt)
     added = changed = 0
+    first = z
     for j, score in enumerate(scores):
-        status = z.add_status(rest[2 * j + 1], score, nx, xx, gt, lt)
+        z, status = zset_add(z, rest[2 * j + 1], score, nx, xx, gt, lt)
         added += status == 1
         changed += status == 2
+    replace_zset(db, key, first, z)
+    if added or changed:
+        db.touched(key)
     return added + changed if b"CH" in flags else added
 
 
 def _zadd_incr(db, key, z, member, incr, nx, xx, gt, lt):
+    """ZADD INCR / ZINCRBY: the reply is the computed score, whatever is stored."""
     current = z.score(member)
     if current is None:
         if xx:
             return None
-        z.add_status(member, incr)
+        new, _ = zset_add(z, member, incr)
+        replace_zset(db, key, z, new)
+        db.touched(key)
         return incr
     if nx:
         return None
@@ -141,7 +212,8 @@ def _zadd_incr(db, key, z, member, incr, nx, xx, gt, lt):
     if (lt and score >= current) or (gt and score <= current):
         return None
     if score != current:
-        z.add_status(member, score)
+        zset_add(z, member, score)
+        db.touched(key)
     return score
 
 
@@ -240,9 +312,7 @@ def zrange_generic(db, args, store=None, rangetype=None, reverse=None):
         lo, hi, lo_ex, hi_ex = score_range(min_arg, max_arg)
     else:
         bounds = lex_range(min_arg, max_arg)
-    z = get_zset(db, key) if store is None else db.lookup(key)
-    if z is not None and type(z) is not SortedSet:
-        raise CommandError(E.WRONGTYPE)
+    z = get_zset(db, key)
     scores = withscores or store is not None
     if z is None:
         items = []
@@ -261,18 +331,23 @@ def zrange_generic(db, args, store=None, rangetype=None, reverse=None):
         if store is not None:
             items = [(m, z.score(m)) for m in items]
     if store is not None:
-        return store_result(db, store, items)
+        # Redis zrangeResultBeginStore: a rank range longer than the listpack
+        # limit starts as a skiplist, anything else as a listpack that
+        # converts as the members go in (in reply order).
+        listpack = rangetype != "rank" or len(items) <= LISTPACK_ENTRIES
+        z = ListpackZSet() if listpack else SortedSet()
+        for member, score in items:
+            z, _ = zset_add(z, member, score)
+        return store_result(db, store, z)
     return pairs(items) if withscores else items
 
 
-def store_result(db, dest, items):
-    """Overwrite dest with a zset of items (deleting it when empty); the size."""
-    if not items:
-        db.remove(dest)
+def store_result(db, dest, z):
+    """Overwrite dest with the zset z (deleting dest when z is empty); the size."""
+    if not z:
+        if db.remove(dest):
+            db.touched(dest)
         return 0
-    z = SortedSet()
-    for member, score in items:
-        z.add_status(member, score)
     db.store(dest, z)
     return len(z)
 
@@ -321,7 +396,9 @@ def zrem(db, args):
     if z is None:
         return 0
     removed = sum(z.remove(m) for m in args[1:])
-    db.drop_if_empty(args[0], z)
+    if removed:
+        db.touched(args[0])
+        db.drop_if_empty(args[0], z)
     return removed
 
 
@@ -344,7 +421,9 @@ def _zremrange(db, args, how):
     else:
         lo, hi, lo_ex, hi_ex = bounds
         removed = z.remove_range_by_lex(lo, hi, min_exclusive=lo_ex, max_exclusive=hi_ex)
-    db.drop_if_empty(args[0], z)
+    if removed:
+        db.touched(args[0])
+        db.drop_if_empty(args[0], z)
     return removed
 
 
@@ -378,7 +457,9 @@ def pop_first(db, keys, where_max, count):
         if count == 0:
             return key, []
         items = z.pop_max(count) if where_max else z.pop_min(count)
-        db.drop_if_empty(key, z)
+        if items:
+            db.touched(key)
+            db.drop_if_empty(key, z)
         return key, items
     return None, None
 
@@ -559,7 +640,7 @@ def setop_generic(db, args, name, op, store=False, card_only=False):
     sources = []
     for key in args[1:1 + numkeys]:
         value = db.lookup(key)
-        if value is not None and type(value) not in (SortedSet, set):
+        if value is not None and type(value) not in (SortedSet, ListpackZSet, set):
             raise CommandError(E.WRONGTYPE)
         sources.append(value)
     weights = [1.0] * numkeys
@@ -634,7 +715,17 @@ def _setop_reply(db, args, name, op):
 
 def _setop_store(db, args, name, op):
     result, _, _ = setop_generic(db, args[1:], name, op, store=True)
-    return store_result(db, args[0], _sorted_items(result))
+    # Redis builds a skiplist, then zsetConvertToListpackIfNeeded.
+    listpack = len(result) <= LISTPACK_ENTRIES and all(
+        len(m) <= LISTPACK_VALUE for m in result)
+    z = ListpackZSet() if listpack else SortedSet()
+    if listpack:
+        for member, score in result.items():
+            z.add_status(member, 0.0 if score == 0.0 else score)
+    else:
+        for member, score in result.items():
+            z.add_status(member, score)
+    return store_result(db, args[0], z)
 
 
 @command("zunion", -3)

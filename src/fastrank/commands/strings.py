@@ -138,8 +138,10 @@ def getex(db, args):
             db.remove(args[0])
         else:
             db._expires[args[0]] = deadline
+            db.touched(args[0])
     elif "PERSIST" in flags:
-        db._expires.pop(args[0], None)
+        if db._expires.pop(args[0], None) is not None:
+            db.touched(args[0])
     return value
 
 
@@ -196,6 +198,7 @@ def append(db, args):
         return len(args[1])
     _check_length(len(old), len(args[1]))
     db._data[args[0]] = old + args[1]
+    db.touched(args[0])
     return len(old) + len(args[1])
 
 
@@ -252,6 +255,7 @@ def setrange(db, args):
     new = old[:offset] + piece + old[offset + len(piece):]
     if key in db._data:
         db._data[key] = new
+        db.touched(key)
     else:
         db.store(key, new)
     return len(new)
@@ -272,6 +276,7 @@ def incr_by(db, key, incr):
         db.store(key, b"%d" % new)
     else:
         db._data[key] = b"%d" % new  # keeps the TTL
+        db.touched(key)
     return new
 
 
@@ -316,4 +321,5 @@ def incrbyfloat(db, args):
         db.store(key, text)
     else:
         db._data[key] = text
+        db.touched(key)
     return text
