@@ -51,9 +51,7 @@ def _arity(name):
 
 
 def _modified(db, key) -> None:
-    touched = getattr(db, "touched", None)
-    if touched is not None:
-        touched(key)
+    db.touched(key)  # Redis's signalModifiedKey (WATCH)
 
 
 class _Arity(CommandError):

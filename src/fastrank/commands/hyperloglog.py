@@ -45,9 +45,7 @@ def _string(db, key):
 
 
 def _modified(db, key) -> None:
-    touched = getattr(db, "touched", None)
-    if touched is not None:
-        touched(key)
+    db.touched(key)  # Redis's signalModifiedKey (WATCH)
 
 
 @command("pfadd", -2, write=True)
