@@ -62,7 +62,9 @@
  *     it ~30% of the nodes a descent visits cost two lines, the second one
  *     not covered by the descent's prefetch.  Cachegrind (D1 32 KiB, LL
  *     32 MiB), misses per rank at 10M members: D1 55.0 -> 41.6, LL 17.4 ->
- *     13.3; at 1M: D1 39.9 -> 28.2.  Cost: ~3.5 bytes per member of pads.
+ *     13.3; at 1M: D1 39.9 -> 28.2.  Wall time in C at 10M (medians of 5
+ *     alternating runs, loaded machine): rank 6.4 -> 5.3 us, incr 10.0 ->
+ *     8.5 us; at 1M within the noise.  Cost: ~3.5 bytes per member.
  *   - Batch lookups (frz_find_batch, frz_rank_batch; the numpy paths
  *     rank_many / score_many) run up to FRZ_BATCH = 16 independent
  *     searches in lock step, each prefetching the node it reads next, so
@@ -89,6 +91,19 @@
  * past) cut L1 misses by only ~5% in cachegrind at 1M members, for +2
  * bytes per member and more instructions: a p = 1/4 search's ~30 node
  * reads are mostly moves, not look-pasts.
+ *
+ * MEASURED, NOT BUILT: an "express lane" -- the links, spans and score of
+ * every node of level >= 2 copied into a separate compact array, so a
+ * search touches the node arena only on level 0.  A read-only prototype
+ * (rank only, built after a bulk load) in cachegrind, misses per rank:
+ * with the records in allocation order it is WORSE than the nodes (1M:
+ * D1 29.2 -> 34.0; 10M: 42.6 -> 49.0, LL 14.2 -> 14.2), because the
+ * bottom of the search now reads two structures; only with the records
+ * grouped by level (tallest first, which a dynamic version would need one
+ * pool per level for) does it win: 10M D1 42.6 -> 33.5, LL 14.2 -> 12.8
+ * (-10%), 1M D1 29.2 -> 23.6, LL unchanged; for ~+4 bytes per member and
+ * a second copy of every tall node's links to keep in step.  Not worth
+ * its complexity next to the line padding above.
  *
  * INVARIANTS (verified by frz_check)
  * ---------------------------------
