@@ -6,11 +6,9 @@ import os
 import random
 import threading
 
-import pytest
 
-pytest.importorskip("fastrank._core")
 
-from fastrank.engine import Engine  # noqa: E402
+from fastrank.engine import Engine
 
 ITERS = int(os.environ.get("FASTRANK_STRESS_ITERS", "3000"))
 SEED = int(os.environ.get("FASTRANK_STRESS_SEED", "1"))

@@ -4,7 +4,6 @@ import copy
 
 import pytest
 
-pytest.importorskip("fastrank._core")
 
 import redis  # noqa: E402
 

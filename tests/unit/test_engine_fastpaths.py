@@ -9,7 +9,6 @@ import random
 
 import pytest
 
-pytest.importorskip("fastrank._core")
 
 from redis.commands.core import CoreCommands  # noqa: E402
 

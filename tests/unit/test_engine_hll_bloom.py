@@ -10,7 +10,6 @@ import warnings
 
 import pytest
 
-pytest.importorskip("fastrank._core")
 
 import redis  # noqa: E402
 from redis.commands.bf.info import CMSInfo, TopKInfo  # noqa: E402

@@ -1,7 +1,6 @@
 """Engine pipelines: results, error reporting and atomicity as redis-py against Redis 7.0."""
 import pytest
 
-pytest.importorskip("fastrank._core")
 
 import redis  # noqa: E402
 

@@ -1,7 +1,6 @@
 """Engine string commands; expected values verified against redis-server 7.0.15."""
 import pytest
 
-pytest.importorskip("fastrank._core")
 
 import redis  # noqa: E402
 

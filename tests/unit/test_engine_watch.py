@@ -8,7 +8,6 @@ import time
 
 import pytest
 
-pytest.importorskip("fastrank._core")
 
 import redis  # noqa: E402
 

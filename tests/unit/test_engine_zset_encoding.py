@@ -10,7 +10,6 @@ import math
 
 import pytest
 
-pytest.importorskip("fastrank._core")
 
 from redis.commands.core import CoreCommands  # noqa: E402
 
