@@ -6,8 +6,6 @@ import os
 import random
 import threading
 
-
-
 from fastrank.engine import Engine
 
 ITERS = int(os.environ.get("FASTRANK_STRESS_ITERS", "3000"))
