@@ -51,6 +51,9 @@ from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.sortedset import (LISTPACK_ENTRIES, LISTPACK_VALUE, ListpackZSet, blen,
                                          zset_add)
 
+# A plain ZADD of at least this many members uses the core's batch insert.
+BULK_MIN = 16
+
 TYPE_NAMES = {bytes: b"string", SortedSet: b"zset", ListpackZSet: b"zset", dict: b"hash",
               set: b"set"}
 TYPE_NAMES.update({CountMinSketch: b"CMSk-TYPE", TopK: b"TopK-TYPE"})  # RedisBloom 2.8
@@ -484,7 +487,15 @@ class Engine(CoreCommands):
                     if z is None and key not in self._expires and not xx:
                         z = self._data[key] = (SortedSet() if blen(pairs[0][0]) > LISTPACK_VALUE
                                                else ListpackZSet())
-                    if type(z) is SortedSet and key not in self._expires:
+                    if type(z) is SortedSet and key not in self._expires and \
+                            len(pairs) >= BULK_MIN and not (nx or xx or gt or lt or ch) \
+                            and not self._watched and all(score for _, score in pairs):
+                        # Plain bulk ZADD: the core's batch path (later duplicates win,
+                        # as in Redis). Zero scores stay on the per-member path, which
+                        # keeps an existing 0.0 when -0.0 comes (Redis: no change).
+                        added = z.add_many([m for m, _ in pairs], [s for _, s in pairs])
+                        changed = 0
+                    elif type(z) is SortedSet and key not in self._expires:
                         added = changed = 0
                         add = z.add_status
                         for member, score in pairs:

@@ -102,3 +102,26 @@ def test_fast_paths_respect_expiry():
     assert r.zscore("z", "a") is None
     assert r.zincrby("z", 1, "a") == 1.0
     assert r.ttl("z") == -1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_bulk_zadd_equals_generic_path(seed):
+    """Plain ZADDs of many members into a big zset take the core's batch path."""
+    rng = random.Random(seed)
+    fast, slow = Engine(), Engine()
+    base = {f"m{i}": float(i) for i in range(300)}  # a skiplist-encoded zset
+    for e in (fast, slow):
+        e.zadd("big", base)
+    pool = [f"m{i}" for i in range(0, 400, 3)] + [1, "1", b"1", "new", b"\xff"]
+    plain = [0.5, -2, 1e300, 3, 2**70, 7.25]                  # the batch path takes these
+    odd = plain + [float("inf"), float("-inf"), 0.0, -0.0]      # these go member by member
+    for step in range(60):
+        scores = plain if step % 2 else odd
+        mapping = {rng.choice(pool): rng.choice(scores) for _ in range(rng.randint(10, 60))}
+        flags = {"ch": rng.random() < 0.2, "nx": rng.random() < 0.1} if step % 3 == 0 else {}
+        got = outcome(lambda: fast.zadd("big", mapping, **flags))
+        want = outcome(lambda: CoreCommands.zadd(slow, "big", mapping, **flags))
+        assert got == want, mapping
+    assert repr(fast.zrange("big", 0, -1, withscores=True)) == \
+        repr(slow.zrange("big", 0, -1, withscores=True))
+    fast._data[b"big"]._check()
