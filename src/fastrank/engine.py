@@ -49,10 +49,7 @@ from fastrank import _errors as E
 from fastrank._core import CountMinSketch, SortedSet, TopK
 from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.sortedset import (LISTPACK_ENTRIES, LISTPACK_VALUE, ListpackZSet, blen,
-                                         zset_add)
-
-# A plain ZADD of at least this many members uses the core's batch insert.
-BULK_MIN = 16
+                                         zset_add, zset_add_bulk)
 
 TYPE_NAMES = {bytes: b"string", SortedSet: b"zset", ListpackZSet: b"zset", dict: b"hash",
               set: b"set"}
@@ -81,6 +78,8 @@ def pack_args(args) -> list:
             out.append(arg.encode())
         elif kind is int:
             out.append(b"%d" % arg)
+        elif kind is float:
+            out.append(repr(arg).encode())
         elif isinstance(arg, (bytearray, memoryview)):
             out.append(bytes(arg))
         elif isinstance(arg, bytes):
@@ -487,14 +486,13 @@ class Engine(CoreCommands):
                     if z is None and key not in self._expires and not xx:
                         z = self._data[key] = (SortedSet() if blen(pairs[0][0]) > LISTPACK_VALUE
                                                else ListpackZSet())
-                    if type(z) is SortedSet and key not in self._expires and \
-                            len(pairs) >= BULK_MIN and not (nx or xx or gt or lt or ch) \
-                            and not self._watched and all(score for _, score in pairs):
-                        # Plain bulk ZADD: the core's batch path (later duplicates win,
-                        # as in Redis). Zero scores stay on the per-member path, which
-                        # keeps an existing 0.0 when -0.0 comes (Redis: no change).
-                        added = z.add_many([m for m, _ in pairs], [s for _, s in pairs])
-                        changed = 0
+                    bulk = None
+                    if type(z) is SortedSet and key not in self._expires \
+                            and not (nx or xx or gt or lt or ch):
+                        bulk = zset_add_bulk(self, z, [m for m, _ in pairs],
+                                             [s for _, s in pairs])
+                    if bulk is not None:
+                        added, changed = bulk, 0
                     elif type(z) is SortedSet and key not in self._expires:
                         added = changed = 0
                         add = z.add_status

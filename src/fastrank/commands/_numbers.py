@@ -154,8 +154,17 @@ def _to_double(match):
     return value, False
 
 
+# Plain decimal text, where Python's float() and C's strtod agree (both
+# round correctly); anything else takes the general parser below.
+_PLAIN_DECIMAL = re.compile(rb"-?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?\Z")
+
+
 def parse_score(text: bytes):
     """Redis getDoubleFromObject: strict strtod, or None when invalid."""
+    if _PLAIN_DECIMAL.match(text):
+        value = float(text)
+        if value and value - value == 0.0:  # finite and non-zero: no ERANGE to judge
+            return value
     if not text or text[:1] in (b" ", b"\t", b"\n", b"\v", b"\f", b"\r"):
         return None
     match, end = strtod_prefix(text)

@@ -83,6 +83,24 @@ def zset_add(z, member, score, nx=False, xx=False, gt=False, lt=False):
     return z, z.add_status(member, score, nx, xx, gt, lt)
 
 
+# A plain ZADD of at least this many pairs into a skiplist zset uses the core's batch insert.
+BULK_MIN = 16
+
+
+def zset_add_bulk(db, z, members, scores):
+    """Plain ZADD (no NX/XX/GT/LT/CH) of many pairs via SortedSet.add_many.
+
+    Returns the number added, or None when the member-by-member path must
+    run: a listpack zset (it may convert part-way), few pairs, a zero score
+    (-0.0 must not replace an existing 0.0: Redis sees no change), or a
+    watched key (WATCH needs to know whether anything changed). Later
+    duplicates win, as in Redis.
+    """
+    if type(z) is not SortedSet or len(members) < BULK_MIN or db._watched or not all(scores):
+        return None
+    return z.add_many(members, scores)
+
+
 def replace_zset(db, key, old, new):
     """After a conversion: put the new object where the old one was (TTL kept)."""
     if new is not old:
@@ -182,6 +200,10 @@ def zadd_generic(db, args, incr):
         db.store(key, z)
     if incr:
         return _zadd_incr(db, key, z, rest[1], scores[0], nx, xx, gt, lt)
+    if not (nx or xx or gt or lt or b"CH" in flags):
+        added = zset_add_bulk(db, z, rest[1::2], scores)
+        if added is not None:
+            return added
     added = changed = 0
     first = z
     for j, score in enumerate(scores):
