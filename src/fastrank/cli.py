@@ -4,6 +4,11 @@
 a stream of match results moves ratings with ZINCRBY, and the board answers
 the questions a game asks (top 10, one player's exact rank, the players
 around them) while it is being written.
+
+``fastrank bench`` runs the side-by-side comparison of ``fastrank.benchmark``
+(fastrank vs redis-py, sortedcontainers, fakeredis and the sketch libraries)
+at several board sizes, prints the table, writes it as Markdown and JSON, and
+with ``--plot`` draws it.
 """
 from __future__ import annotations
 
@@ -125,7 +130,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p_demo.add_argument("--players", type=int, default=1_000_000)
     p_demo.add_argument("--matches", type=int, default=1_000_000)
     p_demo.add_argument("--seed", type=int, default=2026)
-    args = parser.parse_args(list(argv) if argv is not None else None)
+    from fastrank import benchmark
+
+    p_bench = sub.add_parser("bench", help="compare fastrank with Redis and the Python libraries",
+                             description=benchmark.__doc__,
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
+    benchmark.add_arguments(p_bench)
+    argv = list(argv) if argv is not None else sys.argv[1:]
+    args = parser.parse_args(argv)
+    if args.command == "bench":
+        return benchmark.run_cli(args, p_bench, " ".join(["fastrank", *argv]))
     if args.command == "demo":
         if args.players < 1 or args.matches < 0:
             parser.error("--players must be >= 1 and --matches >= 0")

