@@ -17,9 +17,10 @@ The keyspace is a dict key bytes → value, where the value's Python type is
 the Redis type: ``bytes`` string, ``SortedSet`` or ``ListpackZSet`` zset (the
 encoding Redis would use, see ``commands/sortedset.py``), ``dict`` hash,
 ``set`` set. Expiry deadlines (ms since the epoch) live in ``_expires`` and are
-enforced lazily, on access. An ``RLock`` makes every command (and every
-transaction) atomic across threads; blocking pops wait on a Condition of
-that lock, which is released while they wait.
+enforced lazily, on access. A re-entrant lock (``EngineLock``, an RLock
+in C) makes every command (and every transaction) atomic across threads;
+blocking pops wait on a Condition of that lock, which is released while
+they wait.
 
 WATCH: ``_watched`` maps each watched key to the pipelines watching it.
 Handlers report every key they really modify with ``touched(key)`` (the
@@ -46,7 +47,9 @@ from redis.exceptions import DataError, WatchError
 from redis.client import CaseInsensitiveDict
 
 from fastrank import _errors as E
-from fastrank._core import CountMinSketch, SortedSet, TopK
+from fastrank._core import (CountMinSketch, EngineLock, EngineState, SortedSet, TopK,
+                            engine_incrby, engine_zincrby, engine_zrange, engine_zrank,
+                            engine_zrevrange, engine_zrevrank, engine_zscore)
 from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.sortedset import (LISTPACK_ENTRIES, LISTPACK_VALUE, ListpackZSet, blen,
                                          zset_add, zset_add_bulk)
@@ -119,7 +122,7 @@ class Engine(CoreCommands):
                  encoding_errors: str = "strict"):
         self._data = {}
         self._expires = {}
-        self._lock = threading.RLock()
+        self._lock = EngineLock()  # an RLock whose uncontended use costs no OS call
         self._cond = threading.Condition(self._lock)
         self._waiters = 0
         self._no_block = False  # set while a transaction runs
@@ -134,6 +137,9 @@ class Engine(CoreCommands):
         self.response_callbacks = CaseInsensitiveDict(
             get_response_callbacks(user_protocol=None, legacy_responses=True)
         )
+        # What the compiled fast paths read in C (shares _data, _expires, _lock).
+        self._fast = EngineState(self._data, self._expires, self._lock, decode_responses,
+                                 encoding, encoding_errors)
 
     # -- redis.Redis look-alikes ------------------------------------------
 
@@ -389,8 +395,23 @@ class Engine(CoreCommands):
     # Each returns exactly what the generic path returns; anything unusual
     # (other argument types, missing or expiring keys, non-finite numbers)
     # goes to the generic path. tests/unit/test_engine_fastpaths.py proves it.
+    #
+    # Two levels. The public methods are compiled (``_enginefast.pxi`` in the
+    # core): exact bytes/str key, exact bytes/str/int member, a key without
+    # TTL holding a skiplist SortedSet (any zset for reads), an integer
+    # string for INCRBY -- decided and done in C under the lock. Whatever
+    # they decline goes to the Python fast paths below (``_py_zincrby``...; they
+    # also handle listpack zsets), which decline to the generic path.
 
-    def zincrby(self, name, amount, value):
+    zincrby = engine_zincrby
+    zscore = engine_zscore
+    zrank = engine_zrank
+    zrevrank = engine_zrevrank
+    zrange = engine_zrange
+    zrevrange = engine_zrevrange
+    incrby = incr = engine_incrby
+
+    def _py_zincrby(self, name, amount, value):
         key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
         kind = type(value)
         if kind is int:
@@ -418,7 +439,7 @@ class Engine(CoreCommands):
                     return score
         return CoreCommands.zincrby(self, name, amount, value)
 
-    def zscore(self, name, value):
+    def _py_zscore(self, name, value):
         key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
         kind = type(value)
         if kind is int:
@@ -449,14 +470,14 @@ class Engine(CoreCommands):
                 return z.rank(value, reverse)
         return False
 
-    def zrank(self, name, value, withscore=False, score_cast_func=float):
+    def _py_zrank(self, name, value, withscore=False, score_cast_func=float):
         if not withscore:
             rank = self._rank(name, value, False)
             if rank is not False:
                 return rank
         return CoreCommands.zrank(self, name, value, withscore, score_cast_func)
 
-    def zrevrank(self, name, value, withscore=False, score_cast_func=float):
+    def _py_zrevrank(self, name, value, withscore=False, score_cast_func=float):
         if not withscore:
             rank = self._rank(name, value, True)
             if rank is not False:
@@ -465,7 +486,12 @@ class Engine(CoreCommands):
 
     def zadd(self, name, mapping, nx=False, xx=False, ch=False, incr=False, gt=False,
              lt=False):
-        key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
+        key = name if type(name) is bytes else None
+        if type(name) is str:
+            try:
+                key = name.encode()
+            except UnicodeEncodeError:  # redis-py's own checks come first: generic path
+                pass
         if key is not None and mapping and not incr and not (nx and (xx or gt or lt)) \
                 and not (gt and lt) and type(mapping) is dict:
             pairs = []
@@ -546,7 +572,7 @@ class Engine(CoreCommands):
             return [m.decode(enc, errors) for m in result]
         return result
 
-    def zrange(self, name, start, end, desc=False, withscores=False, score_cast_func=float,
+    def _py_zrange(self, name, start, end, desc=False, withscores=False, score_cast_func=float,
                byscore=False, bylex=False, offset=None, num=None):
         if not byscore and not bylex and offset is None and num is None:
             result = self._fast_range(name, start, end, desc, withscores, score_cast_func)
@@ -555,13 +581,13 @@ class Engine(CoreCommands):
         return CoreCommands.zrange(self, name, start, end, desc, withscores, score_cast_func,
                                    byscore, bylex, offset, num)
 
-    def zrevrange(self, name, start, end, withscores=False, score_cast_func=float):
+    def _py_zrevrange(self, name, start, end, withscores=False, score_cast_func=float):
         result = self._fast_range(name, start, end, True, withscores, score_cast_func)
         if result is not False:
             return result
         return CoreCommands.zrevrange(self, name, start, end, withscores, score_cast_func)
 
-    def incrby(self, name, amount=1):
+    def _py_incrby(self, name, amount=1):
         key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
         if key is not None and type(amount) is int:
             with self._lock:
@@ -577,7 +603,6 @@ class Engine(CoreCommands):
                             return new
         return CoreCommands.incrby(self, name, amount)
 
-    incr = incrby
 
     def mget(self, keys, *args):
         if not args and type(keys) is list and keys and not self._expires:
