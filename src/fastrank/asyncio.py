@@ -42,13 +42,14 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import re
 import threading
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence
 from urllib.parse import urlparse
 
 from redis.commands.core import AsyncCoreCommands, CoreCommands
-from redis.exceptions import RedisError, WatchError
+from redis.exceptions import RedisError, ResponseError, WatchError
 
 from fastrank.commands import COMMANDS
 from fastrank.commands.sortedset import parse_timeout
@@ -332,6 +333,18 @@ def _install_engine_methods() -> None:
 _install_engine_methods()
 
 
+_ANNOTATED = re.compile(r"(Command # \d+ \(.*?\) of pipeline caused error: )(.*)\Z", re.S)
+
+
+def _asyncio_annotation(exc: BaseException) -> None:
+    """Re-annotate a pipeline error as redis.asyncio does (the args tuple, not args[0])."""
+    if isinstance(exc, ResponseError) and exc.args and isinstance(exc.args[0], str):
+        match = _ANNOTATED.match(exc.args[0])
+        if match is not None:
+            original = (match.group(2),) + exc.args[1:]
+            exc.args = (f"{match.group(1)}{original}",) + exc.args[1:]
+
+
 class Pipeline(AsyncCoreCommands):
     """redis.asyncio's Pipeline API over the sync :class:`fastrank.pipeline.Pipeline`."""
 
@@ -438,8 +451,22 @@ class Pipeline(AsyncCoreCommands):
                 _is_blocking(args[0]) for args, _ in pipe.command_stack):
             # A blocking command in a plain pipeline blocks its connection:
             # wait in a worker thread, not on the loop.
-            return await asyncio.to_thread(pipe.execute, raise_on_error)
-        return pipe.execute(raise_on_error)
+            run = functools.partial(asyncio.to_thread, pipe.execute, raise_on_error)
+        else:
+            run = functools.partial(_now, pipe.execute, raise_on_error)
+        try:
+            results = await run()
+        except ResponseError as exc:
+            _asyncio_annotation(exc)
+            raise
+        for r in results:
+            if isinstance(r, ResponseError):
+                _asyncio_annotation(r)
+        return results
+
+
+async def _now(fn: Callable, *args: Any) -> Any:
+    return fn(*args)
 
 
 def connect(url: str = "memory://", **kwargs: Any) -> Any:
