@@ -201,6 +201,8 @@ class RedisTarget:
         self.server: Any = None
         self.client: Any = None
         self.note = ""
+        self.version: Optional[str] = None
+        self.prefix = f"fastrank-bench:{os.getpid()}:"
         if url is None:
             if shutil.which("redis-server") is None:
                 self.note = "no redis-server on PATH and no --redis URL: the redis-py rows are omitted"
@@ -213,7 +215,6 @@ class RedisTarget:
         self.client = redis.Redis.from_url(url)
         self.client.ping()
         self.version = str(self.client.info("server").get("redis_version", "?"))
-        self.prefix = f"fastrank-bench:{os.getpid()}:"
 
     def close(self) -> None:
         if self.client is not None:
@@ -430,7 +431,7 @@ def _meta(target: RedisTarget, loadavg: Any, seconds: float, ops: int, repeat: i
     return dict(
         fastrank=fastrank.__version__, python=platform.python_version(), platform=platform.platform(),
         cpu=cpu, cpus=os.cpu_count(), loadavg_at_start=list(loadavg) if loadavg else None,
-        redis_server=getattr(target, "version", None) if target.client is not None else None,
+        redis_server=target.version,
         versions=versions, ops=ops, repeat=repeat, seconds=round(seconds, 1),
         date=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
     )

@@ -107,3 +107,17 @@ def test_sizes_parse_and_print():
     assert [size_label(n) for n in (2_000, 10_000, 1_000_000, 500)] == ["2k", "10k", "1M", "500"]
     with pytest.raises(ValueError):
         parse_size("0")
+
+
+def test_without_a_redis_server_the_redis_rows_are_left_out_with_a_note(tmp_path, monkeypatch):
+    from fastrank import benchmark
+
+    monkeypatch.setattr(benchmark.shutil, "which", lambda name: None)
+    data = benchmark.run([500], ops=500, repeat=1, memory=False, fakeredis=False)
+    backends = {r["backend"] for r in data["results"]}
+    assert "fastrank Engine" in backends and not any(b.startswith("redis-py") for b in backends)
+    assert all(r["ratio_to_redis_per_call"] is None for r in data["results"])
+    assert any("no redis-server" in n for n in data["notes"])
+    assert data["meta"]["redis_server"] is None
+    md = benchmark.to_markdown(data)
+    assert "(1.0x)" not in md and "- no redis-server" in md
