@@ -1,13 +1,13 @@
-"""Known answers for HyperLogLog, from ../shared/vectors/hll-vectors.json.
+"""Known answers for HyperLogLog, from tests/vectors/hll-vectors.json.
 
-The vectors were captured from a real Redis 7.0.15 (see COMPAT.md 1.11):
+The vectors (a copy of the project's shared hll-vectors.json) were captured
+from a real Redis 7.0.15:
 per-element MurmurHash64A / register index / rank, full string bytes after
 PFADD and PFMERGE, PFCOUNT and the cache bytes it writes, and a 5000-step
 one-element-per-PFADD curve across the sparse -> dense promotion.
 """
 import hashlib
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -16,18 +16,8 @@ from fastrank import HyperLogLog
 from fastrank._core import _hll_hash, _hll_selftest, pfadd_bytes, pfcount_bytes, pfmerge_bytes
 
 
-def _vectors_path():
-    here = Path(__file__).resolve()
-    for base in [Path(os.environ.get("FASTRANK_SHARED", ""))] + list(here.parents):
-        for cand in (base / "shared" / "vectors" / "hll-vectors.json", base / "vectors" / "hll-vectors.json"):
-            if cand.is_file():
-                return cand
-    return None
-
-
-VPATH = _vectors_path()
-pytestmark = pytest.mark.skipif(VPATH is None, reason="shared/vectors/hll-vectors.json not found")
-DATA = json.loads(VPATH.read_text()) if VPATH else {"vectors": [], "element_hash_vectors": []}
+VPATH = Path(__file__).resolve().parents[1] / "vectors" / "hll-vectors.json"
+DATA = json.loads(VPATH.read_text())
 
 
 def _elements(call):
