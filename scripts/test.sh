@@ -15,12 +15,16 @@ PY=${PYTHON:-python3}
 APT_PACKAGES=()
 command -v redis-server >/dev/null || APT_PACKAGES+=(redis-server)
 command -v redis-cli >/dev/null || APT_PACKAGES+=(redis-tools)
-command -v clang >/dev/null || APT_PACKAGES+=(clang libclang-rt-14-dev)
+command -v clang >/dev/null || APT_PACKAGES+=(clang)
 if [ ${#APT_PACKAGES[@]} -gt 0 ]; then
     echo "== installing ${APT_PACKAGES[*]} (apt-get)"
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq
+    # libFuzzer's runtime: Debian 12 ships it apart from clang (libclang-rt-14-dev)
+    for rt in libclang-rt-14-dev libclang-rt-dev; do
+        if apt-cache show "$rt" >/dev/null 2>&1; then APT_PACKAGES+=("$rt"); break; fi
+    done
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${APT_PACKAGES[@]}" >/dev/null
 fi
 
