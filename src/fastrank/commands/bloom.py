@@ -32,9 +32,13 @@ module adds around them, as observed on RedisBloom 2.8.2:
   random), so a run is reproducible given that seed. Replies equal
   RedisBloom's exactly when decay is 1 or no two items share a bucket.
 """
+from __future__ import annotations
+
 import random
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar
 
 from redis._parsers.base import BaseParser
+from redis.exceptions import ResponseError
 
 from fastrank import _core
 from fastrank import _errors as E
@@ -42,15 +46,21 @@ from fastrank._core import CountMinSketch, TopK
 from fastrank.commands import CommandError, command
 from fastrank.commands._numbers import parse_int, parse_score
 
-_parse_error = BaseParser.parse_error
+if TYPE_CHECKING:
+    from fastrank.engine import Engine
+
+    Handler = Callable[[Engine, list[bytes]], Any]
+
+_T = TypeVar("_T")
+_parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
 TOPK_DEFAULTS = (8, 7, 0.9)  # width, depth, decay of a 1-parameter TOPK.RESERVE
 
 
-def _arity(name):
+def _arity(name: str) -> _Arity:
     return _Arity(E.WRONG_ARITY % name)
 
 
-def _modified(db, key) -> None:
+def _modified(db: Engine, key: bytes) -> None:
     db.touched(key)  # Redis's signalModifiedKey (WATCH)
 
 
@@ -58,13 +68,13 @@ class _Arity(CommandError):
     """A wrong argument count: found before RedisBloom opens the key."""
 
 
-def signals_key(handler):
+def signals_key(handler: Handler) -> Handler:
     """RedisBloom opens the key of these commands for writing once the
     argument count is right, so Redis signals it as modified (WATCH) whatever
     happens next, errors included (verified on 2.8.2). CMS.INCRBY and the
     read commands never do."""
 
-    def wrapped(db, args):
+    def wrapped(db: Engine, args: list[bytes]) -> Any:
         try:
             reply = handler(db, args)
         except _Arity:
@@ -80,7 +90,7 @@ def signals_key(handler):
     return wrapped
 
 
-def _get(db, key, kind, missing):
+def _get(db: Engine, key: bytes, kind: type[_T], missing: str) -> _T:
     value = db.lookup(key)
     if value is None:
         raise CommandError(missing)
@@ -89,27 +99,27 @@ def _get(db, key, kind, missing):
     return value
 
 
-def _get_cms(db, key):
+def _get_cms(db: Engine, key: bytes) -> CountMinSketch:
     return _get(db, key, CountMinSketch, _core.CMS_ERR_NO_KEY)
 
 
-def _get_topk(db, key):
+def _get_topk(db: Engine, key: bytes) -> TopK:
     return _get(db, key, TopK, _core.TOPK_ERR_NO_KEY)
 
 
-def _create(db, key, exists_error):
+def _create(db: Engine, key: bytes, exists_error: str) -> None:
     if db.lookup(key) is not None:
         raise CommandError(exists_error)
 
 
-def _positive(arg, error):
+def _positive(arg: bytes, error: str) -> int:
     value = parse_int(arg)
     if value is None or value < 1:
         raise CommandError(error)
     return value
 
 
-def _core_call(fn, *args):
+def _core_call(fn: Callable[..., _T], *args: Any) -> _T:
     """Run a core method; its ValueError/TypeError/OverflowError texts are
     RedisBloom's error lines."""
     try:
@@ -123,7 +133,7 @@ def _core_call(fn, *args):
 
 @command("cms.initbydim", -1, write=True)
 @signals_key
-def cms_initbydim(db, args):
+def cms_initbydim(db: Engine, args: list[bytes]) -> Any:
     if len(args) != 3:
         raise _arity("cms.initbydim")
     _create(db, args[0], _core.CMS_ERR_KEY_EXISTS)
@@ -133,7 +143,7 @@ def cms_initbydim(db, args):
     return b"OK"
 
 
-def _unit_interval(arg, error):
+def _unit_interval(arg: bytes, error: str) -> float:
     value = parse_score(arg)
     if value is None or not 0.0 < value < 1.0:
         raise CommandError(error)
@@ -142,7 +152,7 @@ def _unit_interval(arg, error):
 
 @command("cms.initbyprob", -1, write=True)
 @signals_key
-def cms_initbyprob(db, args):
+def cms_initbyprob(db: Engine, args: list[bytes]) -> Any:
     if len(args) != 3:
         raise _arity("cms.initbyprob")
     _create(db, args[0], _core.CMS_ERR_KEY_EXISTS)
@@ -152,7 +162,7 @@ def cms_initbyprob(db, args):
     return b"OK"
 
 
-def _pairs(args, name):
+def _pairs(args: list[bytes], name: str) -> tuple[list[bytes], list[bytes]]:
     """items, raw increments of ``key item incr [item incr ...]``."""
     if len(args) < 3 or len(args) % 2 == 0:
         raise _arity(name)
@@ -160,10 +170,10 @@ def _pairs(args, name):
 
 
 @command("cms.incrby", -1, write=True)
-def cms_incrby(db, args):
+def cms_incrby(db: Engine, args: list[bytes]) -> Any:
     items, raw = _pairs(args, "cms.incrby")
     cms = _get_cms(db, args[0])
-    increments = []
+    increments: list[int] = []
     for text in raw:
         value = parse_int(text)
         if value is None:
@@ -177,7 +187,7 @@ def cms_incrby(db, args):
 
 
 @command("cms.query", -1)
-def cms_query(db, args):
+def cms_query(db: Engine, args: list[bytes]) -> Any:
     if len(args) < 2:
         raise _arity("cms.query")
     return _get_cms(db, args[0]).query(args[1:])
@@ -185,7 +195,7 @@ def cms_query(db, args):
 
 @command("cms.merge", -1, write=True)
 @signals_key
-def cms_merge(db, args):
+def cms_merge(db: Engine, args: list[bytes]) -> Any:
     if len(args) < 3:
         raise _arity("cms.merge")
     dest = _get_cms(db, args[0])
@@ -209,7 +219,7 @@ def cms_merge(db, args):
             if value is None:
                 raise CommandError(_core.CMS_ERR_WEIGHT)
             weights.append(value)
-    sources = []
+    sources: list[CountMinSketch] = []
     for key in keys:
         src = _get_cms(db, key)
         if src.width != dest.width or src.depth != dest.depth:
@@ -224,7 +234,7 @@ def cms_merge(db, args):
 
 
 @command("cms.info", -1)
-def cms_info(db, args):
+def cms_info(db: Engine, args: list[bytes]) -> Any:
     if len(args) != 1:
         raise _arity("cms.info")
     cms = _get_cms(db, args[0])
@@ -234,7 +244,7 @@ def cms_info(db, args):
 # -- Top-K ------------------------------------------------------------------------
 
 
-def _cut(name):
+def _cut(name: Optional[bytes]) -> Optional[bytes]:
     """An item name as RedisBloom sends it: a C string, cut at the first NUL."""
     if name is None:
         return None
@@ -242,20 +252,21 @@ def _cut(name):
     return name if nul < 0 else name[:nul]
 
 
-def _new_seed(db) -> int:
-    rng = db.__dict__.get("_topk_rng")
+def _new_seed(db: Engine) -> int:
+    rng: Optional[random.Random] = db.__dict__.get("_topk_rng")
     if rng is None:
-        rng = db._topk_rng = random.Random(getattr(db, "topk_seed", None))
+        rng = db.__dict__["_topk_rng"] = random.Random(getattr(db, "topk_seed", None))
     return rng.getrandbits(64)
 
 
 @command("topk.reserve", -1, write=True)
 @signals_key
-def topk_reserve(db, args):
+def topk_reserve(db: Engine, args: list[bytes]) -> Any:
     if len(args) not in (2, 5):
         raise _arity("topk.reserve")
     _create(db, args[0], _core.TOPK_ERR_KEY_EXISTS)
     k = _positive(args[1], _core.TOPK_ERR_K)
+    decay: Optional[float]
     width, depth, decay = TOPK_DEFAULTS
     if len(args) == 5:
         width = _positive(args[2], _core.TOPK_ERR_WIDTH)
@@ -269,7 +280,7 @@ def topk_reserve(db, args):
 
 @command("topk.add", -1, write=True)
 @signals_key
-def topk_add(db, args):
+def topk_add(db: Engine, args: list[bytes]) -> Any:
     if len(args) < 2:
         raise _arity("topk.add")
     topk = _get_topk(db, args[0])
@@ -279,10 +290,10 @@ def topk_add(db, args):
 
 @command("topk.incrby", -1, write=True)
 @signals_key
-def topk_incrby(db, args):
+def topk_incrby(db: Engine, args: list[bytes]) -> Any:
     items, raw = _pairs(args, "topk.incrby")
     topk = _get_topk(db, args[0])
-    increments = []
+    increments: list[int] = []
     for text in raw:
         value = parse_int(text)
         if value is None or not 0 <= value <= _core.TOPK_MAX_INCREMENT:
@@ -292,7 +303,7 @@ def topk_incrby(db, args):
     if bad and len(increments) < len(items) - 1:
         # RedisBloom would send a malformed reply here: a clean error instead.
         raise CommandError(_core.TOPK_ERR_INCREMENT)
-    reply = [_cut(x) for x in topk.incrby(items[:len(increments)], increments)] \
+    reply: list[Any] = [_cut(x) for x in topk.incrby(items[:len(increments)], increments)] \
         if increments else []
     if bad:  # the last pair: RedisBloom's well-formed reply, error as last element
         reply.append(_parse_error(_core.TOPK_ERR_INCREMENT))
@@ -300,21 +311,21 @@ def topk_incrby(db, args):
 
 
 @command("topk.query", -1)
-def topk_query(db, args):
+def topk_query(db: Engine, args: list[bytes]) -> Any:
     if len(args) < 2:
         raise _arity("topk.query")
     return _get_topk(db, args[0]).query(args[1:])
 
 
 @command("topk.count", -1)
-def topk_count(db, args):
+def topk_count(db: Engine, args: list[bytes]) -> Any:
     if len(args) < 2:
         raise _arity("topk.count")
     return _get_topk(db, args[0]).count(args[1:])
 
 
 @command("topk.list", -1)
-def topk_list(db, args):
+def topk_list(db: Engine, args: list[bytes]) -> Any:
     if len(args) not in (1, 2):
         raise _arity("topk.list")
     withcount = len(args) == 2
@@ -323,14 +334,14 @@ def topk_list(db, args):
     topk = _get_topk(db, args[0])
     if not withcount:
         return [_cut(x) for x in topk.list()]
-    reply = []
+    reply: list[Any] = []
     for name, count in topk.list(True):
         reply += [_cut(name), count]
     return reply
 
 
 @command("topk.info", -1)
-def topk_info(db, args):
+def topk_info(db: Engine, args: list[bytes]) -> Any:
     if len(args) != 1:
         raise _arity("topk.info")
     topk = _get_topk(db, args[0])

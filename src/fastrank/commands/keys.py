@@ -6,49 +6,55 @@ Redis's glob matcher, DBSIZE, FLUSHDB, and connection odds and ends
 SCAN (and ZSCAN/HSCAN/SSCAN) answer in one batch: cursor 0 returns every
 match and the cursor 0 again (COUNT is only a hint in Redis too).
 """
+from __future__ import annotations
+
 import time
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
 
 from fastrank import _errors as E
 from fastrank.commands import CommandError, command, syntax_error, to_int
 from fastrank.commands._numbers import INT64_MAX, INT64_MIN
 
+if TYPE_CHECKING:
+    from fastrank.engine import Engine
+
 UNSUPPORTED_OPTION = "ERR Unsupported option %s"
 
 
-def _now_ms():
+def _now_ms() -> int:
     from fastrank.engine import now_ms
 
     return now_ms()
 
 
-def type_name(value) -> bytes:
+def type_name(value: object) -> bytes:
     from fastrank.engine import TYPE_NAMES
 
     return TYPE_NAMES[type(value)]
 
 
 @command("del", -2, write=True)
-def del_(db, args):
+def del_(db: Engine, args: list[bytes]) -> Any:
     return sum(db.remove(key) for key in args)
 
 
 @command("unlink", -2, write=True)
-def unlink(db, args):
+def unlink(db: Engine, args: list[bytes]) -> Any:
     return del_(db, args)
 
 
 @command("exists", -2)
-def exists(db, args):
+def exists(db: Engine, args: list[bytes]) -> Any:
     return sum(db.lookup(key) is not None for key in args)
 
 
 @command("touch", -2)
-def touch(db, args):
+def touch(db: Engine, args: list[bytes]) -> Any:
     return exists(db, args)
 
 
 @command("type", 2)
-def type_(db, args):
+def type_(db: Engine, args: list[bytes]) -> Any:
     value = db.lookup(args[0])
     return b"none" if value is None else type_name(value)
 
@@ -56,8 +62,8 @@ def type_(db, args):
 # -- expiry ------------------------------------------------------------------
 
 
-def _expire_flags(options):
-    flags = set()
+def _expire_flags(options: list[bytes]) -> set[bytes]:
+    flags: set[bytes] = set()
     for opt in options:
         word = opt.upper()
         if word in (b"NX", b"XX", b"GT", b"LT"):
@@ -71,7 +77,7 @@ def _expire_flags(options):
     return flags
 
 
-def expire_generic(db, args, name, seconds, basetime):
+def expire_generic(db: Engine, args: list[bytes], name: str, seconds: bool, basetime: int) -> int:
     flags = _expire_flags(args[2:])
     when = to_int(args[1])
     if seconds:
@@ -102,29 +108,29 @@ def expire_generic(db, args, name, seconds, basetime):
 
 
 @command("expire", -3, write=True)
-def expire(db, args):
+def expire(db: Engine, args: list[bytes]) -> Any:
     return expire_generic(db, args, "expire", True, _now_ms())
 
 
 @command("pexpire", -3, write=True)
-def pexpire(db, args):
+def pexpire(db: Engine, args: list[bytes]) -> Any:
     return expire_generic(db, args, "pexpire", False, _now_ms())
 
 
 @command("expireat", -3, write=True)
-def expireat(db, args):
+def expireat(db: Engine, args: list[bytes]) -> Any:
     return expire_generic(db, args, "expireat", True, 0)
 
 
 @command("pexpireat", -3, write=True)
-def pexpireat(db, args):
+def pexpireat(db: Engine, args: list[bytes]) -> Any:
     return expire_generic(db, args, "pexpireat", False, 0)
 
 
-def ttl_generic(db, key, in_ms, absolute):
+def ttl_generic(db: Engine, key: bytes, in_ms: bool, absolute: bool) -> int:
     if db.lookup(key) is None:
         return -2
-    deadline = db._expires.get(key)
+    deadline: Optional[int] = db._expires.get(key)
     if deadline is None:
         return -1
     ttl = deadline if absolute else max(deadline - _now_ms(), 0)
@@ -132,27 +138,27 @@ def ttl_generic(db, key, in_ms, absolute):
 
 
 @command("ttl", 2)
-def ttl(db, args):
+def ttl(db: Engine, args: list[bytes]) -> Any:
     return ttl_generic(db, args[0], False, False)
 
 
 @command("pttl", 2)
-def pttl(db, args):
+def pttl(db: Engine, args: list[bytes]) -> Any:
     return ttl_generic(db, args[0], True, False)
 
 
 @command("expiretime", 2)
-def expiretime(db, args):
+def expiretime(db: Engine, args: list[bytes]) -> Any:
     return ttl_generic(db, args[0], False, True)
 
 
 @command("pexpiretime", 2)
-def pexpiretime(db, args):
+def pexpiretime(db: Engine, args: list[bytes]) -> Any:
     return ttl_generic(db, args[0], True, True)
 
 
 @command("persist", 2, write=True)
-def persist(db, args):
+def persist(db: Engine, args: list[bytes]) -> Any:
     if db.lookup(args[0]) is None:
         return 0
     if db._expires.pop(args[0], None) is None:
@@ -164,7 +170,7 @@ def persist(db, args):
 # -- rename --------------------------------------------------------------------
 
 
-def rename_generic(db, args, nx):
+def rename_generic(db: Engine, args: list[bytes], nx: bool) -> Union[int, bytes]:
     src, dst = args
     value = db.lookup(src)
     if value is None:
@@ -184,12 +190,12 @@ def rename_generic(db, args, nx):
 
 
 @command("rename", 3, write=True)
-def rename(db, args):
+def rename(db: Engine, args: list[bytes]) -> Any:
     return rename_generic(db, args, False)
 
 
 @command("renamenx", 3, write=True)
-def renamenx(db, args):
+def renamenx(db: Engine, args: list[bytes]) -> Any:
     return rename_generic(db, args, True)
 
 
@@ -205,10 +211,10 @@ def stringmatch(pattern: bytes, string: bytes) -> bool:
     return _match(pattern, 0, string, 0, [False])
 
 
-def _match(pat, p, s, i, skip_longer):
+def _match(pat: bytes, p: int, s: bytes, i: int, skip_longer: list[bool]) -> bool:
     plen, slen = len(pat), len(s)
 
-    def at(k):
+    def at(k: int) -> int:
         return pat[k] if k < plen else 0
 
     while p < plen and i < slen:
@@ -274,7 +280,7 @@ def _match(pat, p, s, i, skip_longer):
 
 
 @command("keys", 2)
-def keys(db, args):
+def keys(db: Engine, args: list[bytes]) -> Any:
     pattern = args[0]
     if pattern == b"*":
         return db.live_keys()
@@ -289,9 +295,12 @@ def parse_cursor(arg: bytes) -> int:
     return int(arg)
 
 
-def scan_options(args, allow_type):
+def scan_options(
+    args: list[bytes], allow_type: bool
+) -> tuple[Optional[bytes], Optional[bytes]]:
     """(pattern or None, type name or None) from MATCH/COUNT/TYPE options."""
-    pattern, kind = None, None
+    pattern: Optional[bytes] = None
+    kind: Optional[bytes] = None
     i = 0
     while i < len(args):
         word, left = args[i].upper(), len(args) - i
@@ -308,11 +317,13 @@ def scan_options(args, allow_type):
     return pattern, kind
 
 
-def scan_reply(cursor, items, pattern, pairs=False):
+def scan_reply(
+    cursor: int, items: Iterable[Any], pattern: Optional[bytes], pairs: bool = False
+) -> list[Any]:
     """One-batch scan reply: [b'0', items] filtered by pattern (on names)."""
     if cursor != 0:
         return [b"0", []]
-    out = []
+    out: list[Any] = []
     for item in items:
         name = item[0] if pairs else item
         if pattern is None or stringmatch(pattern, name):
@@ -321,7 +332,7 @@ def scan_reply(cursor, items, pattern, pairs=False):
 
 
 @command("scan", -2)
-def scan(db, args):
+def scan(db: Engine, args: list[bytes]) -> Any:
     cursor = parse_cursor(args[0])
     pattern, kind = scan_options(args[1:], True)
     found = db.live_keys()
@@ -331,11 +342,11 @@ def scan(db, args):
 
 
 @command("dbsize", 1)
-def dbsize(db, args):
+def dbsize(db: Engine, args: list[bytes]) -> Any:
     return len(db.live_keys())
 
 
-def _flush(db, args):
+def _flush(db: Engine, args: list[bytes]) -> bytes:
     if len(args) > 1 or (args and args[0].upper() not in (b"SYNC", b"ASYNC")):
         raise syntax_error()
     db.flushed()
@@ -345,42 +356,42 @@ def _flush(db, args):
 
 
 @command("flushdb", -1, write=True)
-def flushdb(db, args):
+def flushdb(db: Engine, args: list[bytes]) -> Any:
     return _flush(db, args)
 
 
 @command("flushall", -1, write=True)
-def flushall(db, args):
+def flushall(db: Engine, args: list[bytes]) -> Any:
     return _flush(db, args)
 
 
 @command("watch", -2)
-def watch(db, args):
+def watch(db: Engine, args: list[bytes]) -> Any:
     """Outside a pipeline there is no connection to keep the WATCH on (a
     pooled redis-py connection neither); pipelines handle WATCH themselves."""
     return b"OK"
 
 
 @command("unwatch", 1)
-def unwatch(db, args):
+def unwatch(db: Engine, args: list[bytes]) -> Any:
     """Queued inside MULTI (redis-py's unwatch() after multi()): EXEC has
     already unwatched everything, so it only answers OK, as Redis does."""
     return b"OK"
 
 
 @command("ping", -1)
-def ping(db, args):
+def ping(db: Engine, args: list[bytes]) -> Any:
     if len(args) > 1:
         raise CommandError(E.WRONG_ARITY % "ping")
     return args[0] if args else b"PONG"
 
 
 @command("echo", 2)
-def echo(db, args):
+def echo(db: Engine, args: list[bytes]) -> Any:
     return args[0]
 
 
 @command("time", 1)
-def time_(db, args):
+def time_(db: Engine, args: list[bytes]) -> Any:
     now = time.time_ns() // 1000
     return [b"%d" % (now // 1000000), b"%d" % (now % 1000000)]

@@ -4,6 +4,10 @@ counters (INCR…, INCRBYFLOAT in 80-bit long double), ranges, MGET/MSET.
 A string value is stored as ``bytes``; integers are stored as their
 canonical decimal text, so INCR and GET agree with Redis byte for byte.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Optional, Union
+
 from fastrank import _errors as E
 from fastrank.commands import CommandError, command, syntax_error, to_int
 from fastrank.commands._numbers import (
@@ -15,30 +19,38 @@ from fastrank.commands._numbers import (
     parse_long_double,
 )
 
+if TYPE_CHECKING:
+    from fastrank.engine import Engine
+
 MAX_STRING = 512 * 1024 * 1024
 
 
-def _now_ms():
+def _now_ms() -> int:
     from fastrank.engine import now_ms
 
     return now_ms()
 
 
-def get_string(db, key):
-    return db.lookup_type(key, bytes)
+def get_string(db: Engine, key: bytes) -> Optional[bytes]:
+    value: Optional[bytes] = db.lookup_type(key, bytes)
+    return value
 
 
 @command("get", 2)
-def get(db, args):
+def get(db: Engine, args: list[bytes]) -> Any:
     return get_string(db, args[0])
 
 
 # -- SET and its options -----------------------------------------------------
 
 
-def parse_set_options(args, for_set):
+def parse_set_options(
+    args: list[bytes], for_set: bool
+) -> tuple[set[str], Optional[str], Optional[bytes]]:
     """Redis parseExtendedStringArgumentsOrReply: (flags set, unit, expire arg)."""
-    flags, unit, expire = set(), None, None
+    flags: set[str] = set()
+    unit: Optional[str] = None
+    expire: Optional[bytes] = None
     j = 0
     while j < len(args):
         opt = args[j].upper()
@@ -66,7 +78,7 @@ def parse_set_options(args, for_set):
     return flags, unit, expire
 
 
-def expire_deadline(expire: bytes, unit: str, name: str) -> int:
+def expire_deadline(expire: bytes, unit: Optional[str], name: str) -> int:
     """Redis getExpireMillisecondsOrReply: the absolute deadline in ms."""
     ms = to_int(expire)
     seconds = unit in ("EX", "EXAT")
@@ -81,7 +93,17 @@ def expire_deadline(expire: bytes, unit: str, name: str) -> int:
     return ms
 
 
-def set_generic(db, key, value, flags, unit, expire, name, ok=b"OK", abort=None):
+def set_generic(
+    db: Engine,
+    key: bytes,
+    value: bytes,
+    flags: set[str],
+    unit: Optional[str],
+    expire: Optional[bytes],
+    name: str,
+    ok: Union[bytes, int] = b"OK",
+    abort: Optional[int] = None,
+) -> Union[bytes, int, None]:
     deadline = expire_deadline(expire, unit, name) if expire is not None else None
     old = None
     if "GET" in flags:
@@ -99,35 +121,35 @@ def set_generic(db, key, value, flags, unit, expire, name, ok=b"OK", abort=None)
 
 
 @command("set", -3, write=True)
-def set_(db, args):
+def set_(db: Engine, args: list[bytes]) -> Any:
     flags, unit, expire = parse_set_options(args[2:], True)
     return set_generic(db, args[0], args[1], flags, unit, expire, "set")
 
 
 @command("setex", 4, write=True)
-def setex(db, args):
+def setex(db: Engine, args: list[bytes]) -> Any:
     return set_generic(db, args[0], args[2], set(), "EX", args[1], "setex")
 
 
 @command("psetex", 4, write=True)
-def psetex(db, args):
+def psetex(db: Engine, args: list[bytes]) -> Any:
     return set_generic(db, args[0], args[2], set(), "PX", args[1], "psetex")
 
 
 @command("setnx", 3, write=True)
-def setnx(db, args):
+def setnx(db: Engine, args: list[bytes]) -> Any:
     return set_generic(db, args[0], args[1], {"NX"}, None, None, "setnx", ok=1, abort=0)
 
 
 @command("getset", 3, write=True)
-def getset(db, args):
+def getset(db: Engine, args: list[bytes]) -> Any:
     old = get_string(db, args[0])
     db.store(args[0], args[1])
     return old
 
 
 @command("getex", -2, write=True)
-def getex(db, args):
+def getex(db: Engine, args: list[bytes]) -> Any:
     flags, unit, expire = parse_set_options(args[1:], False)
     value = get_string(db, args[0])
     if value is None:
@@ -146,7 +168,7 @@ def getex(db, args):
 
 
 @command("getdel", 2, write=True)
-def getdel(db, args):
+def getdel(db: Engine, args: list[bytes]) -> Any:
     value = get_string(db, args[0])
     if value is not None:
         db.remove(args[0])
@@ -154,7 +176,7 @@ def getdel(db, args):
 
 
 @command("mget", -2)
-def mget(db, args):
+def mget(db: Engine, args: list[bytes]) -> Any:
     out = []
     for key in args:
         value = db.lookup(key)
@@ -163,7 +185,7 @@ def mget(db, args):
 
 
 @command("mset", -3, write=True)
-def mset(db, args):
+def mset(db: Engine, args: list[bytes]) -> Any:
     if len(args) % 2:
         raise CommandError(E.WRONG_ARITY % "mset")
     for i in range(0, len(args), 2):
@@ -172,7 +194,7 @@ def mset(db, args):
 
 
 @command("msetnx", -3, write=True)
-def msetnx(db, args):
+def msetnx(db: Engine, args: list[bytes]) -> Any:
     if len(args) % 2:
         raise CommandError(E.WRONG_ARITY % "msetnx")
     if any(db.lookup(args[i]) is not None for i in range(0, len(args), 2)):
@@ -185,13 +207,13 @@ def msetnx(db, args):
 # -- in-place edits ----------------------------------------------------------
 
 
-def _check_length(offset, extra):
+def _check_length(offset: int, extra: int) -> None:
     if offset + extra > MAX_STRING:
         raise CommandError(E.STRING_TOO_LONG)
 
 
 @command("append", 3, write=True)
-def append(db, args):
+def append(db: Engine, args: list[bytes]) -> Any:
     old = get_string(db, args[0])
     if old is None:
         db.store(args[0], args[1])
@@ -203,13 +225,13 @@ def append(db, args):
 
 
 @command("strlen", 2)
-def strlen(db, args):
+def strlen(db: Engine, args: list[bytes]) -> Any:
     value = get_string(db, args[0])
     return 0 if value is None else len(value)
 
 
 @command("getrange", 4)
-def getrange(db, args):
+def getrange(db: Engine, args: list[bytes]) -> Any:
     start, end = to_int(args[1]), to_int(args[2])
     value = get_string(db, args[0])
     if value is None:
@@ -230,12 +252,12 @@ def getrange(db, args):
 
 
 @command("substr", 4)
-def substr(db, args):
+def substr(db: Engine, args: list[bytes]) -> Any:
     return getrange(db, args)
 
 
 @command("setrange", 4, write=True)
-def setrange(db, args):
+def setrange(db: Engine, args: list[bytes]) -> Any:
     offset = to_int(args[1])
     if offset < 0:
         raise CommandError(E.OFFSET_OUT_OF_RANGE)
@@ -264,7 +286,7 @@ def setrange(db, args):
 # -- counters ----------------------------------------------------------------
 
 
-def incr_by(db, key, incr):
+def incr_by(db: Engine, key: bytes, incr: int) -> int:
     old = get_string(db, key)
     value = 0 if old is None else parse_int(old)
     if value is None:
@@ -281,22 +303,22 @@ def incr_by(db, key, incr):
 
 
 @command("incr", 2, write=True)
-def incr(db, args):
+def incr(db: Engine, args: list[bytes]) -> Any:
     return incr_by(db, args[0], 1)
 
 
 @command("decr", 2, write=True)
-def decr(db, args):
+def decr(db: Engine, args: list[bytes]) -> Any:
     return incr_by(db, args[0], -1)
 
 
 @command("incrby", 3, write=True)
-def incrby(db, args):
+def incrby(db: Engine, args: list[bytes]) -> Any:
     return incr_by(db, args[0], to_int(args[1]))
 
 
 @command("decrby", 3, write=True)
-def decrby(db, args):
+def decrby(db: Engine, args: list[bytes]) -> Any:
     amount = to_int(args[1])
     if amount == INT64_MIN:
         raise CommandError(E.DECR_OVERFLOW)
@@ -304,7 +326,7 @@ def decrby(db, args):
 
 
 @command("incrbyfloat", 3, write=True)
-def incrbyfloat(db, args):
+def incrbyfloat(db: Engine, args: list[bytes]) -> Any:
     key = args[0]
     old = get_string(db, key)
     value = 0 if old is None else parse_long_double(old)
