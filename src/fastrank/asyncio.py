@@ -45,7 +45,22 @@ import inspect
 import re
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Dict,
+    Generator,
+    List,
+    MutableMapping,
+    Optional,
+    Sequence,
+    Tuple,
+    TypeVar,
+    Union,
+)
 from urllib.parse import urlparse
 
 from redis.commands.core import AsyncCoreCommands, CoreCommands
@@ -55,6 +70,18 @@ from fastrank.commands import COMMANDS
 from fastrank.commands.sortedset import parse_timeout
 from fastrank.engine import Engine as SyncEngine
 from fastrank.engine import pack_args
+
+if TYPE_CHECKING:
+    from redis._parsers import Encoder
+    from redis.commands.bf import AsyncCMSBloom, AsyncTOPKBloom
+    from redis.event import EventDispatcherInterface
+
+    from fastrank.pipeline import Pipeline as SyncPipeline
+
+_T = TypeVar("_T")
+
+#: A coroutine function standing in for a redis-py async command method.
+_CommandMethod = Callable[..., Coroutine[Any, Any, Any]]
 
 __all__ = ["Engine", "Pipeline", "connect"]
 
@@ -89,7 +116,7 @@ def _is_blocking(first: Any) -> bool:
     return answer
 
 
-def _keys_and_timeout(word: bytes, argv: List[bytes]):
+def _keys_and_timeout(word: bytes, argv: List[bytes]) -> Optional[Tuple[List[bytes], bytes]]:
     """(keys, timeout word) of a blocking command that parsed, or None if unknown here."""
     if word in (b"BZPOPMIN", b"BZPOPMAX", b"BLPOP", b"BRPOP"):
         return argv[1:-1], argv[-1]
@@ -101,7 +128,7 @@ def _keys_and_timeout(word: bytes, argv: List[bytes]):
     return None
 
 
-def _wake(fut: asyncio.Future) -> None:
+def _wake(fut: asyncio.Future[None]) -> None:
     if not fut.done():
         fut.set_result(None)
 
@@ -109,12 +136,12 @@ def _wake(fut: asyncio.Future) -> None:
 class _Wakeups:
     """Futures of coroutines waiting for one of their keys to exist (see module doc)."""
 
-    def __init__(self, core: SyncEngine):
+    def __init__(self, core: SyncEngine) -> None:
         self.core = core
-        self.waiting: Dict[asyncio.Future, Sequence[bytes]] = {}
+        self.waiting: Dict[asyncio.Future[None], Sequence[bytes]] = {}
         self.thread: Optional[threading.Thread] = None
 
-    def add(self, fut: asyncio.Future, keys: Sequence[bytes]) -> None:
+    def add(self, fut: asyncio.Future[None], keys: Sequence[bytes]) -> None:
         """Register fut (core lock held)."""
         self.waiting[fut] = keys
         if self.thread is None:
@@ -122,7 +149,7 @@ class _Wakeups:
                                            daemon=True)
             self.thread.start()
 
-    def remove(self, fut: asyncio.Future) -> None:
+    def remove(self, fut: asyncio.Future[None]) -> None:
         with self.core._lock:
             self.waiting.pop(fut, None)
 
@@ -150,17 +177,17 @@ class _Wakeups:
                     pass
 
 
-def _sync_method(name: str, template: Callable) -> Callable:
+def _sync_method(name: str, template: Callable[..., Any]) -> _CommandMethod:
     @functools.wraps(template)
-    async def method(self, *args, **kwargs):
+    async def method(self: Engine, *args: Any, **kwargs: Any) -> Any:
         return getattr(self._sync, name)(*args, **kwargs)
 
     return method
 
 
-def _async_method(template: Callable) -> Callable:
+def _async_method(template: Callable[..., Any]) -> _CommandMethod:
     @functools.wraps(template)
-    async def method(self, *args, **kwargs):
+    async def method(self: Engine, *args: Any, **kwargs: Any) -> Any:
         return await template(self, *args, **kwargs)
 
     return method
@@ -181,8 +208,14 @@ class Engine(AsyncCoreCommands):
     options apply).
     """
 
+    #: Declared by redis-py's command mixins (CommandsProtocol); no command
+    #: method here reads it, so it is never set (redis.asyncio.Redis sets an
+    #: EventDispatcher for its connections' events).
+    _event_dispatcher: EventDispatcherInterface
+
     def __init__(self, decode_responses: bool = False, encoding: str = "utf-8",
-                 encoding_errors: str = "strict", *, engine: Optional[SyncEngine] = None):
+                 encoding_errors: str = "strict", *,
+                 engine: Optional[SyncEngine] = None) -> None:
         if engine is None:
             engine = SyncEngine(decode_responses=decode_responses, encoding=encoding,
                                 encoding_errors=encoding_errors)
@@ -191,7 +224,7 @@ class Engine(AsyncCoreCommands):
         if wakeups is None:
             wakeups = _Wakeups(engine)
             engine._fastrank_async_wakeups = wakeups  # type: ignore[attr-defined]
-        self._wakeups = wakeups
+        self._wakeups: _Wakeups = wakeups
 
     @property
     def sync_engine(self) -> SyncEngine:
@@ -203,7 +236,7 @@ class Engine(AsyncCoreCommands):
     def __repr__(self) -> str:
         return f"<fastrank.asyncio.Engine(decode_responses={self._sync._decode_responses})>"
 
-    def __await__(self):
+    def __await__(self) -> Generator[Any, None, Engine]:
         return self.initialize().__await__()
 
     async def initialize(self) -> "Engine":
@@ -222,35 +255,35 @@ class Engine(AsyncCoreCommands):
         await self.aclose()
 
     @property
-    def response_callbacks(self):
+    def response_callbacks(self) -> MutableMapping[Union[str, bytes], Callable[..., Any]]:
         return self._sync.response_callbacks
 
-    def get_encoder(self):
+    def get_encoder(self) -> Encoder:
         return self._sync.get_encoder()
 
-    def get_connection_kwargs(self) -> dict:
+    def get_connection_kwargs(self) -> Dict[str, Any]:
         return self._sync.get_connection_kwargs()
 
-    def set_response_callback(self, command: str, callback: Callable) -> None:
+    def set_response_callback(self, command: str, callback: Callable[..., Any]) -> None:
         self._sync.set_response_callback(command, callback)
 
-    def cms(self):
+    def cms(self) -> AsyncCMSBloom:
         """redis-py's AsyncCMSBloom bound to this engine (as ``redis.asyncio.Redis.cms()``)."""
         from redis.commands.bf import AsyncCMSBloom
 
-        return AsyncCMSBloom(client=self)
+        return AsyncCMSBloom(client=self)  # type: ignore[no-untyped-call]  # untyped in redis-py
 
-    def topk(self):
+    def topk(self) -> AsyncTOPKBloom:
         """redis-py's AsyncTOPKBloom bound to this engine (as ``redis.asyncio.Redis.topk()``)."""
         from redis.commands.bf import AsyncTOPKBloom
 
-        return AsyncTOPKBloom(client=self)
+        return AsyncTOPKBloom(client=self)  # type: ignore[no-untyped-call]  # untyped in redis-py
 
     def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> "Pipeline":
         return Pipeline(self, transaction)
 
-    async def transaction(self, func: Callable, *watches: Any, shard_hint: Any = None,
-                          value_from_callable: bool = False,
+    async def transaction(self, func: Callable[[Pipeline], Any], *watches: Any,
+                          shard_hint: Any = None, value_from_callable: bool = False,
                           watch_delay: Optional[float] = None) -> Any:
         """redis.asyncio's Redis.transaction: ``func(pipe)`` (sync or async) under WATCH."""
         async with self.pipeline(True, shard_hint) as pipe:
@@ -275,14 +308,14 @@ class Engine(AsyncCoreCommands):
             return await self._blocking(args, options)
         return self._sync.execute_command(*args, **options)
 
-    async def _blocking(self, args: tuple, options: dict) -> Any:
+    async def _blocking(self, args: Tuple[Any, ...], options: Dict[str, Any]) -> Any:
         core = self._sync
         argv = pack_args(args)
         word = argv[0].upper()
         cmd = COMMANDS.get(word)
         if cmd is None or not cmd.blocking:
             return core.execute_command(*args, **options)
-        spec = None
+        keys: Sequence[bytes] = ()
         deadline: Optional[float] = None
         started = False
         while True:
@@ -299,11 +332,12 @@ class Engine(AsyncCoreCommands):
                     spec = _keys_and_timeout(word, argv)
                     if spec is None:
                         break
+                    keys = spec[0]
                     deadline = parse_timeout(spec[1])
                 if deadline is not None and time.monotonic() >= deadline:
                     return reply
-                fut = asyncio.get_running_loop().create_future()
-                self._wakeups.add(fut, spec[0])
+                fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                self._wakeups.add(fut, keys)
             try:
                 timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
                 await asyncio.wait_for(fut, timeout)
@@ -348,13 +382,15 @@ def _asyncio_annotation(exc: BaseException) -> None:
 class Pipeline(AsyncCoreCommands):
     """redis.asyncio's Pipeline API over the sync :class:`fastrank.pipeline.Pipeline`."""
 
-    def __init__(self, engine: Engine, transaction: bool = True):
+    _event_dispatcher: EventDispatcherInterface  # as Engine's: declared, never set
+
+    def __init__(self, engine: Engine, transaction: bool = True) -> None:
         self._engine = engine
-        self._pipe = engine.sync_engine.pipeline(transaction)
+        self._pipe: SyncPipeline = engine.sync_engine.pipeline(transaction)
 
     # state lives in the sync pipeline
     @property
-    def response_callbacks(self):
+    def response_callbacks(self) -> MutableMapping[Union[str, bytes], Callable[..., Any]]:
         return self._pipe.response_callbacks
 
     @property
@@ -370,7 +406,7 @@ class Pipeline(AsyncCoreCommands):
         return self._pipe.explicit_transaction
 
     @property
-    def command_stack(self) -> list:
+    def command_stack(self) -> List[Tuple[Tuple[Any, ...], Dict[str, Any]]]:
         return self._pipe.command_stack
 
     async def __aenter__(self) -> "Pipeline":
@@ -379,7 +415,7 @@ class Pipeline(AsyncCoreCommands):
     async def __aexit__(self, *exc: Any) -> None:
         await self.reset()
 
-    def __await__(self):
+    def __await__(self) -> Generator[Any, None, Pipeline]:
         return self._async_self().__await__()
 
     async def _async_self(self) -> "Pipeline":
@@ -391,26 +427,28 @@ class Pipeline(AsyncCoreCommands):
     def __bool__(self) -> bool:
         return True
 
-    def get_encoder(self):
+    def get_encoder(self) -> Encoder:
         return self._engine.get_encoder()
 
-    def get_connection_kwargs(self) -> dict:
+    def get_connection_kwargs(self) -> Dict[str, Any]:
         return self._engine.get_connection_kwargs()
 
-    def set_response_callback(self, command: str, callback: Callable) -> None:
+    def set_response_callback(self, command: str, callback: Callable[..., Any]) -> None:
         self._engine.set_response_callback(command, callback)
 
-    def cms(self):
+    def cms(self) -> AsyncCMSBloom:
         from redis.commands.bf import AsyncCMSBloom
 
-        return AsyncCMSBloom(client=self)
+        return AsyncCMSBloom(client=self)  # type: ignore[no-untyped-call]  # untyped in redis-py
 
-    def topk(self):
+    def topk(self) -> AsyncTOPKBloom:
         from redis.commands.bf import AsyncTOPKBloom
 
-        return AsyncTOPKBloom(client=self)
+        return AsyncTOPKBloom(client=self)  # type: ignore[no-untyped-call]  # untyped in redis-py
 
-    async def reset(self) -> None:
+    # redis.asyncio's Pipeline API: RESET/WATCH/UNWATCH here are the
+    # pipeline's own coroutines, not the mixins' command methods.
+    async def reset(self) -> None:  # type: ignore[override]
         self._pipe.reset()
 
     async def aclose(self) -> None:
@@ -434,12 +472,12 @@ class Pipeline(AsyncCoreCommands):
             return await self._engine.execute_command(*args, **options)
         return self._pipe.immediate_execute_command(*args, **options)
 
-    async def watch(self, *names: Any) -> Any:
+    async def watch(self, *names: Any) -> Any:  # type: ignore[override]
         if self._pipe.explicit_transaction:
             raise RedisError("Cannot issue a WATCH after a MULTI")
         return await self.execute_command("WATCH", *names)
 
-    async def unwatch(self) -> Any:
+    async def unwatch(self) -> Any:  # type: ignore[override]
         return self.watching and await self.execute_command("UNWATCH") or True
 
     async def discard(self) -> None:
@@ -447,6 +485,7 @@ class Pipeline(AsyncCoreCommands):
 
     async def execute(self, raise_on_error: bool = True) -> List[Any]:
         pipe = self._pipe
+        run: Callable[[], Awaitable[List[Any]]]
         if not (pipe.transaction or pipe.explicit_transaction) and any(
                 _is_blocking(args[0]) for args, _ in pipe.command_stack):
             # A blocking command in a plain pipeline blocks its connection:
@@ -455,7 +494,7 @@ class Pipeline(AsyncCoreCommands):
         else:
             run = functools.partial(_now, pipe.execute, raise_on_error)
         try:
-            results = await run()
+            results: List[Any] = await run()
         except ResponseError as exc:
             _asyncio_annotation(exc)
             raise
@@ -465,7 +504,7 @@ class Pipeline(AsyncCoreCommands):
         return results
 
 
-async def _now(fn: Callable, *args: Any) -> Any:
+async def _now(fn: Callable[..., _T], *args: Any) -> _T:
     return fn(*args)
 
 

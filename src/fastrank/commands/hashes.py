@@ -2,6 +2,10 @@
 HDEL, HINCRBY, HINCRBYFLOAT (80-bit long double like INCRBYFLOAT), HLEN,
 HEXISTS, HKEYS, HVALS, HSTRLEN, HSCAN. A hash is a ``dict`` bytes → bytes.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
+
 from fastrank import _errors as E
 from fastrank.commands import CommandError, command, to_int
 from fastrank.commands._numbers import (
@@ -14,14 +18,21 @@ from fastrank.commands._numbers import (
 )
 from fastrank.commands.keys import parse_cursor, scan_options, scan_reply
 
+if TYPE_CHECKING:
+    from fastrank.engine import Engine
+
+#: A hash value: field → value.
+Hash = Dict[bytes, bytes]
+
 NAN_OR_INF_VALUE = "ERR value is NaN or Infinity"
 
 
-def get_hash(db, key):
-    return db.lookup_type(key, dict)
+def get_hash(db: Engine, key: bytes) -> Optional[Hash]:
+    h: Optional[Hash] = db.lookup_type(key, dict)
+    return h
 
 
-def hash_for_write(db, key):
+def hash_for_write(db: Engine, key: bytes) -> Hash:
     value = get_hash(db, key)
     if value is None:
         value = {}
@@ -29,7 +40,7 @@ def hash_for_write(db, key):
     return value
 
 
-def _set_pairs(db, args, name):
+def _set_pairs(db: Engine, args: List[bytes], name: str) -> int:
     if len(args) % 2 == 0:  # key plus an odd number of field/value words
         raise CommandError(E.WRONG_ARITY % name)
     h = hash_for_write(db, args[0])
@@ -43,18 +54,18 @@ def _set_pairs(db, args, name):
 
 
 @command("hset", -4, write=True)
-def hset(db, args):
+def hset(db: Engine, args: List[bytes]) -> int:
     return _set_pairs(db, args, "hset")
 
 
 @command("hmset", -4, write=True)
-def hmset(db, args):
+def hmset(db: Engine, args: List[bytes]) -> bytes:
     _set_pairs(db, args, "hmset")
     return b"OK"
 
 
 @command("hsetnx", 4, write=True)
-def hsetnx(db, args):
+def hsetnx(db: Engine, args: List[bytes]) -> int:
     h = hash_for_write(db, args[0])
     if args[1] in h:
         return 0
@@ -64,34 +75,34 @@ def hsetnx(db, args):
 
 
 @command("hget", 3)
-def hget(db, args):
+def hget(db: Engine, args: List[bytes]) -> Optional[bytes]:
     h = get_hash(db, args[0])
     return None if h is None else h.get(args[1])
 
 
 @command("hmget", -3)
-def hmget(db, args):
+def hmget(db: Engine, args: List[bytes]) -> List[Optional[bytes]]:
     h = get_hash(db, args[0]) or {}
     return [h.get(f) for f in args[1:]]
 
 
 @command("hgetall", 2)
-def hgetall(db, args):
+def hgetall(db: Engine, args: List[bytes]) -> Hash:
     return dict(get_hash(db, args[0]) or {})
 
 
 @command("hkeys", 2)
-def hkeys(db, args):
+def hkeys(db: Engine, args: List[bytes]) -> List[bytes]:
     return list(get_hash(db, args[0]) or {})
 
 
 @command("hvals", 2)
-def hvals(db, args):
+def hvals(db: Engine, args: List[bytes]) -> List[bytes]:
     return list((get_hash(db, args[0]) or {}).values())
 
 
 @command("hdel", -3, write=True)
-def hdel(db, args):
+def hdel(db: Engine, args: List[bytes]) -> int:
     h = get_hash(db, args[0])
     if h is None:
         return 0
@@ -103,22 +114,22 @@ def hdel(db, args):
 
 
 @command("hlen", 2)
-def hlen(db, args):
+def hlen(db: Engine, args: List[bytes]) -> int:
     return len(get_hash(db, args[0]) or {})
 
 
 @command("hstrlen", 3)
-def hstrlen(db, args):
+def hstrlen(db: Engine, args: List[bytes]) -> int:
     return len((get_hash(db, args[0]) or {}).get(args[1], b""))
 
 
 @command("hexists", 3)
-def hexists(db, args):
+def hexists(db: Engine, args: List[bytes]) -> int:
     return int(args[1] in (get_hash(db, args[0]) or {}))
 
 
 @command("hincrby", 4, write=True)
-def hincrby(db, args):
+def hincrby(db: Engine, args: List[bytes]) -> int:
     incr = to_int(args[2])
     h = hash_for_write(db, args[0])
     old = h.get(args[1])
@@ -136,7 +147,7 @@ def hincrby(db, args):
 
 
 @command("hincrbyfloat", 4, write=True)
-def hincrbyfloat(db, args):
+def hincrbyfloat(db: Engine, args: List[bytes]) -> bytes:
     incr = parse_long_double(args[2])
     if incr is None:
         raise CommandError(E.NOT_FLOAT)
@@ -158,7 +169,7 @@ def hincrbyfloat(db, args):
 
 
 @command("hscan", -3)
-def hscan(db, args):
+def hscan(db: Engine, args: List[bytes]) -> List[Any]:
     cursor = parse_cursor(args[1])
     h = get_hash(db, args[0])
     if h is None:
