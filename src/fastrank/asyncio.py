@@ -54,12 +54,10 @@ from typing import (
     Dict,
     Generator,
     List,
-    MutableMapping,
     Optional,
     Sequence,
     Tuple,
     TypeVar,
-    Union,
 )
 from urllib.parse import urlparse
 
@@ -255,7 +253,7 @@ class Engine(AsyncCoreCommands):
         await self.aclose()
 
     @property
-    def response_callbacks(self) -> MutableMapping[Union[str, bytes], Callable[..., Any]]:
+    def response_callbacks(self) -> Dict[str, Callable[..., Any]]:
         return self._sync.response_callbacks
 
     def get_encoder(self) -> Encoder:
@@ -271,13 +269,13 @@ class Engine(AsyncCoreCommands):
         """redis-py's AsyncCMSBloom bound to this engine (as ``redis.asyncio.Redis.cms()``)."""
         from redis.commands.bf import AsyncCMSBloom
 
-        return AsyncCMSBloom(client=self)  # type: ignore[no-untyped-call]  # untyped in redis-py
+        return AsyncCMSBloom(client=self)
 
     def topk(self) -> AsyncTOPKBloom:
         """redis-py's AsyncTOPKBloom bound to this engine (as ``redis.asyncio.Redis.topk()``)."""
         from redis.commands.bf import AsyncTOPKBloom
 
-        return AsyncTOPKBloom(client=self)  # type: ignore[no-untyped-call]  # untyped in redis-py
+        return AsyncTOPKBloom(client=self)
 
     def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> "Pipeline":
         return Pipeline(self, transaction)
@@ -390,7 +388,7 @@ class Pipeline(AsyncCoreCommands):
 
     # state lives in the sync pipeline
     @property
-    def response_callbacks(self) -> MutableMapping[Union[str, bytes], Callable[..., Any]]:
+    def response_callbacks(self) -> Dict[str, Callable[..., Any]]:
         return self._pipe.response_callbacks
 
     @property
@@ -439,12 +437,12 @@ class Pipeline(AsyncCoreCommands):
     def cms(self) -> AsyncCMSBloom:
         from redis.commands.bf import AsyncCMSBloom
 
-        return AsyncCMSBloom(client=self)  # type: ignore[no-untyped-call]  # untyped in redis-py
+        return AsyncCMSBloom(client=self)
 
     def topk(self) -> AsyncTOPKBloom:
         from redis.commands.bf import AsyncTOPKBloom
 
-        return AsyncTOPKBloom(client=self)  # type: ignore[no-untyped-call]  # untyped in redis-py
+        return AsyncTOPKBloom(client=self)
 
     # redis.asyncio's Pipeline API: RESET/WATCH/UNWATCH here are the
     # pipeline's own coroutines, not the mixins' command methods.
