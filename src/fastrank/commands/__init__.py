@@ -11,14 +11,25 @@ Arity follows Redis: ``n > 0`` means exactly n words (command included),
 ``n < 0`` at least -n. The table is filled by the per-type modules, which
 register with :func:`command`; importing this package imports them all.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
 from fastrank import _errors as E
 from fastrank.commands._numbers import parse_int, parse_score
+
+if TYPE_CHECKING:
+    from fastrank.engine import Engine
+
+Handler = Callable[["Engine", list[bytes]], Any]
+"""A command handler: ``handler(db, args)`` → the reply (RESP3 shaped, so dynamic)."""
+_H = TypeVar("_H", bound=Handler)
 
 
 class CommandError(Exception):
     """An error reply: ``line`` is the whole Redis error line (``ERR ...``)."""
 
-    def __init__(self, line: str):
+    def __init__(self, line: str) -> None:
         super().__init__(line)
         self.line = line
 
@@ -26,7 +37,8 @@ class CommandError(Exception):
 class Command:
     __slots__ = ("name", "handler", "arity", "write", "blocking")
 
-    def __init__(self, name, handler, arity, write, blocking):
+    def __init__(self, name: str, handler: Handler, arity: int, write: bool,
+                 blocking: bool) -> None:
         self.name = name
         self.handler = handler
         self.arity = arity
@@ -34,13 +46,14 @@ class Command:
         self.blocking = blocking
 
 
-COMMANDS = {}
+COMMANDS: dict[bytes, Command] = {}
 
 
-def command(name: str, arity: int, write: bool = False, blocking: bool = False):
+def command(name: str, arity: int, write: bool = False,
+            blocking: bool = False) -> Callable[[_H], _H]:
     """Register the decorated handler under ``name`` (lower case, as Redis)."""
 
-    def register(handler):
+    def register(handler: _H) -> _H:
         COMMANDS[name.upper().encode()] = Command(name, handler, arity, write, blocking)
         return handler
 
@@ -64,7 +77,7 @@ def to_score(arg: bytes, error: str = E.NOT_FLOAT) -> float:
     return value
 
 
-def syntax_error():
+def syntax_error() -> CommandError:
     return CommandError(E.SYNTAX)
 
 

@@ -13,9 +13,17 @@
   kept as exact ``Fraction`` objects, so every step is correctly rounded as
   the hardware and glibc do it.
 """
+from __future__ import annotations
+
 import math
 import re
 from fractions import Fraction
+from typing import Literal, Union, cast
+
+# An exact value, or the "huge"/"tiny" marker of an absurd exponent (_scaled).
+_Scaled = Union[Fraction, Literal["huge", "tiny"]]
+# An x87 long double: exact when finite, a float ±inf/nan otherwise.
+LongDouble = Union[Fraction, float]
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
@@ -33,7 +41,7 @@ _NUMBER_RE = re.compile(
 )
 
 
-def parse_int(text: bytes):
+def parse_int(text: bytes) -> int | None:
     """The int64 in ``text`` (Redis string2ll rules) or None."""
     if _INT_RE.match(text) is None:
         return None
@@ -43,8 +51,9 @@ def parse_int(text: bytes):
     return value
 
 
-def _exact(match):
-    """(kind, Fraction or None) of a _NUMBER_RE match; kind is inf/nan/num."""
+def _exact(match: re.Match[bytes]) -> tuple[str, bool | _Scaled]:
+    """(kind, x) of a _NUMBER_RE match: kind inf/nan with x the sign (True if
+    negative), or num with x a Fraction or the "huge"/"tiny" marker (unsigned)."""
     text = match.group(0)
     negative = text[:1] == b"-"
     if match.group("inf"):
@@ -65,7 +74,7 @@ def _exact(match):
         digits = (whole + frac) or b"0"
         exponent = (int(exp) if exp else 0) - len(frac)
         value = _scaled(_dec_int(digits), 10, exponent)
-    if value is not None and negative:
+    if negative and isinstance(value, Fraction):  # "huge"/"tiny" keep no sign
         value = -value
     return "num", value
 
@@ -103,7 +112,7 @@ def _dec_len(n: int) -> int:
 _BIG = 1 << 20
 
 
-def _scaled(digits: int, base: int, exponent: int):
+def _scaled(digits: int, base: int, exponent: int) -> _Scaled:
     """digits * base**exponent as a Fraction; "huge"/"tiny" markers when absurd."""
     if digits == 0:
         return Fraction(0)
@@ -117,7 +126,7 @@ def _scaled(digits: int, base: int, exponent: int):
     return Fraction(digits, base ** (-exponent))
 
 
-def strtod_prefix(text: bytes):
+def strtod_prefix(text: bytes) -> tuple[re.Match[bytes] | None, int]:
     """(match or None, end): what strtod consumes from ``text``.
 
     ``end`` is the index just past the number, or 0 when nothing converts
@@ -130,7 +139,7 @@ def strtod_prefix(text: bytes):
     return match, match.end()
 
 
-def _to_double(match):
+def _to_double(match: re.Match[bytes]) -> tuple[float, bool]:
     """(double, erange) for a strtod match, correctly rounded (as glibc)."""
     text = match.group(0)
     negative = text[:1] == b"-"
@@ -159,7 +168,7 @@ def _to_double(match):
 _PLAIN_DECIMAL = re.compile(rb"-?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?\Z")
 
 
-def parse_score(text: bytes):
+def parse_score(text: bytes) -> float | None:
     """Redis getDoubleFromObject: strict strtod, or None when invalid."""
     if _PLAIN_DECIMAL.match(text):
         value = float(text)
@@ -178,7 +187,7 @@ def parse_score(text: bytes):
     return value
 
 
-def parse_bound(text: bytes):
+def parse_bound(text: bytes) -> tuple[float, bool] | None:
     """Redis zslParseRange bound: (value, exclusive) or None when invalid."""
     exclusive = text[:1] == b"("
     if exclusive:
@@ -210,7 +219,7 @@ _LD_MAX = Fraction((1 << 64) - 1) * Fraction(2) ** (16383 - 63)
 MAX_LONG_DOUBLE_CHARS = 5 * 1024
 
 
-def _round_ld(x: Fraction):
+def _round_ld(x: Fraction) -> LongDouble:
     """x rounded to the nearest 80-bit value (ties to even); math.inf on overflow."""
     if x == 0:
         return Fraction(0)
@@ -238,7 +247,7 @@ def _round_ld(x: Fraction):
     return result * sign
 
 
-def parse_long_double(text: bytes):
+def parse_long_double(text: bytes) -> LongDouble | None:
     """Redis string2ld: the value (Fraction, or ±math.inf) or None when invalid."""
     if not text or len(text) >= MAX_LONG_DOUBLE_CHARS or text[:1] in _C_SPACE_SET:
         return None
@@ -251,8 +260,8 @@ def parse_long_double(text: bytes):
         return None
     if kind == "inf":
         return -math.inf if negative else math.inf
-    if value in ("huge", "tiny"):
-        return None  # ERANGE with inf or zero
+    if not isinstance(value, Fraction):
+        return None  # "huge"/"tiny": ERANGE with inf or zero
     rounded = _round_ld(value)
     if isinstance(rounded, float) or (rounded == 0 and value != 0):
         return None
@@ -262,12 +271,12 @@ def parse_long_double(text: bytes):
 _C_SPACE_SET = {bytes([c]) for c in _C_SPACE}
 
 
-def add_long_double(a, b):
+def add_long_double(a: LongDouble, b: LongDouble) -> LongDouble:
     """a + b in 80-bit arithmetic; a float inf/nan when not finite."""
     infinite = [x for x in (a, b) if isinstance(x, float)]
     if infinite:  # finite operands may lie beyond the double range: never convert them
         return infinite[0] + infinite[-1]
-    return _round_ld(a + b)
+    return _round_ld(cast(Fraction, a + b))  # both finite: exact Fractions
 
 
 def format_long_double(value: Fraction) -> bytes:

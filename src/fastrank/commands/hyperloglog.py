@@ -18,6 +18,10 @@ key writes the freshly computed cardinality into the cache bytes, so GET
 changes after it, exactly as on Redis. ``Engine.hll_sparse_max_bytes``
 (Redis's ``hll-sparse-max-bytes``, default 3000) bounds the sparse form.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, TypeVar
+
 from fastrank import _errors as E
 from fastrank._core import (
     CorruptHyperLogLog,
@@ -29,27 +33,32 @@ from fastrank._core import (
 )
 from fastrank.commands import CommandError, command
 
+if TYPE_CHECKING:
+    from fastrank.engine import Engine
+
+_T = TypeVar("_T")
+
 SPARSE_MAX_BYTES = 3000
 
 
-def _sparse_max(db) -> int:
+def _sparse_max(db: Engine) -> int:
     return getattr(db, "hll_sparse_max_bytes", SPARSE_MAX_BYTES)
 
 
-def _string(db, key):
+def _string(db: Engine, key: bytes) -> bytes | None:
     """The live string at key (None if missing); WRONGTYPE for other types."""
-    value = db.lookup(key)
+    value: bytes | None = db.lookup(key)
     if value is not None and type(value) is not bytes:
         raise CommandError(E.WRONGTYPE)
     return value
 
 
-def _modified(db, key) -> None:
+def _modified(db: Engine, key: bytes) -> None:
     db.touched(key)  # Redis's signalModifiedKey (WATCH)
 
 
 @command("pfadd", -2, write=True)
-def pfadd(db, args):
+def pfadd(db: Engine, args: list[bytes]) -> int:
     key = args[0]
     value = _string(db, key)
     try:
@@ -71,7 +80,7 @@ def pfadd(db, args):
 
 
 @command("pfcount", -2)
-def pfcount(db, args):
+def pfcount(db: Engine, args: list[bytes]) -> int:
     if len(args) == 1:
         key = args[0]
         value = _string(db, key)
@@ -89,7 +98,7 @@ def pfcount(db, args):
     return _union(lambda: pfcount_union_bytes(values))
 
 
-def _union(run):
+def _union(run: Callable[[], _T]) -> _T:
     try:
         return run()
     except TypeError:  # a key of another type, reached in key order
@@ -101,7 +110,7 @@ def _union(run):
 
 
 @command("pfmerge", -2, write=True)
-def pfmerge(db, args):
+def pfmerge(db: Engine, args: list[bytes]) -> bytes:
     key = args[0]
     dest = db.lookup(key)
     sources = [db.lookup(k) for k in args[1:]]

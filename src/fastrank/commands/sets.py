@@ -5,14 +5,21 @@ Replies list members in the order Redis uses for a small all-integer set
 (an intset: ascending numbers); a hashtable set's order is its hash order,
 which nothing can reproduce, so those come sorted by bytes.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Collection
+
 from fastrank.commands import command
 from fastrank.commands._numbers import parse_int
 from fastrank.commands.keys import parse_cursor, scan_options, scan_reply
 
+if TYPE_CHECKING:
+    from fastrank.engine import Engine
+
 INTSET_ENTRIES = 512  # set-max-intset-entries
 
 
-def ordered(s) -> list:
+def ordered(s: Collection[bytes]) -> list[bytes]:
     """The members in intset order when Redis could hold s as an intset."""
     if len(s) <= INTSET_ENTRIES:
         numbers = []
@@ -26,12 +33,13 @@ def ordered(s) -> list:
     return sorted(s)
 
 
-def get_set(db, key):
-    return db.lookup_type(key, set)
+def get_set(db: Engine, key: bytes) -> set[bytes] | None:
+    s: set[bytes] | None = db.lookup_type(key, set)
+    return s
 
 
 @command("sadd", -3, write=True)
-def sadd(db, args):
+def sadd(db: Engine, args: list[bytes]) -> int:
     s = get_set(db, args[0])
     if s is None:
         s = set()
@@ -44,7 +52,7 @@ def sadd(db, args):
 
 
 @command("srem", -3, write=True)
-def srem(db, args):
+def srem(db: Engine, args: list[bytes]) -> int:
     s = get_set(db, args[0])
     if s is None:
         return 0
@@ -57,28 +65,28 @@ def srem(db, args):
 
 
 @command("smembers", 2)
-def smembers(db, args):
+def smembers(db: Engine, args: list[bytes]) -> list[bytes]:
     return ordered(get_set(db, args[0]) or ())
 
 
 @command("sismember", 3)
-def sismember(db, args):
+def sismember(db: Engine, args: list[bytes]) -> int:
     return int(args[1] in (get_set(db, args[0]) or ()))
 
 
 @command("smismember", -3)
-def smismember(db, args):
+def smismember(db: Engine, args: list[bytes]) -> list[int]:
     s = get_set(db, args[0]) or ()
     return [int(m in s) for m in args[1:]]
 
 
 @command("scard", 2)
-def scard(db, args):
+def scard(db: Engine, args: list[bytes]) -> int:
     return len(get_set(db, args[0]) or ())
 
 
 @command("sscan", -3)
-def sscan(db, args):
+def sscan(db: Engine, args: list[bytes]) -> Any:
     cursor = parse_cursor(args[1])
     s = get_set(db, args[0])
     if s is None:

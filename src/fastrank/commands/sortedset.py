@@ -26,9 +26,13 @@ the legacy Python shapes. Error precedence follows Redis: arguments are
 parsed (and rejected) before the key is looked up, except where Redis looks
 the key up first (noted at the handler).
 """
+from __future__ import annotations
+
+import enum
 import math
 import random
 import time
+from typing import TYPE_CHECKING, Any, Callable, Final, Iterable, Sequence, TypeVar, Union
 
 from fastrank import _errors as E
 from fastrank._core import SortedSet
@@ -41,6 +45,11 @@ from fastrank.commands._numbers import (
     parse_long_double,
 )
 from fastrank.commands.keys import parse_cursor, scan_options, scan_reply
+
+if TYPE_CHECKING:
+    from fastrank.engine import Engine
+
+_T = TypeVar("_T")
 
 # -- encodings -----------------------------------------------------------------
 
@@ -56,18 +65,23 @@ class ListpackZSet(SortedSet):
 
 ZSET_TYPES = (SortedSet, ListpackZSet)
 
+# A ZUNION/ZINTER/ZDIFF source: a zset, a plain set (scores 1) or a missing key.
+_Source = Union[SortedSet, "set[bytes]", None]
 
-def blen(member) -> int:
+
+def blen(member: bytes | str) -> int:
     """Byte length of a member as the Engine stores it (str is UTF-8)."""
-    return len(member) if type(member) is bytes else len(member.encode())
+    # (isinstance would narrow the type but is slower: blen is on ZADD's fast path)
+    return len(member) if type(member) is bytes else len(member.encode())  # type: ignore[union-attr]
 
 
-def new_zset(first_member_len: int):
+def new_zset(first_member_len: int) -> SortedSet:
     """An empty zset encoded as ZADD creates one for this first member."""
     return SortedSet() if first_member_len > LISTPACK_VALUE else ListpackZSet()
 
 
-def zset_add(z, member, score, nx=False, xx=False, gt=False, lt=False):
+def zset_add(z: SortedSet, member: bytes | str, score: float, nx: bool = False,
+             xx: bool = False, gt: bool = False, lt: bool = False) -> tuple[SortedSet, int]:
     """Redis zsetAdd of one pair: (the zset, now maybe converted, status).
 
     status as SortedSet.add_status. A listpack converts to a (new) skiplist
@@ -87,7 +101,8 @@ def zset_add(z, member, score, nx=False, xx=False, gt=False, lt=False):
 BULK_MIN = 16
 
 
-def zset_add_bulk(db, z, members, scores):
+def zset_add_bulk(db: Engine, z: SortedSet, members: Sequence[bytes | str],
+                  scores: Sequence[float]) -> int | None:
     """Plain ZADD (no NX/XX/GT/LT/CH) of many pairs via SortedSet.add_many.
 
     Returns the number added, or None when the member-by-member path must
@@ -101,7 +116,7 @@ def zset_add_bulk(db, z, members, scores):
     return z.add_many(members, scores)
 
 
-def replace_zset(db, key, old, new):
+def replace_zset(db: Engine, key: bytes, old: SortedSet, new: SortedSet) -> None:
     """After a conversion: put the new object where the old one was (TTL kept)."""
     if new is not old:
         db._data[key] = new
@@ -110,30 +125,36 @@ def replace_zset(db, key, old, new):
 # -- lookups and argument parsing --------------------------------------------
 
 
-def get_zset(db, key):
-    value = db.lookup(key)
+def get_zset(db: Engine, key: bytes) -> SortedSet | None:
+    value: SortedSet | None = db.lookup(key)
     if value is not None and type(value) is not SortedSet and type(value) is not ListpackZSet:
         raise CommandError(E.WRONGTYPE)
     return value
 
 
-def _range_arg(arg):
+def _range_arg(arg: bytes) -> tuple[float, bool]:
     bound = parse_bound(arg)
     if bound is None:
         raise CommandError(E.MIN_MAX_NOT_FLOAT)
     return bound
 
 
-def score_range(min_arg, max_arg):
+def score_range(min_arg: bytes, max_arg: bytes) -> tuple[float, float, bool, bool]:
     """(min, max, min_exclusive, max_exclusive) as zslParseRange."""
     (lo, lo_ex), (hi, hi_ex) = _range_arg(min_arg), _range_arg(max_arg)
     return lo, hi, lo_ex, hi_ex
 
 
-_MIN, _MAX = object(), object()  # Redis's shared.minstring / shared.maxstring
+class _Lex(enum.Enum):
+    MIN = 0
+    MAX = 1
 
 
-def _lex_item(arg):
+_MIN: Final = _Lex.MIN  # Redis's shared.minstring
+_MAX: Final = _Lex.MAX  # Redis's shared.maxstring
+
+
+def _lex_item(arg: bytes) -> tuple[bytes | _Lex, bool]:
     first = arg[:1]
     if first in (b"+", b"-"):
         if len(arg) > 1 and arg[1] != 0:
@@ -146,17 +167,17 @@ def _lex_item(arg):
     raise CommandError(E.MIN_MAX_NOT_LEX)
 
 
-def lex_range(min_arg, max_arg):
+def lex_range(
+    min_arg: bytes, max_arg: bytes
+) -> tuple[bytes | None, bytes | None, bool, bool] | None:
     """(min, max, min_ex, max_ex) for SortedSet lex calls, or None when empty."""
     (lo, lo_ex), (hi, hi_ex) = _lex_item(min_arg), _lex_item(max_arg)
     if lo is _MAX or hi is _MIN:
         return None
-    lo = None if lo is _MIN else lo
-    hi = None if hi is _MAX else hi
-    return lo, hi, lo_ex, hi_ex
+    return (None if lo is _MIN else lo), (None if hi is _MAX else hi), lo_ex, hi_ex
 
 
-def count_arg(arg, error):
+def count_arg(arg: bytes, error: str) -> int:
     """A long in [1, LONG_MAX] (Redis getRangeLongFromObjectOrReply with msg)."""
     value = parse_int(arg)
     if value is None or value < 1:
@@ -164,16 +185,16 @@ def count_arg(arg, error):
     return value
 
 
-def pairs(items):
+def pairs(items: Iterable[tuple[bytes, float]]) -> list[list[bytes | float]]:
     return [[m, s] for m, s in items]
 
 
 # -- point commands ----------------------------------------------------------
 
 
-def zadd_generic(db, args, incr):
+def zadd_generic(db: Engine, args: list[bytes], incr: bool) -> int | float | None:
     key, i = args[0], 1
-    flags = set()
+    flags: set[bytes] = set()
     while i < len(args):
         word = args[i].upper()
         if word not in (b"NX", b"XX", b"CH", b"INCR", b"GT", b"LT"):
@@ -216,7 +237,8 @@ def zadd_generic(db, args, incr):
     return added + changed if b"CH" in flags else added
 
 
-def _zadd_incr(db, key, z, member, incr, nx, xx, gt, lt):
+def _zadd_incr(db: Engine, key: bytes, z: SortedSet, member: bytes, incr: float, nx: bool,
+               xx: bool, gt: bool, lt: bool) -> float | None:
     """ZADD INCR / ZINCRBY: the reply is the computed score, whatever is stored."""
     current = z.score(member)
     if current is None:
@@ -240,42 +262,42 @@ def _zadd_incr(db, key, z, member, incr, nx, xx, gt, lt):
 
 
 @command("zadd", -4, write=True)
-def zadd(db, args):
+def zadd(db: Engine, args: list[bytes]) -> int | float | None:
     return zadd_generic(db, args, False)
 
 
 @command("zincrby", 4, write=True)
-def zincrby(db, args):
+def zincrby(db: Engine, args: list[bytes]) -> int | float | None:
     return zadd_generic(db, args, True)
 
 
 @command("zscore", 3)
-def zscore(db, args):
+def zscore(db: Engine, args: list[bytes]) -> float | None:
     z = get_zset(db, args[0])
     return None if z is None else z.score(args[1])
 
 
 @command("zmscore", -3)
-def zmscore(db, args):
+def zmscore(db: Engine, args: list[bytes]) -> list[float | None]:
     z = get_zset(db, args[0])
     return [None if z is None else z.score(m) for m in args[1:]]
 
 
 @command("zcard", 2)
-def zcard(db, args):
+def zcard(db: Engine, args: list[bytes]) -> int:
     z = get_zset(db, args[0])
     return 0 if z is None else len(z)
 
 
 @command("zcount", 4)
-def zcount(db, args):
+def zcount(db: Engine, args: list[bytes]) -> int:
     lo, hi, lo_ex, hi_ex = score_range(args[1], args[2])
     z = get_zset(db, args[0])
     return 0 if z is None else z.count(lo, hi, min_exclusive=lo_ex, max_exclusive=hi_ex)
 
 
 @command("zlexcount", 4)
-def zlexcount(db, args):
+def zlexcount(db: Engine, args: list[bytes]) -> int:
     bounds = lex_range(args[1], args[2])
     z = get_zset(db, args[0])
     if z is None or bounds is None:
@@ -285,13 +307,13 @@ def zlexcount(db, args):
 
 
 @command("zrank", 3)
-def zrank(db, args):
+def zrank(db: Engine, args: list[bytes]) -> int | None:
     z = get_zset(db, args[0])
     return None if z is None else z.rank(args[1])
 
 
 @command("zrevrank", 3)
-def zrevrank(db, args):
+def zrevrank(db: Engine, args: list[bytes]) -> int | None:
     z = get_zset(db, args[0])
     return None if z is None else z.rank(args[1], True)
 
@@ -299,7 +321,8 @@ def zrevrank(db, args):
 # -- the ZRANGE family ---------------------------------------------------------
 
 
-def zrange_generic(db, args, store=None, rangetype=None, reverse=None):
+def zrange_generic(db: Engine, args: list[bytes], store: bytes | None = None,
+                   rangetype: str | None = None, reverse: bool | None = None) -> Any:
     """Redis zrangeGenericCommand: args start at the source key."""
     key, min_arg, max_arg = args[0], args[1], args[2]
     withscores, offset, limit = False, 0, -1
@@ -336,6 +359,7 @@ def zrange_generic(db, args, store=None, rangetype=None, reverse=None):
         bounds = lex_range(min_arg, max_arg)
     z = get_zset(db, key)
     scores = withscores or store is not None
+    items: Any  # members, or (member, score) pairs when scores are asked for
     if z is None:
         items = []
     elif rangetype == "rank":
@@ -347,8 +371,8 @@ def zrange_generic(db, args, store=None, rangetype=None, reverse=None):
     elif bounds is None:
         items = []
     else:
-        lo, hi, lo_ex, hi_ex = bounds
-        items = z.range_by_lex(lo, hi, min_exclusive=lo_ex, max_exclusive=hi_ex,
+        lex_lo, lex_hi, lo_ex, hi_ex = bounds
+        items = z.range_by_lex(lex_lo, lex_hi, min_exclusive=lo_ex, max_exclusive=hi_ex,
                                reverse=reverse, offset=offset, count=limit)
         if store is not None:
             items = [(m, z.score(m)) for m in items]
@@ -364,7 +388,7 @@ def zrange_generic(db, args, store=None, rangetype=None, reverse=None):
     return pairs(items) if withscores else items
 
 
-def store_result(db, dest, z):
+def store_result(db: Engine, dest: bytes, z: SortedSet) -> int:
     """Overwrite dest with the zset z (deleting dest when z is empty); the size."""
     if not z:
         if db.remove(dest):
@@ -375,37 +399,37 @@ def store_result(db, dest, z):
 
 
 @command("zrange", -4)
-def zrange(db, args):
+def zrange(db: Engine, args: list[bytes]) -> Any:
     return zrange_generic(db, args)
 
 
 @command("zrangestore", -5, write=True)
-def zrangestore(db, args):
+def zrangestore(db: Engine, args: list[bytes]) -> Any:
     return zrange_generic(db, args[1:], store=args[0])
 
 
 @command("zrevrange", -4)
-def zrevrange(db, args):
+def zrevrange(db: Engine, args: list[bytes]) -> Any:
     return zrange_generic(db, args, rangetype="rank", reverse=True)
 
 
 @command("zrangebyscore", -4)
-def zrangebyscore(db, args):
+def zrangebyscore(db: Engine, args: list[bytes]) -> Any:
     return zrange_generic(db, args, rangetype="score", reverse=False)
 
 
 @command("zrevrangebyscore", -4)
-def zrevrangebyscore(db, args):
+def zrevrangebyscore(db: Engine, args: list[bytes]) -> Any:
     return zrange_generic(db, args, rangetype="score", reverse=True)
 
 
 @command("zrangebylex", -4)
-def zrangebylex(db, args):
+def zrangebylex(db: Engine, args: list[bytes]) -> Any:
     return zrange_generic(db, args, rangetype="lex", reverse=False)
 
 
 @command("zrevrangebylex", -4)
-def zrevrangebylex(db, args):
+def zrevrangebylex(db: Engine, args: list[bytes]) -> Any:
     return zrange_generic(db, args, rangetype="lex", reverse=True)
 
 
@@ -413,7 +437,7 @@ def zrevrangebylex(db, args):
 
 
 @command("zrem", -3, write=True)
-def zrem(db, args):
+def zrem(db: Engine, args: list[bytes]) -> int:
     z = get_zset(db, args[0])
     if z is None:
         return 0
@@ -424,7 +448,7 @@ def zrem(db, args):
     return removed
 
 
-def _zremrange(db, args, how):
+def _zremrange(db: Engine, args: list[bytes], how: str) -> int:
     if how == "rank":
         start, stop = to_int(args[1]), to_int(args[2])
     elif how == "score":
@@ -441,8 +465,8 @@ def _zremrange(db, args, how):
     elif bounds is None:
         removed = 0
     else:
-        lo, hi, lo_ex, hi_ex = bounds
-        removed = z.remove_range_by_lex(lo, hi, min_exclusive=lo_ex, max_exclusive=hi_ex)
+        lex_lo, lex_hi, lo_ex, hi_ex = bounds
+        removed = z.remove_range_by_lex(lex_lo, lex_hi, min_exclusive=lo_ex, max_exclusive=hi_ex)
     if removed:
         db.touched(args[0])
         db.drop_if_empty(args[0], z)
@@ -450,24 +474,26 @@ def _zremrange(db, args, how):
 
 
 @command("zremrangebyrank", 4, write=True)
-def zremrangebyrank(db, args):
+def zremrangebyrank(db: Engine, args: list[bytes]) -> int:
     return _zremrange(db, args, "rank")
 
 
 @command("zremrangebyscore", 4, write=True)
-def zremrangebyscore(db, args):
+def zremrangebyscore(db: Engine, args: list[bytes]) -> int:
     return _zremrange(db, args, "score")
 
 
 @command("zremrangebylex", 4, write=True)
-def zremrangebylex(db, args):
+def zremrangebylex(db: Engine, args: list[bytes]) -> int:
     return _zremrange(db, args, "lex")
 
 
 # -- pops ------------------------------------------------------------------------
 
 
-def pop_first(db, keys, where_max, count):
+def pop_first(
+    db: Engine, keys: Sequence[bytes], where_max: bool, count: int
+) -> tuple[bytes, list[tuple[bytes, float]]] | tuple[None, None]:
     """Redis genericZpopCommand core: (key, items) from the first non-empty key.
 
     Type errors stop at the first existing key of another type.
@@ -486,10 +512,10 @@ def pop_first(db, keys, where_max, count):
     return None, None
 
 
-def _zpop(db, args, where_max):
+def _zpop(db: Engine, args: list[bytes], where_max: bool) -> list[Any]:
     if len(args) > 2:
         raise syntax_error()
-    count = None
+    count: int | None = None
     if len(args) == 2:
         count = parse_int(args[1])
         if count is None or count < 0:
@@ -503,16 +529,16 @@ def _zpop(db, args, where_max):
 
 
 @command("zpopmin", -2, write=True)
-def zpopmin(db, args):
+def zpopmin(db: Engine, args: list[bytes]) -> list[Any]:
     return _zpop(db, args, False)
 
 
 @command("zpopmax", -2, write=True)
-def zpopmax(db, args):
+def zpopmax(db: Engine, args: list[bytes]) -> list[Any]:
     return _zpop(db, args, True)
 
 
-def parse_mpop(args):
+def parse_mpop(args: list[bytes]) -> tuple[list[bytes], bool, int]:
     """ZMPOP arguments from numkeys on: (keys, where_max, count)."""
     numkeys = count_arg(args[0], E.NUMKEYS_POSITIVE)
     where = 1 + numkeys
@@ -521,7 +547,8 @@ def parse_mpop(args):
     word = args[where].upper()
     if word not in (b"MIN", b"MAX"):
         raise syntax_error()
-    count, j = None, where + 1
+    count: int | None = None
+    j = where + 1
     while j < len(args):
         if count is None and args[j].upper() == b"COUNT" and j + 1 < len(args):
             count = count_arg(args[j + 1], E.COUNT_POSITIVE)
@@ -532,13 +559,13 @@ def parse_mpop(args):
 
 
 @command("zmpop", -4, write=True)
-def zmpop(db, args):
+def zmpop(db: Engine, args: list[bytes]) -> list[Any] | None:
     keys, where_max, count = parse_mpop(args)
     key, items = pop_first(db, keys, where_max, count)
-    return None if key is None else [key, pairs(items)]
+    return None if items is None else [key, pairs(items)]  # items is None iff key is
 
 
-def parse_timeout(arg):
+def parse_timeout(arg: bytes) -> float | None:
     """Redis getTimeoutFromObjectOrReply (seconds): a monotonic deadline or None."""
     value = parse_long_double(arg)
     if value is None:
@@ -552,7 +579,8 @@ def parse_timeout(arg):
     return None if ms == 0 else time.monotonic() + ms / 1000.0
 
 
-def blocking_pop(db, deadline, attempt):
+def blocking_pop(db: Engine, deadline: float | None,
+                 attempt: Callable[[], _T | None]) -> _T | None:
     """Retry ``attempt()`` after every write until it answers or time runs out."""
     while True:
         reply = attempt()
@@ -562,11 +590,11 @@ def blocking_pop(db, deadline, attempt):
             return None
 
 
-def _bzpop(db, args, where_max):
+def _bzpop(db: Engine, args: list[bytes], where_max: bool) -> list[Any] | None:
     deadline = parse_timeout(args[-1])
     keys = args[:-1]
 
-    def attempt():
+    def attempt() -> list[Any] | None:
         key, items = pop_first(db, keys, where_max, 1)
         return None if not items else [key, items[0][0], items[0][1]]
 
@@ -574,23 +602,23 @@ def _bzpop(db, args, where_max):
 
 
 @command("bzpopmin", -3, write=True, blocking=True)
-def bzpopmin(db, args):
+def bzpopmin(db: Engine, args: list[bytes]) -> list[Any] | None:
     return _bzpop(db, args, False)
 
 
 @command("bzpopmax", -3, write=True, blocking=True)
-def bzpopmax(db, args):
+def bzpopmax(db: Engine, args: list[bytes]) -> list[Any] | None:
     return _bzpop(db, args, True)
 
 
 @command("bzmpop", -5, write=True, blocking=True)
-def bzmpop(db, args):
+def bzmpop(db: Engine, args: list[bytes]) -> list[Any] | None:
     deadline = parse_timeout(args[0])
     keys, where_max, count = parse_mpop(args[1:])
 
-    def attempt():
+    def attempt() -> list[Any] | None:
         key, items = pop_first(db, keys, where_max, count)
-        return None if key is None else [key, pairs(items)]
+        return None if items is None else [key, pairs(items)]  # items is None iff key is
 
     return blocking_pop(db, deadline, attempt)
 
@@ -599,7 +627,7 @@ def bzmpop(db, args):
 
 
 @command("zrandmember", -2)
-def zrandmember(db, args):
+def zrandmember(db: Engine, args: list[bytes]) -> Any:
     if len(args) == 1:
         z = get_zset(db, args[0])
         if z is None or not len(z):
@@ -634,16 +662,16 @@ def zrandmember(db, args):
 # -- set algebra -------------------------------------------------------------------
 
 
-def _source_items(value):
+def _source_items(value: _Source) -> list[tuple[bytes, float]]:
     """(member, score) pairs of a zset or a plain set (scores 1)."""
     if value is None:
         return []
-    if type(value) is set:
+    if isinstance(value, set):  # (a zset is a SortedSet, never a set)
         return [(m, 1.0) for m in value]
     return value.items()
 
 
-def _aggregate(target, value, how):
+def _aggregate(target: float, value: float, how: bytes) -> float:
     if how == b"SUM":
         total = target + value
         return 0.0 if total != total else total
@@ -652,20 +680,22 @@ def _aggregate(target, value, how):
     return value if value > target else target
 
 
-def setop_generic(db, args, name, op, store=False, card_only=False):
+def setop_generic(db: Engine, args: list[bytes], name: str, op: str, store: bool = False,
+                  card_only: bool = False) -> tuple[dict[bytes, float], bool, int]:
     """Redis zunionInterDiffGenericCommand from numkeys on: the (member, score) result."""
     numkeys = to_int(args[0])
     if numkeys < 1:
         raise CommandError(E.AT_LEAST_ONE_KEY % name)
     if numkeys > len(args) - 1:
         raise syntax_error()
-    sources = []
+    sources: list[_Source] = []
     for key in args[1:1 + numkeys]:
         value = db.lookup(key)
         if value is not None and type(value) not in (SortedSet, ListpackZSet, set):
             raise CommandError(E.WRONGTYPE)
         sources.append(value)
     weights = [1.0] * numkeys
+    limit: int | None
     how, withscores, limit = b"SUM", False, 0
     j = 1 + numkeys
     while j < len(args):
@@ -692,14 +722,15 @@ def setop_generic(db, args, name, op, store=False, card_only=False):
     return result, withscores, limit
 
 
-def _compute(op, sources, weights, how):
+def _compute(op: str, sources: list[_Source], weights: list[float],
+             how: bytes) -> dict[bytes, float]:
     """member → score of the union/intersection/difference, Redis's order of folding."""
     weighted = [(_source_items(s), w) for s, w in zip(sources, weights)]
     if op == "diff":
         first, others = weighted[0][0], [s for s in sources[1:] if s is not None]
         return {m: s for m, s in first if not any(m in o for o in others)}
     order = sorted(range(len(weighted)), key=lambda i: len(weighted[i][0]))
-    acc = {}
+    acc: dict[bytes, float] = {}
     if op == "union":
         for i in order:
             items, w = weighted[i]
@@ -725,17 +756,17 @@ def _compute(op, sources, weights, how):
     return acc
 
 
-def _sorted_items(result):
+def _sorted_items(result: dict[bytes, float]) -> list[tuple[bytes, float]]:
     return sorted(result.items(), key=lambda kv: (kv[1], kv[0]))
 
 
-def _setop_reply(db, args, name, op):
+def _setop_reply(db: Engine, args: list[bytes], name: str, op: str) -> list[Any]:
     result, withscores, _ = setop_generic(db, args, name, op)
     items = _sorted_items(result)
     return pairs(items) if withscores else [m for m, _ in items]
 
 
-def _setop_store(db, args, name, op):
+def _setop_store(db: Engine, args: list[bytes], name: str, op: str) -> int:
     result, _, _ = setop_generic(db, args[1:], name, op, store=True)
     # Redis builds a skiplist, then zsetConvertToListpackIfNeeded.
     listpack = len(result) <= LISTPACK_ENTRIES and all(
@@ -751,37 +782,37 @@ def _setop_store(db, args, name, op):
 
 
 @command("zunion", -3)
-def zunion(db, args):
+def zunion(db: Engine, args: list[bytes]) -> list[Any]:
     return _setop_reply(db, args, "zunion", "union")
 
 
 @command("zinter", -3)
-def zinter(db, args):
+def zinter(db: Engine, args: list[bytes]) -> list[Any]:
     return _setop_reply(db, args, "zinter", "inter")
 
 
 @command("zdiff", -3)
-def zdiff(db, args):
+def zdiff(db: Engine, args: list[bytes]) -> list[Any]:
     return _setop_reply(db, args, "zdiff", "diff")
 
 
 @command("zunionstore", -4, write=True)
-def zunionstore(db, args):
+def zunionstore(db: Engine, args: list[bytes]) -> int:
     return _setop_store(db, args, "zunionstore", "union")
 
 
 @command("zinterstore", -4, write=True)
-def zinterstore(db, args):
+def zinterstore(db: Engine, args: list[bytes]) -> int:
     return _setop_store(db, args, "zinterstore", "inter")
 
 
 @command("zdiffstore", -4, write=True)
-def zdiffstore(db, args):
+def zdiffstore(db: Engine, args: list[bytes]) -> int:
     return _setop_store(db, args, "zdiffstore", "diff")
 
 
 @command("zintercard", -3)
-def zintercard(db, args):
+def zintercard(db: Engine, args: list[bytes]) -> int:
     result, _, limit = setop_generic(db, args, "zintercard", "inter", card_only=True)
     return len(result) if limit == 0 else min(limit, len(result))
 
@@ -790,7 +821,7 @@ def zintercard(db, args):
 
 
 @command("zscan", -3)
-def zscan(db, args):
+def zscan(db: Engine, args: list[bytes]) -> Any:
     cursor = parse_cursor(args[1])
     z = get_zset(db, args[0])
     if z is None:
