@@ -12,20 +12,28 @@ reverse of that order. NaN scores raise ``ValueError``; ``±inf`` are valid;
 existing ``0.0`` is not changed by setting ``-0.0``; ``incr`` of a missing
 member computes ``0.0 + delta``).
 """
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union, overload
+from types import TracebackType
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Optional, Sequence,
+                    Tuple, Type, Union, overload)
 
 import numpy as np
 import numpy.typing as npt
+from redis.typing import EncodableT, KeyT, ZSetRangeResponse
+from typing_extensions import disjoint_base
 
-Member = Union[bytes, bytearray, memoryview, str, int, float]
-Members = Union[Sequence[Member], npt.NDArray[np.integer]]
+from fastrank.engine import Engine
 
+# Type aliases of this stub only (private: nothing by these names at runtime).
+_Member = Union[bytes, bytearray, memoryview, str, int, float]
+_MemberSeq = Union[Sequence[_Member], npt.NDArray[np.integer]]
+
+@disjoint_base
 class SortedSet:
     def __init__(self) -> None: ...
     # -- point operations ----------------------------------------------
     def add(
         self,
-        member: Member,
+        member: _Member,
         score: float,
         *,
         nx: bool = False,
@@ -41,7 +49,7 @@ class SortedSet:
         """
     def add_status(
         self,
-        member: Member,
+        member: _Member,
         score: float,
         nx: bool = False,
         xx: bool = False,
@@ -49,33 +57,42 @@ class SortedSet:
         lt: bool = False,
     ) -> int:
         """As add, but tells what happened: 0 nothing, 1 added, 2 score changed."""
-    def incr(self, member: Member, delta: float) -> float:
+    def incr(self, member: _Member, delta: float) -> float:
         """Add delta to the score (a missing member starts at 0); the new score.
 
         A NaN result raises ValueError and changes nothing.
         """
-    def remove(self, member: Member) -> bool: ...
-    def score(self, member: Member) -> Optional[float]: ...
-    def rank(self, member: Member, reverse: bool = False) -> Optional[int]: ...
+    def remove(self, member: _Member) -> bool: ...
+    def score(self, member: _Member) -> Optional[float]: ...
+    def rank(self, member: _Member, reverse: bool = False) -> Optional[int]: ...
     def __len__(self) -> int: ...
-    def __contains__(self, member: object) -> bool: ...
+    def __contains__(self, member: object, /) -> bool: ...
     def __iter__(self) -> Iterator[bytes]:
         """Members in ascending order."""
     def items(self) -> List[Tuple[bytes, float]]:
         """All (member, score) pairs in ascending order."""
     def clear(self) -> None: ...
     def copy(self) -> "SortedSet": ...
+    def __copy__(self) -> "SortedSet": ...
+    def __deepcopy__(self, memo: Any) -> "SortedSet": ...
     # -- ranges --------------------------------------------------------
     @overload
-    def range(self, start: int, stop: int, reverse: bool = False) -> List[bytes]: ...
+    def range(
+        self, start: int, stop: int, reverse: bool = False, withscores: Literal[False] = False
+    ) -> List[bytes]:
+        """Members by rank, both ends inclusive, Redis's negative-index rules."""
     @overload
     def range(
-        self, start: int, stop: int, reverse: bool, withscores: bool
-    ) -> Union[List[bytes], List[Tuple[bytes, float]]]: ...
-    def range(  # type: ignore[misc]
+        self, start: int, stop: int, reverse: bool, withscores: Literal[True]
+    ) -> List[Tuple[bytes, float]]: ...
+    @overload
+    def range(
+        self, start: int, stop: int, reverse: bool = False, *, withscores: Literal[True]
+    ) -> List[Tuple[bytes, float]]: ...
+    @overload
+    def range(
         self, start: int, stop: int, reverse: bool = False, withscores: bool = False
-    ) -> Union[List[bytes], List[Tuple[bytes, float]]]:
-        """Members by rank, both ends inclusive, Redis's negative-index rules."""
+    ) -> Union[List[bytes], List[Tuple[bytes, float]]]: ...
     def range_by_score(
         self,
         min: float,
@@ -135,16 +152,16 @@ class SortedSet:
         max_exclusive: bool = False,
     ) -> int: ...
     # -- batch (numpy) -------------------------------------------------
-    def add_many(self, members: Members, scores: npt.ArrayLike) -> int:
+    def add_many(self, members: _MemberSeq, scores: npt.ArrayLike) -> int:
         """Set each member's score (later duplicates win); the number added.
 
         All scores are checked for NaN before anything is written.
         """
-    def incr_many(self, members: Members, deltas: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    def incr_many(self, members: _MemberSeq, deltas: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """incr for each pair in order; the new scores."""
-    def rank_many(self, members: Members, reverse: bool = False) -> npt.NDArray[np.int64]:
+    def rank_many(self, members: _MemberSeq, reverse: bool = False) -> npt.NDArray[np.int64]:
         """rank of each member, -1 where missing."""
-    def score_many(self, members: Members) -> npt.NDArray[np.float64]:
+    def score_many(self, members: _MemberSeq) -> npt.NDArray[np.float64]:
         """score of each member, NaN where missing."""
     # -- diagnostics ---------------------------------------------------
     def memory_usage(self) -> int:
@@ -161,7 +178,7 @@ class SortedSet:
 # 2.8.2's exact texts where RedisBloom has the same condition (the constants
 # CMS_ERR_* / TOPK_ERR_* below), for fastrank.Engine to re-raise.
 
-Increments = Union[int, Sequence[int], npt.NDArray[np.integer]]
+_Increments = Union[int, Sequence[int], npt.NDArray[np.integer]]
 
 CMS_OVERFLOW: int  # 2**32 - 1
 CMS_ERR_KEY_EXISTS: str
@@ -190,9 +207,10 @@ TOPK_ERR_INCREMENT: str
 TOPK_ERR_WITHCOUNT: str
 TOPK_MAX_INCREMENT: int  # 100000
 
-def murmurhash2(item: Member, seed: int = 0) -> int:
+def murmurhash2(item: _Member, seed: int = 0) -> int:
     """32-bit MurmurHash2 (RedisBloom's CMS row hash with seed = row; TopK fingerprint seed 1919)."""
 
+@disjoint_base
 class CountMinSketch:
     """width x depth saturating uint32 counters; row i column = murmurhash2(item, i) % width.
 
@@ -221,26 +239,24 @@ class CountMinSketch:
     def info(self) -> Dict[str, int]:
         """{'width': w, 'depth': d, 'count': total}"""
     @overload
-    def incrby(self, items: npt.NDArray, increments: Increments = 1) -> npt.NDArray[np.uint32]: ...
-    @overload
-    def incrby(self, items: Sequence[Member], increments: Increments = 1) -> List[int]: ...
-    def incrby(self, items, increments=1):  # type: ignore[no-untyped-def]
+    def incrby(self, items: npt.NDArray[Any], increments: _Increments = 1) -> npt.NDArray[np.uint32]:
         """CMS.INCRBY: per item, in order, the min of its counters after its own
         increment; OVERFLOW (2**32-1) where RedisBloom puts "CMS: INCRBY
         overflow" in the reply.  Increments are ints in [0, 2**63-1]:
         ValueError "CMS: Number cannot be negative" / "CMS: Cannot parse
         number", TypeError "CMS: Cannot parse number" for non-integers.
         """
+    @overload
+    def incrby(self, items: Sequence[_Member], increments: _Increments = 1) -> List[int]: ...
     def add_many(
-        self, items: Union[Sequence[Member], npt.NDArray], increments: Increments = 1
+        self, items: Union[Sequence[_Member], npt.NDArray[Any]], increments: _Increments = 1
     ) -> None:
         """incrby without the per-item results (for streams)."""
     @overload
-    def query(self, items: npt.NDArray) -> npt.NDArray[np.uint32]: ...
-    @overload
-    def query(self, items: Sequence[Member]) -> List[int]: ...
-    def query(self, items):  # type: ignore[no-untyped-def]
+    def query(self, items: npt.NDArray[Any]) -> npt.NDArray[np.uint32]:
         """CMS.QUERY: min of each item's counters (0 if never added)."""
+    @overload
+    def query(self, items: Sequence[_Member]) -> List[int]: ...
     def merge(
         self, sources: Sequence["CountMinSketch"], weights: Optional[Sequence[int]] = None
     ) -> None:
@@ -259,8 +275,9 @@ class CountMinSketch:
     @classmethod
     def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "CountMinSketch":
         """ValueError unless data is exactly a valid version-1 serialization."""
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
+@disjoint_base
 class TopK:
     """HeavyKeeper as RedisBloom 2.8 (TOPK.*): replies equal RedisBloom's when
     decay == 1 or no bucket collisions; otherwise the decay coin comes from
@@ -285,29 +302,30 @@ class TopK:
         """{'k', 'width', 'depth', 'decay'}"""
     def seed(self, seed: Optional[int]) -> None:
         """Re-seed the decay generator (None: from os.urandom)."""
-    def add(self, items: Union[Sequence[Member], npt.NDArray]) -> List[Optional[bytes]]:
+    def add(self, items: Union[Sequence[_Member], npt.NDArray[Any]]) -> List[Optional[bytes]]:
         """TOPK.ADD: per item, the item it expelled from the heap, or None."""
     def incrby(
-        self, items: Union[Sequence[Member], npt.NDArray], increments: Increments
+        self, items: Union[Sequence[_Member], npt.NDArray[Any]], increments: _Increments
     ) -> List[Optional[bytes]]:
         """TOPK.INCRBY; increments in [0, 100000], all checked first
         (TOPK_ERR_INCREMENT as ValueError/TypeError)."""
     def add_many(
-        self, items: Union[Sequence[Member], npt.NDArray], increments: Optional[Increments] = None
+        self, items: Union[Sequence[_Member], npt.NDArray[Any]], increments: Optional[_Increments] = None
     ) -> None:
         """incrby without the replies; a numpy integer array loops in C."""
-    def query(self, items: Union[Sequence[Member], npt.NDArray]) -> List[bool]:
+    def query(self, items: Union[Sequence[_Member], npt.NDArray[Any]]) -> List[bool]:
         """TOPK.QUERY: whether each item is in the heap."""
-    def count(self, items: Union[Sequence[Member], npt.NDArray]) -> List[int]:
+    def count(self, items: Union[Sequence[_Member], npt.NDArray[Any]]) -> List[int]:
         """TOPK.COUNT: estimated counts."""
     @overload
-    def list(self) -> List[bytes]: ...
-    @overload
-    def list(self, withcount: bool) -> Union[List[bytes], List[Tuple[bytes, int]]]: ...
-    def list(self, withcount: bool = False):  # type: ignore[no-untyped-def]
+    def list(self, withcount: Literal[False] = False) -> List[bytes]:
         """TOPK.LIST: heap items by count descending (ties in heap order),
         without count-0 slots; (item, count) pairs with withcount.  Items are
         whole (RedisBloom cuts names at a NUL byte; the Engine does that)."""
+    @overload
+    def list(self, withcount: Literal[True]) -> List[Tuple[bytes, int]]: ...
+    @overload
+    def list(self, withcount: bool) -> Union[List[bytes], List[Tuple[bytes, int]]]: ...
     def merge(self, other: "TopK") -> None:
         """Merge another TopK of the same k/width/depth/decay (ValueError
         otherwise).  Not a RedisBloom command."""
@@ -316,7 +334,7 @@ class TopK:
         """fastrank's own format, version 1, little-endian (layout atop _topk.c)."""
     @classmethod
     def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "TopK": ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def _check(self) -> None:
         """Verify the heap's invariants; AssertionError if broken."""
 
@@ -328,8 +346,8 @@ class TopK:
 HLL_NOT_VALID_TEXT: str  # "WRONGTYPE Key is not a valid HyperLogLog string value."
 HLL_CORRUPTED_TEXT: str  # "INVALIDOBJ Corrupted HLL object detected"
 
-HLLValue = Union[bytes, bytearray, memoryview]
-HLLInput = Union["HyperLogLog", bytes, bytearray, memoryview, None]
+_HLLValue = Union[bytes, bytearray, memoryview]
+_HLLInput = Union["HyperLogLog", bytes, bytearray, memoryview, None]
 
 class HyperLogLogError(ValueError):
     """A string Redis refuses as an HLL; str(exc) is Redis's whole error line."""
@@ -337,13 +355,16 @@ class HyperLogLogError(ValueError):
 class NotAHyperLogLog(HyperLogLogError):
     """Bad header (length < 16, magic, encoding > 1, dense length != 12304):
     str() == HLL_NOT_VALID_TEXT."""
+    def __init__(self, msg: str = ...) -> None: ...
 
 class CorruptHyperLogLog(HyperLogLogError):
     """Sparse opcodes not covering exactly 16384 registers: str() ==
     HLL_CORRUPTED_TEXT.  ``value``: the string as the failed command left it
     (a PFADD keeps the updates made before it met the corruption), or None."""
     value: Optional[bytes]
+    def __init__(self, msg: str = ..., value: Optional[bytes] = None) -> None: ...
 
+@disjoint_base
 class HyperLogLog:
     """16384 six-bit registers, MurmurHash64A, Redis's sparse/dense
     encodings, cached cardinality and Ertl estimator (std error 0.81%).
@@ -353,7 +374,7 @@ class HyperLogLog:
         """sparse_max_bytes: Redis's hll-sparse-max-bytes (header included)."""
     @classmethod
     def from_bytes(
-        cls, data: HLLValue, *, sparse_max_bytes: int = 3000, strict: bool = True
+        cls, data: _HLLValue, *, sparse_max_bytes: int = 3000, strict: bool = True
     ) -> "HyperLogLog":
         """Copy of a Redis HLL string.  NotAHyperLogLog for a bad header;
         with strict, CorruptHyperLogLog unless a sparse payload covers exactly
@@ -361,9 +382,11 @@ class HyperLogLog:
     def to_bytes(self) -> bytes:
         """The Redis string (GET)."""
     def copy(self) -> "HyperLogLog": ...
+    def __copy__(self) -> "HyperLogLog": ...
+    def __deepcopy__(self, memo: Any) -> "HyperLogLog": ...
     def __len__(self) -> int:
         """STRLEN of the value: 18.. sparse, 12304 dense."""
-    def __eq__(self, other: object) -> bool:
+    def __eq__(self, other: object, /) -> bool:
         """Same bytes."""
     @property
     def is_sparse(self) -> bool: ...
@@ -371,14 +394,14 @@ class HyperLogLog:
     def sparse_max_bytes(self) -> int: ...
     @sparse_max_bytes.setter
     def sparse_max_bytes(self, value: int) -> None: ...
-    def add(self, item: Member) -> bool:
+    def add(self, item: _Member) -> bool:
         """PFADD of one member: True if a register changed (then the cache
         is marked stale)."""
-    def add_many(self, items: Union[Iterable[Member], npt.NDArray]) -> bool:
+    def add_many(self, items: Union[Iterable[_Member], npt.NDArray[Any]]) -> bool:
         """One PFADD of all items, in order.  Numpy integer arrays add each
         value's decimal text, 'S' arrays each item without its NUL padding,
         both looped in C with no Python object per item."""
-    def merge(self, *others: HLLInput) -> None:
+    def merge(self, *others: _HLLInput) -> None:
         """PFMERGE self others...: dense if self or any input is dense, else
         sparse (possibly promoted by size).  Unchanged if an input is bad."""
     def count(self) -> int:
@@ -386,7 +409,7 @@ class HyperLogLog:
         in the string.  Redis's signed 64-bit reply."""
     def __int__(self) -> int: ...
     @staticmethod
-    def union_count(*hlls: HLLInput) -> int:
+    def union_count(*hlls: _HLLInput) -> int:
         """PFCOUNT k1 k2 ...: estimate of the union; no cache read or written."""
     def _registers(self) -> npt.NDArray[np.uint8]:
         """The 16384 register values."""
@@ -401,19 +424,112 @@ class HyperLogLog:
 # position (the engine's "WRONGTYPE Operation against a key ..."), after the
 # entries before it were checked, which is Redis's order of errors.
 def pfadd_bytes(
-    value: Optional[HLLValue], members: Union[Iterable[Member], npt.NDArray], sparse_max_bytes: int = 3000
+    value: Optional[_HLLValue], members: Union[Iterable[_Member], npt.NDArray[Any]], sparse_max_bytes: int = 3000
 ) -> Tuple[bytes, int]:
     """PFADD: (new value, reply).  reply is 1 if a register changed or the key
     was created.  NotAHyperLogLog / CorruptHyperLogLog as Redis; on
     CorruptHyperLogLog store ``exc.value`` (Redis keeps earlier updates)."""
 
-def pfcount_bytes(value: Optional[HLLValue]) -> Tuple[int, Optional[bytes]]:
+def pfcount_bytes(value: Optional[_HLLValue]) -> Tuple[int, Optional[bytes]]:
     """PFCOUNT of one key: (count, new value to store, or None if unchanged)."""
 
-def pfcount_union_bytes(values: Sequence[HLLInput]) -> int:
+def pfcount_union_bytes(values: Sequence[_HLLInput]) -> int:
     """PFCOUNT of several keys (the union); values never change."""
 
 def pfmerge_bytes(
-    dest: Optional[HLLValue], sources: Sequence[HLLInput], sparse_max_bytes: int = 3000
+    dest: Optional[_HLLValue], sources: Sequence[_HLLInput], sparse_max_bytes: int = 3000
 ) -> bytes:
     """PFMERGE dest sources...: the destination's new value (dest checked first)."""
+
+def _hll_selftest() -> int:
+    """Run the C self test (hash known answers, 6-bit packing); 0 = pass."""
+
+def _hll_hash(data: Union[bytes, bytearray, memoryview]) -> Tuple[int, int, int]:
+    """(hash, register index, rank) of one member's bytes (for tests)."""
+
+# -- fastrank.Engine's compiled fast paths (_enginefast.pxi) -----------------
+
+@disjoint_base
+class EngineLock:
+    """A re-entrant lock, a drop-in for threading.RLock (also under a
+    threading.Condition), whose uncontended acquire/release are a few C
+    field updates (the design of fastrlock)."""
+    def __init__(self) -> None: ...
+    def acquire(self, blocking: bool = True, timeout: float = -1.0) -> bool:
+        """As RLock.acquire: True when acquired."""
+    def release(self) -> None:
+        """As RLock.release."""
+    def __enter__(self) -> bool: ...
+    def __exit__(
+        self,
+        t: Optional[Type[BaseException]],
+        v: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None: ...
+    def _is_owned(self) -> bool: ...
+    def _release_save(self) -> Tuple[int, int]:
+        """threading.Condition.wait: release completely; the state to restore."""
+    def _acquire_restore(self, state: Tuple[int, int]) -> None:
+        """threading.Condition.wait: take the lock again at the saved depth."""
+
+@disjoint_base
+class EngineState:
+    """The parts of one Engine the compiled fast paths use, as C fields
+    (shares the Engine's dicts and lock)."""
+    def __new__(
+        cls,
+        data: Dict[bytes, Any],
+        expires: Dict[bytes, int],
+        lock: EngineLock,
+        decode_responses: bool,
+        encoding: str,
+        encoding_errors: str,
+    ) -> "EngineState": ...
+
+# Bound by fastrank.Engine as its methods (cyfunctions bind as functions do),
+# with redis-py's signatures; each falls back to Engine._py_<name>.
+def engine_zincrby(self: Engine, name: KeyT, amount: float, value: EncodableT) -> Optional[float]:
+    """Engine.zincrby: C path for a plain skiplist zset, else Engine._py_zincrby."""
+def engine_zscore(self: Engine, name: KeyT, value: EncodableT) -> Optional[float]:
+    """Engine.zscore: C path for a zset without TTL, else Engine._py_zscore."""
+def engine_zrank(
+    self: Engine,
+    name: KeyT,
+    value: EncodableT,
+    withscore: bool = False,
+    score_cast_func: Union[type, Callable[..., Any]] = ...,
+) -> Union[int, List[Any], None]:
+    """Engine.zrank: C path without withscore, else Engine._py_zrank."""
+def engine_zrevrank(
+    self: Engine,
+    name: KeyT,
+    value: EncodableT,
+    withscore: bool = False,
+    score_cast_func: Union[type, Callable[..., Any]] = ...,
+) -> Union[int, List[Any], None]:
+    """Engine.zrevrank: C path without withscore, else Engine._py_zrevrank."""
+def engine_zrange(
+    self: Engine,
+    name: KeyT,
+    start: EncodableT,
+    end: EncodableT,
+    desc: bool = False,
+    withscores: bool = False,
+    score_cast_func: Union[type, Callable[..., Any]] = ...,
+    byscore: bool = False,
+    bylex: bool = False,
+    offset: Optional[int] = None,
+    num: Optional[int] = None,
+) -> ZSetRangeResponse:
+    """Engine.zrange: C path for a plain rank range, else Engine._py_zrange."""
+def engine_zrevrange(
+    self: Engine,
+    name: KeyT,
+    start: int,
+    end: int,
+    withscores: bool = False,
+    score_cast_func: Union[type, Callable[..., Any]] = ...,
+) -> ZSetRangeResponse:
+    """Engine.zrevrange: C path for a plain rank range, else Engine._py_zrevrange."""
+def engine_incrby(self: Engine, name: KeyT, amount: int = 1) -> int:
+    """Engine.incrby / incr: C path for a canonical int64 string, else Engine._py_incrby."""

