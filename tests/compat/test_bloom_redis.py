@@ -287,11 +287,15 @@ def _recall(found, true_top) -> float:
 
 
 def test_topk_decay09_recall_at_least_redisbloom(raw):
-    """50 seeded Zipf(1.1) runs of 20,000 items over 10,000 ids, k = 10 at
+    """100 seeded Zipf(1.1) runs of 20,000 items over 10,000 ids, k = 10 at
     RedisBloom's defaults (width 8, depth 7, decay 0.9): the mean recall of
-    the true top 10 must be at least RedisBloom's, within 0.02 (the two
-    differ only by their random coins)."""
-    runs, k = 50, 10
+    the true top 10 must be at least RedisBloom's. The two differ only by
+    their random coins, and RedisBloom's coins (libc rand(), seeded by the
+    server's start time) change from server to server, so "at least" is
+    judged on the paired per-run differences: their mean may fall below 0
+    by no more than 3.5 standard errors (a one-sided test that a fair coin
+    passes all but ~1 time in 4000)."""
+    runs, k = 100, 10
     ours, theirs = [], []
     for run in range(runs):
         rng = np.random.default_rng(5000 + run)
@@ -308,4 +312,7 @@ def test_topk_decay09_recall_at_least_redisbloom(raw):
         ours.append(_recall(t.list(), true_top))
     print(f"\nTopK recall of the true top {k} over {runs} runs: fastrank {np.mean(ours):.3f} "
           f"(min {min(ours):.1f}), RedisBloom 2.8.2 {np.mean(theirs):.3f} (min {min(theirs):.1f})")
-    assert np.mean(ours) >= np.mean(theirs) - 0.02
+    diff = np.array(ours) - np.array(theirs)
+    standard_error = diff.std(ddof=1) / np.sqrt(runs)
+    assert diff.mean() >= -3.5 * standard_error, (diff.mean(), standard_error)
+    assert np.mean(ours) >= 0.7
