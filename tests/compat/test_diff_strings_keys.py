@@ -714,3 +714,16 @@ def test_expiry_setnx_after_expiry_and_persist_before(pair: Pair) -> None:
     pair.get("b")
     pair.ttl("b")
     pair.ttl("c")
+
+
+@pytest.mark.parametrize("text", ["-1e20000", "-1e-20000", "1e20000", "1e-20000", "-1e4933"])
+def test_long_double_out_of_range_both_signs(pair: Pair, text: str) -> None:
+    """Values beyond even the 80-bit range (or below its smallest subnormal)."""
+    pair.set("f", "1")
+    pair.quiet("incrbyfloat", "f", text)
+    pair.quiet("incrbyfloat", "missing", text)
+    pair.get("f")
+    pair.hset("h", "f", "1")
+    pair.quiet("hincrbyfloat", "h", "f", text)
+    pair.hget("h", "f")
+    pair.quiet("execute_command", "BZPOPMIN", "z", text)
