@@ -545,7 +545,7 @@ def plot(data: Dict[str, Any], path: str) -> None:
     for be, _ in _memory_rows(data):
         if be not in backends:
             backends.append(be)
-    palette = [plt.get_cmap("tab10")(i) for i in range(10)] + [plt.get_cmap("Dark2")(i) for i in range(8)]
+    palette = [plt.get_cmap("tab20")(i) for i in range(0, 20, 2)] + [plt.get_cmap("tab20")(i) for i in range(1, 20, 2)]
     color = {be: palette[i % len(palette)] for i, be in enumerate(backends)}
 
     def style(be: str) -> Dict[str, Any]:  # fastrank solid and thick, the peers dashed
