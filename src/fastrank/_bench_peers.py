@@ -111,7 +111,7 @@ class RedisPyClient:
             zrevrange(key, 0, 9, withscores=True)
 
     def close(self) -> None:
-        self.client.delete(self.key)
+        self.client.unlink(self.key)
 
 
 class RedisPyPipelined(RedisPyClient):

@@ -212,7 +212,8 @@ class RedisTarget:
             self.server = start_redis(free_port(), tempfile.mkdtemp(prefix="fastrank-bench-"))
             url = self.server.url
         self.url = url
-        self.client = redis.Redis.from_url(url)
+        # big boards take seconds to load or drop on the server: no short socket timeout
+        self.client = redis.Redis.from_url(url, socket_timeout=600)
         self.client.ping()
         self.version = str(self.client.info("server").get("redis_version", "?"))
 
@@ -351,7 +352,7 @@ def run(sizes: Sequence[int], ops: int = 100_000, repeat: int = 3, redis_url: Op
                     used0 = rc.info("memory")["used_memory"]
                     peers.RedisPyClient(name, rc, board_key).load(ids, scores)
                     used1 = rc.info("memory")["used_memory"]
-                    rc.delete(board_key)
+                    rc.unlink(board_key)
                     mem.append(dict(size=size, backend="Redis (used_memory)", method="used_memory growth",
                                     bytes_per_member=(used1 - used0) / size))
                     stats0 = _command_stats(rc)
