@@ -54,6 +54,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from fastrank import HyperLogLog  # noqa: E402
+from fastrank.benchmark import cpu_name  # noqa: E402
 
 
 def best_rate(n: int, make: Callable[[], object], feed: Callable[[object], None], repeats: int) -> float:
@@ -67,14 +68,7 @@ def best_rate(n: int, make: Callable[[], object], feed: Callable[[object], None]
 
 
 def machine() -> str:
-    cpu = platform.processor() or ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_name()
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                                 cwd=Path(__file__).parent).stdout.strip()

@@ -54,6 +54,7 @@ except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from fastrank import CountMinSketch, TopK  # noqa: E402
+from fastrank.benchmark import cpu_name  # noqa: E402
 
 WIDTH, DEPTH = 65536, 4
 TOPK = dict(k=10, width=8, depth=7, decay=0.9)
@@ -295,15 +296,7 @@ def versions() -> str:
                                 cwd=Path(__file__).parent).stdout.strip()
     except OSError:
         commit = "?"
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} CPUs; " + ", ".join(out) + f"; fastrank commit {commit}"
+    return f"{cpu_name()}, {os.cpu_count()} CPUs; " + ", ".join(out) + f"; fastrank commit {commit}"
 
 
 def main(argv: Optional[List[str]] = None) -> None:

@@ -408,20 +408,24 @@ def run(sizes: Sequence[int], ops: int = 100_000, repeat: int = 3, redis_url: Op
                 results=results, memory=mem, redis_usec_per_call=server_cost, notes=notes)
 
 
+def cpu_name() -> str:
+    """The processor's model name (Linux /proc/cpuinfo), else what platform knows."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def _meta(target: RedisTarget, loadavg: Any, seconds: float, ops: int, repeat: int) -> Dict[str, Any]:
     from importlib.metadata import PackageNotFoundError, version
 
     import fastrank
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
+    cpu = cpu_name()
     versions = {}
     for dist in ("numpy", "redis", "hiredis", "sortedcontainers", "fakeredis", "datasketches",
                  "datasketch", "bounter", "pyprobables"):
