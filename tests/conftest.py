@@ -63,6 +63,20 @@ def redis_server() -> Iterator[RedisProcess]:
         server.stop()
 
 
+@pytest.fixture(scope="session")
+def redisbloom(redis_server: RedisProcess) -> RedisProcess:
+    """The standalone server, once it is known to have the RedisBloom module loaded."""
+    probe = redis.Redis(host="127.0.0.1", port=redis_server.port)
+    try:
+        probe.execute_command("CMS.INFO", "fastrank:probe")
+    except redis.ResponseError as e:
+        if "unknown command" in str(e):
+            _missing("the RedisBloom module is not loaded in the test server")
+    finally:
+        probe.close()
+    return redis_server
+
+
 @pytest.fixture
 def redis_client(redis_server: RedisProcess) -> Iterator[redis.Redis]:
     client = redis.Redis(host="127.0.0.1", port=redis_server.port)

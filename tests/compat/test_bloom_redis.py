@@ -28,16 +28,10 @@ CASES = [1, 2, 3, 4, 5]  # not `seed`: the compat conftest owns that fixture nam
 
 
 @pytest.fixture
-def raw(redis_client: redis.Redis):
+def raw(redis_client: redis.Redis, redisbloom):
     """A RESP3 client with raw reply shapes (bytes names, no callbacks' decoding)."""
     kw = redis_client.connection_pool.connection_kwargs
     client = redis.Redis(host=kw["host"], port=kw["port"], protocol=3)
-    try:
-        client.execute_command("CMS.INFO", "fastrank:probe")
-    except redis.ResponseError as e:
-        if "unknown command" in str(e):
-            client.close()
-            pytest.skip("the RedisBloom module is not loaded")
     yield client
     client.close()
 

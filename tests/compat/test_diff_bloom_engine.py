@@ -20,7 +20,6 @@ statistically in test_bloom_redis.py, not here.
 """
 from __future__ import annotations
 
-import random
 from typing import Any, List
 
 import numpy as np
@@ -28,16 +27,8 @@ import pytest
 
 from differential import Pair, steps
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # TOPK.COUNT
-
-
-@pytest.fixture(autouse=True)
-def _needs_redisbloom(pair: Pair) -> None:
-    try:
-        pair.real.execute_command("CMS.INFO", "fastrank:probe")
-    except Exception as e:  # noqa: BLE001
-        if "unknown command" in str(e):
-            pytest.skip("the RedisBloom module is not loaded")
+pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"),  # TOPK.COUNT
+              pytest.mark.usefixtures("redisbloom")]
 
 
 def info(obj: Any) -> Any:
