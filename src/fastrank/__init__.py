@@ -1,8 +1,9 @@
 """fastrank: real-time leaderboards and counting with a compiled core."""
 from fastrank._core import CountMinSketch, HyperLogLog, SortedSet, TopK
+from fastrank._threads import get_threads, set_threads
 from fastrank.connect import connect
 from fastrank.engine import Engine
 
 __version__ = "0.1.0"
 
-__all__ = ["CountMinSketch", "Engine", "HyperLogLog", "SortedSet", "TopK", "connect", "__version__"]
+__all__ = ["CountMinSketch", "Engine", "HyperLogLog", "SortedSet", "TopK", "connect", "get_threads", "set_threads", "__version__"]
