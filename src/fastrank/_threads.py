@@ -101,7 +101,7 @@ def run_parallel(fn: Callable[..., Any], calls: Sequence[Tuple[Any, ...]]) -> Li
     if len(calls) <= 1:
         return [fn(*args) for args in calls]
     pool = _get_pool(len(calls) - 1)
-    futures: List[Future] = [pool.submit(fn, *args) for args in calls[1:]]
+    futures: List["Future[Any]"] = [pool.submit(fn, *args) for args in calls[1:]]
     first: List[Any] = []
     error: Optional[BaseException] = None
     try:
