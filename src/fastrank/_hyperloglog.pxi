@@ -516,6 +516,26 @@ def _hll_selftest():
     return hll_selftest()
 
 
+def _hll_hash_ints(arr):
+    """Hashes of a 1-D int64 or uint64 array's decimal texts, as add_many computes them (for tests)."""
+    out = _hll_np.empty(len(arr), dtype=_hll_np.uint64)
+    cdef uint64_t[::1] o = out
+    cdef const int64_t[::1] iv
+    cdef const uint64_t[::1] uv
+    cdef size_t n = <size_t>len(arr)
+    if n == 0:
+        return out
+    if arr.dtype == _hll_np.int64:
+        iv = arr
+        hll_hash_ints(&iv[0], 1, n, &o[0])
+    elif arr.dtype == _hll_np.uint64:
+        uv = arr
+        hll_hash_ints(&uv[0], 0, n, &o[0])
+    else:
+        raise TypeError("int64 or uint64 array expected")
+    return out
+
+
 def _hll_hash(data):
     """(hash, register index, rank) of one member's bytes (for tests)."""
     cdef const uint8_t[::1] view = data
