@@ -1,11 +1,11 @@
-/* _decimal64.h -- MurmurHash64A of the decimal text of a 64-bit integer,
- * without writing the text to memory.
+/* _decimal64.h -- MurmurHash64A of the decimal text of 64-bit integers,
+ * a block of integers at a time.
  *
  * redis-py sends a Python int as its decimal text (PFADD k 5 adds "5"), so
  * HyperLogLog.add_many on a numpy integer array must hash exactly those
- * bytes.  Writing the text to a buffer and hashing it back costs a
- * store-to-load round trip per block and a per-digit loop; here the 8-byte
- * little-endian blocks MurmurHash64A reads are computed in registers.
+ * bytes.  Formatting each text with a per-digit (or digit-pair table) loop
+ * and hashing it back byte-wise is most of the cost; here every step works
+ * on whole 8-byte words, the unit MurmurHash64A reads.
  *
  *   v (magnitude, < 2^64) = A * 10^16 + B * 10^8 + C,   A < 1845, B, C < 10^8
  *
@@ -14,41 +14,46 @@
  *       (byte 0 of a word = its low 8 bits = the most significant digit).
  *
  *   The text (len = digits + sign <= 20 bytes) is the suffix S[24-len, 24),
- *   with '-' written over the pad '0' just before the first digit.  With
- *   r = len % 8 and nb = len / 8 (0, 1 or 2), MurmurHash64A sees
+ *   with '-' written over the pad '0' just before the first digit
+ *   (fr_dec_sign).  With r = len % 8 and nb = len / 8 (0, 1 or 2),
+ *   MurmurHash64A sees
  *
  *     block 1 (nb = 2):  S[8-r  .. 16-r)  = funnel(w0, w1, r)
  *     block 2 (nb >= 1): S[16-r .. 24-r)  = funnel(w1, w2, r)
  *     tail    (r > 0):   S[24-r .. 24)    = w2 >> (64 - 8r)
  *
- *   where funnel(a, b, r) = (a >> (64 - 8r)) | (b << 8r) (= b when r = 0).
+ *   where funnel(a, b, r) = (a >> (64 - 8r)) | (b << 8r) (= b when r = 0);
+ *   fr_murmur64a_words does that, with the steps of _murmur64.h.
  *
- * Two stages, so that a batch can run each over a block of integers
- * (see _hll.c): fr_dec_words() gives w0 w1 w2 and len, fr_murmur64a_words()
- * hashes them.
+ * fr_dec_words_block gives w and len for up to FR_DEC_BLOCK magnitudes, so
+ * that a batch runs each stage as a short loop over a block (_hll.c): the
+ * iterations are independent and the CPU overlaps several integers.
  *
- * fr_dec_words_swar, portable: one 8-digit chunk becomes its 8 ASCII bytes
- * with SWAR arithmetic on one 64-bit word, no table and no per-digit loop:
- * split into two 4-digit halves (32-bit lanes), each into two 2-digit
- * parts (16-bit lanes), each into two digits (8-bit lanes), every split a
- * multiply by a reciprocal and a shift that cannot carry across lanes for
- * these ranges; then add '0' to every byte.  Quotients go to the lower
- * lane, so the most significant digit ends in byte 0, as the little-endian
- * block needs.  The digit count comes from the bit length: t = floor(bits *
- * log10(2)) (1233 / 4096 is close enough for bits <= 64), plus one if
- * v >= 10^t (v | 1, so that 0 has one digit).
+ * Portable version (fr_dec_words_swar, per integer): one 8-digit chunk
+ * becomes its 8 ASCII bytes with SWAR arithmetic on one 64-bit word, no
+ * table and no per-digit loop: split into two 4-digit halves (32-bit
+ * lanes), each into two 2-digit parts (16-bit lanes), each into two digits
+ * (8-bit lanes), every split a multiply by a reciprocal and a shift that
+ * cannot carry across lanes for these ranges; then add '0' to every byte.
+ * Quotients go to the lower lane, so the most significant digit ends in
+ * byte 0, as the little-endian block needs.  The digit count comes from
+ * the bit length: t = floor(bits * log10(2)) (1233 / 4096 is close enough
+ * for bits <= 64), plus one if v >= 10^t (v | 1, so that 0 has one digit).
+ * This is arithmetic on values, so the words are the same on every host,
+ * big-endian included.
  *
- * fr_dec_words_sse2, used wherever SSE2 exists (every x86-64): the same
- * splits on all six 4-digit groups at once in one 128-bit vector, and the
- * digit count from a byte compare.  On the 2-CPU EPYC (Zen 3) we measure
- * on it takes 7.5 ns per integer against 12 ns for three SWAR chunks.  The
- * C self test checks both against the text.
+ * SSE2 version (every x86-64; little-endian): the same splits, 8 groups of
+ * 4 digits per 128-bit vector whatever integer they belong to, the digits
+ * stored straight into w (see fr_dec_words_block).  On the 2-CPU EPYC
+ * (Zen 3) we measure on, hashing an integer and raising its register
+ * (hll_int_max) takes 14.5 ns and 179 instructions with it, 18.6 ns and
+ * 207 instructions with the SWAR words.
  *
- * Both are arithmetic on values (the vector lanes are read back as values
- * too), so the blocks are the same on every host, big-endian included.
- * tests/unit/test_hll_decimal.py checks the hashes against hashing
- * str(v).encode() for every digit count, the powers of ten and their
- * neighbours, the int64 / uint64 extremes and random values.
+ * Tests: the C self test checks the SWAR words and the batch path against
+ * the text for every digit count and the powers of ten +-1, both signs;
+ * tests/unit/test_hll_decimal.py checks the batch hashes against hashing
+ * str(v).encode() for the same values, the int64 / uint64 extremes and
+ * random values.
  */
 #ifndef FASTRANK_DECIMAL64_H
 #define FASTRANK_DECIMAL64_H
@@ -119,60 +124,71 @@ static inline unsigned fr_dec_words_swar(uint64_t mag, unsigned neg, uint64_t w[
     return len;
 }
 
+/* The words and digit counts (no sign) of m <= FR_DEC_BLOCK magnitudes:
+ * w[j] and len[j] as fr_dec_words_swar(mag[j], 0, w[j]) gives them.  w
+ * must have room for m + 2 items (the vector stores may write up to 28
+ * bytes past item m - 1). */
+#define FR_DEC_BLOCK 32
+
 #ifdef FR_DEC_SSE2
-/* The same with SSE2: the six 4-digit groups of S (A < 10^4, so its upper
- * group is 0) in 16-bit lanes, split into 2-digit and then 1-digit lanes
- * with pmulhuw by reciprocals (y * 5243 >> 19 = y / 100 for y < 10^4,
- * y * 6554 >> 16 = y / 10 for y < 100); the digit count is 24 minus the
- * leading zero digits. */
-static inline unsigned fr_dec_words_sse2(uint64_t mag, unsigned neg, uint64_t w[3])
+/* SSE2 version, in two passes over the block.  Pass 1 (scalar) splits each
+ * magnitude into its six 4-digit groups of S (A < 10^4, so its upper group
+ * is 0), stored as 16-bit values one item after the other, and counts its
+ * digits.  Pass 2 takes the groups 8 at a time, whatever item they belong
+ * to, splits them into 2-digit and then 1-digit lanes with pmulhuw by
+ * reciprocals (y * 5243 >> 19 = y / 100 for y < 10^4, y * 6554 >> 16 =
+ * y / 10 for y < 100) and stores the 32 ASCII digits; in memory they form
+ * the S of one item after the other, 24 bytes each, which is w.  (x86 is
+ * little-endian, so w[j][k] is S[8k .. 8k+8) read little-endian.) */
+static inline void fr_dec_words_block(const uint64_t *mag, size_t m, uint64_t (*w)[3],
+                                      unsigned *len)
 {
-    uint64_t q = mag / FR_DEC_1E8, a = q / FR_DEC_1E8;
-    uint32_t b = (uint32_t)(q - a * FR_DEC_1E8), c = (uint32_t)(mag - q * FR_DEC_1E8);
-    uint32_t bh = b / 10000, ch = c / 10000;
-    __m128i v = _mm_set_epi16(0, 0, (short)(c - ch * 10000), (short)ch,
-                              (short)(b - bh * 10000), (short)bh, (short)a, 0);
-    __m128i hi2 = _mm_srli_epi16(_mm_mulhi_epu16(v, _mm_set1_epi16(5243)), 3);
-    __m128i lo2 = _mm_sub_epi16(v, _mm_mullo_epi16(hi2, _mm_set1_epi16(100)));
-    __m128i d[2];
-    d[0] = _mm_unpacklo_epi16(hi2, lo2);           /* 2-digit lanes of S[0..16) */
-    d[1] = _mm_unpackhi_epi16(hi2, lo2);           /* S[16..24), then zeros */
-    for (int k = 0; k < 2; k++) {
-        __m128i tens = _mm_mulhi_epu16(d[k], _mm_set1_epi16(6554));
-        __m128i ones = _mm_sub_epi16(d[k], _mm_mullo_epi16(tens, _mm_set1_epi16(10)));
-        d[k] = _mm_or_si128(tens, _mm_slli_epi16(ones, 8));
+    uint16_t g[FR_DEC_BLOCK * 6 + 8];
+    for (size_t j = 0; j < m; j++) {
+        uint64_t q = mag[j] / FR_DEC_1E8, a = q / FR_DEC_1E8;
+        uint32_t b = (uint32_t)(q - a * FR_DEC_1E8), c = (uint32_t)(mag[j] - q * FR_DEC_1E8);
+        uint32_t bh = b / 10000, ch = c / 10000;
+        uint16_t *gj = g + 6 * j;
+        gj[0] = 0;
+        gj[1] = (uint16_t)a;
+        gj[2] = (uint16_t)bh;
+        gj[3] = (uint16_t)(b - bh * 10000);
+        gj[4] = (uint16_t)ch;
+        gj[5] = (uint16_t)(c - ch * 10000);
+        len[j] = fr_dec_digits(mag[j]);
     }
-    unsigned zero = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(d[0], _mm_setzero_si128()))
-                  | (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(d[1], _mm_setzero_si128())) << 16;
-    unsigned lead;                                /* leading '0's, at most 23 */
+    size_t groups = 6 * m, vecs = (groups + 7) / 8;
+    for (size_t k = groups; k < 8 * vecs; k++) g[k] = 0;
+
+    __m128i k100 = _mm_set1_epi16(100), k10 = _mm_set1_epi16(10);
 #if defined(__GNUC__) || defined(__clang__)
-    lead = (unsigned)__builtin_ctz(~zero | (1u << 23));
-#else
-    lead = 0;
-    for (unsigned m = ~zero | (1u << 23); !(m & 1); m >>= 1) lead++;
+    /* Keep the multiplies: compilers expand them into 4-5 shifts and adds. */
+    __asm__("" : "+x"(k100), "+x"(k10));
 #endif
     __m128i ascii = _mm_set1_epi8('0');
-    d[0] = _mm_or_si128(d[0], ascii);
-    d[1] = _mm_or_si128(d[1], ascii);
-    w[0] = (uint64_t)_mm_cvtsi128_si64(d[0]);
-    w[1] = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(d[0], d[0]));
-    w[2] = (uint64_t)_mm_cvtsi128_si64(d[1]);
-    unsigned len = 24 - lead + neg;
-    fr_dec_sign(w, len, neg);
-    return len;
+    uint8_t *out = (uint8_t *)w;    /* 24 * m bytes; the last store may pass them */
+    for (size_t i = 0; i < vecs; i++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(g + 8 * i));
+        __m128i hi2 = _mm_srli_epi16(_mm_mulhi_epu16(v, _mm_set1_epi16(5243)), 3);
+        __m128i lo2 = _mm_sub_epi16(v, _mm_mullo_epi16(hi2, k100));
+        __m128i d[2];
+        d[0] = _mm_unpacklo_epi16(hi2, lo2);
+        d[1] = _mm_unpackhi_epi16(hi2, lo2);
+        for (int k = 0; k < 2; k++) {
+            __m128i tens = _mm_mulhi_epu16(d[k], _mm_set1_epi16(6554));
+            __m128i ones = _mm_sub_epi16(d[k], _mm_mullo_epi16(tens, k10));
+            d[k] = _mm_or_si128(_mm_or_si128(tens, _mm_slli_epi16(ones, 8)), ascii);
+            _mm_storeu_si128((__m128i *)(out + 32 * i + 16 * k), d[k]);
+        }
+    }
 }
-#endif
-
-/* The words of S for the decimal text of mag ('-' first when neg is 1);
- * returns the text length (1..20). */
-static inline unsigned fr_dec_words(uint64_t mag, unsigned neg, uint64_t w[3])
-{
-#ifdef FR_DEC_SSE2
-    return fr_dec_words_sse2(mag, neg, w);
 #else
-    return fr_dec_words_swar(mag, neg, w);
-#endif
+static inline void fr_dec_words_block(const uint64_t *mag, size_t m, uint64_t (*w)[3],
+                                      unsigned *len)
+{
+    for (size_t j = 0; j < m; j++) len[j] = fr_dec_words_swar(mag[j], 0, w[j]);
 }
+#endif
 
 /* (a >> (64 - 8r)) | (b << 8r) for r in 0..7, without a shift by 64. */
 static inline uint64_t fr_dec_funnel(uint64_t a, uint64_t b, unsigned r)
@@ -180,8 +196,7 @@ static inline uint64_t fr_dec_funnel(uint64_t a, uint64_t b, unsigned r)
     return ((a >> (63 - 8 * r)) >> 1) | (b << (8 * r));
 }
 
-/* MurmurHash64A (seed) of the len-byte text that ends S (w from
- * fr_dec_words). */
+/* MurmurHash64A (seed) of the len-byte text that ends S = w[0..2]. */
 static inline uint64_t fr_murmur64a_words(const uint64_t w[3], unsigned len, uint64_t seed)
 {
     unsigned r = len & 7, nb = len >> 3;
