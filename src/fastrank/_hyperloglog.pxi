@@ -24,11 +24,11 @@
 # (hll_dense_apply_max).  The bytes, the return value and the cache flag
 # are those of the one-thread path, which is the same call with one part.
 #
-# While the parts run, other Python threads may run too.  A HyperLogLog in
-# that state is "busy": its value already has the sparse part applied, not
-# yet the rest.  Every method that reads or changes the value first waits
-# until the object is not busy (_hll_wait_idle), so each add_many still
-# looks atomic to other threads, as it did when the whole call held the GIL.
+# While the parts run, other Python threads may run too.  The HyperLogLog
+# is "busy" from before its sparse part until the maxima are applied:
+# every method that reads or changes the value first waits until the
+# object is not busy (_hll_wait_idle), so each add_many still looks atomic
+# to other threads, as it did when the whole call held the GIL.
 # The array is kept alive by the calls' arguments and only read; changing
 # its contents from another thread meanwhile gives an unspecified (valid)
 # HLL, as with any numpy operation that releases the GIL.
@@ -46,8 +46,8 @@ import numpy as _hll_np
 
 from fastrank import _threads as _hll_threads
 
-# The smallest part worth a thread (see bench/bench_hll.py): ~0.5 ms of
-# work, far more than the hand-off to the pool.
+# The smallest part worth a thread: 32768 integers are ~0.5 ms of work on
+# one thread, far more than the hand-off to the pool (tens of us).
 HLL_PART_MIN = 1 << 15
 
 HLL_NOT_VALID_TEXT = "WRONGTYPE Key is not a valid HyperLogLog string value."
@@ -153,32 +153,27 @@ cdef int _hll_add_ints(hll_t *h, object arr, int is_signed, size_t smax,
                        HyperLogLog owner) except -9:
     """Add a contiguous int64 / uint64 array (n >= 1): the sparse part in
     order, then the dense rest on up to get_threads() threads.  owner is
-    the HyperLogLog that holds h (marked busy while the GIL is released),
+    the HyperLogLog that holds h (busy from before the sparse part until
+    the maxima are applied, so no other thread sees the batch half done),
     or None for a private value."""
     cdef const int64_t[::1] iv
     cdef const uint64_t[::1] uv
     cdef const void *p
-    cdef size_t n = <size_t>arr.shape[0], done = 0, itemsize = 8
+    cdef size_t n = <size_t>arr.shape[0], done = 0
     cdef int rc, changed
+    cdef Py_ssize_t off
+    cdef const uint8_t[::1] mv
     if is_signed:
         iv = arr
         p = &iv[0]
     else:
         uv = arr
         p = &uv[0]
-    changed = hll_add_ints_sparse(h, p, is_signed, n, smax, &done)
-    if changed < 0 or done == n:
-        return changed
-    ps = _hll_threads.parts(<Py_ssize_t>(n - done), HLL_PART_MIN)
-    if len(ps) == 1:
-        p = <const char *>p + done * itemsize
+    if n < 2 * <size_t>HLL_PART_MIN or _hll_threads.get_threads() == 1:
+        # one thread: a single C call, the GIL held throughout
         if is_signed:
-            rc = hll_add_many_i64(h, <const int64_t *>p, n - done, smax, &done)
-        else:
-            rc = hll_add_many_u64(h, <const uint64_t *>p, n - done, smax, &done)
-        return rc | changed
-    cdef Py_ssize_t off = <Py_ssize_t>done
-    cdef const uint8_t[::1] mv
+            return hll_add_many_i64(h, <const int64_t *>p, n, smax, &done)
+        return hll_add_many_u64(h, <const uint64_t *>p, n, smax, &done)
     if owner is not None:
         _hll_wait_idle(owner)
         owner._busy = 1
@@ -186,6 +181,18 @@ cdef int _hll_add_ints(hll_t *h, object arr, int is_signed, size_t smax,
             owner._lock = _hll_threading.Lock()
         owner._lock.acquire()
     try:
+        changed = hll_add_ints_sparse(h, p, is_signed, n, smax, &done)
+        if changed < 0 or done == n:
+            return changed
+        ps = _hll_threads.parts(<Py_ssize_t>(n - done), HLL_PART_MIN)
+        if len(ps) == 1:
+            p = <const char *>p + 8 * done
+            if is_signed:
+                rc = hll_add_many_i64(h, <const int64_t *>p, n - done, smax, &done)
+            else:
+                rc = hll_add_many_u64(h, <const uint64_t *>p, n - done, smax, &done)
+            return rc if rc < 0 else rc | changed
+        off = <Py_ssize_t>done
         maxima = _hll_threads.run_parallel(
             _hll_max_part, [(arr, is_signed, off + a, off + b) for a, b in ps])
         m = maxima[0]

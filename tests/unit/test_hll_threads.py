@@ -191,3 +191,33 @@ def test_parallel_path_is_taken(monkeypatch):
     # the sparse part ran first, in blocks of 32; the parts cover the rest
     assert len(parts) == 2 and parts[0][0] % 32 == 0 and 1600 < parts[0][0] < 1800
     assert parts[0][1] == parts[1][0] and parts[1][1] == len(arr)
+
+
+def test_other_threads_never_see_a_half_done_batch():
+    """From before its sparse part until the maxima are applied, the object
+    is busy: a reader sees the value before the batch or after it."""
+    fastrank.set_threads(2)
+    arr = _values(np.uint64, 1_000_000, 11)
+    for kind in ("fresh", "dense"):
+        h = _start(kind)
+        before = h.to_bytes()
+        after = _start(kind)
+        after.add_many(arr)
+        after = after.to_bytes()
+        seen = set()
+        done = threading.Event()
+
+        def reader():
+            while not done.is_set():
+                seen.add(h.to_bytes())
+
+        r = threading.Thread(target=reader)
+        r.start()
+        try:
+            for _ in range(3):
+                h = _start(kind)
+                h.add_many(arr)
+        finally:
+            done.set()
+            r.join()
+        assert seen <= {before, after}
