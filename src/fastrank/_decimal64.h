@@ -4,52 +4,46 @@
  * redis-py sends a Python int as its decimal text (PFADD k 5 adds "5"), so
  * HyperLogLog.add_many on a numpy integer array must hash exactly those
  * bytes.  Formatting each text with a per-digit (or digit-pair table) loop
- * and hashing it back byte-wise is most of the cost; here every step works
- * on whole 8-byte words, the unit MurmurHash64A reads.
+ * and then hashing it is most of the cost; here the digits are produced
+ * eight or more at a time and the hash reads whole 8-byte blocks.
  *
  *   v (magnitude, < 2^64) = A * 10^16 + B * 10^8 + C,   A < 1845, B, C < 10^8
  *
- *   S = 24 digit bytes "AAAAAAAA BBBBBBBB CCCCCCCC" (zero padded), held as
- *       three words w0 w1 w2; word j, read little-endian, is S[8j .. 8j+8)
- *       (byte 0 of a word = its low 8 bits = the most significant digit).
+ *   S = 24 bytes "AAAAAAAA BBBBBBBB CCCCCCCC": the digits, zero padded.
+ *       The text of v is its last `digits` bytes; for a negative int64 the
+ *       pad '0' just before them stands for the '-' (digits <= 19 then).
  *
- *   The text (len = digits + sign <= 20 bytes) is the suffix S[24-len, 24),
- *   with '-' written over the pad '0' just before the first digit
- *   (fr_dec_sign).  With r = len % 8 and nb = len / 8 (0, 1 or 2),
- *   MurmurHash64A sees
+ *   fr_murmur64a_dec_text hashes the text in place: with len = digits +
+ *   sign, r = len % 8 and nb = len / 8 (0, 1 or 2), the blocks are the
+ *   8-byte little-endian loads at S + 24 - len (+ 8), the tail the load
+ *   after them masked to its r bytes, and the '-' is XORed into the first
+ *   of those words ('0' ^ '-' = 0x1d).  No byte is copied or shifted.
  *
- *     block 1 (nb = 2):  S[8-r  .. 16-r)  = funnel(w0, w1, r)
- *     block 2 (nb >= 1): S[16-r .. 24-r)  = funnel(w1, w2, r)
- *     tail    (r > 0):   S[24-r .. 24)    = w2 >> (64 - 8r)
+ * fr_dec_text_block writes S for up to FR_DEC_BLOCK magnitudes, one after
+ * the other, so that a batch runs each stage as a short loop over a block
+ * (_hll.c): the iterations are independent and the CPU overlaps several
+ * integers.
  *
- *   where funnel(a, b, r) = (a >> (64 - 8r)) | (b << 8r) (= b when r = 0);
- *   fr_murmur64a_words does that, with the steps of _murmur64.h.
- *
- * fr_dec_words_block gives w and len for up to FR_DEC_BLOCK magnitudes, so
- * that a batch runs each stage as a short loop over a block (_hll.c): the
- * iterations are independent and the CPU overlaps several integers.
- *
- * Portable version (fr_dec_words_swar, per integer): one 8-digit chunk
+ * Portable version (fr_dec_text_swar, per integer): one 8-digit chunk
  * becomes its 8 ASCII bytes with SWAR arithmetic on one 64-bit word, no
  * table and no per-digit loop: split into two 4-digit halves (32-bit
  * lanes), each into two 2-digit parts (16-bit lanes), each into two digits
  * (8-bit lanes), every split a multiply by a reciprocal and a shift that
  * cannot carry across lanes for these ranges; then add '0' to every byte.
  * Quotients go to the lower lane, so the most significant digit ends in
- * byte 0, as the little-endian block needs.  The digit count comes from
- * the bit length: t = floor(bits * log10(2)) (1233 / 4096 is close enough
- * for bits <= 64), plus one if v >= 10^t (v | 1, so that 0 has one digit).
- * This is arithmetic on values, so the words are the same on every host,
- * big-endian included.
+ * byte 0, and the word is stored little-endian (fr_store_le64), so S is
+ * the same bytes on every host, big-endian included.  The digit count
+ * comes from the bit length: t = floor(bits * log10(2)) (1233 / 4096 is
+ * close enough for bits <= 64), plus one if v >= 10^t (v | 1, so that 0
+ * has one digit).
  *
- * SSE2 version (every x86-64; little-endian): the same splits, 8 groups of
- * 4 digits per 128-bit vector whatever integer they belong to, the digits
- * stored straight into w (see fr_dec_words_block).  On the 2-CPU EPYC
- * (Zen 3) we measure on, hashing an integer and raising its register
- * (hll_int_max) takes 14.5 ns and 179 instructions with it, 18.6 ns and
- * 207 instructions with the SWAR words.
+ * SSE2 version (every x86-64): the same splits, 8 groups of 4 digits per
+ * 128-bit vector whatever integer they belong to (see fr_dec_text_block).
+ * On the 2-CPU EPYC (Zen 3) we measure on, hashing an integer and raising
+ * its register (hll_int_max) takes 165 instructions, about 14 ns, with it,
+ * and 199 instructions with the SWAR version.
  *
- * Tests: the C self test checks the SWAR words and the batch path against
+ * Tests: the C self test checks the SWAR text and the batch path against
  * the text for every digit count and the powers of ten +-1, both signs;
  * tests/unit/test_hll_decimal.py checks the batch hashes against hashing
  * str(v).encode() for the same values, the int64 / uint64 extremes and
@@ -59,6 +53,7 @@
 #define FASTRANK_DECIMAL64_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "_murmur64.h"
 
@@ -100,36 +95,35 @@ static inline unsigned fr_dec_digits(uint64_t v)
     return t + ((v | 1) >= pow10[t]);
 }
 
-/* Write '-' over the pad '0' just before a text of len bytes ending at
- * S[24] ('0' ^ '-' = 0x1d); nothing when neg is 0. */
-static inline void fr_dec_sign(uint64_t w[3], unsigned len, unsigned neg)
+/* Store x at p as 8 little-endian bytes (any alignment). */
+static inline void fr_store_le64(uint8_t *p, uint64_t x)
 {
-    unsigned at = 24 - len;
-    uint64_t sign = (uint64_t)(neg * 0x1dU) << (8 * (at & 7));
-    w[0] ^= at < 8 ? sign : 0;
-    w[1] ^= (at >> 3) == 1 ? sign : 0;
-    w[2] ^= at >= 16 ? sign : 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    memcpy(p, &x, sizeof x);
 }
 
-/* The words w[0..2] of S for mag (see the top), '-' included when neg;
- * returns the text length.  Portable version. */
-static inline unsigned fr_dec_words_swar(uint64_t mag, unsigned neg, uint64_t w[3])
+/* Texts of a block: item j's S at s + FR_DEC_S * j.  A buffer for m items
+ * needs FR_DEC_BUF(m) bytes: the vector stores may run 28 bytes past the
+ * last S and the hash reads up to 8 bytes past an S. */
+#define FR_DEC_BLOCK 32
+#define FR_DEC_S 24
+#define FR_DEC_BUF(m) (FR_DEC_S * (m) + 32)
+
+/* S of mag (24 bytes at s, see the top); returns the digit count.
+ * Portable version. */
+static inline unsigned fr_dec_text_swar(uint64_t mag, uint8_t *s)
 {
     uint64_t q = mag / FR_DEC_1E8, a = q / FR_DEC_1E8;
-    w[0] = fr_dec8_ascii((uint32_t)a);
-    w[1] = fr_dec8_ascii((uint32_t)(q - a * FR_DEC_1E8));
-    w[2] = fr_dec8_ascii((uint32_t)(mag - q * FR_DEC_1E8));
-    unsigned len = fr_dec_digits(mag) + neg;
-    fr_dec_sign(w, len, neg);
-    return len;
+    fr_store_le64(s, fr_dec8_ascii((uint32_t)a));
+    fr_store_le64(s + 8, fr_dec8_ascii((uint32_t)(q - a * FR_DEC_1E8)));
+    fr_store_le64(s + 16, fr_dec8_ascii((uint32_t)(mag - q * FR_DEC_1E8)));
+    return fr_dec_digits(mag);
 }
 
-/* The words and digit counts (no sign) of m <= FR_DEC_BLOCK magnitudes:
- * w[j] and len[j] as fr_dec_words_swar(mag[j], 0, w[j]) gives them.  w
- * must have room for m + 2 items (the vector stores may write up to 28
- * bytes past item m - 1). */
-#define FR_DEC_BLOCK 32
-
+/* S and digit count of m <= FR_DEC_BLOCK magnitudes, into s (FR_DEC_BUF(m)
+ * bytes; the 32 after the last S are written too) and len. */
 #ifdef FR_DEC_SSE2
 /* SSE2 version, in two passes over the block.  Pass 1 (scalar) splits each
  * magnitude into its six 4-digit groups of S (A < 10^4, so its upper group
@@ -137,11 +131,9 @@ static inline unsigned fr_dec_words_swar(uint64_t mag, unsigned neg, uint64_t w[
  * digits.  Pass 2 takes the groups 8 at a time, whatever item they belong
  * to, splits them into 2-digit and then 1-digit lanes with pmulhuw by
  * reciprocals (y * 5243 >> 19 = y / 100 for y < 10^4, y * 6554 >> 16 =
- * y / 10 for y < 100) and stores the 32 ASCII digits; in memory they form
- * the S of one item after the other, 24 bytes each, which is w.  (x86 is
- * little-endian, so w[j][k] is S[8k .. 8k+8) read little-endian.) */
-static inline void fr_dec_words_block(const uint64_t *mag, size_t m, uint64_t (*w)[3],
-                                      unsigned *len)
+ * y / 10 for y < 100) and stores the 32 ASCII digits: in memory they form
+ * the S of one item after the other. */
+static inline void fr_dec_text_block(const uint64_t *mag, size_t m, uint8_t *s, unsigned *len)
 {
     uint16_t g[FR_DEC_BLOCK * 6 + 8];
     for (size_t j = 0; j < m; j++) {
@@ -166,7 +158,6 @@ static inline void fr_dec_words_block(const uint64_t *mag, size_t m, uint64_t (*
     __asm__("" : "+x"(k100), "+x"(k10));
 #endif
     __m128i ascii = _mm_set1_epi8('0');
-    uint8_t *out = (uint8_t *)w;    /* 24 * m bytes; the last store may pass them */
     for (size_t i = 0; i < vecs; i++) {
         __m128i v = _mm_loadu_si128((const __m128i *)(g + 8 * i));
         __m128i hi2 = _mm_srli_epi16(_mm_mulhi_epu16(v, _mm_set1_epi16(5243)), 3);
@@ -178,32 +169,39 @@ static inline void fr_dec_words_block(const uint64_t *mag, size_t m, uint64_t (*
             __m128i tens = _mm_mulhi_epu16(d[k], _mm_set1_epi16(6554));
             __m128i ones = _mm_sub_epi16(d[k], _mm_mullo_epi16(tens, k10));
             d[k] = _mm_or_si128(_mm_or_si128(tens, _mm_slli_epi16(ones, 8)), ascii);
-            _mm_storeu_si128((__m128i *)(out + 32 * i + 16 * k), d[k]);
+            _mm_storeu_si128((__m128i *)(s + 32 * i + 16 * k), d[k]);
         }
     }
+    memset(s + 32 * vecs, 0, FR_DEC_BUF(m) - 32 * vecs);
 }
 #else
-static inline void fr_dec_words_block(const uint64_t *mag, size_t m, uint64_t (*w)[3],
-                                      unsigned *len)
+static inline void fr_dec_text_block(const uint64_t *mag, size_t m, uint8_t *s, unsigned *len)
 {
-    for (size_t j = 0; j < m; j++) len[j] = fr_dec_words_swar(mag[j], 0, w[j]);
+    for (size_t j = 0; j < m; j++) len[j] = fr_dec_text_swar(mag[j], s + FR_DEC_S * j);
+    memset(s + FR_DEC_S * m, 0, 32);
 }
 #endif
 
-/* (a >> (64 - 8r)) | (b << 8r) for r in 0..7, without a shift by 64. */
-static inline uint64_t fr_dec_funnel(uint64_t a, uint64_t b, unsigned r)
+/* MurmurHash64A (seed) of the text that ends the S at s: its last digits
+ * bytes, with '-' in front when neg (over the pad '0' there: '0' ^ '-' =
+ * 0x1d).  The blocks are read straight from memory at their offsets, the
+ * tail masked; up to 8 bytes after S are read. */
+static inline uint64_t fr_murmur64a_dec_text(const uint8_t *s, unsigned digits, unsigned neg,
+                                             uint64_t seed)
 {
-    return ((a >> (63 - 8 * r)) >> 1) | (b << (8 * r));
-}
-
-/* MurmurHash64A (seed) of the len-byte text that ends S = w[0..2]. */
-static inline uint64_t fr_murmur64a_words(const uint64_t w[3], unsigned len, uint64_t seed)
-{
-    unsigned r = len & 7, nb = len >> 3;
+    unsigned len = digits + neg, r = len & 7, nb = len >> 3;
+    const uint8_t *t = s + FR_DEC_S - len;
+    uint64_t sign = (uint64_t)neg * 0x1d;
     uint64_t h = seed ^ ((uint64_t)len * FR_MURMUR64A_M);
-    if (nb == 2) h = fr_murmur64a_block(h, fr_dec_funnel(w[0], w[1], r));
-    if (nb != 0) h = fr_murmur64a_block(h, fr_dec_funnel(w[1], w[2], r));
-    if (r) h = (h ^ (w[2] >> (64 - 8 * r))) * FR_MURMUR64A_M;
+    if (nb) {
+        h = fr_murmur64a_block(h, fr_load_le64(t) ^ sign);
+        sign = 0;
+        if (nb == 2) h = fr_murmur64a_block(h, fr_load_le64(t + 8));
+    }
+    if (r) {
+        uint64_t tail = (fr_load_le64(t + 8 * nb) ^ sign) & (~(uint64_t)0 >> (64 - 8 * r));
+        h = (h ^ tail) * FR_MURMUR64A_M;
+    }
     return fr_murmur64a_finish(h);
 }
 

@@ -543,31 +543,29 @@ static inline int apply_hash(hll_t *h, uint64_t hash, size_t sparse_max, int *ch
 }
 
 /* Integers are hashed a block at a time, in passes over the block: the
- * decimal words of every integer (fr_dec_words_block, _decimal64.h), then
- * the signs, then the hashes.  Each pass is a short loop whose iterations
- * are independent, so the CPU overlaps several integers; one long
- * conversion-then-hash chain per integer measured 1.5x slower. */
+ * zero-padded decimal texts of every magnitude (fr_dec_text_block,
+ * _decimal64.h), then the hashes.  Each pass is a short loop whose
+ * iterations are independent, so the CPU overlaps several integers; one
+ * long conversion-then-hash chain per integer measured 1.5x slower. */
 #define INT_BLOCK FR_DEC_BLOCK
 
 static void int_hashes(const void *vals, int is_signed, size_t m, uint64_t *hash)
 {
-    uint64_t w[INT_BLOCK + 2][3];
+    uint8_t text[FR_DEC_BUF(INT_BLOCK)];
     unsigned len[INT_BLOCK];
     if (is_signed) {
         const int64_t *v = (const int64_t *)vals;
         uint64_t mag[INT_BLOCK];
         for (size_t j = 0; j < m; j++)
             mag[j] = v[j] < 0 ? (uint64_t)0 - (uint64_t)v[j] : (uint64_t)v[j];
-        fr_dec_words_block(mag, m, w, len);
-        for (size_t j = 0; j < m; j++) {
-            unsigned neg = v[j] < 0;
-            len[j] += neg;
-            fr_dec_sign(w[j], len[j], neg);
-        }
+        fr_dec_text_block(mag, m, text, len);
+        for (size_t j = 0; j < m; j++)
+            hash[j] = fr_murmur64a_dec_text(text + FR_DEC_S * j, len[j], v[j] < 0, FR_MURMUR64A_HLL_SEED);
     } else {
-        fr_dec_words_block((const uint64_t *)vals, m, w, len);
+        fr_dec_text_block((const uint64_t *)vals, m, text, len);
+        for (size_t j = 0; j < m; j++)
+            hash[j] = fr_murmur64a_dec_text(text + FR_DEC_S * j, len[j], 0, FR_MURMUR64A_HLL_SEED);
     }
-    for (size_t j = 0; j < m; j++) hash[j] = fr_murmur64a_words(w[j], len[j], FR_MURMUR64A_HLL_SEED);
 }
 
 /* The hashes of n integers, as the batch adds compute them (for tests). */
@@ -947,8 +945,11 @@ static int selftest_dec(uint64_t mag, unsigned neg)
     uint64_t v = mag;
     do { *--p = (char)('0' + v % 10); v /= 10; } while (v);
     if (neg) *--p = '-';
-    uint64_t want = hll_hash(p, (size_t)(text + sizeof text - p)), w[3], got;
-    if (fr_murmur64a_words(w, fr_dec_words_swar(mag, neg, w), FR_MURMUR64A_HLL_SEED) != want) return 1;
+    uint64_t want = hll_hash(p, (size_t)(text + sizeof text - p)), got;
+    uint8_t s[FR_DEC_BUF(1)];
+    memset(s, 0, sizeof s);
+    unsigned digits = fr_dec_text_swar(mag, s);
+    if (fr_murmur64a_dec_text(s, digits, neg, FR_MURMUR64A_HLL_SEED) != want) return 1;
     if (neg && (mag == 0 || mag > (uint64_t)1 << 63)) return 0;  /* no such int64 */
     if (neg) {
         int64_t sv = (int64_t)((uint64_t)0 - mag);
