@@ -109,8 +109,9 @@
  *
  * BATCHES OF INTEGERS
  * -------------------
- * A numpy integer is added as its decimal text; _decimal64.h hashes that
- * text without writing it, a block of 32 integers at a time.  While the
+ * A numpy integer is added as its decimal text; _decimal64.h writes the
+ * zero-padded texts of a block of 32 integers with SWAR (or SSE2)
+ * arithmetic and hashes each in place.  While the
  * value is sparse, elements go through the sparse update one by one, in
  * order.  Once it is dense the order no longer matters (registers only
  * rise), so a long rest is first reduced to one byte of maximum rank per

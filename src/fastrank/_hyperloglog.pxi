@@ -408,7 +408,11 @@ cdef class HyperLogLog:
         (what redis-py sends for a Python int), ``'S'`` arrays add each
         item with its trailing NUL padding removed (as numpy returns it).
         Numpy integer and ``'S'`` arrays are processed in C with no Python
-        object per item.
+        object per item.  From 65536 integers on, the part of the batch
+        that meets a dense value is spread over up to
+        ``fastrank.get_threads()`` threads; the value and the result are
+        the same with any thread count (``fastrank.set_threads(1)`` turns
+        it off).
 
         >>> import numpy as np
         >>> h = HyperLogLog(); h.add_many(np.arange(1000)); h.count()
