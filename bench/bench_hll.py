@@ -10,8 +10,10 @@ Method
   (almost surely) distinct.
 - Ingest rows, one run: fastrank ``HyperLogLog.add_many`` on the numpy
   uint64 array (one call; each value hashed as its decimal text, as redis-py
-  sends an int), on a Python list of str and on a numpy ``'S'`` array (one
-  call each); Apache DataSketches ``hll_sketch(14)`` (HLL_4) ``update`` per
+  sends an int) with one thread (``fastrank.set_threads(1)``) and with the
+  default thread count (``fastrank.get_threads()``: the dense rest of a big
+  batch is split over the shared pool), on a Python list of str and on a
+  numpy ``'S'`` array (one call each); Apache DataSketches ``hll_sketch(14)`` (HLL_4) ``update`` per
   item from a Python loop (its only Python entry point; ints as Python ints);
   datasketch ``HyperLogLog(p=14).update`` per item (bytes); Redis ``PFADD``
   with 1,000 items a command, 10 commands a pipeline, through redis-py
@@ -32,8 +34,10 @@ Method
   mean, standard deviation, max |error|.  ``--accuracy-1e7 T`` caps the sets
   at 10^7 (default: S).  The theoretical standard error is 1.04/sqrt(16384)
   = 0.81%.
-- The machine, versions and commit are printed with the tables.  Numbers
-  move with load: compare rows of the same run, not across runs.
+- The machine, versions and commit are printed with the tables, and the
+  load average before and after the ingest rows (threaded rows need idle
+  CPUs).  Numbers move with load: compare rows of the same run, not across
+  runs.
 """
 from __future__ import annotations
 
@@ -53,6 +57,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
+import fastrank  # noqa: E402
 from fastrank import HyperLogLog  # noqa: E402
 from fastrank.benchmark import cpu_name  # noqa: E402
 
@@ -65,6 +70,13 @@ def best_rate(n: int, make: Callable[[], object], feed: Callable[[object], None]
         feed(sk)
         best = min(best, time.perf_counter() - t)
     return n / best
+
+
+def load() -> str:
+    try:
+        return "%.2f %.2f %.2f" % os.getloadavg()
+    except OSError:
+        return "?"
 
 
 def machine() -> str:
@@ -135,10 +147,18 @@ def ingest(args, client) -> None:
     def add(name, kind, items_n, make, feed, repeats=args.repeats):
         rate = best_rate(items_n, make, feed, repeats)
         rows.append((name, kind, items_n, rate))
-        print("  %-58s %12.2f M/s" % (name + " [" + kind + "]", rate / 1e6), flush=True)
+        print("  %-68s %12.2f M/s" % (name + " [" + kind + "]", rate / 1e6), flush=True)
 
-    print("ingest (items/s, best of %d)" % args.repeats)
-    add("fastrank HyperLogLog.add_many(numpy uint64)", "uint64", n, HyperLogLog, lambda h: h.add_many(u64))
+    print("ingest (items/s, best of %d); load average %s" % (args.repeats, load()))
+    threads = fastrank.get_threads()
+    try:
+        fastrank.set_threads(1)
+        add("fastrank HyperLogLog.add_many(numpy uint64), 1 thread", "uint64", n, HyperLogLog,
+            lambda h: h.add_many(u64))
+    finally:
+        fastrank.set_threads(threads)
+    add("fastrank HyperLogLog.add_many(numpy uint64), %d threads" % threads, "uint64", n, HyperLogLog,
+        lambda h: h.add_many(u64))
     add("fastrank HyperLogLog.add_many(list of str)", "str", n, HyperLogLog, lambda h: h.add_many(strs))
     add("fastrank HyperLogLog.add_many(numpy 'S')", "str", n, HyperLogLog, lambda h: h.add_many(sarr))
     try:
@@ -182,12 +202,13 @@ def ingest(args, client) -> None:
         h.add_many(strs[:slow])
         print("  check: PFCOUNT %d == fastrank %d, GET bytes equal: %s" % (
             client.pfcount("bench:hll"), h.count(), client.get("bench:hll") == h.to_bytes()))
+    print("  load average after the ingest rows: %s" % load())
     base = {kind: rate for name, kind, _, rate in rows if name.startswith("DataSketches")}
     if base:
         print("\n  fastrank / DataSketches per item:")
         for name, kind, _, rate in rows:
             if name.startswith("fastrank") and kind in base:
-                print("    %-56s %6.1fx" % (name + " [" + kind + "]", rate / base[kind]))
+                print("    %-66s %6.1fx" % (name + " [" + kind + "]", rate / base[kind]))
 
 
 def count_times() -> None:

@@ -345,6 +345,7 @@ class TopK:
 
 HLL_NOT_VALID_TEXT: str  # "WRONGTYPE Key is not a valid HyperLogLog string value."
 HLL_CORRUPTED_TEXT: str  # "INVALIDOBJ Corrupted HLL object detected"
+HLL_PART_MIN: int  # smallest part of a numpy integer add_many given its own thread (32768)
 
 _HLLValue = Union[bytes, bytearray, memoryview]
 _HLLInput = Union["HyperLogLog", bytes, bytearray, memoryview, None]
@@ -400,7 +401,9 @@ class HyperLogLog:
     def add_many(self, items: Union[Iterable[_Member], npt.NDArray[Any]]) -> bool:
         """One PFADD of all items, in order.  Numpy integer arrays add each
         value's decimal text, 'S' arrays each item without its NUL padding,
-        both looped in C with no Python object per item."""
+        both looped in C with no Python object per item.  A big integer
+        array's dense part runs on up to fastrank.get_threads() threads;
+        the bytes and the result do not depend on the thread count."""
     def merge(self, *others: _HLLInput) -> None:
         """PFMERGE self others...: dense if self or any input is dense, else
         sparse (possibly promoted by size).  Unchanged if an input is bad."""
@@ -446,6 +449,9 @@ def _hll_selftest() -> int:
 
 def _hll_hash(data: Union[bytes, bytearray, memoryview]) -> Tuple[int, int, int]:
     """(hash, register index, rank) of one member's bytes (for tests)."""
+
+def _hll_hash_ints(arr: npt.NDArray[Any]) -> npt.NDArray[np.uint64]:
+    """Hashes of an int64 / uint64 array's decimal texts, as add_many computes them (for tests)."""
 
 # -- fastrank.Engine's compiled fast paths (_enginefast.pxi) -----------------
 

@@ -12,6 +12,26 @@
 #
 # Every module-level name here starts with _hll / HLL / HyperLogLog / pf*
 # because this file shares one module namespace with the other .pxi files.
+#
+# Threads.  add_many of a big numpy integer array runs in three steps: the
+# elements that meet a sparse value go through the C core in order, with
+# the GIL held (the sparse bytes depend on the order); once the value is
+# dense, the rest is split into parts (fastrank._threads: parts /
+# run_parallel, fastrank.set_threads), each part reduced to per-register
+# maximum ranks by hll_int_max on its own 16 KB array with the GIL
+# released (it reads only the array and writes only its own maxima); the
+# maxima are then max-merged and applied to the registers with the GIL held
+# (hll_dense_apply_max).  The bytes, the return value and the cache flag
+# are those of the one-thread path, which is the same call with one part.
+#
+# While the parts run, other Python threads may run too.  The HyperLogLog
+# is "busy" from before its sparse part until the maxima are applied:
+# every method that reads or changes the value first waits until the
+# object is not busy (_hll_wait_idle), so each add_many still looks atomic
+# to other threads, as it did when the whole call held the GIL.
+# The array is kept alive by the calls' arguments and only read; changing
+# its contents from another thread meanwhile gives an unspecified (valid)
+# HLL, as with any numpy operation that releases the GIL.
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
@@ -20,7 +40,15 @@ from libc.string cimport memset
 
 from fastrank._hll cimport *
 
+import threading as _hll_threading
+
 import numpy as _hll_np
+
+from fastrank import _threads as _hll_threads
+
+# The smallest part worth a thread: 32768 integers are ~0.5 ms of work on
+# one thread, far more than the hand-off to the pool (tens of us).
+HLL_PART_MIN = 1 << 15
 
 HLL_NOT_VALID_TEXT = "WRONGTYPE Key is not a valid HyperLogLog string value."
 HLL_CORRUPTED_TEXT = "INVALIDOBJ Corrupted HLL object detected"
@@ -102,12 +130,87 @@ cdef int _hll_add_obj(hll_t *h, object item, size_t smax) except -9:
     return hll_add(h, PyBytes_AS_STRING(b), <size_t>PyBytes_GET_SIZE(b), smax)
 
 
-cdef int _hll_add_seq(hll_t *h, object items, size_t smax) except -9:
-    """Add every member of items in order (one PFADD); 1/0 or HLL_ERR_*."""
-    cdef int rc, changed = 0
-    cdef size_t done = 0, n
+def _hll_max_part(arr, int is_signed, Py_ssize_t start, Py_ssize_t stop):
+    """Per-register maximum ranks of arr[start:stop] (numpy int64 / uint64,
+    contiguous), computed without the GIL; a uint8 array of 16384."""
+    out = _hll_np.zeros(HLL_REGISTERS, dtype=_hll_np.uint8)
+    cdef uint8_t[::1] o = out
     cdef const int64_t[::1] iv
     cdef const uint64_t[::1] uv
+    cdef const void *p
+    if is_signed:
+        iv = arr
+        p = &iv[start]
+    else:
+        uv = arr
+        p = &uv[start]
+    with nogil:
+        hll_int_max(&o[0], p, is_signed, <size_t>(stop - start))
+    return out
+
+
+cdef int _hll_add_ints(hll_t *h, object arr, int is_signed, size_t smax,
+                       HyperLogLog owner) except -9:
+    """Add a contiguous int64 / uint64 array (n >= 1): the sparse part in
+    order, then the dense rest on up to get_threads() threads.  owner is
+    the HyperLogLog that holds h (busy from before the sparse part until
+    the maxima are applied, so no other thread sees the batch half done),
+    or None for a private value."""
+    cdef const int64_t[::1] iv
+    cdef const uint64_t[::1] uv
+    cdef const void *p
+    cdef size_t n = <size_t>arr.shape[0], done = 0
+    cdef int rc, changed
+    cdef Py_ssize_t off
+    cdef const uint8_t[::1] mv
+    if is_signed:
+        iv = arr
+        p = &iv[0]
+    else:
+        uv = arr
+        p = &uv[0]
+    if n < 2 * <size_t>HLL_PART_MIN or _hll_threads.get_threads() == 1:
+        # one thread: a single C call, the GIL held throughout
+        if is_signed:
+            return hll_add_many_i64(h, <const int64_t *>p, n, smax, &done)
+        return hll_add_many_u64(h, <const uint64_t *>p, n, smax, &done)
+    if owner is not None:
+        _hll_wait_idle(owner)
+        owner._busy = 1
+        if owner._lock is None:
+            owner._lock = _hll_threading.Lock()
+        owner._lock.acquire()
+    try:
+        changed = hll_add_ints_sparse(h, p, is_signed, n, smax, &done)
+        if changed < 0 or done == n:
+            return changed
+        ps = _hll_threads.parts(<Py_ssize_t>(n - done), HLL_PART_MIN)
+        if len(ps) == 1:
+            p = <const char *>p + 8 * done
+            if is_signed:
+                rc = hll_add_many_i64(h, <const int64_t *>p, n - done, smax, &done)
+            else:
+                rc = hll_add_many_u64(h, <const uint64_t *>p, n - done, smax, &done)
+            return rc if rc < 0 else rc | changed
+        off = <Py_ssize_t>done
+        maxima = _hll_threads.run_parallel(
+            _hll_max_part, [(arr, is_signed, off + a, off + b) for a, b in ps])
+        m = maxima[0]
+        for other in maxima[1:]:
+            _hll_np.maximum(m, other, out=m)
+        mv = m
+        return hll_dense_apply_max(h, &mv[0]) | changed
+    finally:
+        if owner is not None:
+            owner._busy = 0
+            owner._lock.release()
+
+
+cdef int _hll_add_seq(hll_t *h, object items, size_t smax, HyperLogLog owner=None) except -9:
+    """Add every member of items in order (one PFADD); 1/0 or HLL_ERR_*.
+    owner: as for _hll_add_ints."""
+    cdef int rc, changed = 0
+    cdef size_t done = 0, n
     cdef const uint8_t[::1] bv
     if isinstance(items, _hll_np.ndarray):
         arr = items
@@ -118,11 +221,9 @@ cdef int _hll_add_seq(hll_t *h, object items, size_t smax) except -9:
         if n == 0:
             return 0
         if kind == "i":
-            iv = _hll_np.ascontiguousarray(arr, dtype=_hll_np.int64)
-            return hll_add_many_i64(h, &iv[0], n, smax, &done)
+            return _hll_add_ints(h, _hll_np.ascontiguousarray(arr, dtype=_hll_np.int64), 1, smax, owner)
         if kind == "u":
-            uv = _hll_np.ascontiguousarray(arr, dtype=_hll_np.uint64)
-            return hll_add_many_u64(h, &uv[0], n, smax, &done)
+            return _hll_add_ints(h, _hll_np.ascontiguousarray(arr, dtype=_hll_np.uint64), 0, smax, owner)
         if kind == "S":
             if arr.dtype.itemsize == 0:
                 return hll_add_many_fixed(h, NULL, 0, n, smax, &done)
@@ -140,6 +241,15 @@ cdef int _hll_add_seq(hll_t *h, object items, size_t smax) except -9:
         if rc:
             changed = 1
     return changed
+
+
+cdef inline int _hll_wait_idle(HyperLogLog h) except -1:
+    """Return once no add_many of another thread is running its parts on h."""
+    while h._busy:
+        lock = h._lock
+        with lock:
+            pass
+    return 0
 
 
 cdef class HyperLogLog:
@@ -168,6 +278,8 @@ cdef class HyperLogLog:
 
     cdef hll_t _h
     cdef size_t _smax
+    cdef int _busy          # an add_many runs its parts without the GIL
+    cdef object _lock       # held meanwhile; created on first use
 
     def __cinit__(self, *args, **kwargs):
         if hll_init_empty(&self._h) != HLL_OK:
@@ -215,10 +327,12 @@ cdef class HyperLogLog:
 
     def to_bytes(self):
         """The Redis string value (what ``GET`` returns).  O(len)."""
+        _hll_wait_idle(self)
         return PyBytes_FromStringAndSize(<char *>self._h.buf, <Py_ssize_t>self._h.len)
 
     def copy(self):
         """An independent copy (same bytes, same sparse_max_bytes)."""
+        _hll_wait_idle(self)
         cdef HyperLogLog other = HyperLogLog.__new__(HyperLogLog)
         hll_release(&other._h)
         if hll_copy(&other._h, &self._h) != HLL_OK:
@@ -237,21 +351,26 @@ cdef class HyperLogLog:
 
     def __len__(self):
         """Length of the Redis string (STRLEN): 18.. for sparse, 12304 dense."""
+        _hll_wait_idle(self)
         return self._h.len
 
     def __eq__(self, other):
         if not isinstance(other, HyperLogLog):
             return NotImplemented
+        _hll_wait_idle(self)
+        _hll_wait_idle(other)
         return self.to_bytes() == (<HyperLogLog>other).to_bytes()
 
     __hash__ = None
 
     def __repr__(self):
+        _hll_wait_idle(self)
         return "<HyperLogLog %s, %d bytes>" % ("sparse" if self.is_sparse else "dense", self._h.len)
 
     @property
     def is_sparse(self):
         """True while the value uses Redis's sparse encoding."""
+        _hll_wait_idle(self)
         return bool(hll_is_sparse(&self._h))
 
     @property
@@ -273,6 +392,7 @@ cdef class HyperLogLog:
         >>> h = HyperLogLog(); h.add("x"), h.add("x")
         (True, False)
         """
+        _hll_wait_idle(self)
         cdef int rc = _hll_add_obj(&self._h, item, self._smax)
         if rc < 0:
             _hll_raise(rc)
@@ -288,14 +408,19 @@ cdef class HyperLogLog:
         (what redis-py sends for a Python int), ``'S'`` arrays add each
         item with its trailing NUL padding removed (as numpy returns it).
         Numpy integer and ``'S'`` arrays are processed in C with no Python
-        object per item.
+        object per item.  From 65536 integers on, the part of the batch
+        that meets a dense value is spread over up to
+        ``fastrank.get_threads()`` threads; the value and the result are
+        the same with any thread count (``fastrank.set_threads(1)`` turns
+        it off).
 
         >>> import numpy as np
         >>> h = HyperLogLog(); h.add_many(np.arange(1000)); h.count()
         True
         1001
         """
-        cdef int rc = _hll_add_seq(&self._h, items, self._smax)
+        _hll_wait_idle(self)
+        cdef int rc = _hll_add_seq(&self._h, items, self._smax, self)
         if rc < 0:
             _hll_raise(rc)
         if rc:
@@ -310,6 +435,7 @@ cdef class HyperLogLog:
         dense, otherwise sparse (and may be promoted by size).  Nothing
         changes if an input is invalid.
         """
+        _hll_wait_idle(self)
         cdef uint8_t regmax[HLL_REGISTERS]
         cdef int rc
         memset(regmax, 0, HLL_REGISTERS)
@@ -321,6 +447,7 @@ cdef class HyperLogLog:
             rc = _hll_merge_one(regmax, other, &use_dense)
             if rc != HLL_OK:
                 _hll_raise(rc)
+        _hll_wait_idle(self)  # the waits for others let other threads run
         rc = hll_store_max(&self._h, regmax, use_dense, self._smax)
         if rc != HLL_OK:
             _hll_raise(rc)
@@ -334,6 +461,7 @@ cdef class HyperLogLog:
         result is Redis's signed 64-bit reply (negative only for forged
         registers whose estimate overflows).
         """
+        _hll_wait_idle(self)
         cdef uint64_t card
         cdef int rc = hll_count(&self._h, &card)
         if rc != HLL_OK:
@@ -362,6 +490,7 @@ cdef class HyperLogLog:
     # -- diagnostics ------------------------------------------------------------
     def _registers(self):
         """All 16384 register values as a numpy uint8 array (corrupt -> error)."""
+        _hll_wait_idle(self)
         out = _hll_np.zeros(HLL_REGISTERS, dtype=_hll_np.uint8)
         cdef uint8_t[::1] o = out
         cdef int rc = hll_registers(&self._h, &o[0])
@@ -371,6 +500,7 @@ cdef class HyperLogLog:
 
     def _recount(self):
         """The estimate computed now, ignoring and not touching the cache."""
+        _hll_wait_idle(self)
         cdef uint64_t card
         cdef int rc = hll_recount(&self._h, &card)
         if rc != HLL_OK:
@@ -379,6 +509,7 @@ cdef class HyperLogLog:
 
     def _check(self):
         """AssertionError unless the value is a valid HLL (header and payload)."""
+        _hll_wait_idle(self)
         cdef int rc = hll_validate(&self._h)
         assert rc == HLL_OK, "invalid HLL (%d): %s" % (rc, self.to_bytes().hex())
 
@@ -401,6 +532,7 @@ cdef int _hll_merge_one(uint8_t *regmax, object other, int *use_dense) except -9
     if other is None:
         return HLL_OK
     if isinstance(other, HyperLogLog):
+        _hll_wait_idle(other)
         if hll_is_sparse(&(<HyperLogLog>other)._h) == 0:
             use_dense[0] = 1
         return hll_merge_max(regmax, &(<HyperLogLog>other)._h)
@@ -514,6 +646,26 @@ def pfmerge_bytes(dest, sources, sparse_max_bytes=HLL_SPARSE_MAX_BYTES_DEFAULT):
 def _hll_selftest():
     """Run the C self test (hash known answers, 6-bit packing); 0 = pass."""
     return hll_selftest()
+
+
+def _hll_hash_ints(arr):
+    """Hashes of a 1-D int64 or uint64 array's decimal texts, as add_many computes them (for tests)."""
+    out = _hll_np.empty(len(arr), dtype=_hll_np.uint64)
+    cdef uint64_t[::1] o = out
+    cdef const int64_t[::1] iv
+    cdef const uint64_t[::1] uv
+    cdef size_t n = <size_t>len(arr)
+    if n == 0:
+        return out
+    if arr.dtype == _hll_np.int64:
+        iv = arr
+        hll_hash_ints(&iv[0], 1, n, &o[0])
+    elif arr.dtype == _hll_np.uint64:
+        uv = arr
+        hll_hash_ints(&uv[0], 0, n, &o[0])
+    else:
+        raise TypeError("int64 or uint64 array expected")
+    return out
 
 
 def _hll_hash(data):

@@ -30,6 +30,10 @@
  * - The length is a size_t.  Redis passes an int; the two agree for every
  *   length a Redis string can have (at most 512 MB).
  *
+ * fr_murmur64a_block / fr_murmur64a_finish are the two steps above, exposed
+ * for _decimal64.h, which builds the blocks of an integer's decimal text in
+ * registers instead of reading them from memory.
+ *
  * Names: fr_murmur64a*.  (The CMS/TopK 32-bit MurmurHash2 lives in _murmur.h
  * under fr_murmur2*; the two headers do not depend on each other.)
  */
@@ -54,23 +58,37 @@ static inline uint64_t fr_load_le64(const uint8_t *p)
     return k;
 }
 
+/* The per-block step and the finish, shared with the integer hashing of
+ * _decimal64.h. */
+#define FR_MURMUR64A_M 0xc6a4a7935bd1e995ULL
+#define FR_MURMUR64A_R 47
+
+static inline uint64_t fr_murmur64a_block(uint64_t h, uint64_t k)
+{
+    k *= FR_MURMUR64A_M;
+    k ^= k >> FR_MURMUR64A_R;
+    k *= FR_MURMUR64A_M;
+    h ^= k;
+    return h * FR_MURMUR64A_M;
+}
+
+static inline uint64_t fr_murmur64a_finish(uint64_t h)
+{
+    h ^= h >> FR_MURMUR64A_R;
+    h *= FR_MURMUR64A_M;
+    return h ^ (h >> FR_MURMUR64A_R);
+}
+
 /* MurmurHash64A of the len bytes at key with the given seed.
  * key may be NULL when len is 0.  Pure function, no allocation. */
 static inline uint64_t fr_murmur64a(const void *key, size_t len, uint64_t seed)
 {
-    const uint64_t m = 0xc6a4a7935bd1e995ULL;
-    const int r = 47;
     const uint8_t *data = (const uint8_t *)key;
     const uint8_t *blocks_end = data + (len & ~(size_t)7);
-    uint64_t h = seed ^ ((uint64_t)len * m);
+    uint64_t h = seed ^ ((uint64_t)len * FR_MURMUR64A_M);
 
     while (data != blocks_end) {
-        uint64_t k = fr_load_le64(data);
-        k *= m;
-        k ^= k >> r;
-        k *= m;
-        h ^= k;
-        h *= m;
+        h = fr_murmur64a_block(h, fr_load_le64(data));
         data += 8;
     }
     switch (len & 7) {
@@ -81,12 +99,9 @@ static inline uint64_t fr_murmur64a(const void *key, size_t len, uint64_t seed)
     case 3: h ^= (uint64_t)data[2] << 16; /* fall through */
     case 2: h ^= (uint64_t)data[1] << 8;  /* fall through */
     case 1: h ^= (uint64_t)data[0];
-            h *= m;
+            h *= FR_MURMUR64A_M;
     }
-    h ^= h >> r;
-    h *= m;
-    h ^= h >> r;
-    return h;
+    return fr_murmur64a_finish(h);
 }
 
 #endif /* FASTRANK_MURMUR64_H */
