@@ -246,23 +246,25 @@ static inline void cms_prefetch(const void *p) {
 /* Integer batches remember the cell addresses of recent items: streams
  * repeat their heavy items, and a repeat then skips its decimal text and
  * hashing.  A direct-mapped table keyed by the integer itself, of 2^bits
- * slots (bits from FR_CMS_MEMO_MIN_BITS up to FR_CMS_MEMO_MAX_BITS, about
- * n / 8 slots), allocated per call for batches of at least FR_CMS_MEMO_MIN
- * items over at most 8 rows whose cell addresses fit 32 bits.  An empty slot
- * holds a key that hashes to another slot, so it never matches.  Results are
- * unchanged: a remembered address is the computed one. */
+ * slots (about n / 8, at least 2^FR_CMS_MEMO_MIN_BITS, and no more than fit
+ * in FR_CMS_MEMO_BYTES), allocated per call for batches of at least
+ * FR_CMS_MEMO_MIN items over at most 8 rows whose cell addresses fit 32
+ * bits.  An empty slot holds a key that hashes to another slot, so it never
+ * matches.  Results are unchanged: a remembered address is the computed one.
+ * (The sizes are measured: a bigger table misses less but falls out of the
+ * caches, and its misses are mispredicted branches either way.) */
 #define FR_CMS_MEMO_MIN 16384
 #define FR_CMS_MEMO_MIN_BITS 11
-#define FR_CMS_MEMO_MAX_BITS 16
+#define FR_CMS_MEMO_BYTES ((size_t)2 << 20)
 
 typedef struct {
     unsigned shift;  /* 64 - bits */
-    uint64_t *keys;  /* 2^bits keys */
-    uint32_t *off;   /* rows addresses per slot */
+    size_t stride;   /* uint64 words per slot: the key, then rows 32-bit addresses */
+    uint64_t *slots; /* 2^bits slots, each in one place (one cache line, mostly) */
 } cms_memo;
 
-static inline size_t cms_memo_slot(const cms_memo *m, uint64_t key) {
-    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> m->shift);
+static inline uint64_t *cms_memo_slot(const cms_memo *m, uint64_t key) {
+    return m->slots + m->stride * (size_t)((key * 0x9E3779B97F4A7C15ull) >> m->shift);
 }
 
 /* Set up m for this batch: 1, or 0 (not worth it, not applicable, or no
@@ -270,16 +272,19 @@ static inline size_t cms_memo_slot(const cms_memo *m, uint64_t key) {
 static int cms_memo_init(cms_memo *m, const fr_cms *c, const cms_items *src, size_t n, size_t rows) {
     unsigned bits = FR_CMS_MEMO_MIN_BITS;
     size_t slots, s;
+    uint64_t *zero_slot;
     if (!src->ints || n < FR_CMS_MEMO_MIN || rows > 8) return 0;
     if ((uint64_t)c->width * c->depth > 0xFFFFFFFFu) return 0;
-    while (bits < FR_CMS_MEMO_MAX_BITS && ((size_t)8 << bits) < n) bits++;
+    m->stride = 1 + (rows + 1) / 2;
+    while (((size_t)8 << bits) < n && ((size_t)2 << bits) * m->stride * 8 <= FR_CMS_MEMO_BYTES)
+        bits++;
     slots = (size_t)1 << bits;
     m->shift = 64 - bits;
-    m->keys = (uint64_t *)malloc(slots * (sizeof(uint64_t) + rows * sizeof(uint32_t)));
-    if (!m->keys) return 0;
-    m->off = (uint32_t *)(m->keys + slots);
-    for (s = 0; s < slots; s++) /* keys 0 and 1 land in different slots */
-        m->keys[s] = cms_memo_slot(m, 0) == s ? 1 : 0;
+    m->slots = (uint64_t *)malloc(slots * m->stride * sizeof(uint64_t));
+    if (!m->slots) return 0;
+    for (s = 0; s < slots; s++) m->slots[s * m->stride] = 0;
+    zero_slot = cms_memo_slot(m, 0); /* key 1 lands elsewhere */
+    *zero_slot = 1;
     return 1;
 }
 
@@ -347,16 +352,16 @@ static FR_CMS_ALWAYS_INLINE void cms_batch(fr_cms *c, const cms_items *src, size
             uint32_t *memo_off = NULL;
             if (use_memo) {
                 const uint64_t key = ((const uint64_t *)src->ints)[j];
-                const size_t slot = cms_memo_slot(&memo, key);
-                memo_off = memo.off + slot * rows;
-                if (memo.keys[slot] == key) {
+                uint64_t *slot = cms_memo_slot(&memo, key);
+                memo_off = (uint32_t *)(slot + 1);
+                if (*slot == key) {
                     for (i = 0; i < rows; i++) {
                         a[i] = memo_off[i];
                         cms_prefetch(&cells[a[i]]);
                     }
                     continue;
                 }
-                memo.keys[slot] = key;
+                *slot = key;
             }
             if (src->ints && cms_int_word(src, j, &word)) {
                 for (i = 0; i < rows; i++)
@@ -398,7 +403,7 @@ static FR_CMS_ALWAYS_INLINE void cms_batch(fr_cms *c, const cms_items *src, size
             if (out) out[j] = min;
         }
     }
-    if (use_memo) free(memo.keys);
+    if (use_memo) free(memo.slots);
 }
 
 /* cms_batch with the row count fixed at compile time for runs of 1 to 4

@@ -7,10 +7,11 @@
 # item helpers (_sk_*), the numpy-integer-array helper and the RedisBloom
 # error-text constants.
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.ref cimport PyObject
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from libc.math cimport ceil, ceilf, isfinite, log10f
 from libc.stdint cimport int64_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
 cimport numpy as cnp
@@ -19,6 +20,28 @@ import numpy as np
 from fastrank._sketch cimport *
 
 cnp.import_array()
+
+import threading
+
+from fastrank import _threads
+
+cdef extern from "_cms.h" nogil:
+    void fr_cms_incrby_ints_rows(fr_cms *c, const void *items, int is_unsigned, size_t n,
+                                 const uint64_t *incrs, uint64_t incr1, size_t row0, size_t row1,
+                                 uint32_t *out)
+    void fr_cms_incrby_strs_rows(fr_cms *c, const char *const *items, const size_t *lens, size_t n,
+                                 const uint64_t *incrs, uint64_t incr1, size_t row0, size_t row1,
+                                 uint32_t *out)
+    void fr_cms_add_count(fr_cms *c, size_t n, const uint64_t *incrs, uint64_t incr1)
+
+cdef extern from "Python.h":
+    # Raw forms (no reference counting by Cython) for building result lists.
+    PyObject *_cms_PyList_New "PyList_New"(Py_ssize_t n) except NULL
+    void _cms_PyList_SET_ITEM "PyList_SET_ITEM"(PyObject *lst, Py_ssize_t i, PyObject *o)
+    PyObject *_cms_PyLong_FromUnsignedLong "PyLong_FromUnsignedLong"(unsigned long v)
+    void _cms_Py_INCREF "Py_INCREF"(PyObject *o)
+    void _cms_Py_XDECREF "Py_XDECREF"(PyObject *o)
+    void _cms_Py_DECREF "Py_DECREF"(PyObject *o)
 
 # ---- RedisBloom 2.8.2 error texts ------------------------------------------
 # Exactly as the server sends them (verified against redisbloom.so 2.8.2; see
@@ -121,7 +144,9 @@ cdef class _SkItems:
     are used.  Every item is checked (and every str UTF-8 encoded, which
     CPython caches in the str) when this is built, before anything changes.
     The pointers stay valid only while the GIL is held (the caller's list is
-    not copied), so the C calls that use them keep the GIL.
+    not copied), so the C calls that use them keep the GIL -- unless the
+    caller first replaces ``seq`` by a private copy, as CountMinSketch's
+    threaded batches do.
     """
     cdef list seq
     cdef list keep
@@ -269,6 +294,94 @@ def murmurhash2(item, seed=0):
 
 # ---- CountMinSketch ----------------------------------------------------------
 
+# A batch of at least this many items over at least 2 rows is split by rows
+# between up to fastrank.get_threads() threads (see _cms.c); smaller batches
+# run on the calling thread.
+_CMS_PARALLEL_MIN = 65536
+
+# Values below this share one int object per result list (see _cms_int_list).
+cdef enum:
+    _CMS_INT_CACHE = 65536
+
+
+cdef list _cms_int_list(const uint32_t *res, Py_ssize_t n):
+    """res[0..n) as a list of ints.  Most results of a skewed stream are small
+    counts that repeat, so each value below _CMS_INT_CACHE is made into an
+    int once per call and shared (ints are immutable; CPython itself shares
+    its small ints); larger values get their own."""
+    cdef Py_ssize_t i, size = n if n < _CMS_INT_CACHE else _CMS_INT_CACHE
+    cdef PyObject **cache = <PyObject **>calloc(size + 1, sizeof(PyObject *))
+    cdef PyObject *lst
+    cdef PyObject *o
+    cdef uint32_t v
+    cdef bint failed = False
+    cdef list result
+    if cache == NULL:
+        raise MemoryError()
+    try:
+        lst = _cms_PyList_New(n)
+    except MemoryError:
+        free(cache)
+        raise
+    for i in range(n):
+        v = res[i]
+        if v < <uint32_t>size:
+            o = cache[v]
+            if o == NULL:
+                o = _cms_PyLong_FromUnsignedLong(v)
+                if o == NULL:
+                    failed = True
+                    break
+                cache[v] = o
+            _cms_Py_INCREF(o)
+        else:
+            o = _cms_PyLong_FromUnsignedLong(v)
+            if o == NULL:
+                failed = True
+                break
+        _cms_PyList_SET_ITEM(lst, i, o)
+    for i in range(size):
+        _cms_Py_XDECREF(cache[i])
+    free(cache)
+    if failed:  # the list frees the items set so far (unset ones are NULL)
+        _cms_Py_DECREF(lst)
+        raise MemoryError()
+    result = <list>lst
+    _cms_Py_DECREF(lst)
+    return result
+
+
+cdef class _CmsRowsJob:
+    """One incrby batch of a CountMinSketch, ready to run over any run of its
+    rows with the GIL released (``run``), one call per thread.  Holds every
+    object whose memory the C code reads: the sketch, the items (an integer
+    array, or an _SkItems over a private copy of the sequence) and the
+    increments."""
+    cdef CountMinSketch sk
+    cdef object keep_items
+    cdef object keep_incr
+    cdef const void *ints
+    cdef int unsigned
+    cdef const char *const *ptrs
+    cdef const size_t *lens
+    cdef size_t n
+    cdef const uint64_t *incp
+    cdef uint64_t incr1
+
+    def run(self, size_t row0, size_t row1, cnp.ndarray out):
+        """Rows [row0, row1) of the batch; out (uint32, or None) gets each
+        item's minimum over those rows."""
+        cdef fr_cms *c = &self.sk.c
+        cdef uint32_t *res = NULL if out is None else <uint32_t *>out.data
+        with nogil:
+            if self.ints != NULL:
+                fr_cms_incrby_ints_rows(c, self.ints, self.unsigned, self.n, self.incp,
+                                        self.incr1, row0, row1, res)
+            else:
+                fr_cms_incrby_strs_rows(c, self.ptrs, self.lens, self.n, self.incp, self.incr1,
+                                        row0, row1, res)
+
+
 cdef class CountMinSketch:
     """Count-Min Sketch with RedisBloom 2.8's layout, hashing and limits.
 
@@ -285,8 +398,12 @@ cdef class CountMinSketch:
     >>> cms.info()
     {'width': 10, 'depth': 3, 'count': 3}
 
-    Every method holds the GIL for its whole run, so each call (a whole
-    batch included) is atomic with respect to other Python threads.
+    Each call (a whole batch included) is atomic with respect to other
+    Python threads.  Methods hold the GIL for their whole run, except that a
+    big ``incrby`` / ``add_many`` batch (at least 65,536 items, depth >= 2,
+    ``fastrank.get_threads() > 1``) splits its rows between worker threads
+    with the GIL released; meanwhile any other call on the same sketch waits
+    for it.  Do not modify a numpy array while a batch reads it.
 
     :param width: columns, an int >= 1 (ValueError ``CMS: invalid width``).
     :param depth: rows, an int >= 1 (ValueError ``CMS: invalid depth``).
@@ -294,6 +411,8 @@ cdef class CountMinSketch:
     """
 
     cdef fr_cms c
+    cdef bint busy        # a threaded batch runs on c without the GIL
+    cdef object gate      # threading.Lock held by that batch (made on first use)
 
     #: The counter value that marks overflow in ``incrby`` results.
     OVERFLOW = CMS_OVERFLOW
@@ -322,6 +441,15 @@ cdef class CountMinSketch:
 
     def __dealloc__(self):
         fr_cms_release(&self.c)
+
+    cdef int _wait(self) except -1:
+        """Return once no threaded batch runs on this sketch (waiting with the
+        GIL released).  Every method that reads or writes the counters or the
+        count calls this first and then keeps the GIL until it is done."""
+        while self.busy:
+            self.gate.acquire()
+            self.gate.release()
+        return 0
 
     @classmethod
     def from_error(cls, error, probability):
@@ -378,6 +506,7 @@ cdef class CountMinSketch:
     def total(self):
         """Sum of all increments as RedisBloom reports it: signed 64-bit,
         wrapping (it counts increments that saturated, too)."""
+        self._wait()
         cdef int64_t s = <int64_t>self.c.count
         return s
 
@@ -428,10 +557,10 @@ cdef class CountMinSketch:
 
     cdef object _incrby(self, object items, object increments, bint replies):
         cdef cnp.ndarray arr = _sk_int_array(items)
-        cdef cnp.ndarray incr
+        cdef cnp.ndarray incr = None
         cdef cnp.ndarray out = None
-        cdef _SkItems batch
-        cdef Py_ssize_t n
+        cdef _SkItems batch = None
+        cdef Py_ssize_t n, k = 1
         cdef bint unsigned
         cdef const uint64_t *incp = NULL
         cdef uint64_t incr1 = 0
@@ -452,14 +581,64 @@ cdef class CountMinSketch:
         if replies:
             out = np.empty(n, dtype=np.uint32)
             res = <uint32_t *>out.data
-        if arr is not None:
+        if n >= _CMS_PARALLEL_MIN and self.c.depth >= 2:
+            k = min(_threads.get_threads(), self.c.depth)
+        if k > 1:
+            self._incrby_threaded(k, arr, batch, incr, incr1, out)
+        elif arr is not None:
+            self._wait()
             unsigned = arr.dtype.kind == "u"
             fr_cms_incrby_ints(&self.c, arr.data, unsigned, n, incp, incr1, res)
+        else:
+            self._wait()
+            fr_cms_incrby_strs(&self.c, batch.items(), batch.sizes(), n, incp, incr1, res)
+        if not replies or isinstance(items, np.ndarray):
             return out
-        fr_cms_incrby_strs(&self.c, batch.items(), batch.sizes(), n, incp, incr1, res)
-        if not replies:
-            return None
-        return out if isinstance(items, np.ndarray) else out.tolist()
+        return _cms_int_list(res, n)
+
+    cdef int _incrby_threaded(self, Py_ssize_t k, cnp.ndarray arr, _SkItems batch,
+                              cnp.ndarray incr, uint64_t incr1, cnp.ndarray out) except -1:
+        """The batch with its rows split into k runs, one per thread (k <= depth).
+        Each cell sees exactly the increments, in the order, of the
+        one-thread run; out (or None) gets the element-wise minimum of the
+        runs' minima; the count is added once."""
+        cdef _CmsRowsJob job = _CmsRowsJob.__new__(_CmsRowsJob)
+        cdef size_t d = self.c.depth
+        cdef Py_ssize_t i
+        job.sk = self
+        job.keep_incr = incr
+        job.incp = NULL if incr is None else <const uint64_t *>incr.data
+        job.incr1 = incr1
+        if arr is not None:
+            job.keep_items = arr
+            job.ints = arr.data
+            job.unsigned = arr.dtype.kind == "u"
+            job.n = arr.shape[0]
+        else:
+            # The C code reads the items without the GIL: hold them in a list
+            # no other thread can change (the pointers stay those of batch).
+            batch.seq = list(batch.seq)
+            job.keep_items = batch
+            job.ptrs = batch.items()
+            job.lens = batch.sizes()
+            job.n = batch.n
+        outs = [out] + [None if out is None else np.empty(job.n, dtype=np.uint32)
+                        for i in range(1, k)]
+        calls = [(i * d // k, (i + 1) * d // k, outs[i]) for i in range(k)]
+        if self.gate is None:
+            self.gate = threading.Lock()
+        self.gate.acquire()  # one threaded batch at a time (waits with the GIL released)
+        self.busy = True     # and every other call waits for it (_wait)
+        try:
+            _threads.run_parallel(job.run, calls)
+            fr_cms_add_count(&self.c, job.n, job.incp, incr1)
+        finally:
+            self.busy = False
+            self.gate.release()
+        if out is not None:
+            for i in range(1, k):
+                np.minimum(out, outs[i], out=out)
+        return 0
 
     def query(self, items):
         """The estimated total of each item (CMS.QUERY): the minimum of its
@@ -481,14 +660,18 @@ cdef class CountMinSketch:
             n = arr.shape[0]
             out = np.empty(n, dtype=np.uint32)
             unsigned = arr.dtype.kind == "u"
+            self._wait()
             fr_cms_query_ints(&self.c, arr.data, unsigned, n,
                               <uint32_t *>out.data)
             return out
         batch = _SkItems(items)
         n = batch.n
         out = np.empty(n, dtype=np.uint32)
+        self._wait()
         fr_cms_query_strs(&self.c, batch.items(), batch.sizes(), n, <uint32_t *>out.data)
-        return out if isinstance(items, np.ndarray) else out.tolist()
+        if isinstance(items, np.ndarray):
+            return out
+        return _cms_int_list(<uint32_t *>out.data, n)
 
     def merge(self, sources, weights=None):
         """Overwrite this sketch with ``sum(w * s for s, w in zip(sources,
@@ -536,6 +719,7 @@ cdef class CountMinSketch:
             if not (-0x8000000000000000 <= int(v) <= _INT64_MAX):
                 raise ValueError(CMS_ERR_WEIGHT)
             w[i] = int(v)
+        self._wait_all(srcs)
         cdef const fr_cms **ptrs = <const fr_cms **>malloc(n * sizeof(fr_cms *))
         if ptrs == NULL:
             raise MemoryError()
@@ -549,9 +733,24 @@ cdef class CountMinSketch:
         if rc == FR_CMS_EOVERFLOW:
             raise OverflowError(CMS_ERR_MERGE_OVERFLOW)
 
+    cdef int _wait_all(self, list others) except -1:
+        """_wait for this sketch and every CountMinSketch in others, until
+        none of them is busy at once."""
+        cdef CountMinSketch s
+        cdef bint waited = True
+        while waited:
+            waited = False
+            for o in [self] + others:
+                s = <CountMinSketch>o
+                if s.busy:
+                    s._wait()
+                    waited = True
+        return 0
+
     # -- copies, equality, serialization -------------------------------------
     def counters(self):
         """A copy of the counters as a (depth, width) uint32 ndarray. O(w*d)."""
+        self._wait()
         out = np.empty((self.c.depth, self.c.width), dtype=np.uint32)
         cdef cnp.ndarray o = out
         memcpy(o.data, self.c.cells, self.c.width * self.c.depth * sizeof(uint32_t))
@@ -560,6 +759,7 @@ cdef class CountMinSketch:
     def copy(self):
         """An independent copy. O(width * depth)."""
         cdef CountMinSketch out = CountMinSketch.__new__(CountMinSketch)
+        self._wait()
         if fr_cms_copy(&out.c, &self.c) != FR_CMS_OK:
             raise MemoryError()
         return out
@@ -568,6 +768,7 @@ cdef class CountMinSketch:
         if not isinstance(other, CountMinSketch):
             return NotImplemented
         cdef CountMinSketch o = <CountMinSketch>other
+        self._wait_all([o])
         if (self.c.width, self.c.depth, self.c.count) != (o.c.width, o.c.depth, o.c.count):
             return False
         return self.to_bytes() == o.to_bytes()
@@ -579,6 +780,7 @@ cdef class CountMinSketch:
         byte layout is documented atop _cms.c). O(width * depth)."""
         cdef size_t size = fr_cms_serialized_size(&self.c)
         cdef bytes out = PyBytes_FromStringAndSize(NULL, size)
+        self._wait()
         fr_cms_serialize(&self.c, <unsigned char *>PyBytes_AS_STRING(out))
         return out
 

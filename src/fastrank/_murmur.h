@@ -265,13 +265,17 @@ typedef struct {
 
 /* Prepare the len (1..8) bytes packed in w (bytes past len must be zero). */
 static inline void fr_murmur2_word_prepare(fr_murmur2_word *s, uint64_t w, uint32_t len) {
+    /* masks, not branches: lengths mix unpredictably in a stream */
     const uint32_t nb = len >> 2, lo = (uint32_t)w, hi = (uint32_t)(w >> 32);
-    const uint32_t k0 = fr_murmur2_mixblock(lo);
+    const uint32_t has0 = 0u - (uint32_t)(nb != 0);          /* a block k0 */
+    const uint32_t only1 = 0u - (uint32_t)(nb == 1);         /* hi is the tail, or 0 */
+    const uint32_t two = 0u - (uint32_t)(nb == 2);           /* a block k1 */
+    const uint32_t mul2 = two | (only1 & (0u - (uint32_t)((len & 3u) != 0)));
     s->len32 = len;
-    s->a = nb == 0 ? lo : 0;                      /* the tail is the whole item */
-    s->b = nb == 0 ? 0 : k0 ^ (nb == 1 ? hi : 0); /* hi is the tail, or 0 */
-    s->c = (nb == 2 || (nb == 1 && (len & 3) != 0)) ? FR_MURMUR2_M : 1u;
-    s->d = nb == 2 ? fr_murmur2_mixblock(hi) : 0;
+    s->a = lo & ~has0;
+    s->b = (fr_murmur2_mixblock(lo) ^ (hi & only1)) & has0;
+    s->c = 1u + ((FR_MURMUR2_M - 1u) & mul2);
+    s->d = fr_murmur2_mixblock(hi) & two;
 }
 
 /* fr_murmur2() of the prepared bytes under seed. */
