@@ -256,6 +256,7 @@ static inline void cms_prefetch(const void *p) {
 #define FR_CMS_MEMO_MIN 16384
 #define FR_CMS_MEMO_MIN_BITS 11
 #define FR_CMS_MEMO_BYTES ((size_t)2 << 20)
+#define FR_CMS_MEMO_AHEAD 8
 
 typedef struct {
     unsigned shift;  /* 64 - bits */
@@ -271,8 +272,7 @@ static inline uint64_t *cms_memo_slot(const cms_memo *m, uint64_t key) {
  * memory: the batch then simply hashes every item). */
 static int cms_memo_init(cms_memo *m, const fr_cms *c, const cms_items *src, size_t n, size_t rows) {
     unsigned bits = FR_CMS_MEMO_MIN_BITS;
-    size_t slots, s;
-    uint64_t *zero_slot;
+    size_t slots;
     if (!src->ints || n < FR_CMS_MEMO_MIN || rows > 8) return 0;
     if ((uint64_t)c->width * c->depth > 0xFFFFFFFFu) return 0;
     m->stride = 1 + (rows + 1) / 2;
@@ -280,11 +280,9 @@ static int cms_memo_init(cms_memo *m, const fr_cms *c, const cms_items *src, siz
         bits++;
     slots = (size_t)1 << bits;
     m->shift = 64 - bits;
-    m->slots = (uint64_t *)malloc(slots * m->stride * sizeof(uint64_t));
+    m->slots = (uint64_t *)calloc(slots, m->stride * sizeof(uint64_t)); /* keys 0, addresses 0 */
     if (!m->slots) return 0;
-    for (s = 0; s < slots; s++) m->slots[s * m->stride] = 0;
-    zero_slot = cms_memo_slot(m, 0); /* key 1 lands elsewhere */
-    *zero_slot = 1;
+    *cms_memo_slot(m, 0) = 1; /* key 0's slot; key 1 lands elsewhere */
     return 1;
 }
 
@@ -304,30 +302,60 @@ static uint32_t cms_item_rows(fr_cms *c, const void *item, size_t len, uint64_t 
     return min;
 }
 
-/* The batch worker over rows [row0, row1): incrby (update = 1) or query
- * (update = 0, then c is not written).  Never touches c->count.  out may be
- * NULL for incrby.  fixed_rows is row1 - row0 when the caller knows it at
- * compile time (0 otherwise), so the loops over rows unroll.  Always
- * inlined, so each entry point gets its own copy specialised for its item
- * kind, mode and row count. */
 #if defined(__GNUC__) || defined(__clang__)
 #define FR_CMS_ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define FR_CMS_ALWAYS_INLINE inline
 #endif
 
+/* The cell addresses of item j in rows row0 .. row0 + rows - 1 into a[],
+ * each prefetched. */
+static FR_CMS_ALWAYS_INLINE void cms_addresses(const fr_cms *c, const cms_items *src, size_t j,
+                                               size_t row0, size_t rows, int pow2, size_t *a) {
+    char buf[FR_DEC_MAX];
+    fr_murmur2_state st;
+    fr_murmur2_word word;
+    uint32_t hashes[FR_CMS_BLOCK_CELLS];
+    const size_t width = c->width;
+    size_t i, base, len;
+    if (src->ints && cms_int_word(src, j, &word)) {
+        for (i = 0; i < rows; i++) hashes[i] = fr_murmur2_word_seeded(&word, (uint32_t)(row0 + i));
+    } else {
+        const char *p = cms_item(src, j, buf, &len);
+        if (fr_murmur2_prepare(&st, p, len)) {
+            fr_murmur2_seeds_from(&st, (uint32_t)row0, (uint32_t)rows, hashes);
+        } else {
+            for (i = 0; i < rows; i++) hashes[i] = fr_murmur2(p, len, (uint32_t)(row0 + i));
+        }
+    }
+    for (i = 0, base = row0 * width; i < rows; i++, base += width) {
+        a[i] = base + (pow2 ? (hashes[i] & (width - 1)) : cms_column(c, hashes[i]));
+        cms_prefetch(&c->cells[a[i]]);
+    }
+}
+
+/* The batch worker over rows [row0, row1): incrby (update = 1) or query
+ * (update = 0, then c is not written).  Never touches c->count.  out may be
+ * NULL for incrby.  fixed_rows is row1 - row0 when the caller knows it at
+ * compile time (0 otherwise), so the loops over rows unroll.  Always
+ * inlined, so each entry point gets its own copy specialised for its item
+ * kind, mode and row count.
+ *
+ * With a memo, a block's addresses come in two passes with no branch on
+ * hit or miss (they mix unpredictably): every item copies its slot's
+ * addresses, and the items whose slot held another key are listed; then
+ * only those are hashed, overwriting the copy, and remembered. */
 static FR_CMS_ALWAYS_INLINE void cms_batch(fr_cms *c, const cms_items *src, size_t n,
                                            const uint64_t *incrs, uint64_t incr1, size_t row0,
                                            size_t row1, uint32_t *out, int update,
                                            size_t fixed_rows) {
     char buf[FR_DEC_MAX];
-    fr_murmur2_state st;
-    fr_murmur2_word word;
     size_t at[FR_CMS_BLOCK_CELLS];
-    uint32_t hashes[FR_CMS_BLOCK_CELLS];
-    const size_t width = c->width, rows = fixed_rows ? fixed_rows : row1 - row0;
-    const int pow2 = (width & (width - 1)) == 0; /* hash mod width is a mask */
+    uint32_t missed[FR_CMS_BLOCK_CELLS];
+    const size_t rows = fixed_rows ? fixed_rows : row1 - row0;
+    const int pow2 = (c->width & (c->width - 1)) == 0; /* hash mod width is a mask */
     const size_t block = rows <= FR_CMS_BLOCK_CELLS ? FR_CMS_BLOCK_CELLS / rows : 0;
+    const uint64_t *keys = (const uint64_t *)src->ints;
     uint32_t *cells = c->cells;
     cms_memo memo;
     int use_memo;
@@ -346,39 +374,33 @@ static FR_CMS_ALWAYS_INLINE void cms_batch(fr_cms *c, const cms_items *src, size
     for (j0 = 0; j0 < n; j0 += block) {
         const size_t end = j0 + block < n ? j0 + block : n;
         size_t *a = at;
-        for (j = j0; j < end; j++, a += rows) {
-            size_t len, base;
-            const char *p;
-            uint32_t *memo_off = NULL;
-            if (use_memo) {
-                const uint64_t key = ((const uint64_t *)src->ints)[j];
-                uint64_t *slot = cms_memo_slot(&memo, key);
-                memo_off = (uint32_t *)(slot + 1);
-                if (*slot == key) {
-                    for (i = 0; i < rows; i++) {
-                        a[i] = memo_off[i];
-                        cms_prefetch(&cells[a[i]]);
-                    }
-                    continue;
+        if (use_memo) {
+            size_t nmiss = 0, m;
+            for (j = j0; j < end; j++, a += rows) {
+                const uint64_t *slot = cms_memo_slot(&memo, keys[j]);
+                const uint32_t *off = (const uint32_t *)(slot + 1);
+                if (j + FR_CMS_MEMO_AHEAD < n) /* the table outgrows L2: load slots early */
+                    cms_prefetch(cms_memo_slot(&memo, keys[j + FR_CMS_MEMO_AHEAD]));
+                for (i = 0; i < rows; i++) {
+                    a[i] = off[i];
+                    cms_prefetch(&cells[a[i]]);
                 }
-                *slot = key;
+                missed[nmiss] = (uint32_t)(j - j0);
+                nmiss += *slot != keys[j];
             }
-            if (src->ints && cms_int_word(src, j, &word)) {
-                for (i = 0; i < rows; i++)
-                    hashes[i] = fr_murmur2_word_seeded(&word, (uint32_t)(row0 + i));
-            } else {
-                p = cms_item(src, j, buf, &len);
-                if (fr_murmur2_prepare(&st, p, len)) {
-                    fr_murmur2_seeds_from(&st, (uint32_t)row0, (uint32_t)rows, hashes);
-                } else {
-                    for (i = 0; i < rows; i++) hashes[i] = fr_murmur2(p, len, (uint32_t)(row0 + i));
-                }
+            for (m = 0; m < nmiss; m++) {
+                uint64_t *slot;
+                uint32_t *off;
+                j = j0 + missed[m];
+                a = at + missed[m] * rows;
+                cms_addresses(c, src, j, row0, rows, pow2, a);
+                slot = cms_memo_slot(&memo, keys[j]);
+                off = (uint32_t *)(slot + 1);
+                *slot = keys[j];
+                for (i = 0; i < rows; i++) off[i] = (uint32_t)a[i];
             }
-            for (i = 0, base = row0 * width; i < rows; i++, base += width) {
-                a[i] = base + (pow2 ? (hashes[i] & (width - 1)) : cms_column(c, hashes[i]));
-                cms_prefetch(&cells[a[i]]);
-                if (memo_off) memo_off[i] = (uint32_t)a[i];
-            }
+        } else {
+            for (j = j0; j < end; j++, a += rows) cms_addresses(c, src, j, row0, rows, pow2, a);
         }
         a = at;
         for (j = j0; j < end; j++, a += rows) {
