@@ -51,7 +51,7 @@
  *     through a stack buffer.  Big integer batches also remember the cell
  *     addresses of recent items (cms_memo), so the heavy items of a skewed
  *     stream are hashed once.
- *   - A batch can be limited to a run of rows (fr_cms_incrby_*_rows), so
+ *   - A batch can be limited to a run of rows (fr_cms_incrby_ints_rows), so
  *     its rows can be split between threads: each cell still sees the same
  *     increments in the same order, so saturation and every result are
  *     those of the one-thread run; the per-item results are the
@@ -483,16 +483,9 @@ void fr_cms_query_ints(const fr_cms *c, const void *items, int is_unsigned, size
 /* incrby of n byte strings items[j][0..lens[j]) (same contract otherwise). */
 void fr_cms_incrby_strs(fr_cms *c, const char *const *items, const size_t *lens, size_t n,
                         const uint64_t *incrs, uint64_t incr1, uint32_t *out) {
-    fr_cms_incrby_strs_rows(c, items, lens, n, incrs, incr1, 0, c->depth, out);
-    fr_cms_add_count(c, n, incrs, incr1);
-}
-
-/* fr_cms_incrby_strs restricted to rows [row0, row1), as fr_cms_incrby_ints_rows. */
-void fr_cms_incrby_strs_rows(fr_cms *c, const char *const *items, const size_t *lens, size_t n,
-                             const uint64_t *incrs, uint64_t incr1, size_t row0, size_t row1,
-                             uint32_t *out) {
     cms_items src = {NULL, 0, items, lens};
-    cms_batch_rows(c, &src, n, incrs, incr1, row0, row1, out, 1);
+    cms_batch_rows(c, &src, n, incrs, incr1, 0, c->depth, out, 1);
+    fr_cms_add_count(c, n, incrs, incr1);
 }
 
 /* query of n byte strings into out. */

@@ -29,9 +29,6 @@ cdef extern from "_cms.h" nogil:
     void fr_cms_incrby_ints_rows(fr_cms *c, const void *items, int is_unsigned, size_t n,
                                  const uint64_t *incrs, uint64_t incr1, size_t row0, size_t row1,
                                  uint32_t *out)
-    void fr_cms_incrby_strs_rows(fr_cms *c, const char *const *items, const size_t *lens, size_t n,
-                                 const uint64_t *incrs, uint64_t incr1, size_t row0, size_t row1,
-                                 uint32_t *out)
     void fr_cms_add_count(fr_cms *c, size_t n, const uint64_t *incrs, uint64_t incr1)
 
 cdef extern from "Python.h":
@@ -144,9 +141,7 @@ cdef class _SkItems:
     are used.  Every item is checked (and every str UTF-8 encoded, which
     CPython caches in the str) when this is built, before anything changes.
     The pointers stay valid only while the GIL is held (the caller's list is
-    not copied), so the C calls that use them keep the GIL -- unless the
-    caller first replaces ``seq`` by a private copy, as CountMinSketch's
-    threaded batches do.
+    not copied), so the C calls that use them keep the GIL.
     """
     cdef list seq
     cdef list keep
@@ -294,9 +289,11 @@ def murmurhash2(item, seed=0):
 
 # ---- CountMinSketch ----------------------------------------------------------
 
-# A batch of at least this many items over at least 2 rows is split by rows
-# between up to fastrank.get_threads() threads (see _cms.c); smaller batches
-# run on the calling thread.
+# A numpy integer batch of at least this many items over at least 2 rows is
+# split by rows between up to fastrank.get_threads() threads (see _cms.c);
+# smaller batches, and batches of Python objects, run on the calling thread.
+# (Splitting a list of str measured slower: reading the items is serial and
+# every thread hashes every item.)
 _CMS_PARALLEL_MIN = 65536
 
 # Values below this share one int object per result list (see _cms_int_list).
@@ -352,19 +349,14 @@ cdef list _cms_int_list(const uint32_t *res, Py_ssize_t n):
 
 
 cdef class _CmsRowsJob:
-    """One incrby batch of a CountMinSketch, ready to run over any run of its
-    rows with the GIL released (``run``), one call per thread.  Holds every
-    object whose memory the C code reads: the sketch, the items (an integer
-    array, or an _SkItems over a private copy of the sequence) and the
-    increments."""
+    """One incrby batch of integer items, ready to run over any run of the
+    sketch's rows with the GIL released (``run``), one call per thread.
+    Holds every object whose memory the C code reads: the sketch, the items
+    and the increments."""
     cdef CountMinSketch sk
-    cdef object keep_items
-    cdef object keep_incr
-    cdef const void *ints
+    cdef cnp.ndarray items
+    cdef cnp.ndarray incr
     cdef int unsigned
-    cdef const char *const *ptrs
-    cdef const size_t *lens
-    cdef size_t n
     cdef const uint64_t *incp
     cdef uint64_t incr1
 
@@ -372,14 +364,12 @@ cdef class _CmsRowsJob:
         """Rows [row0, row1) of the batch; out (uint32, or None) gets each
         item's minimum over those rows."""
         cdef fr_cms *c = &self.sk.c
+        cdef const void *items = self.items.data
+        cdef size_t n = self.items.shape[0]
         cdef uint32_t *res = NULL if out is None else <uint32_t *>out.data
         with nogil:
-            if self.ints != NULL:
-                fr_cms_incrby_ints_rows(c, self.ints, self.unsigned, self.n, self.incp,
-                                        self.incr1, row0, row1, res)
-            else:
-                fr_cms_incrby_strs_rows(c, self.ptrs, self.lens, self.n, self.incp, self.incr1,
-                                        row0, row1, res)
+            fr_cms_incrby_ints_rows(c, items, self.unsigned, n, self.incp, self.incr1, row0, row1,
+                                    res)
 
 
 cdef class CountMinSketch:
@@ -400,10 +390,11 @@ cdef class CountMinSketch:
 
     Each call (a whole batch included) is atomic with respect to other
     Python threads.  Methods hold the GIL for their whole run, except that a
-    big ``incrby`` / ``add_many`` batch (at least 65,536 items, depth >= 2,
-    ``fastrank.get_threads() > 1``) splits its rows between worker threads
-    with the GIL released; meanwhile any other call on the same sketch waits
-    for it.  Do not modify a numpy array while a batch reads it.
+    big ``incrby`` / ``add_many`` batch of a numpy integer array (at least
+    65,536 items, depth >= 2, ``fastrank.get_threads() > 1``) splits its
+    rows between worker threads with the GIL released; meanwhile any other
+    call on the same sketch waits for it.  Do not modify the array while
+    such a batch reads it.
 
     :param width: columns, an int >= 1 (ValueError ``CMS: invalid width``).
     :param depth: rows, an int >= 1 (ValueError ``CMS: invalid depth``).
@@ -581,10 +572,10 @@ cdef class CountMinSketch:
         if replies:
             out = np.empty(n, dtype=np.uint32)
             res = <uint32_t *>out.data
-        if n >= _CMS_PARALLEL_MIN and self.c.depth >= 2:
+        if arr is not None and n >= _CMS_PARALLEL_MIN and self.c.depth >= 2:
             k = min(_threads.get_threads(), self.c.depth)
         if k > 1:
-            self._incrby_threaded(k, arr, batch, incr, incr1, out)
+            self._incrby_threaded(k, arr, incr, incr1, out)
         elif arr is not None:
             self._wait()
             unsigned = arr.dtype.kind == "u"
@@ -596,33 +587,22 @@ cdef class CountMinSketch:
             return out
         return _cms_int_list(res, n)
 
-    cdef int _incrby_threaded(self, Py_ssize_t k, cnp.ndarray arr, _SkItems batch,
-                              cnp.ndarray incr, uint64_t incr1, cnp.ndarray out) except -1:
-        """The batch with its rows split into k runs, one per thread (k <= depth).
-        Each cell sees exactly the increments, in the order, of the
-        one-thread run; out (or None) gets the element-wise minimum of the
-        runs' minima; the count is added once."""
+    cdef int _incrby_threaded(self, Py_ssize_t k, cnp.ndarray arr, cnp.ndarray incr,
+                              uint64_t incr1, cnp.ndarray out) except -1:
+        """The integer batch arr with its rows split into k runs, one per
+        thread (k <= depth).  Each cell sees exactly the increments, in the
+        order, of the one-thread run; out (or None) gets the element-wise
+        minimum of the runs' minima; the count is added once."""
         cdef _CmsRowsJob job = _CmsRowsJob.__new__(_CmsRowsJob)
-        cdef size_t d = self.c.depth
+        cdef size_t d = self.c.depth, n = arr.shape[0]
         cdef Py_ssize_t i
         job.sk = self
-        job.keep_incr = incr
+        job.items = arr
+        job.unsigned = arr.dtype.kind == "u"
+        job.incr = incr
         job.incp = NULL if incr is None else <const uint64_t *>incr.data
         job.incr1 = incr1
-        if arr is not None:
-            job.keep_items = arr
-            job.ints = arr.data
-            job.unsigned = arr.dtype.kind == "u"
-            job.n = arr.shape[0]
-        else:
-            # The C code reads the items without the GIL: hold them in a list
-            # no other thread can change (the pointers stay those of batch).
-            batch.seq = list(batch.seq)
-            job.keep_items = batch
-            job.ptrs = batch.items()
-            job.lens = batch.sizes()
-            job.n = batch.n
-        outs = [out] + [None if out is None else np.empty(job.n, dtype=np.uint32)
+        outs = [out] + [None if out is None else np.empty(n, dtype=np.uint32)
                         for i in range(1, k)]
         calls = [(i * d // k, (i + 1) * d // k, outs[i]) for i in range(k)]
         if self.gate is None:
@@ -631,7 +611,7 @@ cdef class CountMinSketch:
         self.busy = True     # and every other call waits for it (_wait)
         try:
             _threads.run_parallel(job.run, calls)
-            fr_cms_add_count(&self.c, job.n, job.incp, incr1)
+            fr_cms_add_count(&self.c, n, job.incp, incr1)
         finally:
             self.busy = False
             self.gate.release()
