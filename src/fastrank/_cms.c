@@ -257,6 +257,7 @@ static inline void cms_prefetch(const void *p) {
 #define FR_CMS_MEMO_MIN_BITS 11
 #define FR_CMS_MEMO_BYTES ((size_t)2 << 20)
 #define FR_CMS_MEMO_AHEAD 8
+#define FR_CMS_MEMO_MUL 0x9E3779B97F4A7C15ull /* Fibonacci hashing of the key */
 
 typedef struct {
     unsigned shift;  /* 64 - bits */
@@ -265,7 +266,7 @@ typedef struct {
 } cms_memo;
 
 static inline uint64_t *cms_memo_slot(const cms_memo *m, uint64_t key) {
-    return m->slots + m->stride * (size_t)((key * 0x9E3779B97F4A7C15ull) >> m->shift);
+    return m->slots + m->stride * (size_t)((key * FR_CMS_MEMO_MUL) >> m->shift);
 }
 
 /* Set up m for this batch: 1, or 0 (not worth it, not applicable, or no
@@ -356,6 +357,9 @@ static FR_CMS_ALWAYS_INLINE void cms_batch(fr_cms *c, const cms_items *src, size
     const int pow2 = (c->width & (c->width - 1)) == 0; /* hash mod width is a mask */
     const size_t block = rows <= FR_CMS_BLOCK_CELLS ? FR_CMS_BLOCK_CELLS / rows : 0;
     const uint64_t *keys = (const uint64_t *)src->ints;
+    const size_t stride = 1 + (rows + 1) / 2; /* cms_memo_init's, known at compile time */
+    uint64_t *mslots;
+    unsigned mshift;
     uint32_t *cells = c->cells;
     cms_memo memo;
     int use_memo;
@@ -371,16 +375,19 @@ static FR_CMS_ALWAYS_INLINE void cms_batch(fr_cms *c, const cms_items *src, size
         return;
     }
     use_memo = cms_memo_init(&memo, c, src, n, rows);
+    /* the memo's fields in locals: stores to cells could alias them */
+    mslots = memo.slots;
+    mshift = memo.shift;
     for (j0 = 0; j0 < n; j0 += block) {
         const size_t end = j0 + block < n ? j0 + block : n;
         size_t *a = at;
         if (use_memo) {
             size_t nmiss = 0, m;
             for (j = j0; j < end; j++, a += rows) {
-                const uint64_t *slot = cms_memo_slot(&memo, keys[j]);
+                const uint64_t *slot = mslots + stride * (size_t)((keys[j] * FR_CMS_MEMO_MUL) >> mshift);
                 const uint32_t *off = (const uint32_t *)(slot + 1);
                 if (j + FR_CMS_MEMO_AHEAD < n) /* the table outgrows L2: load slots early */
-                    cms_prefetch(cms_memo_slot(&memo, keys[j + FR_CMS_MEMO_AHEAD]));
+                    cms_prefetch(mslots + stride * (size_t)((keys[j + FR_CMS_MEMO_AHEAD] * FR_CMS_MEMO_MUL) >> mshift));
                 for (i = 0; i < rows; i++) {
                     a[i] = off[i];
                     cms_prefetch(&cells[a[i]]);
@@ -394,7 +401,7 @@ static FR_CMS_ALWAYS_INLINE void cms_batch(fr_cms *c, const cms_items *src, size
                 j = j0 + missed[m];
                 a = at + missed[m] * rows;
                 cms_addresses(c, src, j, row0, rows, pow2, a);
-                slot = cms_memo_slot(&memo, keys[j]);
+                slot = mslots + stride * (size_t)((keys[j] * FR_CMS_MEMO_MUL) >> mshift);
                 off = (uint32_t *)(slot + 1);
                 *slot = keys[j];
                 for (i = 0; i < rows; i++) off[i] = (uint32_t)a[i];
@@ -425,21 +432,29 @@ static FR_CMS_ALWAYS_INLINE void cms_batch(fr_cms *c, const cms_items *src, size
             if (out) out[j] = min;
         }
     }
-    if (use_memo) free(memo.slots);
+    if (use_memo) free(mslots);
 }
 
 /* cms_batch with the row count fixed at compile time for runs of 1 to 4
- * rows (the common depths, and the halves of a split depth), else generic. */
+ * rows (the common depths, and the halves of a split depth), else generic;
+ * and with "one increment for all" known at compile time too. */
+#define FR_CMS_BATCH_ROWS(incrs_)                                                       \
+    switch (row1 - row0) {                                                             \
+    case 1: cms_batch(c, src, n, incrs_, incr1, row0, row1, out, update, 1); break;    \
+    case 2: cms_batch(c, src, n, incrs_, incr1, row0, row1, out, update, 2); break;    \
+    case 3: cms_batch(c, src, n, incrs_, incr1, row0, row1, out, update, 3); break;    \
+    case 4: cms_batch(c, src, n, incrs_, incr1, row0, row1, out, update, 4); break;    \
+    default: cms_batch(c, src, n, incrs_, incr1, row0, row1, out, update, 0); break;   \
+    }
+
 static FR_CMS_ALWAYS_INLINE void cms_batch_rows(fr_cms *c, const cms_items *src, size_t n,
                                                 const uint64_t *incrs, uint64_t incr1,
                                                 size_t row0, size_t row1, uint32_t *out,
                                                 int update) {
-    switch (row1 - row0) {
-    case 1: cms_batch(c, src, n, incrs, incr1, row0, row1, out, update, 1); break;
-    case 2: cms_batch(c, src, n, incrs, incr1, row0, row1, out, update, 2); break;
-    case 3: cms_batch(c, src, n, incrs, incr1, row0, row1, out, update, 3); break;
-    case 4: cms_batch(c, src, n, incrs, incr1, row0, row1, out, update, 4); break;
-    default: cms_batch(c, src, n, incrs, incr1, row0, row1, out, update, 0); break;
+    if (incrs) {
+        FR_CMS_BATCH_ROWS(incrs)
+    } else {
+        FR_CMS_BATCH_ROWS(NULL)
     }
 }
 
