@@ -56,7 +56,8 @@
  *     increments in the same order, so saturation and every result are
  *     those of the one-thread run; the per-item results are the
  *     element-wise minimum of the parts, and the count is added once
- *     (fr_cms_add_count).
+ *     (fr_cms_add_count).  _cms.pxi does this for numpy integer batches
+ *     of at least 65,536 items, with the GIL released.
  *
  * SERIALIZED FORM (ours, not RedisBloom's; version 1; all little-endian)
  *
