@@ -436,7 +436,8 @@ cdef class CountMinSketch:
     cdef int _wait(self) except -1:
         """Return once no threaded batch runs on this sketch (waiting with the
         GIL released).  Every method that reads or writes the counters or the
-        count calls this first and then keeps the GIL until it is done."""
+        count calls this right before its C call (nothing in between may run
+        Python code, which could let another thread in)."""
         while self.busy:
             self.gate.acquire()
             self.gate.release()
@@ -577,8 +578,8 @@ cdef class CountMinSketch:
         if k > 1:
             self._incrby_threaded(k, arr, incr, incr1, out)
         elif arr is not None:
-            self._wait()
             unsigned = arr.dtype.kind == "u"
+            self._wait()
             fr_cms_incrby_ints(&self.c, arr.data, unsigned, n, incp, incr1, res)
         else:
             self._wait()
@@ -730,9 +731,9 @@ cdef class CountMinSketch:
     # -- copies, equality, serialization -------------------------------------
     def counters(self):
         """A copy of the counters as a (depth, width) uint32 ndarray. O(w*d)."""
-        self._wait()
         out = np.empty((self.c.depth, self.c.width), dtype=np.uint32)
         cdef cnp.ndarray o = out
+        self._wait()
         memcpy(o.data, self.c.cells, self.c.width * self.c.depth * sizeof(uint32_t))
         return out
 
