@@ -13,8 +13,10 @@ Method
   that), plus fastrank at RedisBloom's INITBYPROB 0.001 0.01 size (2000 x 7).
   Rows: fastrank ``CountMinSketch.incrby`` on the numpy int64 array (one
   call), on a list of str (one call), and ``add_many`` on both (the same
-  without building the per-item result list/array); bounter ``update(list of str)`` (its
-  batch path); DataSketches ``count_min_sketch.update`` per item;
+  without building the per-item result list/array), each with
+  ``fastrank.set_threads(1)`` and with the default thread count (big batches
+  split their rows between threads; "x base" is the ratio to bounter);
+  bounter ``update(list of str)`` (its batch path); DataSketches ``count_min_sketch.update`` per item;
   pyprobables ``CountMinSketch.add`` per item; RedisBloom ``CMS.INCRBY``
   with 100 pairs per command, pipelined 100 commands per round trip through
   redis-py (hiredis) to a local redis-server with redisbloom.so 2.8.2.
@@ -53,6 +55,7 @@ try:  # an installed or PYTHONPATH fastrank first, else this checkout's in-place
 except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
+import fastrank  # noqa: E402
 from fastrank import CountMinSketch, TopK  # noqa: E402
 from fastrank.benchmark import cpu_name  # noqa: E402
 
@@ -108,19 +111,28 @@ def cms_rows(items: np.ndarray, strs: List[str], slow_n: int, repeats: int, redi
         rows.append(dict(name=name, n=n, rate=n / dt, acc=overcount(n, lambda ids: estimate(obj, ids))))
 
     n = items.size
-    add("fastrank CountMinSketch.incrby, numpy int64", n, lambda: CountMinSketch(WIDTH, DEPTH),
-        lambda c: c.incrby(items, 1), lambda c, ids: c.query(ids))
-    add("fastrank CountMinSketch.incrby, list of str", n, lambda: CountMinSketch(WIDTH, DEPTH),
-        lambda c: c.incrby(strs, 1), lambda c, ids: c.query(ids))
-    add("fastrank CountMinSketch.add_many (no results), numpy int64", n,
-        lambda: CountMinSketch(WIDTH, DEPTH), lambda c: c.add_many(items),
-        lambda c, ids: c.query(ids))
-    add("fastrank CountMinSketch.add_many (no results), list of str", n,
-        lambda: CountMinSketch(WIDTH, DEPTH), lambda c: c.add_many(strs),
-        lambda c, ids: c.query(ids))
-    add("fastrank CountMinSketch 2000x7 (INITBYPROB .001 .01), numpy", n,
-        lambda: CountMinSketch.from_error(0.001, 0.01), lambda c: c.incrby(items, 1),
-        lambda c, ids: c.query(ids))
+    default_threads = fastrank.get_threads()
+    try:
+        for threads in sorted({1, default_threads}):
+            fastrank.set_threads(threads)
+            t = f"{threads} thread{'s' if threads > 1 else ''}"
+            add(f"fastrank CountMinSketch.incrby, numpy int64, {t}", n,
+                lambda: CountMinSketch(WIDTH, DEPTH), lambda c: c.incrby(items, 1),
+                lambda c, ids: c.query(ids))
+            add(f"fastrank CountMinSketch.incrby, list of str, {t}", n,
+                lambda: CountMinSketch(WIDTH, DEPTH), lambda c: c.incrby(strs, 1),
+                lambda c, ids: c.query(ids))
+            add(f"fastrank CountMinSketch.add_many (no results), numpy int64, {t}", n,
+                lambda: CountMinSketch(WIDTH, DEPTH), lambda c: c.add_many(items),
+                lambda c, ids: c.query(ids))
+            add(f"fastrank CountMinSketch.add_many (no results), list of str, {t}", n,
+                lambda: CountMinSketch(WIDTH, DEPTH), lambda c: c.add_many(strs),
+                lambda c, ids: c.query(ids))
+            add(f"fastrank CountMinSketch 2000x7 (INITBYPROB .001 .01), numpy, {t}", n,
+                lambda: CountMinSketch.from_error(0.001, 0.01), lambda c: c.incrby(items, 1),
+                lambda c, ids: c.query(ids))
+    finally:
+        fastrank.set_threads(default_threads)
     try:
         import bounter
 
@@ -272,14 +284,14 @@ def start_redisbloom():
 
 def print_table(title: str, rows: List[Dict], acc_name: str, base: Optional[str]) -> None:
     print(f"\n{title}")
-    print(f"{'backend':64} {'items':>10} {'M items/s':>10} {'x base':>7} {acc_name:>16}")
+    print(f"{'backend':72} {'items':>10} {'M items/s':>10} {'x base':>7} {acc_name:>16}")
     base_rate = next((r["rate"] for r in rows if base and base in r["name"] and r["rate"]), None)
     for r in rows:
         if r["rate"] is None:
-            print(f"{r['name']:64} {'':>10} {'-':>10} {'':>7} {r.get('note', ''):>16}")
+            print(f"{r['name']:72} {'':>10} {'-':>10} {'':>7} {r.get('note', ''):>16}")
             continue
         ratio = f"{r['rate'] / base_rate:.2f}" if base_rate else ""
-        print(f"{r['name']:64} {r['n']:>10,} {r['rate'] / 1e6:>10.2f} {ratio:>7} {r['acc']:>16.3f}")
+        print(f"{r['name']:72} {r['n']:>10,} {r['rate'] / 1e6:>10.2f} {ratio:>7} {r['acc']:>16.3f}")
 
 
 def versions() -> str:
@@ -296,7 +308,9 @@ def versions() -> str:
                                 cwd=Path(__file__).parent).stdout.strip()
     except OSError:
         commit = "?"
-    return f"{cpu_name()}, {os.cpu_count()} CPUs; " + ", ".join(out) + f"; fastrank commit {commit}"
+    load = "load average %.2f %.2f %.2f" % os.getloadavg() if hasattr(os, "getloadavg") else "load ?"
+    return (f"{cpu_name()}, {os.cpu_count()} CPUs, fastrank threads {fastrank.get_threads()}, {load}; "
+            + ", ".join(out) + f"; fastrank commit {commit}")
 
 
 def main(argv: Optional[List[str]] = None) -> None:

@@ -35,18 +35,29 @@
  * follows 2.8 only.
  *
  * WHERE WE DEPART (speed, same answers)
- *   - hash % width uses Lemire's "fastmod" (fr_fastmod in _murmur.h: a
- *     64-bit reciprocal and one 128-bit multiply, exact for 32-bit hashes)
- *     when the compiler has 128-bit integers; plain % otherwise.  Widths
- *     above 2^32 - 1 make the modulo the identity, as in RedisBloom.
+ *   - hash % width is a mask when the width is a power of two, else Lemire's
+ *     "fastmod" (fr_fastmod in _murmur.h: a 64-bit reciprocal and one
+ *     128-bit multiply, exact for 32-bit hashes) when the compiler has
+ *     128-bit integers; plain % otherwise.  Widths above 2^32 - 1 make the
+ *     modulo the identity, as in RedisBloom.
  *   - Each item is hashed once into a seed-independent state
  *     (fr_murmur2_prepare) and one cheap hash per row is finished from it.
  *   - Batches go in blocks: all cell addresses of a block are computed and
  *     prefetched first, then the block is applied in item order.
- *   - Integer items are hashed as their decimal text written into a stack
- *     buffer, as redis-py would send them; no Python object per item.  Big
- *     integer batches also remember the cell addresses of recent items
- *     (cms_memo), so the heavy items of a skewed stream are hashed once.
+ *   - Integer items are hashed as their decimal text, as redis-py would send
+ *     them; no Python object per item.  Texts of up to 8 bytes (integers
+ *     from -9999999 to 99999999) are built in one 64-bit word and hashed
+ *     without loops (fr_dec8_word, fr_murmur2_word_*); longer ones go
+ *     through a stack buffer.  Big integer batches also remember the cell
+ *     addresses of recent items (cms_memo), so the heavy items of a skewed
+ *     stream are hashed once.
+ *   - A batch can be limited to a run of rows (fr_cms_incrby_ints_rows), so
+ *     its rows can be split between threads: each cell still sees the same
+ *     increments in the same order, so saturation and every result are
+ *     those of the one-thread run; the per-item results are the
+ *     element-wise minimum of the parts, and the count is added once
+ *     (fr_cms_add_count).  _cms.pxi does this for numpy integer batches
+ *     of at least 65,536 items, with the GIL released.
  *
  * SERIALIZED FORM (ours, not RedisBloom's; version 1; all little-endian)
  *
@@ -167,10 +178,15 @@ uint32_t fr_cms_query(const fr_cms *c, const void *item, size_t len) {
 /* ---- Batch paths ---------------------------------------------------------
  * Items of a batch are either integers (int64 or uint64, hashed as their
  * decimal text, as redis-py sends ints) or byte strings given as pointer and
- * length arrays.  Items go in blocks: first every cell address of the block
- * is computed and prefetched (independent work the CPU overlaps), then the
- * block is applied strictly in item order, so the results are exactly those
- * of calling fr_cms_incrby / fr_cms_query item by item. */
+ * length arrays.  A batch may be limited to a run of rows [row0, row1): it
+ * then touches only those rows' cells and reports per item the minimum over
+ * those rows, so callers can split the rows of one batch between threads and
+ * take the element-wise minimum of the parts.  Within its rows a batch goes
+ * in blocks: first every cell address of the block is computed and
+ * prefetched (independent work the CPU overlaps), then the block is applied
+ * strictly in item order.  Every cell therefore sees the same increments in
+ * the same order as calling fr_cms_incrby item by item, and the results are
+ * exactly its results. */
 
 typedef struct {
     const void *ints;         /* integer items, or NULL for byte strings */
@@ -180,6 +196,11 @@ typedef struct {
 } cms_items;
 
 #define FR_CMS_BLOCK_CELLS 512
+
+/* Integers from -(10^7 - 1) to 10^8 - 1 have decimal texts of at most 8
+ * bytes, built in one word (fr_dec8_word) and hashed without loops. */
+#define FR_CMS_WORD_MAX 99999999
+#define FR_CMS_WORD_MIN (-9999999)
 
 /* Item j's bytes: a decimal text written into buf, or the caller's string. */
 static inline const char *cms_item(const cms_items *src, size_t j, char *buf, size_t *len) {
@@ -192,6 +213,29 @@ static inline const char *cms_item(const cms_items *src, size_t j, char *buf, si
     return src->ptrs[j];
 }
 
+/* If integer item j has a text of at most 8 bytes, prepare it in *w: 1;
+ * else 0 (hash its text from cms_item). */
+static inline int cms_int_word(const cms_items *src, size_t j, fr_murmur2_word *w) {
+    uint32_t len;
+    uint64_t text;
+    if (src->is_unsigned) {
+        uint64_t v = ((const uint64_t *)src->ints)[j];
+        if (v > FR_CMS_WORD_MAX) return 0;
+        text = fr_dec8_word((uint32_t)v, &len);
+    } else {
+        int64_t v = ((const int64_t *)src->ints)[j];
+        if (v > FR_CMS_WORD_MAX || v < FR_CMS_WORD_MIN) return 0;
+        if (v < 0) {
+            text = (fr_dec8_word((uint32_t)-v, &len) << 8) | '-';
+            len++;
+        } else {
+            text = fr_dec8_word((uint32_t)v, &len);
+        }
+    }
+    fr_murmur2_word_prepare(w, text, len);
+    return 1;
+}
+
 static inline void cms_prefetch(const void *p) {
 #if defined(__GNUC__) || defined(__clang__)
     __builtin_prefetch(p, 1, 3);
@@ -202,121 +246,229 @@ static inline void cms_prefetch(const void *p) {
 
 /* Integer batches remember the cell addresses of recent items: streams
  * repeat their heavy items, and a repeat then skips its decimal text and
- * hashing.  A direct-mapped table of 2^FR_CMS_MEMO_BITS items, keyed by the
- * integer itself, allocated per call for batches of at least FR_CMS_MEMO_MIN
- * items when the sketch is shallow (depth <= 8) and its cell addresses fit
- * 32 bits.  Results are unchanged: a remembered address is the computed one. */
-#define FR_CMS_MEMO_BITS 12
+ * hashing.  A direct-mapped table keyed by the integer itself, of 2^bits
+ * slots (about n / 8, at least 2^FR_CMS_MEMO_MIN_BITS, and no more than fit
+ * in FR_CMS_MEMO_BYTES), allocated per call for batches of at least
+ * FR_CMS_MEMO_MIN items over at most 8 rows whose cell addresses fit 32
+ * bits.  An empty slot holds a key that hashes to another slot, so it never
+ * matches.  Results are unchanged: a remembered address is the computed one.
+ * (The sizes are measured: a bigger table misses less but falls out of the
+ * caches, and its misses are mispredicted branches either way.) */
 #define FR_CMS_MEMO_MIN 16384
+#define FR_CMS_MEMO_MIN_BITS 11
+#define FR_CMS_MEMO_BYTES ((size_t)2 << 20)
+#define FR_CMS_MEMO_AHEAD 8
+#define FR_CMS_MEMO_MUL 0x9E3779B97F4A7C15ull /* Fibonacci hashing of the key */
 
 typedef struct {
-    uint64_t keys[(size_t)1 << FR_CMS_MEMO_BITS];
-    unsigned char used[(size_t)1 << FR_CMS_MEMO_BITS];
-    uint32_t off[]; /* depth addresses per slot */
+    unsigned shift;  /* 64 - bits */
+    size_t stride;   /* uint64 words per slot: the key, then rows 32-bit addresses */
+    uint64_t *slots; /* 2^bits slots, each in one place (one cache line, mostly) */
 } cms_memo;
 
-/* A memo for this batch, or NULL (not worth it, not applicable, or no memory:
- * the batch then simply hashes every item). */
-static cms_memo *cms_memo_new(const fr_cms *c, const cms_items *src, size_t n) {
-    size_t slots = (size_t)1 << FR_CMS_MEMO_BITS;
-    if (!src->ints || n < FR_CMS_MEMO_MIN || c->depth > 8) return NULL;
-    if ((uint64_t)c->width * c->depth > 0xFFFFFFFFu) return NULL;
-    return (cms_memo *)calloc(1, sizeof(cms_memo) + slots * c->depth * sizeof(uint32_t));
+static inline uint64_t *cms_memo_slot(const cms_memo *m, uint64_t key) {
+    return m->slots + m->stride * (size_t)((key * FR_CMS_MEMO_MUL) >> m->shift);
 }
 
-/* Free a memo from cms_memo_new (NULL is fine). */
-static void cms_memo_free(cms_memo *m) { free(m); }
+/* Set up m for this batch: 1, or 0 (not worth it, not applicable, or no
+ * memory: the batch then simply hashes every item). */
+static int cms_memo_init(cms_memo *m, const fr_cms *c, const cms_items *src, size_t n, size_t rows) {
+    unsigned bits = FR_CMS_MEMO_MIN_BITS;
+    size_t slots;
+    if (!src->ints || n < FR_CMS_MEMO_MIN || rows > 8) return 0;
+    if ((uint64_t)c->width * c->depth > 0xFFFFFFFFu) return 0;
+    m->stride = 1 + (rows + 1) / 2;
+    while (((size_t)8 << bits) < n && ((size_t)2 << bits) * m->stride * 8 <= FR_CMS_MEMO_BYTES)
+        bits++;
+    slots = (size_t)1 << bits;
+    m->shift = 64 - bits;
+    m->slots = (uint64_t *)calloc(slots, m->stride * sizeof(uint64_t)); /* keys 0, addresses 0 */
+    if (!m->slots) return 0;
+    *cms_memo_slot(m, 0) = 1; /* key 0's slot; key 1 lands elsewhere */
+    return 1;
+}
 
-/* The batch worker: incrby (update = 1) or query (update = 0, then c is not
- * written).  out may be NULL for incrby.  Always inlined, so each public
- * entry point gets its own copy specialised for its item kind and mode. */
+/* One item over rows [row0, row1): incrby (update = 1) or query; the minimum
+ * of its cells there after the add (FR_CMS_SATURATED when row0 == row1). */
+static uint32_t cms_item_rows(fr_cms *c, const void *item, size_t len, uint64_t incr,
+                              size_t row0, size_t row1, int update) {
+    uint32_t min = FR_CMS_SATURATED;
+    fr_murmur2_state st;
+    int prepared = fr_murmur2_prepare(&st, item, len);
+    size_t i;
+    for (i = row0; i < row1; i++) {
+        uint32_t *cell = &c->cells[i * c->width + cms_column(c, cms_row_hash(&st, prepared, item, len, i))];
+        uint32_t v = update ? cms_sat_add(cell, incr) : *cell;
+        if (v < min) min = v;
+    }
+    return min;
+}
+
 #if defined(__GNUC__) || defined(__clang__)
 #define FR_CMS_ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define FR_CMS_ALWAYS_INLINE inline
 #endif
 
-static FR_CMS_ALWAYS_INLINE void cms_batch(fr_cms *c, const cms_items *src, size_t n, const uint64_t *incrs,
-                      uint64_t incr1, uint32_t *out, int update) {
+/* The cell addresses of item j in rows row0 .. row0 + rows - 1 into a[],
+ * each prefetched. */
+static FR_CMS_ALWAYS_INLINE void cms_addresses(const fr_cms *c, const cms_items *src, size_t j,
+                                               size_t row0, size_t rows, int pow2, size_t *a) {
     char buf[FR_DEC_MAX];
     fr_murmur2_state st;
-    size_t at[FR_CMS_BLOCK_CELLS];
+    fr_murmur2_word word;
     uint32_t hashes[FR_CMS_BLOCK_CELLS];
-    const size_t width = c->width, depth = c->depth;
-    size_t block = depth <= FR_CMS_BLOCK_CELLS ? FR_CMS_BLOCK_CELLS / depth : 0;
+    const size_t width = c->width;
+    size_t i, base, len;
+    if (src->ints && cms_int_word(src, j, &word)) {
+        for (i = 0; i < rows; i++) hashes[i] = fr_murmur2_word_seeded(&word, (uint32_t)(row0 + i));
+    } else {
+        const char *p = cms_item(src, j, buf, &len);
+        if (fr_murmur2_prepare(&st, p, len)) {
+            fr_murmur2_seeds_from(&st, (uint32_t)row0, (uint32_t)rows, hashes);
+        } else {
+            for (i = 0; i < rows; i++) hashes[i] = fr_murmur2(p, len, (uint32_t)(row0 + i));
+        }
+    }
+    for (i = 0, base = row0 * width; i < rows; i++, base += width) {
+        a[i] = base + (pow2 ? (hashes[i] & (width - 1)) : cms_column(c, hashes[i]));
+        cms_prefetch(&c->cells[a[i]]);
+    }
+}
+
+/* The batch worker over rows [row0, row1): incrby (update = 1) or query
+ * (update = 0, then c is not written).  Never touches c->count.  out may be
+ * NULL for incrby.  fixed_rows is row1 - row0 when the caller knows it at
+ * compile time (0 otherwise), so the loops over rows unroll.  Always
+ * inlined, so each entry point gets its own copy specialised for its item
+ * kind, mode and row count.
+ *
+ * With a memo, a block's addresses come in two passes with no branch on
+ * hit or miss (they mix unpredictably): every item copies its slot's
+ * addresses, and the items whose slot held another key are listed; then
+ * only those are hashed, overwriting the copy, and remembered. */
+static FR_CMS_ALWAYS_INLINE void cms_batch(fr_cms *c, const cms_items *src, size_t n,
+                                           const uint64_t *incrs, uint64_t incr1, size_t row0,
+                                           size_t row1, uint32_t *out, int update,
+                                           size_t fixed_rows) {
+    char buf[FR_DEC_MAX];
+    size_t at[FR_CMS_BLOCK_CELLS];
+    uint32_t missed[FR_CMS_BLOCK_CELLS];
+    const size_t rows = fixed_rows ? fixed_rows : row1 - row0;
+    const int pow2 = (c->width & (c->width - 1)) == 0; /* hash mod width is a mask */
+    const size_t block = rows <= FR_CMS_BLOCK_CELLS ? FR_CMS_BLOCK_CELLS / rows : 0;
+    const uint64_t *keys = (const uint64_t *)src->ints;
+    const size_t stride = 1 + (rows + 1) / 2; /* cms_memo_init's, known at compile time */
+    uint64_t *mslots;
+    unsigned mshift;
     uint32_t *cells = c->cells;
-    cms_memo *memo;
+    cms_memo memo;
+    int use_memo;
     size_t j0, j, i;
+    if (rows == 0) return;
     if (block == 0) { /* very deep sketches: item by item */
         for (j = 0; j < n; j++) {
             size_t len;
             const char *p = cms_item(src, j, buf, &len);
-            uint32_t r = update ? fr_cms_incrby(c, p, len, incrs ? incrs[j] : incr1)
-                                : fr_cms_query(c, p, len);
+            uint32_t r = cms_item_rows(c, p, len, incrs ? incrs[j] : incr1, row0, row1, update);
             if (out) out[j] = r;
         }
         return;
     }
-    memo = cms_memo_new(c, src, n);
+    use_memo = cms_memo_init(&memo, c, src, n, rows);
+    /* the memo's fields in locals: stores to cells could alias them */
+    mslots = memo.slots;
+    mshift = memo.shift;
     for (j0 = 0; j0 < n; j0 += block) {
-        size_t end = j0 + block < n ? j0 + block : n;
+        const size_t end = j0 + block < n ? j0 + block : n;
         size_t *a = at;
-        for (j = j0; j < end; j++) {
-            size_t len;
-            const char *p;
-            uint32_t *memo_off = NULL;
-            if (memo) {
-                uint64_t key = ((const uint64_t *)src->ints)[j];
-                size_t slot = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - FR_CMS_MEMO_BITS));
-                memo_off = memo->off + slot * depth;
-                if (memo->used[slot] && memo->keys[slot] == key) {
-                    for (i = 0; i < depth; i++) {
-                        *a = memo_off[i];
-                        cms_prefetch(&cells[*a]);
-                        a++;
-                    }
-                    continue;
+        if (use_memo) {
+            size_t nmiss = 0, m;
+            for (j = j0; j < end; j++, a += rows) {
+                const uint64_t *slot = mslots + stride * (size_t)((keys[j] * FR_CMS_MEMO_MUL) >> mshift);
+                const uint32_t *off = (const uint32_t *)(slot + 1);
+                if (j + FR_CMS_MEMO_AHEAD < n) /* the table outgrows L2: load slots early */
+                    cms_prefetch(mslots + stride * (size_t)((keys[j + FR_CMS_MEMO_AHEAD] * FR_CMS_MEMO_MUL) >> mshift));
+                for (i = 0; i < rows; i++) {
+                    a[i] = off[i];
+                    cms_prefetch(&cells[a[i]]);
                 }
-                memo->used[slot] = 1;
-                memo->keys[slot] = key;
+                missed[nmiss] = (uint32_t)(j - j0);
+                nmiss += *slot != keys[j];
             }
-            p = cms_item(src, j, buf, &len);
-            if (fr_murmur2_prepare(&st, p, len)) {
-                fr_murmur2_seeds(&st, (uint32_t)depth, hashes);
-                for (i = 0; i < depth; i++) {
-                    *a = i * width + cms_column(c, hashes[i]);
-                    cms_prefetch(&cells[*a]);
-                    if (memo_off) memo_off[i] = (uint32_t)*a;
-                    a++;
-                }
-            } else {
-                for (i = 0; i < depth; i++) {
-                    *a = i * width + cms_column(c, fr_murmur2(p, len, (uint32_t)i));
-                    cms_prefetch(&cells[*a]);
-                    a++;
-                }
+            for (m = 0; m < nmiss; m++) {
+                uint64_t *slot;
+                uint32_t *off;
+                j = j0 + missed[m];
+                a = at + missed[m] * rows;
+                cms_addresses(c, src, j, row0, rows, pow2, a);
+                slot = mslots + stride * (size_t)((keys[j] * FR_CMS_MEMO_MUL) >> mshift);
+                off = (uint32_t *)(slot + 1);
+                *slot = keys[j];
+                for (i = 0; i < rows; i++) off[i] = (uint32_t)a[i];
             }
+        } else {
+            for (j = j0; j < end; j++, a += rows) cms_addresses(c, src, j, row0, rows, pow2, a);
         }
         a = at;
-        for (j = j0; j < end; j++) {
+        for (j = j0; j < end; j++, a += rows) {
             uint32_t min = FR_CMS_SATURATED;
             if (update) {
-                uint64_t incr = incrs ? incrs[j] : incr1;
-                for (i = 0; i < depth; i++) {
-                    uint32_t v = cms_sat_add(&cells[*a++], incr);
+                /* any increment >= 2^32 - 1 saturates: clamp it, then one
+                 * compare per cell saturates exactly as cms_sat_add does */
+                const uint64_t incr = incrs ? incrs[j] : incr1;
+                const uint64_t inc = incr < FR_CMS_SATURATED ? incr : FR_CMS_SATURATED;
+                for (i = 0; i < rows; i++) {
+                    uint64_t s = (uint64_t)cells[a[i]] + inc;
+                    uint32_t v = s < FR_CMS_SATURATED ? (uint32_t)s : FR_CMS_SATURATED;
+                    cells[a[i]] = v;
                     if (v < min) min = v;
                 }
-                c->count += incr;
             } else {
-                for (i = 0; i < depth; i++) {
-                    uint32_t v = cells[*a++];
+                for (i = 0; i < rows; i++) {
+                    uint32_t v = cells[a[i]];
                     if (v < min) min = v;
                 }
             }
             if (out) out[j] = min;
         }
     }
-    cms_memo_free(memo);
+    if (use_memo) free(mslots);
+}
+
+/* cms_batch with the row count fixed at compile time for runs of 1 to 4
+ * rows (the common depths, and the halves of a split depth), else generic;
+ * and with "one increment for all" known at compile time too. */
+#define FR_CMS_BATCH_ROWS(incrs_)                                                       \
+    switch (row1 - row0) {                                                             \
+    case 1: cms_batch(c, src, n, incrs_, incr1, row0, row1, out, update, 1); break;    \
+    case 2: cms_batch(c, src, n, incrs_, incr1, row0, row1, out, update, 2); break;    \
+    case 3: cms_batch(c, src, n, incrs_, incr1, row0, row1, out, update, 3); break;    \
+    case 4: cms_batch(c, src, n, incrs_, incr1, row0, row1, out, update, 4); break;    \
+    default: cms_batch(c, src, n, incrs_, incr1, row0, row1, out, update, 0); break;   \
+    }
+
+static FR_CMS_ALWAYS_INLINE void cms_batch_rows(fr_cms *c, const cms_items *src, size_t n,
+                                                const uint64_t *incrs, uint64_t incr1,
+                                                size_t row0, size_t row1, uint32_t *out,
+                                                int update) {
+    if (incrs) {
+        FR_CMS_BATCH_ROWS(incrs)
+    } else {
+        FR_CMS_BATCH_ROWS(NULL)
+    }
+}
+
+/* c->count += the batch's increments (mod 2^64, as one by one). */
+void fr_cms_add_count(fr_cms *c, size_t n, const uint64_t *incrs, uint64_t incr1) {
+    uint64_t sum = 0;
+    size_t j;
+    if (!incrs) {
+        c->count += (uint64_t)n * incr1;
+        return;
+    }
+    for (j = 0; j < n; j++) sum += incrs[j];
+    c->count += sum;
 }
 
 /* incrby of n integer items (int64, or uint64 when is_unsigned), hashed as
@@ -324,29 +476,39 @@ static FR_CMS_ALWAYS_INLINE void cms_batch(fr_cms *c, const cms_items *src, size
  * NULL; out (may be NULL) receives fr_cms_incrby's result per item. */
 void fr_cms_incrby_ints(fr_cms *c, const void *items, int is_unsigned, size_t n,
                         const uint64_t *incrs, uint64_t incr1, uint32_t *out) {
+    fr_cms_incrby_ints_rows(c, items, is_unsigned, n, incrs, incr1, 0, c->depth, out);
+    fr_cms_add_count(c, n, incrs, incr1);
+}
+
+/* fr_cms_incrby_ints restricted to rows [row0, row1) (row0 < row1 <= depth):
+ * out gets the minimum over those rows; c->count is left unchanged. */
+void fr_cms_incrby_ints_rows(fr_cms *c, const void *items, int is_unsigned, size_t n,
+                             const uint64_t *incrs, uint64_t incr1, size_t row0, size_t row1,
+                             uint32_t *out) {
     cms_items src = {items, is_unsigned, NULL, NULL};
-    cms_batch(c, &src, n, incrs, incr1, out, 1);
+    cms_batch_rows(c, &src, n, incrs, incr1, row0, row1, out, 1);
 }
 
 /* query of n integer items (as fr_cms_incrby_ints) into out. */
 void fr_cms_query_ints(const fr_cms *c, const void *items, int is_unsigned, size_t n,
                        uint32_t *out) {
     cms_items src = {items, is_unsigned, NULL, NULL};
-    cms_batch((fr_cms *)c, &src, n, NULL, 0, out, 0); /* update = 0 writes nothing */
+    cms_batch_rows((fr_cms *)c, &src, n, NULL, 0, 0, c->depth, out, 0); /* update = 0 writes nothing */
 }
 
 /* incrby of n byte strings items[j][0..lens[j]) (same contract otherwise). */
 void fr_cms_incrby_strs(fr_cms *c, const char *const *items, const size_t *lens, size_t n,
                         const uint64_t *incrs, uint64_t incr1, uint32_t *out) {
     cms_items src = {NULL, 0, items, lens};
-    cms_batch(c, &src, n, incrs, incr1, out, 1);
+    cms_batch_rows(c, &src, n, incrs, incr1, 0, c->depth, out, 1);
+    fr_cms_add_count(c, n, incrs, incr1);
 }
 
 /* query of n byte strings into out. */
 void fr_cms_query_strs(const fr_cms *c, const char *const *items, const size_t *lens, size_t n,
                        uint32_t *out) {
     cms_items src = {NULL, 0, items, lens};
-    cms_batch((fr_cms *)c, &src, n, NULL, 0, out, 0);
+    cms_batch_rows((fr_cms *)c, &src, n, NULL, 0, 0, c->depth, out, 0);
 }
 
 /* ---- Merge ------------------------------------------------------------ */

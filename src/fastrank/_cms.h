@@ -50,6 +50,15 @@ void fr_cms_incrby_strs(fr_cms *c, const char *const *items, const size_t *lens,
 void fr_cms_query_strs(const fr_cms *c, const char *const *items, const size_t *lens, size_t n,
                        uint32_t *out);
 
+/* fr_cms_incrby_ints over rows [row0, row1) only (0 <= row0 < row1 <= depth),
+ * for splitting one batch between threads: out (may be NULL) receives each
+ * item's minimum over those rows; count is not changed (add it once with
+ * fr_cms_add_count). */
+void fr_cms_incrby_ints_rows(fr_cms *c, const void *items, int is_unsigned, size_t n,
+                             const uint64_t *incrs, uint64_t incr1, size_t row0, size_t row1,
+                             uint32_t *out);
+void fr_cms_add_count(fr_cms *c, size_t n, const uint64_t *incrs, uint64_t incr1);
+
 int fr_cms_merge(fr_cms *dst, const fr_cms *const *srcs, const int64_t *weights, size_t n);
 
 size_t fr_cms_serialized_size(const fr_cms *c);

@@ -7,10 +7,11 @@
 # item helpers (_sk_*), the numpy-integer-array helper and the RedisBloom
 # error-text constants.
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.ref cimport PyObject
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from libc.math cimport ceil, ceilf, isfinite, log10f
 from libc.stdint cimport int64_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
 cimport numpy as cnp
@@ -19,6 +20,25 @@ import numpy as np
 from fastrank._sketch cimport *
 
 cnp.import_array()
+
+import threading
+
+from fastrank import _threads
+
+cdef extern from "_cms.h" nogil:
+    void fr_cms_incrby_ints_rows(fr_cms *c, const void *items, int is_unsigned, size_t n,
+                                 const uint64_t *incrs, uint64_t incr1, size_t row0, size_t row1,
+                                 uint32_t *out)
+    void fr_cms_add_count(fr_cms *c, size_t n, const uint64_t *incrs, uint64_t incr1)
+
+cdef extern from "Python.h":
+    # Raw forms (no reference counting by Cython) for building result lists.
+    PyObject *_cms_PyList_New "PyList_New"(Py_ssize_t n) except NULL
+    void _cms_PyList_SET_ITEM "PyList_SET_ITEM"(PyObject *lst, Py_ssize_t i, PyObject *o)
+    PyObject *_cms_PyLong_FromUnsignedLong "PyLong_FromUnsignedLong"(unsigned long v)
+    void _cms_Py_INCREF "Py_INCREF"(PyObject *o)
+    void _cms_Py_XDECREF "Py_XDECREF"(PyObject *o)
+    void _cms_Py_DECREF "Py_DECREF"(PyObject *o)
 
 # ---- RedisBloom 2.8.2 error texts ------------------------------------------
 # Exactly as the server sends them (verified against redisbloom.so 2.8.2; see
@@ -269,6 +289,89 @@ def murmurhash2(item, seed=0):
 
 # ---- CountMinSketch ----------------------------------------------------------
 
+# A numpy integer batch of at least this many items over at least 2 rows is
+# split by rows between up to fastrank.get_threads() threads (see _cms.c);
+# smaller batches, and batches of Python objects, run on the calling thread.
+# (Splitting a list of str measured slower: reading the items is serial and
+# every thread hashes every item.)
+_CMS_PARALLEL_MIN = 65536
+
+# Values below this share one int object per result list (see _cms_int_list).
+cdef enum:
+    _CMS_INT_CACHE = 65536
+
+
+cdef list _cms_int_list(const uint32_t *res, Py_ssize_t n):
+    """res[0..n) as a list of ints.  Most results of a skewed stream are small
+    counts that repeat, so each value below _CMS_INT_CACHE is made into an
+    int once per call and shared (ints are immutable; CPython itself shares
+    its small ints); larger values get their own."""
+    cdef Py_ssize_t i, size = n if n < _CMS_INT_CACHE else _CMS_INT_CACHE
+    cdef PyObject **cache = <PyObject **>calloc(size + 1, sizeof(PyObject *))
+    cdef PyObject *lst
+    cdef PyObject *o
+    cdef uint32_t v
+    cdef bint failed = False
+    cdef list result
+    if cache == NULL:
+        raise MemoryError()
+    try:
+        lst = _cms_PyList_New(n)
+    except MemoryError:
+        free(cache)
+        raise
+    for i in range(n):
+        v = res[i]
+        if v < <uint32_t>size:
+            o = cache[v]
+            if o == NULL:
+                o = _cms_PyLong_FromUnsignedLong(v)
+                if o == NULL:
+                    failed = True
+                    break
+                cache[v] = o
+            _cms_Py_INCREF(o)
+        else:
+            o = _cms_PyLong_FromUnsignedLong(v)
+            if o == NULL:
+                failed = True
+                break
+        _cms_PyList_SET_ITEM(lst, i, o)
+    for i in range(size):
+        _cms_Py_XDECREF(cache[i])
+    free(cache)
+    if failed:  # the list frees the items set so far (unset ones are NULL)
+        _cms_Py_DECREF(lst)
+        raise MemoryError()
+    result = <list>lst
+    _cms_Py_DECREF(lst)
+    return result
+
+
+cdef class _CmsRowsJob:
+    """One incrby batch of integer items, ready to run over any run of the
+    sketch's rows with the GIL released (``run``), one call per thread.
+    Holds every object whose memory the C code reads: the sketch, the items
+    and the increments."""
+    cdef CountMinSketch sk
+    cdef cnp.ndarray items
+    cdef cnp.ndarray incr
+    cdef int unsigned
+    cdef const uint64_t *incp
+    cdef uint64_t incr1
+
+    def run(self, size_t row0, size_t row1, cnp.ndarray out):
+        """Rows [row0, row1) of the batch; out (uint32, or None) gets each
+        item's minimum over those rows."""
+        cdef fr_cms *c = &self.sk.c
+        cdef const void *items = self.items.data
+        cdef size_t n = self.items.shape[0]
+        cdef uint32_t *res = NULL if out is None else <uint32_t *>out.data
+        with nogil:
+            fr_cms_incrby_ints_rows(c, items, self.unsigned, n, self.incp, self.incr1, row0, row1,
+                                    res)
+
+
 cdef class CountMinSketch:
     """Count-Min Sketch with RedisBloom 2.8's layout, hashing and limits.
 
@@ -285,8 +388,13 @@ cdef class CountMinSketch:
     >>> cms.info()
     {'width': 10, 'depth': 3, 'count': 3}
 
-    Every method holds the GIL for its whole run, so each call (a whole
-    batch included) is atomic with respect to other Python threads.
+    Each call (a whole batch included) is atomic with respect to other
+    Python threads.  Methods hold the GIL for their whole run, except that a
+    big ``incrby`` / ``add_many`` batch of a numpy integer array (at least
+    65,536 items, depth >= 2, ``fastrank.get_threads() > 1``) splits its
+    rows between worker threads with the GIL released; meanwhile any other
+    call on the same sketch waits for it.  Do not modify the array while
+    such a batch reads it.
 
     :param width: columns, an int >= 1 (ValueError ``CMS: invalid width``).
     :param depth: rows, an int >= 1 (ValueError ``CMS: invalid depth``).
@@ -294,6 +402,8 @@ cdef class CountMinSketch:
     """
 
     cdef fr_cms c
+    cdef bint busy        # a threaded batch runs on c without the GIL
+    cdef object gate      # threading.Lock held by that batch (made on first use)
 
     #: The counter value that marks overflow in ``incrby`` results.
     OVERFLOW = CMS_OVERFLOW
@@ -322,6 +432,16 @@ cdef class CountMinSketch:
 
     def __dealloc__(self):
         fr_cms_release(&self.c)
+
+    cdef int _wait(self) except -1:
+        """Return once no threaded batch runs on this sketch (waiting with the
+        GIL released).  Every method that reads or writes the counters or the
+        count calls this right before its C call (nothing in between may run
+        Python code, which could let another thread in)."""
+        while self.busy:
+            self.gate.acquire()
+            self.gate.release()
+        return 0
 
     @classmethod
     def from_error(cls, error, probability):
@@ -378,6 +498,7 @@ cdef class CountMinSketch:
     def total(self):
         """Sum of all increments as RedisBloom reports it: signed 64-bit,
         wrapping (it counts increments that saturated, too)."""
+        self._wait()
         cdef int64_t s = <int64_t>self.c.count
         return s
 
@@ -428,10 +549,10 @@ cdef class CountMinSketch:
 
     cdef object _incrby(self, object items, object increments, bint replies):
         cdef cnp.ndarray arr = _sk_int_array(items)
-        cdef cnp.ndarray incr
+        cdef cnp.ndarray incr = None
         cdef cnp.ndarray out = None
-        cdef _SkItems batch
-        cdef Py_ssize_t n
+        cdef _SkItems batch = None
+        cdef Py_ssize_t n, k = 1
         cdef bint unsigned
         cdef const uint64_t *incp = NULL
         cdef uint64_t incr1 = 0
@@ -452,14 +573,53 @@ cdef class CountMinSketch:
         if replies:
             out = np.empty(n, dtype=np.uint32)
             res = <uint32_t *>out.data
-        if arr is not None:
+        if arr is not None and n >= _CMS_PARALLEL_MIN and self.c.depth >= 2:
+            k = min(_threads.get_threads(), self.c.depth)
+        if k > 1:
+            self._incrby_threaded(k, arr, incr, incr1, out)
+        elif arr is not None:
             unsigned = arr.dtype.kind == "u"
+            self._wait()
             fr_cms_incrby_ints(&self.c, arr.data, unsigned, n, incp, incr1, res)
+        else:
+            self._wait()
+            fr_cms_incrby_strs(&self.c, batch.items(), batch.sizes(), n, incp, incr1, res)
+        if not replies or isinstance(items, np.ndarray):
             return out
-        fr_cms_incrby_strs(&self.c, batch.items(), batch.sizes(), n, incp, incr1, res)
-        if not replies:
-            return None
-        return out if isinstance(items, np.ndarray) else out.tolist()
+        return _cms_int_list(res, n)
+
+    cdef int _incrby_threaded(self, Py_ssize_t k, cnp.ndarray arr, cnp.ndarray incr,
+                              uint64_t incr1, cnp.ndarray out) except -1:
+        """The integer batch arr with its rows split into k runs, one per
+        thread (k <= depth).  Each cell sees exactly the increments, in the
+        order, of the one-thread run; out (or None) gets the element-wise
+        minimum of the runs' minima; the count is added once."""
+        cdef _CmsRowsJob job = _CmsRowsJob.__new__(_CmsRowsJob)
+        cdef size_t d = self.c.depth, n = arr.shape[0]
+        cdef Py_ssize_t i
+        job.sk = self
+        job.items = arr
+        job.unsigned = arr.dtype.kind == "u"
+        job.incr = incr
+        job.incp = NULL if incr is None else <const uint64_t *>incr.data
+        job.incr1 = incr1
+        outs = [out] + [None if out is None else np.empty(n, dtype=np.uint32)
+                        for i in range(1, k)]
+        calls = [(i * d // k, (i + 1) * d // k, outs[i]) for i in range(k)]
+        if self.gate is None:
+            self.gate = threading.Lock()
+        self.gate.acquire()  # one threaded batch at a time (waits with the GIL released)
+        self.busy = True     # and every other call waits for it (_wait)
+        try:
+            _threads.run_parallel(job.run, calls)
+            fr_cms_add_count(&self.c, n, job.incp, incr1)
+        finally:
+            self.busy = False
+            self.gate.release()
+        if out is not None:
+            for i in range(1, k):
+                np.minimum(out, outs[i], out=out)
+        return 0
 
     def query(self, items):
         """The estimated total of each item (CMS.QUERY): the minimum of its
@@ -481,14 +641,18 @@ cdef class CountMinSketch:
             n = arr.shape[0]
             out = np.empty(n, dtype=np.uint32)
             unsigned = arr.dtype.kind == "u"
+            self._wait()
             fr_cms_query_ints(&self.c, arr.data, unsigned, n,
                               <uint32_t *>out.data)
             return out
         batch = _SkItems(items)
         n = batch.n
         out = np.empty(n, dtype=np.uint32)
+        self._wait()
         fr_cms_query_strs(&self.c, batch.items(), batch.sizes(), n, <uint32_t *>out.data)
-        return out if isinstance(items, np.ndarray) else out.tolist()
+        if isinstance(items, np.ndarray):
+            return out
+        return _cms_int_list(<uint32_t *>out.data, n)
 
     def merge(self, sources, weights=None):
         """Overwrite this sketch with ``sum(w * s for s, w in zip(sources,
@@ -536,6 +700,7 @@ cdef class CountMinSketch:
             if not (-0x8000000000000000 <= int(v) <= _INT64_MAX):
                 raise ValueError(CMS_ERR_WEIGHT)
             w[i] = int(v)
+        self._wait_all(srcs)
         cdef const fr_cms **ptrs = <const fr_cms **>malloc(n * sizeof(fr_cms *))
         if ptrs == NULL:
             raise MemoryError()
@@ -549,17 +714,33 @@ cdef class CountMinSketch:
         if rc == FR_CMS_EOVERFLOW:
             raise OverflowError(CMS_ERR_MERGE_OVERFLOW)
 
+    cdef int _wait_all(self, list others) except -1:
+        """_wait for this sketch and every CountMinSketch in others, until
+        none of them is busy at once."""
+        cdef CountMinSketch s
+        cdef bint waited = True
+        while waited:
+            waited = False
+            for o in [self] + others:
+                s = <CountMinSketch>o
+                if s.busy:
+                    s._wait()
+                    waited = True
+        return 0
+
     # -- copies, equality, serialization -------------------------------------
     def counters(self):
         """A copy of the counters as a (depth, width) uint32 ndarray. O(w*d)."""
         out = np.empty((self.c.depth, self.c.width), dtype=np.uint32)
         cdef cnp.ndarray o = out
+        self._wait()
         memcpy(o.data, self.c.cells, self.c.width * self.c.depth * sizeof(uint32_t))
         return out
 
     def copy(self):
         """An independent copy. O(width * depth)."""
         cdef CountMinSketch out = CountMinSketch.__new__(CountMinSketch)
+        self._wait()
         if fr_cms_copy(&out.c, &self.c) != FR_CMS_OK:
             raise MemoryError()
         return out
@@ -568,6 +749,7 @@ cdef class CountMinSketch:
         if not isinstance(other, CountMinSketch):
             return NotImplemented
         cdef CountMinSketch o = <CountMinSketch>other
+        self._wait_all([o])
         if (self.c.width, self.c.depth, self.c.count) != (o.c.width, o.c.depth, o.c.count):
             return False
         return self.to_bytes() == o.to_bytes()
@@ -579,6 +761,7 @@ cdef class CountMinSketch:
         byte layout is documented atop _cms.c). O(width * depth)."""
         cdef size_t size = fr_cms_serialized_size(&self.c)
         cdef bytes out = PyBytes_FromStringAndSize(NULL, size)
+        self._wait()
         fr_cms_serialize(&self.c, <unsigned char *>PyBytes_AS_STRING(out))
         return out
 

@@ -219,4 +219,86 @@ static inline uint32_t fr_fastmod(uint32_t h, uint64_t m, uint32_t d) {
 }
 #endif
 
+/* ---- Short items in one word ----------------------------------------------
+ * Items of at most 8 bytes -- the decimal text of most integers -- can be
+ * hashed from one 64-bit word holding their bytes little-endian (the first
+ * byte lowest, the unused high bytes zero), with no loop and no branch that
+ * depends on the length.  fr_dec8_word() writes the decimal text of an
+ * integer below 10^8 straight into such a word ("SWAR": the digits are split
+ * off in all lanes of the word at once), and fr_murmur2_word_seeded() equals
+ * fr_murmur2() of those bytes under any seed. */
+
+/* The decimal text of v < 10^8 packed as above; its length (1..8) in *len. */
+static inline uint64_t fr_dec8_word(uint32_t v, uint32_t *len) {
+    /* lanes: 32-bit [v / 10^4, v % 10^4] -> 16-bit pairs -> 8-bit digits,
+     * most significant first; x / 100 == (x * 10486) >> 20 and
+     * x / 10 == (x * 103) >> 10 are exact in the ranges used. */
+    uint64_t x = (uint64_t)(v / 10000u) | ((uint64_t)(v % 10000u) << 32);
+    uint64_t q = ((x * 10486u) >> 20) & 0x0000007F0000007Full;
+    unsigned zeros;
+    x = q | ((x - q * 100u) << 16);
+    q = ((x * 103u) >> 10) & 0x000F000F000F000Full;
+    x = q | ((x - q * 10u) << 8);
+    /* leading zero digits sit in the low bytes; v == 0 keeps one */
+#if defined(__GNUC__) || defined(__clang__)
+    zeros = x ? (unsigned)__builtin_ctzll(x) / 8u : 7u;
+#else
+    for (zeros = 0; zeros < 7 && ((x >> (8 * zeros)) & 0xFF) == 0; zeros++) {
+    }
+#endif
+    *len = 8u - zeros;
+    return (x | 0x3030303030303030ull) >> (8u * zeros);
+}
+
+/* A prepared item of 1 to 8 bytes.  Whatever its length, MurmurHash2 of it
+ * under seed s is final(((((s ^ len ^ a) * m) ^ b) * c) ^ d) for constants
+ * a, b, c, d of the item:
+ *     1..3 bytes (tail t):              a = t, b = 0,          c = 1, d = 0
+ *     4 bytes (block k0):               a = 0, b = k0,         c = 1, d = 0
+ *     5..7 bytes (block k0, tail t):    a = 0, b = k0 ^ t,     c = m, d = 0
+ *     8 bytes (blocks k0, k1):          a = 0, b = k0,         c = m, d = k1
+ * (k0, k1 mixed as in the loop; t the tail bytes as one little-endian value),
+ * so every seed costs three multiplies and no branch. */
+typedef struct {
+    uint32_t len32, a, b, c, d;
+} fr_murmur2_word;
+
+/* Prepare the len (1..8) bytes packed in w (bytes past len must be zero). */
+static inline void fr_murmur2_word_prepare(fr_murmur2_word *s, uint64_t w, uint32_t len) {
+    /* masks, not branches: lengths mix unpredictably in a stream */
+    const uint32_t nb = len >> 2, lo = (uint32_t)w, hi = (uint32_t)(w >> 32);
+    const uint32_t has0 = 0u - (uint32_t)(nb != 0);          /* a block k0 */
+    const uint32_t only1 = 0u - (uint32_t)(nb == 1);         /* hi is the tail, or 0 */
+    const uint32_t two = 0u - (uint32_t)(nb == 2);           /* a block k1 */
+    const uint32_t mul2 = two | (only1 & (0u - (uint32_t)((len & 3u) != 0)));
+    s->len32 = len;
+    s->a = lo & ~has0;
+    s->b = (fr_murmur2_mixblock(lo) ^ (hi & only1)) & has0;
+    s->c = 1u + ((FR_MURMUR2_M - 1u) & mul2);
+    s->d = fr_murmur2_mixblock(hi) & two;
+}
+
+/* fr_murmur2() of the prepared bytes under seed. */
+static inline uint32_t fr_murmur2_word_seeded(const fr_murmur2_word *s, uint32_t seed) {
+    uint32_t h = (((seed ^ s->len32 ^ s->a) * FR_MURMUR2_M) ^ s->b) * s->c;
+    return fr_murmur2_final(h ^ s->d);
+}
+
+/* out[i] = fr_murmur2_seeded(st, first + i) for i in [0, n): as
+ * fr_murmur2_seeds, for a run of seeds that need not start at 0. */
+static inline void fr_murmur2_seeds_from(const fr_murmur2_state *st, uint32_t first, uint32_t n,
+                                         uint32_t *out) {
+    uint32_t i, b;
+    for (i = 0; i < n; i++) out[i] = (first + i) ^ st->len32;
+    for (b = 0; b < st->nblocks; b++) {
+        const uint32_t k = st->blocks[b];
+        for (i = 0; i < n; i++) out[i] = (out[i] * FR_MURMUR2_M) ^ k;
+    }
+    if (st->has_tail) {
+        const uint32_t t = st->tail;
+        for (i = 0; i < n; i++) out[i] = (out[i] ^ t) * FR_MURMUR2_M;
+    }
+    for (i = 0; i < n; i++) out[i] = fr_murmur2_final(out[i]);
+}
+
 #endif /* FASTRANK_MURMUR_H */

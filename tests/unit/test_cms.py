@@ -363,3 +363,25 @@ def test_dimensions_too_big_to_allocate():
         CountMinSketch(2**64 - 1, 2**64 - 1)
     with pytest.raises(ValueError, match="CMS: invalid width"):
         CountMinSketch(2**64, 1)
+
+
+@pytest.mark.parametrize("n", [50, 20_000])  # without and with the remembered-address memo
+def test_integer_texts_around_the_one_word_limits(n):
+    # Texts of up to 8 bytes (-9999999 .. 99999999) are built and hashed in
+    # one word (_murmur.h fr_dec8_word / fr_murmur2_word_*); longer ones take
+    # the buffer path.  Both must hash exactly the decimal text.
+    edges = [0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10000, 99999, 100000, 9999999, 10000000,
+             99999999, 100000000, 999999999, 2**32 - 1, 2**32, 2**63 - 1]
+    signed = edges + [-v for v in edges[1:]] + [-2**63]
+    for values, dtype in ((signed, np.int64), (edges + [2**63, 2**64 - 1], np.uint64)):
+        items = np.array((values * (n // len(values) + 1))[:n], dtype=dtype)
+        a, b = CountMinSketch(1009, 4), CountMinSketch(1009, 4)
+        assert a.incrby(items, 3).tolist() == b.incrby([str(v) for v in items.tolist()], 3)
+        assert a == b
+        assert a.query(items).tolist() == [murmur_min(b, str(v)) for v in items.tolist()]
+
+
+def murmur_min(cms, text):
+    """The estimate of text from the counters, computed with murmurhash2 in Python."""
+    cells = cms.counters()
+    return min(int(cells[r][murmurhash2(text.encode(), r) % cms.width]) for r in range(cms.depth))
