@@ -48,20 +48,29 @@
  *     at start and shared with unrelated commands, so its results with
  *     collisions are not reproducible even against itself.  We use our own
  *     xoshiro256** generator (Blackman and Vigna), seeded through splitmix64;
- *     a coin is the top 32 bits of one draw and a decay step of probability
- *     p succeeds when coin < floor(p * 2^32) -- a 32-bit coin where
- *     RedisBloom's rand() / RAND_MAX has 31 bits.  Hence: whenever no decay
- *     step happens (no collisions) or decay == 1 (threshold 2^32: every step
- *     decrements; RedisBloom's rand() == RAND_MAX exception, probability
- *     2^-31 per step, is not reproduced) our replies equal RedisBloom's
- *     reply for reply; otherwise they agree statistically only.
+ *     a coin is 32 bits of a draw and a decay step of probability p
+ *     succeeds when coin < floor(p * 2^32) -- a 32-bit coin where
+ *     RedisBloom's rand() / RAND_MAX has 31 bits.  Every row of an add owns
+ *     one coin, drawn in pairs (the two halves of one draw) whether or not
+ *     the row decays, so an add with increment 1 always takes ceil(depth/2)
+ *     draws and batches can draw coins ahead; only further decay steps
+ *     (increment > 1) draw more (see Coins below).  Every decay step still
+ *     has a fresh uniform coin, so the decay probability is unchanged.
+ *     Hence: whenever no decay step happens (no collisions) or decay == 1
+ *     (threshold 2^32: every step decrements; RedisBloom's rand() ==
+ *     RAND_MAX exception, probability 2^-31 per step, is not reproduced) our
+ *     replies equal RedisBloom's reply for reply; otherwise they agree
+ *     statistically only.
  *   - Speed only: hash % width without a division (fr_fastmod); the
  *     thresholds for counts below 256 and the powers of lookup[255] are
- *     tabulated; buckets whose threshold is 0 (from zero_from on: 211 for
- *     decay 0.9) are skipped without a coin, which changes nothing since no
- *     coin could win; integer batches hash a block of items before applying
- *     them in order, and big ones remember the hashes of recent items
- *     (topk_memo).
+ *     tabulated; further decay steps of buckets whose threshold is 0 (from
+ *     zero_from on: 211 for decay 0.9) draw no coin, which changes nothing
+ *     since no coin could win; batches hash a block of items (the
+ *     fingerprint and up to 7 rows in one 8-lane pass, fr_murmur2_seeds8)
+ *     before applying them in order, big integer batches remember the hashes
+ *     of recent items (topk_memo), and on CPUs with AVX2 the rows of an
+ *     item with increment 1 are updated together, without branches
+ *     (topk_rows_avx2); results are the same on every path.
  *   - Beyond RedisBloom: fr_topk_merge (two sketches of one shape) and a
  *     batch path over integer items hashed as their decimal text.
  *   - Items are kept with their full bytes.  RedisBloom returns expelled and
@@ -95,6 +104,14 @@
 
 #include "_murmur.h"
 
+/* The AVX2 bucket step (topk_rows_avx2) is built with GCC or Clang for
+ * x86-64 and used when the running CPU has AVX2; elsewhere the portable
+ * branch-free step runs (same results). */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#define FR_TOPK_AVX2 1
+#include <immintrin.h>
+#endif
+
 /* ---- Generator: xoshiro256**, seeded by splitmix64 ---------------------- */
 
 /* splitmix64 (Steele, Lea, Flood): the next of a sequence that spreads a
@@ -122,9 +139,15 @@ static inline uint64_t topk_rand64(fr_topk *t) {
     return result;
 }
 
-/* A coin: 32 uniform bits (the generator's high half).  A decay step with
- * probability p succeeds when coin < floor(p * 2^32) (topk_threshold). */
-static inline uint64_t topk_coin(fr_topk *t) { return topk_rand64(t) >> 32; }
+/* Coins.  A decay step with probability p succeeds when its coin, 32
+ * uniform bits, is below floor(p * 2^32) (topk_threshold).  An add of an
+ * item takes its coins from the generator thus: row i's first decay step
+ * uses the item's coin i, where coins 2d and 2d + 1 are the high and low
+ * halves of a draw made when row 2d is reached (whether or not either row
+ * decays); each further decay step of the row (increment > 1) uses the high
+ * half of a new draw.  An add with increment 1 therefore always uses
+ * exactly ceil(depth / 2) draws, so batches draw them ahead. */
+static inline uint32_t topk_coin(fr_topk *t) { return (uint32_t)(topk_rand64(t) >> 32); }
 
 /* Reset the generator from a 64-bit seed (same seed, same coins). */
 void fr_topk_seed(fr_topk *t, uint64_t seed) {
@@ -278,8 +301,10 @@ static uint64_t topk_zero_from(const fr_topk *t) {
 }
 
 /* One row's bucket for the item: update it; the count the item now holds
- * there (0 if another item still owns it). */
-static inline uint32_t topk_bucket_add(fr_topk *t, fr_topk_bucket *b, uint32_t fp, uint32_t incr) {
+ * there (0 if another item still owns it).  coin is the row's first coin;
+ * further decay steps draw theirs (see Coins). */
+static inline uint32_t topk_bucket_add(fr_topk *t, fr_topk_bucket *b, uint32_t fp, uint32_t incr,
+                                       uint32_t coin) {
     uint32_t r;
     if (b->count == 0) {
         b->fp = fp;
@@ -292,7 +317,8 @@ static inline uint32_t topk_bucket_add(fr_topk *t, fr_topk_bucket *b, uint32_t f
     }
     for (r = incr; r > 0; r--) {
         if (b->count >= t->zero_from) break; /* no coin can win: nothing changes */
-        if (topk_coin(t) < topk_decay_threshold(t, b->count)) {
+        if (r != incr) coin = topk_coin(t);
+        if (coin < topk_decay_threshold(t, b->count)) {
             if (--b->count == 0) {
                 b->fp = fp;
                 b->count = r;
@@ -303,15 +329,25 @@ static inline uint32_t topk_bucket_add(fr_topk *t, fr_topk_bucket *b, uint32_t f
     return 0;
 }
 
-/* The buckets step for an item with prepared hash state (or the raw bytes
- * when st is NULL); the item's maxCount. */
-static uint32_t topk_update(fr_topk *t, const fr_murmur2_state *st, const void *item,
-                            size_t len, uint32_t fp, uint32_t incr) {
+/* The buckets step for an item; the item's maxCount.  Row i's column is
+ * cols[i] when cols is given, else it is hashed from the prepared state st
+ * (or from the raw bytes when st is NULL).  Coins are drawn as they come
+ * (see Coins). */
+static uint32_t topk_update(fr_topk *t, const uint32_t *cols, const fr_murmur2_state *st,
+                            const void *item, size_t len, uint32_t fp, uint32_t incr) {
     uint32_t i, max = 0;
-    for (i = 0; i < t->depth; i++) {
-        uint32_t h = st ? fr_murmur2_seeded(st, i) : fr_murmur2(item, len, i);
-        size_t col = fr_fastmod(h, t->fastmod, t->width);
-        uint32_t got = topk_bucket_add(t, &t->buckets[(size_t)i * t->width + col], fp, incr);
+    uint64_t pair = 0;
+    fr_topk_bucket *row = t->buckets;
+    for (i = 0; i < t->depth; i++, row += t->width) {
+        uint32_t col, got;
+        if (cols) {
+            col = cols[i];
+        } else {
+            uint32_t h = st ? fr_murmur2_seeded(st, i) : fr_murmur2(item, len, i);
+            col = fr_fastmod(h, t->fastmod, t->width);
+        }
+        if ((i & 1) == 0) pair = topk_rand64(t);
+        got = topk_bucket_add(t, &row[col], fp, incr, (i & 1) ? (uint32_t)pair : (uint32_t)(pair >> 32));
         if (got > max) max = got;
     }
     return max;
@@ -359,22 +395,133 @@ int fr_topk_add(fr_topk *t, const void *item, size_t len, uint32_t incr,
     uint32_t heap_min = t->heap[0].count;
     uint32_t fp = prepared ? fr_murmur2_seeded(&st, FR_TOPK_FP_SEED)
                            : fr_murmur2(item, len, FR_TOPK_FP_SEED);
-    uint32_t max = topk_update(t, prepared ? &st : NULL, item, len, fp, incr);
+    uint32_t max = topk_update(t, NULL, prepared ? &st : NULL, item, len, fp, incr);
     *has_expelled = 0;
     *expelled = NULL;
     *expelled_len = 0;
     return topk_offer(t, item, len, fp, max, heap_min, expelled, expelled_len, has_expelled);
 }
 
+/* ---- Eight rows at once (AVX2) ----------------------------------------
+ * For an item with increment 1 and depth <= 8, topk_rows_avx2 does the
+ * buckets step of all rows together, one row per 32-bit lane, without a
+ * branch on the buckets' states or the coins (those branches are a coin
+ * toss for the CPU's predictor): the item's buckets are loaded, split into
+ * fingerprints and counts, updated with masks and stored back.  Row i's
+ * coin is coins[i] (increment 1: one coin per row, see Coins).  Thresholds
+ * come from a 32-bit copy of the table (counts 1..255; with decay < 1 each
+ * is below 2^32; decay == 1 always decays). */
+#ifdef FR_TOPK_AVX2
+#define FR_TOPK_SIMD_MIN 64 /* smaller batches skip the table set-up */
+
+typedef struct {
+    __m256i rows;                      /* lane i: i * width (0 beyond depth) */
+    __m256i live;                      /* lane i: all ones if i < depth, else 0 */
+    uint32_t thr[FR_TOPK_DECAY_TABLE]; /* thr[c] for c >= 1 (c = 0 never decays) */
+    uint32_t zf1;                      /* zero_from - 1, at most 2^32 - 1 */
+    int always;                        /* decay == 1: every decay step succeeds */
+    int wide;                          /* counts >= FR_TOPK_DECAY_TABLE may decay */
+} topk_simd;
+
+/* 1 when the running CPU has AVX2. */
+static int topk_use_avx2(void) {
+    static int has = -1; /* -1: not asked yet (a race only writes the same value) */
+    if (has < 0) has = __builtin_cpu_supports("avx2") ? 1 : 0;
+    return has;
+}
+
+/* Set x up for t (depth <= 8, width * depth < 2^31). */
+__attribute__((target("avx2"))) static void topk_simd_init(const fr_topk *t, topk_simd *x) {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    uint32_t c;
+    x->live = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)t->depth), lane);
+    x->rows = _mm256_and_si256(_mm256_mullo_epi32(lane, _mm256_set1_epi32((int)t->width)), x->live);
+    x->thr[0] = 0;
+    for (c = 1; c < FR_TOPK_DECAY_TABLE; c++)
+        x->thr[c] = t->thr[c] > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)t->thr[c];
+    x->zf1 = (uint32_t)(t->zero_from - 1u);
+    x->always = t->decay == 1.0;
+    x->wide = t->zero_from > FR_TOPK_DECAY_TABLE;
+}
+
+/* The item's rows (columns cols[0..depth), depth <= 8, eight coins readable
+ * at coins) with increment 1.  Returns the item's maxCount, or -1 with
+ * nothing changed when a decaying bucket's count is beyond the threshold
+ * table (wide sketches only; the caller then takes the scalar step). */
+__attribute__((target("avx2"))) static int64_t topk_rows_avx2(fr_topk *t, const topk_simd *x,
+                                                                 const uint32_t *cols,
+                                                                 const uint32_t *coins, uint32_t fp) {
+    const __m256i live = x->live, zero = _mm256_setzero_si256();
+    const __m256i sign = _mm256_set1_epi32((int)0x80000000u), fpv = _mm256_set1_epi32((int)fp);
+    const uint32_t depth = t->depth;
+    __m256i a, b, fps, cnt, same, own, step, thr, dec, nc, take, got, lo, hi;
+    uint32_t at[8], i;
+    uint64_t w[8], sink;
+    /* bucket indexes i * width + cols[i]; 0 (a harmless load, never
+     * stored) in the lanes beyond depth */
+    _mm256_storeu_si256((__m256i *)at, _mm256_and_si256(
+        _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)cols), x->rows), live));
+    for (i = 0; i < 8; i++) memcpy(&w[i], &t->buckets[at[i]], 8);
+    a = _mm256_setr_epi64x((long long)w[0], (long long)w[1], (long long)w[2], (long long)w[3]);
+    b = _mm256_setr_epi64x((long long)w[4], (long long)w[5], (long long)w[6], (long long)w[7]);
+    /* a bucket read as 64 bits is fp (low half) and count (high half) on x86 */
+    fps = _mm256_permute4x64_epi64(
+        _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b),
+                                              _MM_SHUFFLE(2, 0, 2, 0))),
+        _MM_SHUFFLE(3, 1, 2, 0));
+    cnt = _mm256_permute4x64_epi64(
+        _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b),
+                                              _MM_SHUFFLE(3, 1, 3, 1))),
+        _MM_SHUFFLE(3, 1, 2, 0));
+    same = _mm256_and_si256(live, _mm256_cmpeq_epi32(fps, fpv));
+    own = _mm256_andnot_si256(_mm256_cmpeq_epi32(cnt, zero), same);
+    /* a decay step when 1 <= count < zero_from (unsigned: count - 1 < zf1) */
+    step = _mm256_andnot_si256(
+        same, _mm256_and_si256(live, _mm256_cmpgt_epi32(
+                                         _mm256_xor_si256(_mm256_set1_epi32((int)x->zf1), sign),
+                                         _mm256_xor_si256(_mm256_sub_epi32(cnt, _mm256_set1_epi32(1)),
+                                                          sign))));
+    if (x->wide) {
+        __m256i big = _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_srli_epi32(cnt, 8), zero), step);
+        if (!_mm256_testz_si256(big, big)) return -1;
+    }
+    /* the step succeeds when coin < thr[count] (unsigned) */
+    thr = _mm256_i32gather_epi32((const int *)x->thr,
+                                 _mm256_and_si256(cnt, _mm256_set1_epi32(FR_TOPK_DECAY_TABLE - 1)), 4);
+    dec = _mm256_cmpgt_epi32(_mm256_xor_si256(thr, sign),
+                             _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)coins), sign));
+    if (x->always) dec = _mm256_set1_epi32(-1);
+    dec = _mm256_and_si256(step, dec);
+    /* count + own - dec (masks are -1); 0 means the item takes the bucket
+     * (an owned count that wraps to 0 stays so, as in topk_bucket_add) */
+    nc = _mm256_add_epi32(_mm256_sub_epi32(cnt, own), dec);
+    take = _mm256_andnot_si256(own, _mm256_and_si256(live, _mm256_cmpeq_epi32(nc, zero)));
+    nc = _mm256_sub_epi32(nc, take);
+    fps = _mm256_blendv_epi8(fps, fpv, take);
+    got = _mm256_and_si256(nc, _mm256_or_si256(take, own));
+    got = _mm256_max_epu32(got, _mm256_permute2x128_si256(got, got, 1));
+    got = _mm256_max_epu32(got, _mm256_shuffle_epi32(got, _MM_SHUFFLE(1, 0, 3, 2)));
+    got = _mm256_max_epu32(got, _mm256_shuffle_epi32(got, _MM_SHUFFLE(2, 3, 0, 1)));
+    /* back to (fp, count) pairs, in row order */
+    lo = _mm256_unpacklo_epi32(fps, nc); /* rows 0 1 | 4 5 */
+    hi = _mm256_unpackhi_epi32(fps, nc); /* rows 2 3 | 6 7 */
+    _mm256_storeu_si256((__m256i *)w, _mm256_permute2x128_si256(lo, hi, 0x20));
+    _mm256_storeu_si256((__m256i *)(w + 4), _mm256_permute2x128_si256(lo, hi, 0x31));
+    for (i = 0; i < 8; i++) memcpy(i < depth ? (void *)&t->buckets[at[i]] : (void *)&sink, &w[i], 8);
+    return (uint32_t)_mm256_cvtsi256_si32(got);
+}
+#endif
+
 /* ---- Batches -------------------------------------------------------------
  * Items of a batch are integers (int64, or uint64 when is_unsigned, hashed
  * as their decimal text, as redis-py sends ints) or byte strings given as
  * pointer and length arrays; increments are incrs[j], or incr1 for all when
  * incrs is NULL.  Expelled items are dropped.  Items go in blocks: first the
- * fingerprints and bucket addresses of the whole block are computed
- * (independent work the CPU overlaps), then the items are applied strictly
- * in order, exactly as fr_topk_add would apply them one by one.
- * FR_TOPK_ENOMEM stops at the failing item. */
+ * fingerprints and bucket columns of the whole block are computed
+ * (independent work the CPU overlaps) and, when every increment is 1, the
+ * block's coins drawn (ceil(depth / 2) draws per item, see Coins); then the
+ * items are applied strictly in order, exactly as fr_topk_add would apply
+ * them one by one.  FR_TOPK_ENOMEM stops at the failing item. */
 #define FR_TOPK_BLOCK_CELLS 512
 #define FR_TOPK_BLOCK_ITEMS 64
 
@@ -385,28 +532,27 @@ typedef struct {
     char text[FR_DEC_MAX];
 } topk_pending;
 
-/* Integer batches remember the fingerprint and bucket addresses of recent
+/* Integer batches remember the fingerprint and bucket columns of recent
  * items (a direct-mapped table keyed by the integer, allocated per call for
  * big batches of shallow sketches), so the heavy items of a skewed stream
  * are hashed once; their decimal text is then written only when the heap
  * needs it.  Results are unchanged. */
 #define FR_TOPK_MEMO_BITS 12
 #define FR_TOPK_MEMO_MIN 16384
+#define FR_TOPK_MEMO_DEPTH 8 /* columns per entry: sketches up to depth 8 */
 
 typedef struct {
     uint64_t keys[(size_t)1 << FR_TOPK_MEMO_BITS];
     uint32_t fps[(size_t)1 << FR_TOPK_MEMO_BITS];
     unsigned char used[(size_t)1 << FR_TOPK_MEMO_BITS];
-    uint32_t off[]; /* depth bucket addresses per slot */
+    uint32_t cols[(size_t)1 << FR_TOPK_MEMO_BITS][FR_TOPK_MEMO_DEPTH];
 } topk_memo;
 
-/* A memo for this batch, or NULL (small batch, deep or huge sketch, not
- * integers, or no memory: the batch then hashes every item). */
+/* A memo for this batch, or NULL (small batch, deep sketch, not integers,
+ * or no memory: the batch then hashes every item). */
 static topk_memo *topk_memo_new(const fr_topk *t, const void *ints, size_t n) {
-    size_t slots = (size_t)1 << FR_TOPK_MEMO_BITS;
-    if (!ints || n < FR_TOPK_MEMO_MIN || t->depth > 8) return NULL;
-    if ((uint64_t)t->width * t->depth > 0xFFFFFFFFu) return NULL;
-    return (topk_memo *)calloc(1, sizeof(topk_memo) + slots * t->depth * sizeof(uint32_t));
+    if (!ints || n < FR_TOPK_MEMO_MIN || t->depth > FR_TOPK_MEMO_DEPTH) return NULL;
+    return (topk_memo *)calloc(1, sizeof(topk_memo));
 }
 
 /* The decimal text of integer item j into m (m->p, m->len). */
@@ -420,32 +566,45 @@ static inline void topk_int_text(topk_pending *m, const void *ints, int is_unsig
 static int topk_batch(fr_topk *t, const void *ints, int is_unsigned, const char *const *ptrs,
                       const size_t *lens, size_t n, const uint32_t *incrs, uint32_t incr1) {
     topk_pending meta[FR_TOPK_BLOCK_ITEMS];
-    size_t at[FR_TOPK_BLOCK_CELLS];
-    uint32_t hashes[FR_TOPK_BLOCK_CELLS];
+    /* the block's columns; memo entries are copied whole, hence the slack */
+    uint32_t cols[FR_TOPK_BLOCK_CELLS + FR_TOPK_MEMO_DEPTH];
+    /* the block's coins, `stride` per item (depth rounded up to even); the
+     * slack lets the last item's coins be read eight at a time */
+    uint32_t coins[FR_TOPK_BLOCK_CELLS + FR_TOPK_BLOCK_ITEMS + 8];
+    uint32_t hashes[FR_TOPK_BLOCK_CELLS], seeds8[8];
     fr_murmur2_state st;
-    const uint32_t depth = t->depth, width = t->width;
+    const uint32_t depth = t->depth, width = t->width, stride = depth + (depth & 1);
     const int blocked = depth <= FR_TOPK_BLOCK_CELLS;
+    const int ahead = blocked && !incrs && incr1 == 1; /* coins drawn per block */
     topk_memo *memo = blocked ? topk_memo_new(t, ints, n) : NULL;
-    size_t block, j0, j, b;
+    size_t block, j0, j, b, q;
     uint32_t i;
     int rc = FR_TOPK_OK;
+#ifdef FR_TOPK_AVX2
+    topk_simd simd;
+    const int avx2 = ahead && depth <= 8 && (uint64_t)width * depth < ((uint64_t)1 << 31) &&
+                     n >= FR_TOPK_SIMD_MIN && topk_use_avx2();
+    if (avx2) topk_simd_init(t, &simd);
+#endif
+    for (i = 0; i < 8; i++) seeds8[i] = i < depth ? i : FR_TOPK_FP_SEED;
+    memset(coins, 0, sizeof coins);
     block = blocked ? FR_TOPK_BLOCK_CELLS / depth : 1;
     if (block > FR_TOPK_BLOCK_ITEMS) block = FR_TOPK_BLOCK_ITEMS;
     for (j0 = 0; j0 < n && rc == FR_TOPK_OK; j0 += block) {
         size_t end = j0 + block < n ? j0 + block : n;
-        size_t *a = at;
+        uint32_t *a = cols;
         for (j = j0, b = 0; j < end; j++, b++) {
             topk_pending *m = &meta[b];
-            uint32_t *memo_off = NULL;
+            size_t slot = 0;
             int prepared;
             if (memo) {
                 uint64_t key = ((const uint64_t *)ints)[j];
-                size_t slot = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - FR_TOPK_MEMO_BITS));
-                memo_off = memo->off + slot * depth;
+                slot = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - FR_TOPK_MEMO_BITS));
                 if (memo->used[slot] && memo->keys[slot] == key) {
                     m->fp = memo->fps[slot];
                     m->len = 0; /* text written later, if the heap needs it */
-                    for (i = 0; i < depth; i++) *a++ = memo_off[i];
+                    memcpy(a, memo->cols[slot], sizeof memo->cols[slot]);
+                    a += depth;
                     continue;
                 }
                 memo->used[slot] = 1;
@@ -458,31 +617,57 @@ static int topk_batch(fr_topk *t, const void *ints, int is_unsigned, const char 
                 m->len = lens[j];
             }
             prepared = fr_murmur2_prepare(&st, m->p, m->len);
-            m->fp = prepared ? fr_murmur2_seeded(&st, FR_TOPK_FP_SEED)
-                             : fr_murmur2(m->p, m->len, FR_TOPK_FP_SEED);
-            if (memo) memo->fps[(size_t)(memo_off - memo->off) / depth] = m->fp;
-            if (!blocked) continue;
-            if (prepared) fr_murmur2_seeds(&st, depth, hashes);
+            if (prepared && depth < 8) { /* the rows and the fingerprint at once */
+                fr_murmur2_seeds8(&st, seeds8, hashes);
+                m->fp = hashes[depth];
+            } else {
+                m->fp = prepared ? fr_murmur2_seeded(&st, FR_TOPK_FP_SEED)
+                                 : fr_murmur2(m->p, m->len, FR_TOPK_FP_SEED);
+                if (!blocked) continue;
+                if (prepared) fr_murmur2_seeds(&st, depth, hashes);
+            }
             for (i = 0; i < depth; i++) {
                 uint32_t h = prepared ? hashes[i] : fr_murmur2(m->p, m->len, i);
-                *a = (size_t)i * width + fr_fastmod(h, t->fastmod, width);
-                if (memo_off) memo_off[i] = (uint32_t)*a;
-                a++;
+                a[i] = fr_fastmod(h, t->fastmod, width);
+            }
+            if (memo) {
+                memo->fps[slot] = m->fp;
+                memcpy(memo->cols[slot], a, depth * sizeof *a);
+            }
+            a += depth;
+        }
+        if (ahead) {
+            for (q = 0; q < (end - j0) * stride; q += 2) {
+                uint64_t r = topk_rand64(t);
+                coins[q] = (uint32_t)(r >> 32);
+                coins[q + 1] = (uint32_t)r;
             }
         }
-        a = at;
+        a = cols;
         for (j = j0, b = 0; j < end; j++, b++) {
             topk_pending *m = &meta[b];
-            uint32_t incr = incrs ? incrs[j] : incr1;
             uint32_t heap_min = t->heap[0].count, max = 0;
-            if (blocked) {
-                for (i = 0; i < depth; i++) {
-                    uint32_t got = topk_bucket_add(t, &t->buckets[*a++], m->fp, incr);
-                    if (got > max) max = got;
+            if (!blocked) { /* very deep sketches: no column block */
+                max = topk_update(t, NULL, NULL, m->p, m->len, m->fp, incrs ? incrs[j] : incr1);
+            } else if (ahead) {
+                const uint32_t *c = coins + b * stride;
+                int64_t got = -1;
+#ifdef FR_TOPK_AVX2
+                if (avx2) got = topk_rows_avx2(t, &simd, a, c, m->fp);
+#endif
+                if (got >= 0) {
+                    max = (uint32_t)got;
+                } else {
+                    fr_topk_bucket *row = t->buckets;
+                    for (i = 0; i < depth; i++, row += width) {
+                        uint32_t g = topk_bucket_add(t, &row[a[i]], m->fp, 1, c[i]);
+                        if (g > max) max = g;
+                    }
                 }
-            } else { /* very deep sketches: no address block */
-                max = topk_update(t, NULL, m->p, m->len, m->fp, incr);
+            } else {
+                max = topk_update(t, a, NULL, NULL, 0, m->fp, incrs ? incrs[j] : incr1);
             }
+            if (blocked) a += depth;
             if (max < heap_min) continue;
             if (m->len == 0 && ints) topk_int_text(m, ints, is_unsigned, j);
             rc = topk_offer(t, m->p, m->len, m->fp, max, heap_min, NULL, NULL, NULL);
