@@ -125,9 +125,9 @@ static uint64_t splitmix64(uint64_t *x) {
 
 static inline uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-/* xoshiro256** (Blackman and Vigna, 2018): the next 64 random bits. */
-static inline uint64_t topk_rand64(fr_topk *t) {
-    uint64_t *s = t->rng;
+/* xoshiro256** (Blackman and Vigna, 2018): the next 64 random bits of the
+ * generator state s[4] (t->rng, or a copy of it). */
+static inline uint64_t topk_rand64(uint64_t *s) {
     uint64_t result = rotl64(s[1] * 5u, 7) * 9u;
     uint64_t tmp = s[1] << 17;
     s[2] ^= s[0];
@@ -147,7 +147,7 @@ static inline uint64_t topk_rand64(fr_topk *t) {
  * decays); each further decay step of the row (increment > 1) uses the high
  * half of a new draw.  An add with increment 1 therefore always uses
  * exactly ceil(depth / 2) draws, so batches draw them ahead. */
-static inline uint32_t topk_coin(fr_topk *t) { return (uint32_t)(topk_rand64(t) >> 32); }
+static inline uint32_t topk_coin(fr_topk *t) { return (uint32_t)(topk_rand64(t->rng) >> 32); }
 
 /* Reset the generator from a 64-bit seed (same seed, same coins). */
 void fr_topk_seed(fr_topk *t, uint64_t seed) {
@@ -210,8 +210,15 @@ static long topk_heap_find(const fr_topk *t, const void *item, size_t len, uint3
     long i;
     for (i = (long)t->k - 1; i >= 0; i--) {
         const fr_topk_slot *s = &t->heap[i];
-        if (s->fp == fp && s->item && s->len == len && (len == 0 || memcmp(s->item, item, len) == 0))
+        if (s->fp != fp || !s->item || s->len != len) continue;
+        if (len <= 16) { /* short items (numbers): no library call */
+            const unsigned char *a = s->item, *b = (const unsigned char *)item;
+            size_t q = 0;
+            while (q < len && a[q] == b[q]) q++;
+            if (q == len) return i;
+        } else if (memcmp(s->item, item, len) == 0) {
             return i;
+        }
     }
     return -1;
 }
@@ -346,7 +353,7 @@ static uint32_t topk_update(fr_topk *t, const uint32_t *cols, const fr_murmur2_s
             uint32_t h = st ? fr_murmur2_seeded(st, i) : fr_murmur2(item, len, i);
             col = fr_fastmod(h, t->fastmod, t->width);
         }
-        if ((i & 1) == 0) pair = topk_rand64(t);
+        if ((i & 1) == 0) pair = topk_rand64(t->rng);
         got = topk_bucket_add(t, &row[col], fp, incr, (i & 1) ? (uint32_t)pair : (uint32_t)(pair >> 32));
         if (got > max) max = got;
     }
@@ -415,8 +422,8 @@ int fr_topk_add(fr_topk *t, const void *item, size_t len, uint32_t incr,
 #define FR_TOPK_SIMD_MIN 64 /* smaller batches skip the table set-up */
 
 typedef struct {
-    __m256i rows;                      /* lane i: i * width (0 beyond depth) */
-    __m256i live;                      /* lane i: all ones if i < depth, else 0 */
+    uint32_t rows[8];                  /* lane i: i * width (0 beyond depth) */
+    uint32_t live[8];                  /* lane i: all ones if i < depth, else 0 */
     uint32_t thr[FR_TOPK_DECAY_TABLE]; /* thr[c] for c >= 1 (c = 0 never decays) */
     uint32_t zf1;                      /* zero_from - 1, at most 2^32 - 1 */
     int always;                        /* decay == 1: every decay step succeeds */
@@ -431,11 +438,12 @@ static int topk_use_avx2(void) {
 }
 
 /* Set x up for t (depth <= 8, width * depth < 2^31). */
-__attribute__((target("avx2"))) static void topk_simd_init(const fr_topk *t, topk_simd *x) {
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+static void topk_simd_init(const fr_topk *t, topk_simd *x) {
     uint32_t c;
-    x->live = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)t->depth), lane);
-    x->rows = _mm256_and_si256(_mm256_mullo_epi32(lane, _mm256_set1_epi32((int)t->width)), x->live);
+    for (c = 0; c < 8; c++) {
+        x->live[c] = c < t->depth ? 0xFFFFFFFFu : 0u;
+        x->rows[c] = c < t->depth ? c * t->width : 0u;
+    }
     x->thr[0] = 0;
     for (c = 1; c < FR_TOPK_DECAY_TABLE; c++)
         x->thr[c] = t->thr[c] > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)t->thr[c];
@@ -451,7 +459,7 @@ __attribute__((target("avx2"))) static void topk_simd_init(const fr_topk *t, top
 __attribute__((target("avx2"))) static int64_t topk_rows_avx2(fr_topk *t, const topk_simd *x,
                                                                  const uint32_t *cols,
                                                                  const uint32_t *coins, uint32_t fp) {
-    const __m256i live = x->live, zero = _mm256_setzero_si256();
+    const __m256i live = _mm256_loadu_si256((const __m256i *)x->live), zero = _mm256_setzero_si256();
     const __m256i sign = _mm256_set1_epi32((int)0x80000000u), fpv = _mm256_set1_epi32((int)fp);
     const uint32_t depth = t->depth;
     __m256i a, b, fps, cnt, same, own, step, thr, dec, nc, take, got, lo, hi;
@@ -460,7 +468,8 @@ __attribute__((target("avx2"))) static int64_t topk_rows_avx2(fr_topk *t, const 
     /* bucket indexes i * width + cols[i]; 0 (a harmless load, never
      * stored) in the lanes beyond depth */
     _mm256_storeu_si256((__m256i *)at, _mm256_and_si256(
-        _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)cols), x->rows), live));
+        _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)cols),
+                         _mm256_loadu_si256((const __m256i *)x->rows)), live));
     for (i = 0; i < 8; i++) memcpy(&w[i], &t->buckets[at[i]], 8);
     a = _mm256_setr_epi64x((long long)w[0], (long long)w[1], (long long)w[2], (long long)w[3]);
     b = _mm256_setr_epi64x((long long)w[4], (long long)w[5], (long long)w[6], (long long)w[7]);
@@ -562,119 +571,202 @@ static inline void topk_int_text(topk_pending *m, const void *ints, int is_unsig
     m->p = m->text;
 }
 
+/* A batch in progress: its items and what every block needs. */
+typedef struct {
+    const void *ints;
+    int is_unsigned;
+    const char *const *ptrs;
+    const size_t *lens;
+    const uint32_t *incrs;
+    uint32_t incr1;
+    int blocked; /* depth <= FR_TOPK_BLOCK_CELLS: columns computed per block */
+    int ahead;   /* every increment is 1: coins drawn per block */
+    int text;    /* write every integer's text when preparing (two threads) */
+    uint32_t stride; /* coins per item: depth rounded up to even */
+    uint32_t seeds8[8];
+    topk_memo *memo;
+#ifdef FR_TOPK_AVX2
+    int avx2;
+    topk_simd simd;
+#endif
+} topk_run;
+
+/* Room for the prepared items of one block. */
+typedef struct {
+    size_t cap;
+    topk_pending *meta;
+    uint32_t *cols;  /* cap * depth columns, plus slack: memo entries are copied whole */
+    uint32_t *coins; /* cap * stride coins, plus slack: they are read eight at a time */
+} topk_block;
+
+static void topk_run_init(const fr_topk *t, topk_run *r, const void *ints, int is_unsigned,
+                          const char *const *ptrs, const size_t *lens, size_t n,
+                          const uint32_t *incrs, uint32_t incr1) {
+    uint32_t i;
+    memset(r, 0, sizeof *r);
+    r->ints = ints;
+    r->is_unsigned = is_unsigned;
+    r->ptrs = ptrs;
+    r->lens = lens;
+    r->incrs = incrs;
+    r->incr1 = incr1;
+    r->blocked = t->depth <= FR_TOPK_BLOCK_CELLS;
+    r->ahead = r->blocked && !incrs && incr1 == 1;
+    r->stride = t->depth + (t->depth & 1);
+    for (i = 0; i < 8; i++) r->seeds8[i] = i < t->depth ? i : FR_TOPK_FP_SEED;
+    r->memo = r->blocked ? topk_memo_new(t, ints, n) : NULL;
+#ifdef FR_TOPK_AVX2
+    r->avx2 = r->ahead && t->depth <= 8 && (uint64_t)t->width * t->depth < ((uint64_t)1 << 31) &&
+              n >= FR_TOPK_SIMD_MIN && topk_use_avx2();
+    if (r->avx2) topk_simd_init(t, &r->simd);
+#endif
+}
+
+/* Allocate a block of cap items (FR_TOPK_ENOMEM: nothing is held). */
+static int topk_block_new(const fr_topk *t, const topk_run *r, topk_block *blk, size_t cap) {
+    blk->cap = cap;
+    blk->meta = (topk_pending *)malloc(cap * sizeof *blk->meta);
+    blk->cols = r->blocked ? (uint32_t *)calloc(cap * t->depth + FR_TOPK_MEMO_DEPTH, sizeof(uint32_t))
+                           : NULL;
+    blk->coins = r->ahead ? (uint32_t *)calloc(cap * r->stride + 8, sizeof(uint32_t)) : NULL;
+    if (!blk->meta || (r->blocked && !blk->cols) || (r->ahead && !blk->coins)) {
+        free(blk->meta);
+        free(blk->cols);
+        free(blk->coins);
+        memset(blk, 0, sizeof *blk);
+        return FR_TOPK_ENOMEM;
+    }
+    return FR_TOPK_OK;
+}
+
+static void topk_block_free(topk_block *blk) {
+    free(blk->meta);
+    free(blk->cols);
+    free(blk->coins);
+    memset(blk, 0, sizeof *blk);
+}
+
+/* Prepare items [j0, end) (at most blk->cap): fingerprints, columns and,
+ * when r->ahead, the coins, drawn from the generator state rng (t->rng or
+ * a copy).  Uses the memo, not the buckets or the heap. */
+static void topk_prepare(const fr_topk *t, topk_run *r, uint64_t *rng, topk_block *blk, size_t j0,
+                         size_t end) {
+    const uint32_t depth = t->depth, width = t->width;
+    uint32_t hashes[FR_TOPK_BLOCK_CELLS], *a = blk->cols, i;
+    fr_murmur2_state st;
+    topk_memo *memo = r->memo;
+    size_t j, b, q;
+    for (j = j0, b = 0; j < end; j++, b++) {
+        topk_pending *m = &blk->meta[b];
+        size_t slot = 0;
+        int prepared;
+        if (memo) {
+            uint64_t key = ((const uint64_t *)r->ints)[j];
+            slot = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - FR_TOPK_MEMO_BITS));
+            if (memo->used[slot] && memo->keys[slot] == key) {
+                m->fp = memo->fps[slot];
+                m->len = 0; /* text written later, if the heap needs it */
+                if (r->text) topk_int_text(m, r->ints, r->is_unsigned, j);
+                memcpy(a, memo->cols[slot], sizeof memo->cols[slot]);
+                a += depth;
+                continue;
+            }
+            memo->used[slot] = 1;
+            memo->keys[slot] = key;
+        }
+        if (r->ints) {
+            topk_int_text(m, r->ints, r->is_unsigned, j);
+        } else {
+            m->p = r->ptrs[j];
+            m->len = r->lens[j];
+        }
+        prepared = fr_murmur2_prepare(&st, m->p, m->len);
+        if (prepared && depth < 8) { /* the rows and the fingerprint at once */
+            fr_murmur2_seeds8(&st, r->seeds8, hashes);
+            m->fp = hashes[depth];
+        } else {
+            m->fp = prepared ? fr_murmur2_seeded(&st, FR_TOPK_FP_SEED)
+                             : fr_murmur2(m->p, m->len, FR_TOPK_FP_SEED);
+            if (!r->blocked) continue;
+            if (prepared) fr_murmur2_seeds(&st, depth, hashes);
+        }
+        for (i = 0; i < depth; i++) {
+            uint32_t h = prepared ? hashes[i] : fr_murmur2(m->p, m->len, i);
+            a[i] = fr_fastmod(h, t->fastmod, width);
+        }
+        if (memo) {
+            memo->fps[slot] = m->fp;
+            memcpy(memo->cols[slot], a, depth * sizeof *a);
+        }
+        a += depth;
+    }
+    if (r->ahead) {
+        for (q = 0; q < (end - j0) * r->stride; q += 2) {
+            uint64_t x = topk_rand64(rng);
+            blk->coins[q] = (uint32_t)(x >> 32);
+            blk->coins[q + 1] = (uint32_t)x;
+        }
+    }
+}
+
+/* Apply the prepared items [j0, end) in order.  Uses the buckets and the
+ * heap, and the generator only when coins are not drawn ahead. */
+static int topk_apply(fr_topk *t, const topk_run *r, topk_block *blk, size_t j0, size_t end) {
+    const uint32_t depth = t->depth, width = t->width;
+    const uint32_t *a = blk->cols;
+    size_t j, b;
+    uint32_t i;
+    for (j = j0, b = 0; j < end; j++, b++) {
+        topk_pending *m = &blk->meta[b];
+        uint32_t heap_min = t->heap[0].count, max = 0;
+        int rc;
+        if (!r->blocked) { /* very deep sketches: hashed row by row */
+            max = topk_update(t, NULL, NULL, m->p, m->len, m->fp, r->incrs ? r->incrs[j] : r->incr1);
+        } else if (r->ahead) {
+            const uint32_t *c = blk->coins + b * r->stride;
+            int64_t got = -1;
+#ifdef FR_TOPK_AVX2
+            if (r->avx2) got = topk_rows_avx2(t, &r->simd, a, c, m->fp);
+#endif
+            if (got >= 0) {
+                max = (uint32_t)got;
+            } else {
+                fr_topk_bucket *row = t->buckets;
+                for (i = 0; i < depth; i++, row += width) {
+                    uint32_t g = topk_bucket_add(t, &row[a[i]], m->fp, 1, c[i]);
+                    if (g > max) max = g;
+                }
+            }
+        } else {
+            max = topk_update(t, a, NULL, NULL, 0, m->fp, r->incrs ? r->incrs[j] : r->incr1);
+        }
+        if (r->blocked) a += depth;
+        if (max < heap_min) continue;
+        if (m->len == 0 && r->ints) topk_int_text(m, r->ints, r->is_unsigned, j);
+        rc = topk_offer(t, m->p, m->len, m->fp, max, heap_min, NULL, NULL, NULL);
+        if (rc != FR_TOPK_OK) return rc;
+    }
+    return FR_TOPK_OK;
+}
+
 /* The batch worker behind fr_topk_add_ints / fr_topk_add_strs. */
 static int topk_batch(fr_topk *t, const void *ints, int is_unsigned, const char *const *ptrs,
                       const size_t *lens, size_t n, const uint32_t *incrs, uint32_t incr1) {
-    topk_pending meta[FR_TOPK_BLOCK_ITEMS];
-    /* the block's columns; memo entries are copied whole, hence the slack */
-    uint32_t cols[FR_TOPK_BLOCK_CELLS + FR_TOPK_MEMO_DEPTH];
-    /* the block's coins, `stride` per item (depth rounded up to even); the
-     * slack lets the last item's coins be read eight at a time */
-    uint32_t coins[FR_TOPK_BLOCK_CELLS + FR_TOPK_BLOCK_ITEMS + 8];
-    uint32_t hashes[FR_TOPK_BLOCK_CELLS], seeds8[8];
-    fr_murmur2_state st;
-    const uint32_t depth = t->depth, width = t->width, stride = depth + (depth & 1);
-    const int blocked = depth <= FR_TOPK_BLOCK_CELLS;
-    const int ahead = blocked && !incrs && incr1 == 1; /* coins drawn per block */
-    topk_memo *memo = blocked ? topk_memo_new(t, ints, n) : NULL;
-    size_t block, j0, j, b, q;
-    uint32_t i;
-    int rc = FR_TOPK_OK;
-#ifdef FR_TOPK_AVX2
-    topk_simd simd;
-    const int avx2 = ahead && depth <= 8 && (uint64_t)width * depth < ((uint64_t)1 << 31) &&
-                     n >= FR_TOPK_SIMD_MIN && topk_use_avx2();
-    if (avx2) topk_simd_init(t, &simd);
-#endif
-    for (i = 0; i < 8; i++) seeds8[i] = i < depth ? i : FR_TOPK_FP_SEED;
-    memset(coins, 0, sizeof coins);
-    block = blocked ? FR_TOPK_BLOCK_CELLS / depth : 1;
-    if (block > FR_TOPK_BLOCK_ITEMS) block = FR_TOPK_BLOCK_ITEMS;
-    for (j0 = 0; j0 < n && rc == FR_TOPK_OK; j0 += block) {
-        size_t end = j0 + block < n ? j0 + block : n;
-        uint32_t *a = cols;
-        for (j = j0, b = 0; j < end; j++, b++) {
-            topk_pending *m = &meta[b];
-            size_t slot = 0;
-            int prepared;
-            if (memo) {
-                uint64_t key = ((const uint64_t *)ints)[j];
-                slot = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - FR_TOPK_MEMO_BITS));
-                if (memo->used[slot] && memo->keys[slot] == key) {
-                    m->fp = memo->fps[slot];
-                    m->len = 0; /* text written later, if the heap needs it */
-                    memcpy(a, memo->cols[slot], sizeof memo->cols[slot]);
-                    a += depth;
-                    continue;
-                }
-                memo->used[slot] = 1;
-                memo->keys[slot] = key;
-            }
-            if (ints) {
-                topk_int_text(m, ints, is_unsigned, j);
-            } else {
-                m->p = ptrs[j];
-                m->len = lens[j];
-            }
-            prepared = fr_murmur2_prepare(&st, m->p, m->len);
-            if (prepared && depth < 8) { /* the rows and the fingerprint at once */
-                fr_murmur2_seeds8(&st, seeds8, hashes);
-                m->fp = hashes[depth];
-            } else {
-                m->fp = prepared ? fr_murmur2_seeded(&st, FR_TOPK_FP_SEED)
-                                 : fr_murmur2(m->p, m->len, FR_TOPK_FP_SEED);
-                if (!blocked) continue;
-                if (prepared) fr_murmur2_seeds(&st, depth, hashes);
-            }
-            for (i = 0; i < depth; i++) {
-                uint32_t h = prepared ? hashes[i] : fr_murmur2(m->p, m->len, i);
-                a[i] = fr_fastmod(h, t->fastmod, width);
-            }
-            if (memo) {
-                memo->fps[slot] = m->fp;
-                memcpy(memo->cols[slot], a, depth * sizeof *a);
-            }
-            a += depth;
-        }
-        if (ahead) {
-            for (q = 0; q < (end - j0) * stride; q += 2) {
-                uint64_t r = topk_rand64(t);
-                coins[q] = (uint32_t)(r >> 32);
-                coins[q + 1] = (uint32_t)r;
-            }
-        }
-        a = cols;
-        for (j = j0, b = 0; j < end; j++, b++) {
-            topk_pending *m = &meta[b];
-            uint32_t heap_min = t->heap[0].count, max = 0;
-            if (!blocked) { /* very deep sketches: no column block */
-                max = topk_update(t, NULL, NULL, m->p, m->len, m->fp, incrs ? incrs[j] : incr1);
-            } else if (ahead) {
-                const uint32_t *c = coins + b * stride;
-                int64_t got = -1;
-#ifdef FR_TOPK_AVX2
-                if (avx2) got = topk_rows_avx2(t, &simd, a, c, m->fp);
-#endif
-                if (got >= 0) {
-                    max = (uint32_t)got;
-                } else {
-                    fr_topk_bucket *row = t->buckets;
-                    for (i = 0; i < depth; i++, row += width) {
-                        uint32_t g = topk_bucket_add(t, &row[a[i]], m->fp, 1, c[i]);
-                        if (g > max) max = g;
-                    }
-                }
-            } else {
-                max = topk_update(t, a, NULL, NULL, 0, m->fp, incrs ? incrs[j] : incr1);
-            }
-            if (blocked) a += depth;
-            if (max < heap_min) continue;
-            if (m->len == 0 && ints) topk_int_text(m, ints, is_unsigned, j);
-            rc = topk_offer(t, m->p, m->len, m->fp, max, heap_min, NULL, NULL, NULL);
-            if (rc != FR_TOPK_OK) break;
-        }
+    topk_run r;
+    topk_block blk;
+    size_t cap, j0;
+    int rc;
+    topk_run_init(t, &r, ints, is_unsigned, ptrs, lens, n, incrs, incr1);
+    cap = r.blocked ? FR_TOPK_BLOCK_CELLS / t->depth : 1;
+    if (cap > FR_TOPK_BLOCK_ITEMS) cap = FR_TOPK_BLOCK_ITEMS;
+    rc = topk_block_new(t, &r, &blk, cap);
+    for (j0 = 0; j0 < n && rc == FR_TOPK_OK; j0 += cap) {
+        size_t end = j0 + cap < n ? j0 + cap : n;
+        topk_prepare(t, &r, t->rng, &blk, j0, end);
+        rc = topk_apply(t, &r, &blk, j0, end);
     }
-    free(memo);
+    topk_block_free(&blk);
+    free(r.memo);
     return rc;
 }
 
@@ -689,6 +781,159 @@ int fr_topk_add_strs(fr_topk *t, const char *const *items, const size_t *lens, s
                      const uint32_t *incrs, uint32_t incr1) {
     return topk_batch(t, NULL, 0, items, lens, n, incrs, incr1);
 }
+
+/* ---- Two threads -------------------------------------------------------
+ * A batch whose increments are all 1 can run on two threads: a helper
+ * prepares chunks of items (topk_prepare: hashing, memo, coins) while the
+ * caller applies the chunks before (topk_apply: buckets and heap), strictly
+ * in order.  That is topk_batch's work split by what it touches -- the
+ * helper owns the memo and a copy of the generator, written back after its
+ * last chunk; the caller owns the buckets and the heap -- so the results
+ * are exactly the one-thread results.  Chunks pass through a ring of
+ * FR_TOPK_PIPE_SLOTS blocks, each with a flag (0: the helper may fill it,
+ * 1: prepared) read and written with acquire/release atomics; a side that
+ * must wait spins briefly, then sleeps on a condition variable (a busy
+ * machine may not give both threads a CPU).  Built with GCC or Clang on
+ * POSIX systems; elsewhere fr_topk_pipe_new returns NULL and batches run
+ * on one thread. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
+#include <pthread.h>
+
+#define FR_TOPK_PIPE_SLOTS 4
+#define FR_TOPK_PIPE_CHUNK 2048 /* items */
+
+struct fr_topk_pipe {
+    fr_topk *t;
+    size_t n;
+    topk_run run;
+    uint64_t rng[4]; /* the helper's copy of the generator */
+    topk_block blk[FR_TOPK_PIPE_SLOTS];
+    int full[FR_TOPK_PIPE_SLOTS];
+    int started, go, stop;
+    pthread_mutex_t mu; /* with cv: sleeping on a flag */
+    pthread_cond_t cv;
+};
+
+/* Set *flag = v and wake whoever sleeps on the pipe's flags. */
+static void topk_pipe_set(fr_topk_pipe *p, int *flag, int v) {
+    __atomic_store_n(flag, v, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&p->mu);
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Wait until *flag == want (1), or p->stop is set (0). */
+static int topk_pipe_wait(fr_topk_pipe *p, const int *flag, int want) {
+    int spins, ok;
+    for (spins = 0; spins < 4096; spins++) {
+        if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == want) return 1;
+        if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) return 0;
+    }
+    pthread_mutex_lock(&p->mu);
+    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != want &&
+           !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
+        pthread_cond_wait(&p->cv, &p->mu);
+    ok = __atomic_load_n(flag, __ATOMIC_ACQUIRE) == want;
+    pthread_mutex_unlock(&p->mu);
+    return ok;
+}
+
+/* A two-thread run of fr_topk_add_ints / fr_topk_add_strs with every
+ * increment 1 (arguments as there), or NULL (not built here, or no memory:
+ * run the batch on one thread).  Protocol: the helper thread calls
+ * fr_topk_pipe_produce; the caller calls fr_topk_pipe_wait_started (it may
+ * release the GIL meanwhile), then -- holding whatever lock keeps others off
+ * t -- fr_topk_pipe_consume, waits for the helper to return, and frees the
+ * pipe.  The helper touches t only between those two calls. */
+fr_topk_pipe *fr_topk_pipe_new(fr_topk *t, const void *ints, int is_unsigned,
+                               const char *const *ptrs, const size_t *lens, size_t n) {
+    fr_topk_pipe *p = (fr_topk_pipe *)calloc(1, sizeof *p);
+    int i;
+    if (!p) return NULL;
+    if (pthread_mutex_init(&p->mu, NULL) != 0) {
+        free(p);
+        return NULL;
+    }
+    if (pthread_cond_init(&p->cv, NULL) != 0) {
+        pthread_mutex_destroy(&p->mu);
+        free(p);
+        return NULL;
+    }
+    p->t = t;
+    p->n = n;
+    topk_run_init(t, &p->run, ints, is_unsigned, ptrs, lens, n, NULL, 1);
+    p->run.text = 1; /* the helper has time to spare */
+    if (!p->run.ahead) { /* very deep sketch */
+        fr_topk_pipe_free(p);
+        return NULL;
+    }
+    for (i = 0; i < FR_TOPK_PIPE_SLOTS; i++) {
+        if (topk_block_new(t, &p->run, &p->blk[i], FR_TOPK_PIPE_CHUNK) != FR_TOPK_OK) {
+            fr_topk_pipe_free(p);
+            return NULL;
+        }
+    }
+    return p;
+}
+
+void fr_topk_pipe_free(fr_topk_pipe *p) {
+    int i;
+    if (!p) return;
+    for (i = 0; i < FR_TOPK_PIPE_SLOTS; i++) topk_block_free(&p->blk[i]);
+    free(p->run.memo);
+    pthread_cond_destroy(&p->cv);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+}
+
+/* The helper thread's part. */
+void fr_topk_pipe_produce(fr_topk_pipe *p) {
+    size_t j0;
+    unsigned c;
+    topk_pipe_set(p, &p->started, 1);
+    if (!topk_pipe_wait(p, &p->go, 1)) return;
+    memcpy(p->rng, p->t->rng, sizeof p->rng);
+    for (j0 = 0, c = 0; j0 < p->n; j0 += FR_TOPK_PIPE_CHUNK, c = (c + 1) % FR_TOPK_PIPE_SLOTS) {
+        size_t end = j0 + FR_TOPK_PIPE_CHUNK < p->n ? j0 + FR_TOPK_PIPE_CHUNK : p->n;
+        if (!topk_pipe_wait(p, &p->full[c], 0)) return;
+        topk_prepare(p->t, &p->run, p->rng, &p->blk[c], j0, end);
+        if (end == p->n) memcpy(p->t->rng, p->rng, sizeof p->rng); /* before the last release */
+        topk_pipe_set(p, &p->full[c], 1);
+    }
+}
+
+/* The caller's wait for the helper to be running (and not touching t). */
+void fr_topk_pipe_wait_started(fr_topk_pipe *p) { topk_pipe_wait(p, &p->started, 1); }
+
+/* The caller's part: apply every chunk in order.  FR_TOPK_ENOMEM stops at
+ * the failing item (the helper is told to stop; the generator may then not
+ * have moved at all). */
+int fr_topk_pipe_consume(fr_topk_pipe *p) {
+    size_t j0;
+    unsigned c;
+    int rc = FR_TOPK_OK;
+    topk_pipe_set(p, &p->go, 1);
+    for (j0 = 0, c = 0; j0 < p->n; j0 += FR_TOPK_PIPE_CHUNK, c = (c + 1) % FR_TOPK_PIPE_SLOTS) {
+        size_t end = j0 + FR_TOPK_PIPE_CHUNK < p->n ? j0 + FR_TOPK_PIPE_CHUNK : p->n;
+        topk_pipe_wait(p, &p->full[c], 1);
+        rc = topk_apply(p->t, &p->run, &p->blk[c], j0, end);
+        if (rc != FR_TOPK_OK) break;
+        topk_pipe_set(p, &p->full[c], 0);
+    }
+    if (rc != FR_TOPK_OK) topk_pipe_set(p, &p->stop, 1);
+    return rc;
+}
+#else
+fr_topk_pipe *fr_topk_pipe_new(fr_topk *t, const void *ints, int is_unsigned,
+                               const char *const *ptrs, const size_t *lens, size_t n) {
+    (void)t, (void)ints, (void)is_unsigned, (void)ptrs, (void)lens, (void)n;
+    return NULL;
+}
+void fr_topk_pipe_free(fr_topk_pipe *p) { (void)p; }
+void fr_topk_pipe_produce(fr_topk_pipe *p) { (void)p; }
+void fr_topk_pipe_wait_started(fr_topk_pipe *p) { (void)p; }
+int fr_topk_pipe_consume(fr_topk_pipe *p) { (void)p; return FR_TOPK_OK; }
+#endif
 
 /* ---- Reads ------------------------------------------------------------- */
 
