@@ -456,7 +456,7 @@ static void topk_simd_init(const fr_topk *t, topk_simd *x) {
  * at coins) with increment 1.  Returns the item's maxCount, or -1 with
  * nothing changed when a decaying bucket's count is beyond the threshold
  * table (wide sketches only; the caller then takes the scalar step). */
-__attribute__((target("avx2"))) static int64_t topk_rows_avx2(fr_topk *t, const topk_simd *x,
+__attribute__((target("avx2"))) static inline int64_t topk_rows_avx2(fr_topk *t, const topk_simd *x,
                                                                  const uint32_t *cols,
                                                                  const uint32_t *coins, uint32_t fp) {
     const __m256i live = _mm256_loadu_si256((const __m256i *)x->live), zero = _mm256_setzero_si256();
@@ -494,9 +494,12 @@ __attribute__((target("avx2"))) static int64_t topk_rows_avx2(fr_topk *t, const 
         __m256i big = _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_srli_epi32(cnt, 8), zero), step);
         if (!_mm256_testz_si256(big, big)) return -1;
     }
-    /* the step succeeds when coin < thr[count] (unsigned) */
-    thr = _mm256_i32gather_epi32((const int *)x->thr,
-                                 _mm256_and_si256(cnt, _mm256_set1_epi32(FR_TOPK_DECAY_TABLE - 1)), 4);
+    /* the step succeeds when coin < thr[count] (unsigned); the thresholds
+     * are looked up one by one (faster here than a gather) */
+#define FR_TOPK_THR(i) ((int)x->thr[(w[i] >> 32) & (FR_TOPK_DECAY_TABLE - 1)])
+    thr = _mm256_setr_epi32(FR_TOPK_THR(0), FR_TOPK_THR(1), FR_TOPK_THR(2), FR_TOPK_THR(3),
+                            FR_TOPK_THR(4), FR_TOPK_THR(5), FR_TOPK_THR(6), FR_TOPK_THR(7));
+#undef FR_TOPK_THR
     dec = _mm256_cmpgt_epi32(_mm256_xor_si256(thr, sign),
                              _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)coins), sign));
     if (x->always) dec = _mm256_set1_epi32(-1);
@@ -564,10 +567,46 @@ static topk_memo *topk_memo_new(const fr_topk *t, const void *ints, size_t n) {
     return (topk_memo *)calloc(1, sizeof(topk_memo));
 }
 
-/* The decimal text of integer item j into m (m->p, m->len). */
+#if (defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) || defined(_M_X64) || \
+    defined(_M_IX86) || defined(_M_ARM64)
+#define FR_TOPK_LITTLE_ENDIAN 1
+#else
+#define FR_TOPK_LITTLE_ENDIAN 0
+#endif
+
+/* The decimal text of integer item j into m (m->p, m->len), as fr_dec_u64 /
+ * fr_dec_i64 write it.  Numbers of up to 8 characters are converted in a
+ * register (eight digits at once: split by 10^4, then 10^2, then 10 in
+ * 16- and 8-bit fields) and stored with one 8-byte write, which the hash's
+ * 4-byte reads can then take straight from the store buffer (byte-wise
+ * writes make the CPU wait until they reach the cache). */
 static inline void topk_int_text(topk_pending *m, const void *ints, int is_unsigned, size_t j) {
-    m->len = is_unsigned ? fr_dec_u64(((const uint64_t *)ints)[j], 0, m->text)
-                         : fr_dec_i64(((const int64_t *)ints)[j], m->text);
+    uint64_t v, y, hi;
+    int neg = 0;
+    size_t n;
+    if (is_unsigned) {
+        v = ((const uint64_t *)ints)[j];
+    } else {
+        int64_t x = ((const int64_t *)ints)[j];
+        neg = x < 0;
+        v = neg ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+    }
+    if (!FR_TOPK_LITTLE_ENDIAN || v >= (neg ? 10000000u : 100000000u)) {
+        m->len = is_unsigned ? fr_dec_u64(v, 0, m->text)
+                             : fr_dec_i64(((const int64_t *)ints)[j], m->text);
+        m->p = m->text;
+        return;
+    }
+    n = fr_dec_digits(v);
+    y = (v / 10000) | ((v % 10000) << 32);           /* 4 + 4 digits */
+    hi = ((y * 5243) >> 19) & 0x0000007F0000007Full; /* / 100 (exact below 10^4) */
+    y = hi | ((y - hi * 100) << 16);                  /* 2 + 2 + 2 + 2 */
+    hi = ((y * 103) >> 10) & 0x000F000F000F000Full;  /* / 10 (exact below 100) */
+    y = (hi | ((y - hi * 10) << 8)) + 0x3030303030303030ull; /* 8 digits, first in byte 0 */
+    y >>= 8 * (8 - n);                                /* drop the leading zeros */
+    if (neg) y = (y << 8) | '-';
+    memcpy(m->text, &y, 8); /* byte 0 first: little-endian hosts only */
+    m->len = n + (size_t)neg;
     m->p = m->text;
 }
 
@@ -710,8 +749,16 @@ static void topk_prepare(const fr_topk *t, topk_run *r, uint64_t *rng, topk_bloc
 }
 
 /* Apply the prepared items [j0, end) in order.  Uses the buckets and the
- * heap, and the generator only when coins are not drawn ahead. */
-static int topk_apply(fr_topk *t, const topk_run *r, topk_block *blk, size_t j0, size_t end) {
+ * heap, and the generator only when coins are not drawn ahead.  Written
+ * once, built twice: with avx2 = 1 (compiled for AVX2, so that
+ * topk_rows_avx2 is inlined) and with avx2 = 0. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FR_TOPK_INLINE static inline __attribute__((always_inline))
+#else
+#define FR_TOPK_INLINE static __forceinline
+#endif
+FR_TOPK_INLINE int topk_apply_rows(fr_topk *t, const topk_run *r, topk_block *blk, size_t j0,
+                                   size_t end, const int avx2) {
     const uint32_t depth = t->depth, width = t->width;
     const uint32_t *a = blk->cols;
     size_t j, b;
@@ -726,7 +773,9 @@ static int topk_apply(fr_topk *t, const topk_run *r, topk_block *blk, size_t j0,
             const uint32_t *c = blk->coins + b * r->stride;
             int64_t got = -1;
 #ifdef FR_TOPK_AVX2
-            if (r->avx2) got = topk_rows_avx2(t, &r->simd, a, c, m->fp);
+            if (avx2) got = topk_rows_avx2(t, &r->simd, a, c, m->fp);
+#else
+            (void)avx2;
 #endif
             if (got >= 0) {
                 max = (uint32_t)got;
@@ -747,6 +796,25 @@ static int topk_apply(fr_topk *t, const topk_run *r, topk_block *blk, size_t j0,
         if (rc != FR_TOPK_OK) return rc;
     }
     return FR_TOPK_OK;
+}
+
+static int topk_apply_plain(fr_topk *t, const topk_run *r, topk_block *blk, size_t j0,
+                            size_t end) {
+    return topk_apply_rows(t, r, blk, j0, end, 0);
+}
+
+#ifdef FR_TOPK_AVX2
+__attribute__((target("avx2"))) static int topk_apply_avx2(fr_topk *t, const topk_run *r,
+                                                            topk_block *blk, size_t j0, size_t end) {
+    return topk_apply_rows(t, r, blk, j0, end, 1);
+}
+#endif
+
+static int topk_apply(fr_topk *t, const topk_run *r, topk_block *blk, size_t j0, size_t end) {
+#ifdef FR_TOPK_AVX2
+    if (r->avx2) return topk_apply_avx2(t, r, blk, j0, end);
+#endif
+    return topk_apply_plain(t, r, blk, j0, end);
 }
 
 /* The batch worker behind fr_topk_add_ints / fr_topk_add_strs. */
