@@ -461,16 +461,17 @@ __attribute__((target("avx2"))) static inline int64_t topk_rows_avx2(fr_topk *t,
                                                                  const uint32_t *coins, uint32_t fp) {
     const __m256i live = _mm256_loadu_si256((const __m256i *)x->live), zero = _mm256_setzero_si256();
     const __m256i sign = _mm256_set1_epi32((int)0x80000000u), fpv = _mm256_set1_epi32((int)fp);
-    const uint32_t depth = t->depth;
+    fr_topk_bucket *const bk = t->buckets;
     __m256i a, b, fps, cnt, same, own, step, thr, dec, nc, take, got, lo, hi;
-    uint32_t at[8], i;
-    uint64_t w[8], sink;
-    /* bucket indexes i * width + cols[i]; 0 (a harmless load, never
-     * stored) in the lanes beyond depth */
+    uint32_t at[8];
+    uint64_t w[8];
+    int i;
+    /* bucket indexes i * width + cols[i]; 0 in the lanes beyond depth (a
+     * harmless load; stored back unchanged, before row 0's lane) */
     _mm256_storeu_si256((__m256i *)at, _mm256_and_si256(
         _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)cols),
                          _mm256_loadu_si256((const __m256i *)x->rows)), live));
-    for (i = 0; i < 8; i++) memcpy(&w[i], &t->buckets[at[i]], 8);
+    for (i = 0; i < 8; i++) memcpy(&w[i], &bk[at[i]], 8);
     a = _mm256_setr_epi64x((long long)w[0], (long long)w[1], (long long)w[2], (long long)w[3]);
     b = _mm256_setr_epi64x((long long)w[4], (long long)w[5], (long long)w[6], (long long)w[7]);
     /* a bucket read as 64 bits is fp (low half) and count (high half) on x86 */
@@ -519,7 +520,7 @@ __attribute__((target("avx2"))) static inline int64_t topk_rows_avx2(fr_topk *t,
     hi = _mm256_unpackhi_epi32(fps, nc); /* rows 2 3 | 6 7 */
     _mm256_storeu_si256((__m256i *)w, _mm256_permute2x128_si256(lo, hi, 0x20));
     _mm256_storeu_si256((__m256i *)(w + 4), _mm256_permute2x128_si256(lo, hi, 0x31));
-    for (i = 0; i < 8; i++) memcpy(i < depth ? (void *)&t->buckets[at[i]] : (void *)&sink, &w[i], 8);
+    for (i = 7; i >= 0; i--) memcpy(&bk[at[i]], &w[i], 8); /* the spare lanes first */
     return (uint32_t)_mm256_cvtsi256_si32(got);
 }
 #endif
