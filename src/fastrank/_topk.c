@@ -68,9 +68,11 @@
  *     since no coin could win; batches hash a block of items (the
  *     fingerprint and up to 7 rows in one 8-lane pass, fr_murmur2_seeds8)
  *     before applying them in order, big integer batches remember the hashes
- *     of recent items (topk_memo), and on CPUs with AVX2 the rows of an
- *     item with increment 1 are updated together, without branches
- *     (topk_rows_avx2); results are the same on every path.
+ *     of recent items (topk_memo), on CPUs with AVX2 the rows of an item
+ *     with increment 1 are updated together, without branches
+ *     (topk_rows_avx2), and big numpy batches may hash on a second thread
+ *     while the caller applies (fr_topk_pipe); results are the same on
+ *     every path.
  *   - Beyond RedisBloom: fr_topk_merge (two sketches of one shape) and a
  *     batch path over integer items hashed as their decimal text.
  *   - Items are kept with their full bytes.  RedisBloom returns expelled and
@@ -104,9 +106,9 @@
 
 #include "_murmur.h"
 
-/* The AVX2 bucket step (topk_rows_avx2) is built with GCC or Clang for
- * x86-64 and used when the running CPU has AVX2; elsewhere the portable
- * branch-free step runs (same results). */
+/* The AVX2 rows step (topk_rows_avx2) is built with GCC or Clang for
+ * x86-64 and used when the running CPU has AVX2; elsewhere the scalar step
+ * (topk_bucket_add) runs, with the same results. */
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 #define FR_TOPK_AVX2 1
 #include <immintrin.h>

@@ -47,8 +47,10 @@ cdef class TopK:
     :param seed: an int seeding the decay generator; None draws one from
         ``os.urandom``.
 
-    Every method holds the GIL for its whole run, so each call (a whole
-    batch included) is atomic with respect to other Python threads.
+    Every method holds the GIL while it reads or changes the sketch (a big
+    ``add_many`` lets go of it only while its helper thread starts, before
+    anything changes), so each call, a whole batch included, is atomic with
+    respect to other Python threads.
     """
 
     cdef fr_topk t
@@ -177,7 +179,10 @@ cdef class TopK:
 
         A numpy integer array is hashed as each number's decimal text (as
         redis-py sends ints) in one C loop with no Python object per item;
-        other sequences go item by item.  Same result as ``incrby``.
+        other sequences go item by item.  Same result as ``incrby``.  With
+        increment 1 and at least 65,536 numbers, when ``fastrank.get_threads()``
+        is more than 1, a second thread hashes ahead while this one applies
+        the items in order: same result again, item for item.
         """
         cdef cnp.ndarray arr = _sk_int_array(items)
         cdef cnp.ndarray inc32 = None
