@@ -206,22 +206,22 @@ void fr_topk_release(fr_topk *t) {
 /* Slot 0's count: what an add compares its maxCount with (see essay). */
 uint32_t fr_topk_heap_min(const fr_topk *t) { return t->heap[0].count; }
 
+/* 1 if heap slot s holds the item (fingerprint, length and bytes). */
+static inline int topk_slot_is(const fr_topk_slot *s, const void *item, size_t len, uint32_t fp) {
+    const unsigned char *x = s->item, *y = (const unsigned char *)item;
+    size_t q = 0;
+    if (s->fp != fp || !x || s->len != len) return 0;
+    if (len > 16) return memcmp(x, y, len) == 0;
+    while (q < len && x[q] == y[q]) q++; /* short items (numbers): no library call */
+    return q == len;
+}
+
 /* Slot index of the item in the heap, or -1.  Searched from the last slot
  * down, as RedisBloom does (only the result matters: items are unique). */
 static long topk_heap_find(const fr_topk *t, const void *item, size_t len, uint32_t fp) {
     long i;
-    for (i = (long)t->k - 1; i >= 0; i--) {
-        const fr_topk_slot *s = &t->heap[i];
-        if (s->fp != fp || !s->item || s->len != len) continue;
-        if (len <= 16) { /* short items (numbers): no library call */
-            const unsigned char *a = s->item, *b = (const unsigned char *)item;
-            size_t q = 0;
-            while (q < len && a[q] == b[q]) q++;
-            if (q == len) return i;
-        } else if (memcmp(s->item, item, len) == 0) {
-            return i;
-        }
-    }
+    for (i = (long)t->k - 1; i >= 0; i--)
+        if (topk_slot_is(&t->heap[i], item, len, fp)) return i;
     return -1;
 }
 
@@ -233,13 +233,14 @@ static inline size_t topk_pick_child(const fr_topk_slot *h, size_t n, size_t par
     return child;
 }
 
-/* RedisBloom's sift-down from `start` (rules in the essay). */
-static void topk_sift_down(fr_topk_slot *h, size_t n, size_t start) {
+/* RedisBloom's sift-down from `start` (rules in the essay); the slot where
+ * the moving element ends. */
+static size_t topk_sift_down(fr_topk_slot *h, size_t n, size_t start) {
     size_t child;
     fr_topk_slot moving;
-    if (2 * start + 1 >= n) return;
+    if (2 * start + 1 >= n) return start;
     child = topk_pick_child(h, n, start);
-    if (h[child].count > h[start].count) return;
+    if (h[child].count > h[start].count) return start;
     moving = h[start];
     for (;;) {
         h[start] = h[child];
@@ -249,6 +250,7 @@ static void topk_sift_down(fr_topk_slot *h, size_t n, size_t start) {
         if (!(h[child].count < moving.count)) break;
     }
     h[start] = moving;
+    return start;
 }
 
 /* Put (item, fp, count) into slot s, reusing its buffer when large enough.
@@ -365,17 +367,21 @@ static uint32_t topk_update(fr_topk *t, const uint32_t *cols, const fr_murmur2_s
 /* The heap step (see essay).  When the item replaces a previous occupant of
  * slot 0: if `expelled` is non-NULL the occupant's buffer moves to the caller
  * (*expelled, *expelled_len, free() it) and *has_expelled = 1; if NULL its
- * buffer is reused. */
+ * buffer is reused.  hint (may be NULL): a guess of the item's slot, checked
+ * before the search, and set to where the item ends. */
 static int topk_offer(fr_topk *t, const void *item, size_t len, uint32_t fp, uint32_t max,
                       uint32_t heap_min, unsigned char **expelled, size_t *expelled_len,
-                      int *has_expelled) {
-    long at;
+                      int *has_expelled, uint32_t *hint) {
+    long at = -1;
     fr_topk_slot *s0 = &t->heap[0];
+    size_t end;
     if (max < heap_min) return FR_TOPK_OK;
-    at = topk_heap_find(t, item, len, fp);
+    if (hint && *hint < t->k && topk_slot_is(&t->heap[*hint], item, len, fp)) at = (long)*hint;
+    if (at < 0) at = topk_heap_find(t, item, len, fp);
     if (at >= 0) {
         t->heap[at].count = max;
-        topk_sift_down(t->heap, t->k, (size_t)at);
+        end = topk_sift_down(t->heap, t->k, (size_t)at);
+        if (hint) *hint = (uint32_t)end;
         return FR_TOPK_OK;
     }
     if (expelled && s0->item) {
@@ -389,7 +395,8 @@ static int topk_offer(fr_topk *t, const void *item, size_t len, uint32_t fp, uin
     } else if (topk_slot_store(s0, item, len, fp, max) != FR_TOPK_OK) {
         return FR_TOPK_ENOMEM;
     }
-    topk_sift_down(t->heap, t->k, 0);
+    end = topk_sift_down(t->heap, t->k, 0);
+    if (hint) *hint = (uint32_t)end;
     return FR_TOPK_OK;
 }
 
@@ -408,7 +415,7 @@ int fr_topk_add(fr_topk *t, const void *item, size_t len, uint32_t incr,
     *has_expelled = 0;
     *expelled = NULL;
     *expelled_len = 0;
-    return topk_offer(t, item, len, fp, max, heap_min, expelled, expelled_len, has_expelled);
+    return topk_offer(t, item, len, fp, max, heap_min, expelled, expelled_len, has_expelled, NULL);
 }
 
 /* ---- Eight rows at once (AVX2) ----------------------------------------
@@ -613,6 +620,8 @@ static inline void topk_int_text(topk_pending *m, const void *ints, int is_unsig
     m->p = m->text;
 }
 
+#define FR_TOPK_HINTS 64
+
 /* A batch in progress: its items and what every block needs. */
 typedef struct {
     const void *ints;
@@ -631,6 +640,9 @@ typedef struct {
     int avx2;
     topk_simd simd;
 #endif
+    /* the heap slot where an item with these fingerprint bits was last put
+     * (a guess topk_offer checks; the applying side's alone) */
+    uint32_t hints[FR_TOPK_HINTS];
 } topk_run;
 
 /* Room for the prepared items of one block. */
@@ -760,7 +772,7 @@ static void topk_prepare(const fr_topk *t, topk_run *r, uint64_t *rng, topk_bloc
 #else
 #define FR_TOPK_INLINE static __forceinline
 #endif
-FR_TOPK_INLINE int topk_apply_rows(fr_topk *t, const topk_run *r, topk_block *blk, size_t j0,
+FR_TOPK_INLINE int topk_apply_rows(fr_topk *t, topk_run *r, topk_block *blk, size_t j0,
                                    size_t end, const int avx2) {
     const uint32_t depth = t->depth, width = t->width;
     const uint32_t *a = blk->cols;
@@ -795,25 +807,26 @@ FR_TOPK_INLINE int topk_apply_rows(fr_topk *t, const topk_run *r, topk_block *bl
         if (r->blocked) a += depth;
         if (max < heap_min) continue;
         if (m->len == 0 && r->ints) topk_int_text(m, r->ints, r->is_unsigned, j);
-        rc = topk_offer(t, m->p, m->len, m->fp, max, heap_min, NULL, NULL, NULL);
+        rc = topk_offer(t, m->p, m->len, m->fp, max, heap_min, NULL, NULL, NULL,
+                        &r->hints[m->fp & (FR_TOPK_HINTS - 1)]);
         if (rc != FR_TOPK_OK) return rc;
     }
     return FR_TOPK_OK;
 }
 
-static int topk_apply_plain(fr_topk *t, const topk_run *r, topk_block *blk, size_t j0,
+static int topk_apply_plain(fr_topk *t, topk_run *r, topk_block *blk, size_t j0,
                             size_t end) {
     return topk_apply_rows(t, r, blk, j0, end, 0);
 }
 
 #ifdef FR_TOPK_AVX2
-__attribute__((target("avx2"))) static int topk_apply_avx2(fr_topk *t, const topk_run *r,
+__attribute__((target("avx2"))) static int topk_apply_avx2(fr_topk *t, topk_run *r,
                                                             topk_block *blk, size_t j0, size_t end) {
     return topk_apply_rows(t, r, blk, j0, end, 1);
 }
 #endif
 
-static int topk_apply(fr_topk *t, const topk_run *r, topk_block *blk, size_t j0, size_t end) {
+static int topk_apply(fr_topk *t, topk_run *r, topk_block *blk, size_t j0, size_t end) {
 #ifdef FR_TOPK_AVX2
     if (r->avx2) return topk_apply_avx2(t, r, blk, j0, end);
 #endif
