@@ -98,6 +98,9 @@
  * fr_topk_deserialize accepts only that exact length and a heap that passes
  * fr_topk_check (distinct items, fingerprints that match, clean empty slots).
  */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* clock_gettime and pthreads under -std=c99 */
+#endif
 #include "_topk.h"
 
 #include <math.h>
@@ -882,6 +885,7 @@ int fr_topk_add_strs(fr_topk *t, const char *const *items, const size_t *lens, s
  * on one thread. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
 #include <pthread.h>
+#include <time.h>
 
 #define FR_TOPK_PIPE_SLOTS 4
 #define FR_TOPK_PIPE_CHUNK 2048 /* items */
@@ -893,7 +897,8 @@ struct fr_topk_pipe {
     uint64_t rng[4]; /* the helper's copy of the generator */
     topk_block blk[FR_TOPK_PIPE_SLOTS];
     int full[FR_TOPK_PIPE_SLOTS];
-    int started, go, stop;
+    int started, go, stop, done;
+    int prepared; /* chunks the helper has prepared */
     pthread_mutex_t mu; /* with cv: sleeping on a flag */
     pthread_cond_t cv;
 };
@@ -906,20 +911,27 @@ static void topk_pipe_set(fr_topk_pipe *p, int *flag, int v) {
     pthread_mutex_unlock(&p->mu);
 }
 
-/* Wait until *flag == want (1), or p->stop is set (0). */
-static int topk_pipe_wait(fr_topk_pipe *p, const int *flag, int want) {
+/* Wait until *flag == want (return 1) or, when stoppable, p->stop is set
+ * (return 0). */
+static int topk_pipe_wait(fr_topk_pipe *p, const int *flag, int want, int stoppable) {
     int spins, ok;
     for (spins = 0; spins < 4096; spins++) {
         if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == want) return 1;
-        if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) return 0;
+        if (stoppable && __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) return 0;
     }
     pthread_mutex_lock(&p->mu);
     while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != want &&
-           !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
+           !(stoppable && __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)))
         pthread_cond_wait(&p->cv, &p->mu);
     ok = __atomic_load_n(flag, __ATOMIC_ACQUIRE) == want;
     pthread_mutex_unlock(&p->mu);
     return ok;
+}
+
+static double topk_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* A two-thread run of fr_topk_add_ints / fr_topk_add_strs with every
@@ -970,41 +982,66 @@ void fr_topk_pipe_free(fr_topk_pipe *p) {
     free(p);
 }
 
-/* The helper thread's part. */
+/* The helper thread's part.  Asked to stop, it finishes the chunk in hand,
+ * hands the generator back (t->rng) and sets done. */
 void fr_topk_pipe_produce(fr_topk_pipe *p) {
     size_t j0;
     unsigned c;
     topk_pipe_set(p, &p->started, 1);
-    if (!topk_pipe_wait(p, &p->go, 1)) return;
+    topk_pipe_wait(p, &p->go, 1, 0);
     memcpy(p->rng, p->t->rng, sizeof p->rng);
     for (j0 = 0, c = 0; j0 < p->n; j0 += FR_TOPK_PIPE_CHUNK, c = (c + 1) % FR_TOPK_PIPE_SLOTS) {
         size_t end = j0 + FR_TOPK_PIPE_CHUNK < p->n ? j0 + FR_TOPK_PIPE_CHUNK : p->n;
-        if (!topk_pipe_wait(p, &p->full[c], 0)) return;
+        if (!topk_pipe_wait(p, &p->full[c], 0, 1) || __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
+            break;
         topk_prepare(p->t, &p->run, p->rng, &p->blk[c], j0, end);
-        if (end == p->n) memcpy(p->t->rng, p->rng, sizeof p->rng); /* before the last release */
+        __atomic_store_n(&p->prepared, __atomic_load_n(&p->prepared, __ATOMIC_RELAXED) + 1,
+                         __ATOMIC_RELEASE);
         topk_pipe_set(p, &p->full[c], 1);
     }
+    memcpy(p->t->rng, p->rng, sizeof p->rng);
+    topk_pipe_set(p, &p->done, 1);
 }
 
 /* The caller's wait for the helper to be running (and not touching t). */
-void fr_topk_pipe_wait_started(fr_topk_pipe *p) { topk_pipe_wait(p, &p->started, 1); }
+void fr_topk_pipe_wait_started(fr_topk_pipe *p) { topk_pipe_wait(p, &p->started, 1, 0); }
 
-/* The caller's part: apply every chunk in order.  FR_TOPK_ENOMEM stops at
- * the failing item (the helper is told to stop; the generator may then not
- * have moved at all). */
+/* The caller's part: apply every chunk in order.  When it has spent more
+ * than a quarter of its time (and over a millisecond) waiting for the
+ * helper -- a machine too busy to run both threads -- it stops the helper
+ * and prepares the remaining chunks itself, as one thread would.
+ * FR_TOPK_ENOMEM stops at the failing item. */
 int fr_topk_pipe_consume(fr_topk_pipe *p) {
     size_t j0;
     unsigned c;
-    int rc = FR_TOPK_OK;
+    int rc = FR_TOPK_OK, k, helper = 1;
+    double start = topk_now(), waited = 0.0;
     topk_pipe_set(p, &p->go, 1);
-    for (j0 = 0, c = 0; j0 < p->n; j0 += FR_TOPK_PIPE_CHUNK, c = (c + 1) % FR_TOPK_PIPE_SLOTS) {
+    for (j0 = 0, c = 0, k = 0; j0 < p->n;
+         j0 += FR_TOPK_PIPE_CHUNK, c = (c + 1) % FR_TOPK_PIPE_SLOTS, k++) {
         size_t end = j0 + FR_TOPK_PIPE_CHUNK < p->n ? j0 + FR_TOPK_PIPE_CHUNK : p->n;
-        topk_pipe_wait(p, &p->full[c], 1);
+        if (helper && !__atomic_load_n(&p->full[c], __ATOMIC_ACQUIRE)) {
+            double t0 = topk_now();
+            if (waited > 1e-3 && waited > 0.25 * (t0 - start)) { /* go on alone */
+                topk_pipe_set(p, &p->stop, 1);
+                topk_pipe_wait(p, &p->done, 1, 0); /* t->rng is then the helper's */
+                helper = 0;
+                p->run.text = 0;
+            } else {
+                topk_pipe_wait(p, &p->full[c], 1, 0);
+                waited += topk_now() - t0;
+            }
+        }
+        if (!helper && k >= __atomic_load_n(&p->prepared, __ATOMIC_ACQUIRE))
+            topk_prepare(p->t, &p->run, p->t->rng, &p->blk[c], j0, end);
         rc = topk_apply(p->t, &p->run, &p->blk[c], j0, end);
         if (rc != FR_TOPK_OK) break;
-        topk_pipe_set(p, &p->full[c], 0);
+        if (helper) topk_pipe_set(p, &p->full[c], 0);
     }
-    if (rc != FR_TOPK_OK) topk_pipe_set(p, &p->stop, 1);
+    if (helper) { /* let the helper finish (it hands the generator back) */
+        topk_pipe_set(p, &p->stop, 1);
+        topk_pipe_wait(p, &p->done, 1, 0);
+    }
     return rc;
 }
 #else
