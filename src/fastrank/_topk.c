@@ -444,9 +444,13 @@ typedef struct {
 
 /* 1 when the running CPU has AVX2. */
 static int topk_use_avx2(void) {
-    static int has = -1; /* -1: not asked yet (a race only writes the same value) */
-    if (has < 0) has = __builtin_cpu_supports("avx2") ? 1 : 0;
-    return has;
+    static int has = -1; /* -1: not asked yet (racing threads store the same value) */
+    int v = __atomic_load_n(&has, __ATOMIC_RELAXED);
+    if (v < 0) {
+        v = __builtin_cpu_supports("avx2") ? 1 : 0;
+        __atomic_store_n(&has, v, __ATOMIC_RELAXED);
+    }
+    return v;
 }
 
 /* Set x up for t (depth <= 8, width * depth < 2^31). */
@@ -879,10 +883,11 @@ int fr_topk_add_strs(fr_topk *t, const char *const *items, const size_t *lens, s
  * are exactly the one-thread results.  Chunks pass through a ring of
  * FR_TOPK_PIPE_SLOTS blocks, each with a flag (0: the helper may fill it,
  * 1: prepared) read and written with acquire/release atomics; a side that
- * must wait spins briefly, then sleeps on a condition variable (a busy
- * machine may not give both threads a CPU).  Built with GCC or Clang on
- * POSIX systems; elsewhere fr_topk_pipe_new returns NULL and batches run
- * on one thread. */
+ * must wait spins briefly, then sleeps on a condition variable.  A busy
+ * machine may not give both threads a CPU: a caller that keeps waiting
+ * stops the helper and goes on alone (fr_topk_pipe_consume).  Built with
+ * GCC or Clang on POSIX systems; elsewhere fr_topk_pipe_new returns NULL
+ * and batches run on one thread. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
 #include <pthread.h>
 #include <time.h>
