@@ -21,7 +21,9 @@ Method
   with 100 pairs per command, pipelined 100 commands per round trip through
   redis-py (hiredis) to a local redis-server with redisbloom.so 2.8.2.
 - Top-K: RedisBloom's default shape k = 10, width 8, depth 7, decay 0.9.
-  Rows: fastrank ``TopK.add_many`` (numpy int64, one call) and ``TopK.add``
+  Rows: fastrank ``TopK.add_many`` (numpy int64, one call; on one thread,
+  then with ``fastrank.get_threads()`` threads -- the default -- when that
+  is more than one: a helper thread hashes ahead) and ``TopK.add``
   (list of str, with the expelled replies); DataSketches
   ``frequent_strings_sketch(lg_max_k=10)`` per item; pyprobables
   ``HeavyHitters(10, width 8, depth 7)`` per item; RedisBloom ``TOPK.ADD``
@@ -210,8 +212,23 @@ def topk_rows(items: np.ndarray, strs: List[str], slow_n: int, repeats: int, red
         rows.append(dict(name=name, n=n, rate=n / dt, acc=recall(n, listing(obj))))
 
     n = items.size
-    add("fastrank TopK.add_many, numpy int64", n, lambda: TopK(seed=1, **TOPK),
-        lambda t: t.add_many(items), lambda t: t.list())
+    default_threads = fastrank.get_threads()
+
+    def threaded(count: int):
+        def run(t):
+            before = fastrank.get_threads()
+            fastrank.set_threads(count)
+            try:
+                t.add_many(items)
+            finally:
+                fastrank.set_threads(before)
+        return run
+
+    add("fastrank TopK.add_many, numpy int64, 1 thread", n, lambda: TopK(seed=1, **TOPK),
+        threaded(1), lambda t: t.list())
+    if default_threads > 1:
+        add(f"fastrank TopK.add_many, numpy int64, {default_threads} threads (default)", n,
+            lambda: TopK(seed=1, **TOPK), threaded(default_threads), lambda t: t.list())
     add("fastrank TopK.add, list of str (expelled replies)", n, lambda: TopK(seed=1, **TOPK),
         lambda t: t.add(strs), lambda t: t.list())
     try:

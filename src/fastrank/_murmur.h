@@ -135,11 +135,12 @@ static inline uint32_t fr_murmur2_seeded(const fr_murmur2_state *st, uint32_t se
     return fr_murmur2_final(h);
 }
 
-/* out[i] = fr_murmur2_seeded(st, i) for i in [0, n): the same finishes
+/* out[i] = fr_murmur2_seeded(st, first + i) for i in [0, n): the finishes
  * written seed-major, so the compiler can run the seeds side by side. */
-static inline void fr_murmur2_seeds(const fr_murmur2_state *st, uint32_t n, uint32_t *out) {
+static inline void fr_murmur2_seeds_from(const fr_murmur2_state *st, uint32_t first, uint32_t n,
+                                         uint32_t *out) {
     uint32_t i, b;
-    for (i = 0; i < n; i++) out[i] = i ^ st->len32;
+    for (i = 0; i < n; i++) out[i] = (first + i) ^ st->len32;
     for (b = 0; b < st->nblocks; b++) {
         const uint32_t k = st->blocks[b];
         for (i = 0; i < n; i++) out[i] = (out[i] * FR_MURMUR2_M) ^ k;
@@ -149,6 +150,11 @@ static inline void fr_murmur2_seeds(const fr_murmur2_state *st, uint32_t n, uint
         for (i = 0; i < n; i++) out[i] = (out[i] ^ t) * FR_MURMUR2_M;
     }
     for (i = 0; i < n; i++) out[i] = fr_murmur2_final(out[i]);
+}
+
+/* out[i] = fr_murmur2_seeded(st, i) for i in [0, n). */
+static inline void fr_murmur2_seeds(const fr_murmur2_state *st, uint32_t n, uint32_t *out) {
+    fr_murmur2_seeds_from(st, 0, n, out);
 }
 
 /* ---- Integers as items ---------------------------------------------------
@@ -284,21 +290,25 @@ static inline uint32_t fr_murmur2_word_seeded(const fr_murmur2_word *s, uint32_t
     return fr_murmur2_final(h ^ s->d);
 }
 
-/* out[i] = fr_murmur2_seeded(st, first + i) for i in [0, n): as
- * fr_murmur2_seeds, for a run of seeds that need not start at 0. */
-static inline void fr_murmur2_seeds_from(const fr_murmur2_state *st, uint32_t first, uint32_t n,
-                                         uint32_t *out) {
-    uint32_t i, b;
-    for (i = 0; i < n; i++) out[i] = (first + i) ^ st->len32;
+/* ---- Eight seeds at once (added for the TopK batch) ----------------------
+ * out[i] = fr_murmur2_seeded(st, seeds[i]) for i in [0, 8).  A fixed count
+ * of eight lanes lets the compiler keep them in vector registers (a Top-K
+ * item needs depth row seeds plus its fingerprint seed: eight for the usual
+ * depth 7); unused lanes cost nothing extra. */
+static inline void fr_murmur2_seeds8(const fr_murmur2_state *st, const uint32_t seeds[8],
+                                     uint32_t out[8]) {
+    uint32_t h[8], b;
+    int i;
+    for (i = 0; i < 8; i++) h[i] = seeds[i] ^ st->len32;
     for (b = 0; b < st->nblocks; b++) {
         const uint32_t k = st->blocks[b];
-        for (i = 0; i < n; i++) out[i] = (out[i] * FR_MURMUR2_M) ^ k;
+        for (i = 0; i < 8; i++) h[i] = (h[i] * FR_MURMUR2_M) ^ k;
     }
     if (st->has_tail) {
         const uint32_t t = st->tail;
-        for (i = 0; i < n; i++) out[i] = (out[i] ^ t) * FR_MURMUR2_M;
+        for (i = 0; i < 8; i++) h[i] = (h[i] ^ t) * FR_MURMUR2_M;
     }
-    for (i = 0; i < n; i++) out[i] = fr_murmur2_final(out[i]);
+    for (i = 0; i < 8; i++) out[i] = fr_murmur2_final(h[i]);
 }
 
 #endif /* FASTRANK_MURMUR_H */

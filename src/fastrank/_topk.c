@@ -48,20 +48,31 @@
  *     at start and shared with unrelated commands, so its results with
  *     collisions are not reproducible even against itself.  We use our own
  *     xoshiro256** generator (Blackman and Vigna), seeded through splitmix64;
- *     a coin is the top 32 bits of one draw and a decay step of probability
- *     p succeeds when coin < floor(p * 2^32) -- a 32-bit coin where
- *     RedisBloom's rand() / RAND_MAX has 31 bits.  Hence: whenever no decay
- *     step happens (no collisions) or decay == 1 (threshold 2^32: every step
- *     decrements; RedisBloom's rand() == RAND_MAX exception, probability
- *     2^-31 per step, is not reproduced) our replies equal RedisBloom's
- *     reply for reply; otherwise they agree statistically only.
+ *     a coin is 32 bits of a draw and a decay step of probability p
+ *     succeeds when coin < floor(p * 2^32) -- a 32-bit coin where
+ *     RedisBloom's rand() / RAND_MAX has 31 bits.  Every row of an add owns
+ *     one coin, drawn in pairs (the two halves of one draw) whether or not
+ *     the row decays, so an add with increment 1 always takes ceil(depth/2)
+ *     draws and batches can draw coins ahead; only further decay steps
+ *     (increment > 1) draw more (see Coins below).  Every decay step still
+ *     has a fresh uniform coin, so the decay probability is unchanged.
+ *     Hence: whenever no decay step happens (no collisions) or decay == 1
+ *     (threshold 2^32: every step decrements; RedisBloom's rand() ==
+ *     RAND_MAX exception, probability 2^-31 per step, is not reproduced) our
+ *     replies equal RedisBloom's reply for reply; otherwise they agree
+ *     statistically only.
  *   - Speed only: hash % width without a division (fr_fastmod); the
  *     thresholds for counts below 256 and the powers of lookup[255] are
- *     tabulated; buckets whose threshold is 0 (from zero_from on: 211 for
- *     decay 0.9) are skipped without a coin, which changes nothing since no
- *     coin could win; integer batches hash a block of items before applying
- *     them in order, and big ones remember the hashes of recent items
- *     (topk_memo).
+ *     tabulated; further decay steps of buckets whose threshold is 0 (from
+ *     zero_from on: 211 for decay 0.9) draw no coin, which changes nothing
+ *     since no coin could win; batches hash a block of items (the
+ *     fingerprint and up to 7 rows in one 8-lane pass, fr_murmur2_seeds8)
+ *     before applying them in order, big integer batches remember the hashes
+ *     of recent items (topk_memo), on CPUs with AVX2 the rows of an item
+ *     with increment 1 are updated together, without branches
+ *     (topk_rows_avx2), and big numpy batches may hash on a second thread
+ *     while the caller applies (fr_topk_pipe); results are the same on
+ *     every path.
  *   - Beyond RedisBloom: fr_topk_merge (two sketches of one shape) and a
  *     batch path over integer items hashed as their decimal text.
  *   - Items are kept with their full bytes.  RedisBloom returns expelled and
@@ -87,6 +98,9 @@
  * fr_topk_deserialize accepts only that exact length and a heap that passes
  * fr_topk_check (distinct items, fingerprints that match, clean empty slots).
  */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* clock_gettime and pthreads under -std=c99 */
+#endif
 #include "_topk.h"
 
 #include <math.h>
@@ -94,6 +108,14 @@
 #include <string.h>
 
 #include "_murmur.h"
+
+/* The AVX2 rows step (topk_rows_avx2) is built with GCC or Clang for
+ * x86-64 and used when the running CPU has AVX2; elsewhere the scalar step
+ * (topk_bucket_add) runs, with the same results. */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#define FR_TOPK_AVX2 1
+#include <immintrin.h>
+#endif
 
 /* ---- Generator: xoshiro256**, seeded by splitmix64 ---------------------- */
 
@@ -108,9 +130,9 @@ static uint64_t splitmix64(uint64_t *x) {
 
 static inline uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-/* xoshiro256** (Blackman and Vigna, 2018): the next 64 random bits. */
-static inline uint64_t topk_rand64(fr_topk *t) {
-    uint64_t *s = t->rng;
+/* xoshiro256** (Blackman and Vigna, 2018): the next 64 random bits of the
+ * generator state s[4] (t->rng, or a copy of it). */
+static inline uint64_t topk_rand64(uint64_t *s) {
     uint64_t result = rotl64(s[1] * 5u, 7) * 9u;
     uint64_t tmp = s[1] << 17;
     s[2] ^= s[0];
@@ -122,9 +144,15 @@ static inline uint64_t topk_rand64(fr_topk *t) {
     return result;
 }
 
-/* A coin: 32 uniform bits (the generator's high half).  A decay step with
- * probability p succeeds when coin < floor(p * 2^32) (topk_threshold). */
-static inline uint64_t topk_coin(fr_topk *t) { return topk_rand64(t) >> 32; }
+/* Coins.  A decay step with probability p succeeds when its coin, 32
+ * uniform bits, is below floor(p * 2^32) (topk_threshold).  An add of an
+ * item takes its coins from the generator thus: row i's first decay step
+ * uses the item's coin i, where coins 2d and 2d + 1 are the high and low
+ * halves of a draw made when row 2d is reached (whether or not either row
+ * decays); each further decay step of the row (increment > 1) uses the high
+ * half of a new draw.  An add with increment 1 therefore always uses
+ * exactly ceil(depth / 2) draws, so batches draw them ahead. */
+static inline uint32_t topk_coin(fr_topk *t) { return (uint32_t)(topk_rand64(t->rng) >> 32); }
 
 /* Reset the generator from a 64-bit seed (same seed, same coins). */
 void fr_topk_seed(fr_topk *t, uint64_t seed) {
@@ -181,15 +209,22 @@ void fr_topk_release(fr_topk *t) {
 /* Slot 0's count: what an add compares its maxCount with (see essay). */
 uint32_t fr_topk_heap_min(const fr_topk *t) { return t->heap[0].count; }
 
+/* 1 if heap slot s holds the item (fingerprint, length and bytes). */
+static inline int topk_slot_is(const fr_topk_slot *s, const void *item, size_t len, uint32_t fp) {
+    const unsigned char *x = s->item, *y = (const unsigned char *)item;
+    size_t q = 0;
+    if (s->fp != fp || !x || s->len != len) return 0;
+    if (len > 16) return memcmp(x, y, len) == 0;
+    while (q < len && x[q] == y[q]) q++; /* short items (numbers): no library call */
+    return q == len;
+}
+
 /* Slot index of the item in the heap, or -1.  Searched from the last slot
  * down, as RedisBloom does (only the result matters: items are unique). */
 static long topk_heap_find(const fr_topk *t, const void *item, size_t len, uint32_t fp) {
     long i;
-    for (i = (long)t->k - 1; i >= 0; i--) {
-        const fr_topk_slot *s = &t->heap[i];
-        if (s->fp == fp && s->item && s->len == len && (len == 0 || memcmp(s->item, item, len) == 0))
-            return i;
-    }
+    for (i = (long)t->k - 1; i >= 0; i--)
+        if (topk_slot_is(&t->heap[i], item, len, fp)) return i;
     return -1;
 }
 
@@ -201,13 +236,14 @@ static inline size_t topk_pick_child(const fr_topk_slot *h, size_t n, size_t par
     return child;
 }
 
-/* RedisBloom's sift-down from `start` (rules in the essay). */
-static void topk_sift_down(fr_topk_slot *h, size_t n, size_t start) {
+/* RedisBloom's sift-down from `start` (rules in the essay); the slot where
+ * the moving element ends. */
+static size_t topk_sift_down(fr_topk_slot *h, size_t n, size_t start) {
     size_t child;
     fr_topk_slot moving;
-    if (2 * start + 1 >= n) return;
+    if (2 * start + 1 >= n) return start;
     child = topk_pick_child(h, n, start);
-    if (h[child].count > h[start].count) return;
+    if (h[child].count > h[start].count) return start;
     moving = h[start];
     for (;;) {
         h[start] = h[child];
@@ -217,6 +253,7 @@ static void topk_sift_down(fr_topk_slot *h, size_t n, size_t start) {
         if (!(h[child].count < moving.count)) break;
     }
     h[start] = moving;
+    return start;
 }
 
 /* Put (item, fp, count) into slot s, reusing its buffer when large enough.
@@ -278,8 +315,10 @@ static uint64_t topk_zero_from(const fr_topk *t) {
 }
 
 /* One row's bucket for the item: update it; the count the item now holds
- * there (0 if another item still owns it). */
-static inline uint32_t topk_bucket_add(fr_topk *t, fr_topk_bucket *b, uint32_t fp, uint32_t incr) {
+ * there (0 if another item still owns it).  coin is the row's first coin;
+ * further decay steps draw theirs (see Coins). */
+static inline uint32_t topk_bucket_add(fr_topk *t, fr_topk_bucket *b, uint32_t fp, uint32_t incr,
+                                       uint32_t coin) {
     uint32_t r;
     if (b->count == 0) {
         b->fp = fp;
@@ -292,7 +331,8 @@ static inline uint32_t topk_bucket_add(fr_topk *t, fr_topk_bucket *b, uint32_t f
     }
     for (r = incr; r > 0; r--) {
         if (b->count >= t->zero_from) break; /* no coin can win: nothing changes */
-        if (topk_coin(t) < topk_decay_threshold(t, b->count)) {
+        if (r != incr) coin = topk_coin(t);
+        if (coin < topk_decay_threshold(t, b->count)) {
             if (--b->count == 0) {
                 b->fp = fp;
                 b->count = r;
@@ -303,15 +343,25 @@ static inline uint32_t topk_bucket_add(fr_topk *t, fr_topk_bucket *b, uint32_t f
     return 0;
 }
 
-/* The buckets step for an item with prepared hash state (or the raw bytes
- * when st is NULL); the item's maxCount. */
-static uint32_t topk_update(fr_topk *t, const fr_murmur2_state *st, const void *item,
-                            size_t len, uint32_t fp, uint32_t incr) {
+/* The buckets step for an item; the item's maxCount.  Row i's column is
+ * cols[i] when cols is given, else it is hashed from the prepared state st
+ * (or from the raw bytes when st is NULL).  Coins are drawn as they come
+ * (see Coins). */
+static uint32_t topk_update(fr_topk *t, const uint32_t *cols, const fr_murmur2_state *st,
+                            const void *item, size_t len, uint32_t fp, uint32_t incr) {
     uint32_t i, max = 0;
-    for (i = 0; i < t->depth; i++) {
-        uint32_t h = st ? fr_murmur2_seeded(st, i) : fr_murmur2(item, len, i);
-        size_t col = fr_fastmod(h, t->fastmod, t->width);
-        uint32_t got = topk_bucket_add(t, &t->buckets[(size_t)i * t->width + col], fp, incr);
+    uint64_t pair = 0;
+    fr_topk_bucket *row = t->buckets;
+    for (i = 0; i < t->depth; i++, row += t->width) {
+        uint32_t col, got;
+        if (cols) {
+            col = cols[i];
+        } else {
+            uint32_t h = st ? fr_murmur2_seeded(st, i) : fr_murmur2(item, len, i);
+            col = fr_fastmod(h, t->fastmod, t->width);
+        }
+        if ((i & 1) == 0) pair = topk_rand64(t->rng);
+        got = topk_bucket_add(t, &row[col], fp, incr, (i & 1) ? (uint32_t)pair : (uint32_t)(pair >> 32));
         if (got > max) max = got;
     }
     return max;
@@ -320,17 +370,21 @@ static uint32_t topk_update(fr_topk *t, const fr_murmur2_state *st, const void *
 /* The heap step (see essay).  When the item replaces a previous occupant of
  * slot 0: if `expelled` is non-NULL the occupant's buffer moves to the caller
  * (*expelled, *expelled_len, free() it) and *has_expelled = 1; if NULL its
- * buffer is reused. */
+ * buffer is reused.  hint (may be NULL): a guess of the item's slot, checked
+ * before the search, and set to where the item ends. */
 static int topk_offer(fr_topk *t, const void *item, size_t len, uint32_t fp, uint32_t max,
                       uint32_t heap_min, unsigned char **expelled, size_t *expelled_len,
-                      int *has_expelled) {
-    long at;
+                      int *has_expelled, uint32_t *hint) {
+    long at = -1;
     fr_topk_slot *s0 = &t->heap[0];
+    size_t end;
     if (max < heap_min) return FR_TOPK_OK;
-    at = topk_heap_find(t, item, len, fp);
+    if (hint && *hint < t->k && topk_slot_is(&t->heap[*hint], item, len, fp)) at = (long)*hint;
+    if (at < 0) at = topk_heap_find(t, item, len, fp);
     if (at >= 0) {
         t->heap[at].count = max;
-        topk_sift_down(t->heap, t->k, (size_t)at);
+        end = topk_sift_down(t->heap, t->k, (size_t)at);
+        if (hint) *hint = (uint32_t)end;
         return FR_TOPK_OK;
     }
     if (expelled && s0->item) {
@@ -344,7 +398,8 @@ static int topk_offer(fr_topk *t, const void *item, size_t len, uint32_t fp, uin
     } else if (topk_slot_store(s0, item, len, fp, max) != FR_TOPK_OK) {
         return FR_TOPK_ENOMEM;
     }
-    topk_sift_down(t->heap, t->k, 0);
+    end = topk_sift_down(t->heap, t->k, 0);
+    if (hint) *hint = (uint32_t)end;
     return FR_TOPK_OK;
 }
 
@@ -359,22 +414,143 @@ int fr_topk_add(fr_topk *t, const void *item, size_t len, uint32_t incr,
     uint32_t heap_min = t->heap[0].count;
     uint32_t fp = prepared ? fr_murmur2_seeded(&st, FR_TOPK_FP_SEED)
                            : fr_murmur2(item, len, FR_TOPK_FP_SEED);
-    uint32_t max = topk_update(t, prepared ? &st : NULL, item, len, fp, incr);
+    uint32_t max = topk_update(t, NULL, prepared ? &st : NULL, item, len, fp, incr);
     *has_expelled = 0;
     *expelled = NULL;
     *expelled_len = 0;
-    return topk_offer(t, item, len, fp, max, heap_min, expelled, expelled_len, has_expelled);
+    return topk_offer(t, item, len, fp, max, heap_min, expelled, expelled_len, has_expelled, NULL);
 }
+
+/* ---- Eight rows at once (AVX2) ----------------------------------------
+ * For an item with increment 1 and depth <= 8, topk_rows_avx2 does the
+ * buckets step of all rows together, one row per 32-bit lane, without a
+ * branch on the buckets' states or the coins (those branches are a coin
+ * toss for the CPU's predictor): the item's buckets are loaded, split into
+ * fingerprints and counts, updated with masks and stored back.  Row i's
+ * coin is coins[i] (increment 1: one coin per row, see Coins).  Thresholds
+ * come from a 32-bit copy of the table (counts 1..255; with decay < 1 each
+ * is below 2^32; decay == 1 always decays). */
+#ifdef FR_TOPK_AVX2
+#define FR_TOPK_SIMD_MIN 64 /* smaller batches skip the table set-up */
+
+typedef struct {
+    uint32_t rows[8];                  /* lane i: i * width (0 beyond depth) */
+    uint32_t live[8];                  /* lane i: all ones if i < depth, else 0 */
+    uint32_t thr[FR_TOPK_DECAY_TABLE]; /* thr[c] for c >= 1 (c = 0 never decays) */
+    uint32_t zf1;                      /* zero_from - 1, at most 2^32 - 1 */
+    int always;                        /* decay == 1: every decay step succeeds */
+    int wide;                          /* counts >= FR_TOPK_DECAY_TABLE may decay */
+} topk_simd;
+
+/* 1 when the running CPU has AVX2. */
+static int topk_use_avx2(void) {
+    static int has = -1; /* -1: not asked yet (racing threads store the same value) */
+    int v = __atomic_load_n(&has, __ATOMIC_RELAXED);
+    if (v < 0) {
+        v = __builtin_cpu_supports("avx2") ? 1 : 0;
+        __atomic_store_n(&has, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
+
+/* Set x up for t (depth <= 8, width * depth < 2^31). */
+static void topk_simd_init(const fr_topk *t, topk_simd *x) {
+    uint32_t c;
+    for (c = 0; c < 8; c++) {
+        x->live[c] = c < t->depth ? 0xFFFFFFFFu : 0u;
+        x->rows[c] = c < t->depth ? c * t->width : 0u;
+    }
+    x->thr[0] = 0;
+    for (c = 1; c < FR_TOPK_DECAY_TABLE; c++)
+        x->thr[c] = t->thr[c] > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)t->thr[c];
+    x->zf1 = (uint32_t)(t->zero_from - 1u);
+    x->always = t->decay == 1.0;
+    x->wide = t->zero_from > FR_TOPK_DECAY_TABLE;
+}
+
+/* The item's rows (columns cols[0..depth), depth <= 8, eight coins readable
+ * at coins) with increment 1.  Returns the item's maxCount, or -1 with
+ * nothing changed when a decaying bucket's count is beyond the threshold
+ * table (wide sketches only; the caller then takes the scalar step). */
+__attribute__((target("avx2"))) static inline int64_t topk_rows_avx2(fr_topk *t, const topk_simd *x,
+                                                                 const uint32_t *cols,
+                                                                 const uint32_t *coins, uint32_t fp) {
+    const __m256i live = _mm256_loadu_si256((const __m256i *)x->live), zero = _mm256_setzero_si256();
+    const __m256i sign = _mm256_set1_epi32((int)0x80000000u), fpv = _mm256_set1_epi32((int)fp);
+    fr_topk_bucket *const bk = t->buckets;
+    __m256i a, b, fps, cnt, same, own, step, thr, dec, nc, take, got, lo, hi;
+    uint32_t at[8];
+    uint64_t w[8];
+    int i;
+    /* bucket indexes i * width + cols[i]; 0 in the lanes beyond depth (a
+     * harmless load; stored back unchanged, before row 0's lane) */
+    _mm256_storeu_si256((__m256i *)at, _mm256_and_si256(
+        _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)cols),
+                         _mm256_loadu_si256((const __m256i *)x->rows)), live));
+    for (i = 0; i < 8; i++) memcpy(&w[i], &bk[at[i]], 8);
+    a = _mm256_setr_epi64x((long long)w[0], (long long)w[1], (long long)w[2], (long long)w[3]);
+    b = _mm256_setr_epi64x((long long)w[4], (long long)w[5], (long long)w[6], (long long)w[7]);
+    /* a bucket read as 64 bits is fp (low half) and count (high half) on x86 */
+    fps = _mm256_permute4x64_epi64(
+        _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b),
+                                              _MM_SHUFFLE(2, 0, 2, 0))),
+        _MM_SHUFFLE(3, 1, 2, 0));
+    cnt = _mm256_permute4x64_epi64(
+        _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b),
+                                              _MM_SHUFFLE(3, 1, 3, 1))),
+        _MM_SHUFFLE(3, 1, 2, 0));
+    same = _mm256_and_si256(live, _mm256_cmpeq_epi32(fps, fpv));
+    own = _mm256_andnot_si256(_mm256_cmpeq_epi32(cnt, zero), same);
+    /* a decay step when 1 <= count < zero_from (unsigned: count - 1 < zf1) */
+    step = _mm256_andnot_si256(
+        same, _mm256_and_si256(live, _mm256_cmpgt_epi32(
+                                         _mm256_xor_si256(_mm256_set1_epi32((int)x->zf1), sign),
+                                         _mm256_xor_si256(_mm256_sub_epi32(cnt, _mm256_set1_epi32(1)),
+                                                          sign))));
+    if (x->wide) {
+        __m256i big = _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_srli_epi32(cnt, 8), zero), step);
+        if (!_mm256_testz_si256(big, big)) return -1;
+    }
+    /* the step succeeds when coin < thr[count] (unsigned); the thresholds
+     * are looked up one by one (faster here than a gather) */
+#define FR_TOPK_THR(i) ((int)x->thr[(w[i] >> 32) & (FR_TOPK_DECAY_TABLE - 1)])
+    thr = _mm256_setr_epi32(FR_TOPK_THR(0), FR_TOPK_THR(1), FR_TOPK_THR(2), FR_TOPK_THR(3),
+                            FR_TOPK_THR(4), FR_TOPK_THR(5), FR_TOPK_THR(6), FR_TOPK_THR(7));
+#undef FR_TOPK_THR
+    dec = _mm256_cmpgt_epi32(_mm256_xor_si256(thr, sign),
+                             _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)coins), sign));
+    if (x->always) dec = _mm256_set1_epi32(-1);
+    dec = _mm256_and_si256(step, dec);
+    /* count + own - dec (masks are -1); 0 means the item takes the bucket
+     * (an owned count that wraps to 0 stays so, as in topk_bucket_add) */
+    nc = _mm256_add_epi32(_mm256_sub_epi32(cnt, own), dec);
+    take = _mm256_andnot_si256(own, _mm256_and_si256(live, _mm256_cmpeq_epi32(nc, zero)));
+    nc = _mm256_sub_epi32(nc, take);
+    fps = _mm256_blendv_epi8(fps, fpv, take);
+    got = _mm256_and_si256(nc, _mm256_or_si256(take, own));
+    got = _mm256_max_epu32(got, _mm256_permute2x128_si256(got, got, 1));
+    got = _mm256_max_epu32(got, _mm256_shuffle_epi32(got, _MM_SHUFFLE(1, 0, 3, 2)));
+    got = _mm256_max_epu32(got, _mm256_shuffle_epi32(got, _MM_SHUFFLE(2, 3, 0, 1)));
+    /* back to (fp, count) pairs, in row order */
+    lo = _mm256_unpacklo_epi32(fps, nc); /* rows 0 1 | 4 5 */
+    hi = _mm256_unpackhi_epi32(fps, nc); /* rows 2 3 | 6 7 */
+    _mm256_storeu_si256((__m256i *)w, _mm256_permute2x128_si256(lo, hi, 0x20));
+    _mm256_storeu_si256((__m256i *)(w + 4), _mm256_permute2x128_si256(lo, hi, 0x31));
+    for (i = 7; i >= 0; i--) memcpy(&bk[at[i]], &w[i], 8); /* the spare lanes first */
+    return (uint32_t)_mm256_cvtsi256_si32(got);
+}
+#endif
 
 /* ---- Batches -------------------------------------------------------------
  * Items of a batch are integers (int64, or uint64 when is_unsigned, hashed
  * as their decimal text, as redis-py sends ints) or byte strings given as
  * pointer and length arrays; increments are incrs[j], or incr1 for all when
  * incrs is NULL.  Expelled items are dropped.  Items go in blocks: first the
- * fingerprints and bucket addresses of the whole block are computed
- * (independent work the CPU overlaps), then the items are applied strictly
- * in order, exactly as fr_topk_add would apply them one by one.
- * FR_TOPK_ENOMEM stops at the failing item. */
+ * fingerprints and bucket columns of the whole block are computed
+ * (independent work the CPU overlaps) and, when every increment is 1, the
+ * block's coins drawn (ceil(depth / 2) draws per item, see Coins); then the
+ * items are applied strictly in order, exactly as fr_topk_add would apply
+ * them one by one.  FR_TOPK_ENOMEM stops at the failing item. */
 #define FR_TOPK_BLOCK_CELLS 512
 #define FR_TOPK_BLOCK_ITEMS 64
 
@@ -385,111 +561,303 @@ typedef struct {
     char text[FR_DEC_MAX];
 } topk_pending;
 
-/* Integer batches remember the fingerprint and bucket addresses of recent
+/* Integer batches remember the fingerprint and bucket columns of recent
  * items (a direct-mapped table keyed by the integer, allocated per call for
  * big batches of shallow sketches), so the heavy items of a skewed stream
  * are hashed once; their decimal text is then written only when the heap
  * needs it.  Results are unchanged. */
 #define FR_TOPK_MEMO_BITS 12
 #define FR_TOPK_MEMO_MIN 16384
+#define FR_TOPK_MEMO_DEPTH 8 /* columns per entry: sketches up to depth 8 */
 
 typedef struct {
     uint64_t keys[(size_t)1 << FR_TOPK_MEMO_BITS];
     uint32_t fps[(size_t)1 << FR_TOPK_MEMO_BITS];
     unsigned char used[(size_t)1 << FR_TOPK_MEMO_BITS];
-    uint32_t off[]; /* depth bucket addresses per slot */
+    uint32_t cols[(size_t)1 << FR_TOPK_MEMO_BITS][FR_TOPK_MEMO_DEPTH];
 } topk_memo;
 
-/* A memo for this batch, or NULL (small batch, deep or huge sketch, not
- * integers, or no memory: the batch then hashes every item). */
+/* A memo for this batch, or NULL (small batch, deep sketch, not integers,
+ * or no memory: the batch then hashes every item). */
 static topk_memo *topk_memo_new(const fr_topk *t, const void *ints, size_t n) {
-    size_t slots = (size_t)1 << FR_TOPK_MEMO_BITS;
-    if (!ints || n < FR_TOPK_MEMO_MIN || t->depth > 8) return NULL;
-    if ((uint64_t)t->width * t->depth > 0xFFFFFFFFu) return NULL;
-    return (topk_memo *)calloc(1, sizeof(topk_memo) + slots * t->depth * sizeof(uint32_t));
+    if (!ints || n < FR_TOPK_MEMO_MIN || t->depth > FR_TOPK_MEMO_DEPTH) return NULL;
+    return (topk_memo *)calloc(1, sizeof(topk_memo));
 }
 
-/* The decimal text of integer item j into m (m->p, m->len). */
+#if (defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) || defined(_M_X64) || \
+    defined(_M_IX86) || defined(_M_ARM64)
+#define FR_TOPK_LITTLE_ENDIAN 1
+#else
+#define FR_TOPK_LITTLE_ENDIAN 0
+#endif
+
+/* The decimal text of integer item j into m (m->p, m->len), as fr_dec_u64 /
+ * fr_dec_i64 write it.  Numbers of up to 8 characters are converted in a
+ * register (eight digits at once: split by 10^4, then 10^2, then 10 in
+ * 16- and 8-bit fields) and stored with one 8-byte write, which the hash's
+ * 4-byte reads can then take straight from the store buffer (byte-wise
+ * writes make the CPU wait until they reach the cache). */
 static inline void topk_int_text(topk_pending *m, const void *ints, int is_unsigned, size_t j) {
-    m->len = is_unsigned ? fr_dec_u64(((const uint64_t *)ints)[j], 0, m->text)
-                         : fr_dec_i64(((const int64_t *)ints)[j], m->text);
+    uint64_t v, y, hi;
+    int neg = 0;
+    size_t n;
+    if (is_unsigned) {
+        v = ((const uint64_t *)ints)[j];
+    } else {
+        int64_t x = ((const int64_t *)ints)[j];
+        neg = x < 0;
+        v = neg ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+    }
+    if (!FR_TOPK_LITTLE_ENDIAN || v >= (neg ? 10000000u : 100000000u)) {
+        m->len = is_unsigned ? fr_dec_u64(v, 0, m->text)
+                             : fr_dec_i64(((const int64_t *)ints)[j], m->text);
+        m->p = m->text;
+        return;
+    }
+    n = fr_dec_digits(v);
+    y = (v / 10000) | ((v % 10000) << 32);           /* 4 + 4 digits */
+    hi = ((y * 5243) >> 19) & 0x0000007F0000007Full; /* / 100 (exact below 10^4) */
+    y = hi | ((y - hi * 100) << 16);                  /* 2 + 2 + 2 + 2 */
+    hi = ((y * 103) >> 10) & 0x000F000F000F000Full;  /* / 10 (exact below 100) */
+    y = (hi | ((y - hi * 10) << 8)) + 0x3030303030303030ull; /* 8 digits, first in byte 0 */
+    y >>= 8 * (8 - n);                                /* drop the leading zeros */
+    if (neg) y = (y << 8) | '-';
+    memcpy(m->text, &y, 8); /* byte 0 first: little-endian hosts only */
+    m->len = n + (size_t)neg;
     m->p = m->text;
+}
+
+#define FR_TOPK_HINTS 64
+
+/* A batch in progress: its items and what every block needs. */
+typedef struct {
+    const void *ints;
+    int is_unsigned;
+    const char *const *ptrs;
+    const size_t *lens;
+    const uint32_t *incrs;
+    uint32_t incr1;
+    int blocked; /* depth <= FR_TOPK_BLOCK_CELLS: columns computed per block */
+    int ahead;   /* every increment is 1: coins drawn per block */
+    int text;    /* write every integer's text when preparing (two threads) */
+    uint32_t stride; /* coins per item: depth rounded up to even */
+    uint32_t seeds8[8];
+    topk_memo *memo;
+#ifdef FR_TOPK_AVX2
+    int avx2;
+    topk_simd simd;
+#endif
+    /* the heap slot where an item with these fingerprint bits was last put
+     * (a guess topk_offer checks; the applying side's alone) */
+    uint32_t hints[FR_TOPK_HINTS];
+} topk_run;
+
+/* Room for the prepared items of one block. */
+typedef struct {
+    size_t cap;
+    topk_pending *meta;
+    uint32_t *cols;  /* cap * depth columns, plus slack: memo entries are copied whole */
+    uint32_t *coins; /* cap * stride coins, plus slack: they are read eight at a time */
+} topk_block;
+
+static void topk_run_init(const fr_topk *t, topk_run *r, const void *ints, int is_unsigned,
+                          const char *const *ptrs, const size_t *lens, size_t n,
+                          const uint32_t *incrs, uint32_t incr1) {
+    uint32_t i;
+    memset(r, 0, sizeof *r);
+    r->ints = ints;
+    r->is_unsigned = is_unsigned;
+    r->ptrs = ptrs;
+    r->lens = lens;
+    r->incrs = incrs;
+    r->incr1 = incr1;
+    r->blocked = t->depth <= FR_TOPK_BLOCK_CELLS;
+    r->ahead = r->blocked && !incrs && incr1 == 1;
+    r->stride = t->depth + (t->depth & 1);
+    for (i = 0; i < 8; i++) r->seeds8[i] = i < t->depth ? i : FR_TOPK_FP_SEED;
+    r->memo = r->blocked ? topk_memo_new(t, ints, n) : NULL;
+#ifdef FR_TOPK_AVX2
+    r->avx2 = r->ahead && t->depth <= 8 && (uint64_t)t->width * t->depth < ((uint64_t)1 << 31) &&
+              n >= FR_TOPK_SIMD_MIN && topk_use_avx2();
+    if (r->avx2) topk_simd_init(t, &r->simd);
+#endif
+}
+
+/* Allocate a block of cap items (FR_TOPK_ENOMEM: nothing is held). */
+static int topk_block_new(const fr_topk *t, const topk_run *r, topk_block *blk, size_t cap) {
+    blk->cap = cap;
+    blk->meta = (topk_pending *)malloc(cap * sizeof *blk->meta);
+    blk->cols = r->blocked ? (uint32_t *)calloc(cap * t->depth + FR_TOPK_MEMO_DEPTH, sizeof(uint32_t))
+                           : NULL;
+    blk->coins = r->ahead ? (uint32_t *)calloc(cap * r->stride + 8, sizeof(uint32_t)) : NULL;
+    if (!blk->meta || (r->blocked && !blk->cols) || (r->ahead && !blk->coins)) {
+        free(blk->meta);
+        free(blk->cols);
+        free(blk->coins);
+        memset(blk, 0, sizeof *blk);
+        return FR_TOPK_ENOMEM;
+    }
+    return FR_TOPK_OK;
+}
+
+static void topk_block_free(topk_block *blk) {
+    free(blk->meta);
+    free(blk->cols);
+    free(blk->coins);
+    memset(blk, 0, sizeof *blk);
+}
+
+/* Prepare items [j0, end) (at most blk->cap): fingerprints, columns and,
+ * when r->ahead, the coins, drawn from the generator state rng (t->rng or
+ * a copy).  Uses the memo, not the buckets or the heap. */
+static void topk_prepare(const fr_topk *t, topk_run *r, uint64_t *rng, topk_block *blk, size_t j0,
+                         size_t end) {
+    const uint32_t depth = t->depth, width = t->width;
+    uint32_t hashes[FR_TOPK_BLOCK_CELLS], *a = blk->cols, i;
+    fr_murmur2_state st;
+    topk_memo *memo = r->memo;
+    size_t j, b, q;
+    for (j = j0, b = 0; j < end; j++, b++) {
+        topk_pending *m = &blk->meta[b];
+        size_t slot = 0;
+        int prepared;
+        if (memo) {
+            uint64_t key = ((const uint64_t *)r->ints)[j];
+            slot = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - FR_TOPK_MEMO_BITS));
+            if (memo->used[slot] && memo->keys[slot] == key) {
+                m->fp = memo->fps[slot];
+                m->len = 0; /* text written later, if the heap needs it */
+                if (r->text) topk_int_text(m, r->ints, r->is_unsigned, j);
+                memcpy(a, memo->cols[slot], sizeof memo->cols[slot]);
+                a += depth;
+                continue;
+            }
+            memo->used[slot] = 1;
+            memo->keys[slot] = key;
+        }
+        if (r->ints) {
+            topk_int_text(m, r->ints, r->is_unsigned, j);
+        } else {
+            m->p = r->ptrs[j];
+            m->len = r->lens[j];
+        }
+        prepared = fr_murmur2_prepare(&st, m->p, m->len);
+        if (prepared && depth < 8) { /* the rows and the fingerprint at once */
+            fr_murmur2_seeds8(&st, r->seeds8, hashes);
+            m->fp = hashes[depth];
+        } else {
+            m->fp = prepared ? fr_murmur2_seeded(&st, FR_TOPK_FP_SEED)
+                             : fr_murmur2(m->p, m->len, FR_TOPK_FP_SEED);
+            if (!r->blocked) continue;
+            if (prepared) fr_murmur2_seeds(&st, depth, hashes);
+        }
+        for (i = 0; i < depth; i++) {
+            uint32_t h = prepared ? hashes[i] : fr_murmur2(m->p, m->len, i);
+            a[i] = fr_fastmod(h, t->fastmod, width);
+        }
+        if (memo) {
+            memo->fps[slot] = m->fp;
+            memcpy(memo->cols[slot], a, depth * sizeof *a);
+        }
+        a += depth;
+    }
+    if (r->ahead) {
+        for (q = 0; q < (end - j0) * r->stride; q += 2) {
+            uint64_t x = topk_rand64(rng);
+            blk->coins[q] = (uint32_t)(x >> 32);
+            blk->coins[q + 1] = (uint32_t)x;
+        }
+    }
+}
+
+/* Apply the prepared items [j0, end) in order.  Uses the buckets and the
+ * heap, and the generator only when coins are not drawn ahead.  Written
+ * once, built twice: with avx2 = 1 (compiled for AVX2, so that
+ * topk_rows_avx2 is inlined) and with avx2 = 0. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FR_TOPK_INLINE static inline __attribute__((always_inline))
+#else
+#define FR_TOPK_INLINE static __forceinline
+#endif
+FR_TOPK_INLINE int topk_apply_rows(fr_topk *t, topk_run *r, topk_block *blk, size_t j0,
+                                   size_t end, const int avx2) {
+    const uint32_t depth = t->depth, width = t->width;
+    const uint32_t *a = blk->cols;
+    size_t j, b;
+    uint32_t i;
+    for (j = j0, b = 0; j < end; j++, b++) {
+        topk_pending *m = &blk->meta[b];
+        uint32_t heap_min = t->heap[0].count, max = 0;
+        int rc;
+        if (!r->blocked) { /* very deep sketches: hashed row by row */
+            max = topk_update(t, NULL, NULL, m->p, m->len, m->fp, r->incrs ? r->incrs[j] : r->incr1);
+        } else if (r->ahead) {
+            const uint32_t *c = blk->coins + b * r->stride;
+            int64_t got = -1;
+#ifdef FR_TOPK_AVX2
+            if (avx2) got = topk_rows_avx2(t, &r->simd, a, c, m->fp);
+#else
+            (void)avx2;
+#endif
+            if (got >= 0) {
+                max = (uint32_t)got;
+            } else {
+                fr_topk_bucket *row = t->buckets;
+                for (i = 0; i < depth; i++, row += width) {
+                    uint32_t g = topk_bucket_add(t, &row[a[i]], m->fp, 1, c[i]);
+                    if (g > max) max = g;
+                }
+            }
+        } else {
+            max = topk_update(t, a, NULL, NULL, 0, m->fp, r->incrs ? r->incrs[j] : r->incr1);
+        }
+        if (r->blocked) a += depth;
+        if (max < heap_min) continue;
+        if (m->len == 0 && r->ints) topk_int_text(m, r->ints, r->is_unsigned, j);
+        rc = topk_offer(t, m->p, m->len, m->fp, max, heap_min, NULL, NULL, NULL,
+                        &r->hints[m->fp & (FR_TOPK_HINTS - 1)]);
+        if (rc != FR_TOPK_OK) return rc;
+    }
+    return FR_TOPK_OK;
+}
+
+static int topk_apply_plain(fr_topk *t, topk_run *r, topk_block *blk, size_t j0,
+                            size_t end) {
+    return topk_apply_rows(t, r, blk, j0, end, 0);
+}
+
+#ifdef FR_TOPK_AVX2
+__attribute__((target("avx2"))) static int topk_apply_avx2(fr_topk *t, topk_run *r,
+                                                            topk_block *blk, size_t j0, size_t end) {
+    return topk_apply_rows(t, r, blk, j0, end, 1);
+}
+#endif
+
+static int topk_apply(fr_topk *t, topk_run *r, topk_block *blk, size_t j0, size_t end) {
+#ifdef FR_TOPK_AVX2
+    if (r->avx2) return topk_apply_avx2(t, r, blk, j0, end);
+#endif
+    return topk_apply_plain(t, r, blk, j0, end);
 }
 
 /* The batch worker behind fr_topk_add_ints / fr_topk_add_strs. */
 static int topk_batch(fr_topk *t, const void *ints, int is_unsigned, const char *const *ptrs,
                       const size_t *lens, size_t n, const uint32_t *incrs, uint32_t incr1) {
-    topk_pending meta[FR_TOPK_BLOCK_ITEMS];
-    size_t at[FR_TOPK_BLOCK_CELLS];
-    uint32_t hashes[FR_TOPK_BLOCK_CELLS];
-    fr_murmur2_state st;
-    const uint32_t depth = t->depth, width = t->width;
-    const int blocked = depth <= FR_TOPK_BLOCK_CELLS;
-    topk_memo *memo = blocked ? topk_memo_new(t, ints, n) : NULL;
-    size_t block, j0, j, b;
-    uint32_t i;
-    int rc = FR_TOPK_OK;
-    block = blocked ? FR_TOPK_BLOCK_CELLS / depth : 1;
-    if (block > FR_TOPK_BLOCK_ITEMS) block = FR_TOPK_BLOCK_ITEMS;
-    for (j0 = 0; j0 < n && rc == FR_TOPK_OK; j0 += block) {
-        size_t end = j0 + block < n ? j0 + block : n;
-        size_t *a = at;
-        for (j = j0, b = 0; j < end; j++, b++) {
-            topk_pending *m = &meta[b];
-            uint32_t *memo_off = NULL;
-            int prepared;
-            if (memo) {
-                uint64_t key = ((const uint64_t *)ints)[j];
-                size_t slot = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - FR_TOPK_MEMO_BITS));
-                memo_off = memo->off + slot * depth;
-                if (memo->used[slot] && memo->keys[slot] == key) {
-                    m->fp = memo->fps[slot];
-                    m->len = 0; /* text written later, if the heap needs it */
-                    for (i = 0; i < depth; i++) *a++ = memo_off[i];
-                    continue;
-                }
-                memo->used[slot] = 1;
-                memo->keys[slot] = key;
-            }
-            if (ints) {
-                topk_int_text(m, ints, is_unsigned, j);
-            } else {
-                m->p = ptrs[j];
-                m->len = lens[j];
-            }
-            prepared = fr_murmur2_prepare(&st, m->p, m->len);
-            m->fp = prepared ? fr_murmur2_seeded(&st, FR_TOPK_FP_SEED)
-                             : fr_murmur2(m->p, m->len, FR_TOPK_FP_SEED);
-            if (memo) memo->fps[(size_t)(memo_off - memo->off) / depth] = m->fp;
-            if (!blocked) continue;
-            if (prepared) fr_murmur2_seeds(&st, depth, hashes);
-            for (i = 0; i < depth; i++) {
-                uint32_t h = prepared ? hashes[i] : fr_murmur2(m->p, m->len, i);
-                *a = (size_t)i * width + fr_fastmod(h, t->fastmod, width);
-                if (memo_off) memo_off[i] = (uint32_t)*a;
-                a++;
-            }
-        }
-        a = at;
-        for (j = j0, b = 0; j < end; j++, b++) {
-            topk_pending *m = &meta[b];
-            uint32_t incr = incrs ? incrs[j] : incr1;
-            uint32_t heap_min = t->heap[0].count, max = 0;
-            if (blocked) {
-                for (i = 0; i < depth; i++) {
-                    uint32_t got = topk_bucket_add(t, &t->buckets[*a++], m->fp, incr);
-                    if (got > max) max = got;
-                }
-            } else { /* very deep sketches: no address block */
-                max = topk_update(t, NULL, m->p, m->len, m->fp, incr);
-            }
-            if (max < heap_min) continue;
-            if (m->len == 0 && ints) topk_int_text(m, ints, is_unsigned, j);
-            rc = topk_offer(t, m->p, m->len, m->fp, max, heap_min, NULL, NULL, NULL);
-            if (rc != FR_TOPK_OK) break;
-        }
+    topk_run r;
+    topk_block blk;
+    size_t cap, j0;
+    int rc;
+    topk_run_init(t, &r, ints, is_unsigned, ptrs, lens, n, incrs, incr1);
+    cap = r.blocked ? FR_TOPK_BLOCK_CELLS / t->depth : 1;
+    if (cap > FR_TOPK_BLOCK_ITEMS) cap = FR_TOPK_BLOCK_ITEMS;
+    rc = topk_block_new(t, &r, &blk, cap);
+    for (j0 = 0; j0 < n && rc == FR_TOPK_OK; j0 += cap) {
+        size_t end = j0 + cap < n ? j0 + cap : n;
+        topk_prepare(t, &r, t->rng, &blk, j0, end);
+        rc = topk_apply(t, &r, &blk, j0, end);
     }
-    free(memo);
+    topk_block_free(&blk);
+    free(r.memo);
     return rc;
 }
 
@@ -504,6 +872,194 @@ int fr_topk_add_strs(fr_topk *t, const char *const *items, const size_t *lens, s
                      const uint32_t *incrs, uint32_t incr1) {
     return topk_batch(t, NULL, 0, items, lens, n, incrs, incr1);
 }
+
+/* ---- Two threads -------------------------------------------------------
+ * A batch whose increments are all 1 can run on two threads: a helper
+ * prepares chunks of items (topk_prepare: hashing, memo, coins) while the
+ * caller applies the chunks before (topk_apply: buckets and heap), strictly
+ * in order.  That is topk_batch's work split by what it touches -- the
+ * helper owns the memo and a copy of the generator, written back after its
+ * last chunk; the caller owns the buckets and the heap -- so the results
+ * are exactly the one-thread results.  Chunks pass through a ring of
+ * FR_TOPK_PIPE_SLOTS blocks, each with a flag (0: the helper may fill it,
+ * 1: prepared) read and written with acquire/release atomics; a side that
+ * must wait spins briefly, then sleeps on a condition variable.  A busy
+ * machine may not give both threads a CPU: a caller that keeps waiting
+ * stops the helper and goes on alone (fr_topk_pipe_consume).  Built with
+ * GCC or Clang on POSIX systems; elsewhere fr_topk_pipe_new returns NULL
+ * and batches run on one thread. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
+#include <pthread.h>
+#include <time.h>
+
+#define FR_TOPK_PIPE_SLOTS 4
+#define FR_TOPK_PIPE_CHUNK 2048 /* items */
+
+struct fr_topk_pipe {
+    fr_topk *t;
+    size_t n;
+    topk_run run;
+    uint64_t rng[4]; /* the helper's copy of the generator */
+    topk_block blk[FR_TOPK_PIPE_SLOTS];
+    int full[FR_TOPK_PIPE_SLOTS];
+    int started, go, stop, done;
+    int prepared; /* chunks the helper has prepared */
+    pthread_mutex_t mu; /* with cv: sleeping on a flag */
+    pthread_cond_t cv;
+};
+
+/* Set *flag = v and wake whoever sleeps on the pipe's flags. */
+static void topk_pipe_set(fr_topk_pipe *p, int *flag, int v) {
+    __atomic_store_n(flag, v, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&p->mu);
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Wait until *flag == want (return 1) or, when stoppable, p->stop is set
+ * (return 0). */
+static int topk_pipe_wait(fr_topk_pipe *p, const int *flag, int want, int stoppable) {
+    int spins, ok;
+    for (spins = 0; spins < 4096; spins++) {
+        if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == want) return 1;
+        if (stoppable && __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) return 0;
+    }
+    pthread_mutex_lock(&p->mu);
+    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != want &&
+           !(stoppable && __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)))
+        pthread_cond_wait(&p->cv, &p->mu);
+    ok = __atomic_load_n(flag, __ATOMIC_ACQUIRE) == want;
+    pthread_mutex_unlock(&p->mu);
+    return ok;
+}
+
+static double topk_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A two-thread run of fr_topk_add_ints / fr_topk_add_strs with every
+ * increment 1 (arguments as there), or NULL (not built here, or no memory:
+ * run the batch on one thread).  Protocol: the helper thread calls
+ * fr_topk_pipe_produce; the caller calls fr_topk_pipe_wait_started (it may
+ * release the GIL meanwhile), then -- holding whatever lock keeps others off
+ * t -- fr_topk_pipe_consume, waits for the helper to return, and frees the
+ * pipe.  The helper touches t only between those two calls. */
+fr_topk_pipe *fr_topk_pipe_new(fr_topk *t, const void *ints, int is_unsigned,
+                               const char *const *ptrs, const size_t *lens, size_t n) {
+    fr_topk_pipe *p = (fr_topk_pipe *)calloc(1, sizeof *p);
+    int i;
+    if (!p) return NULL;
+    if (pthread_mutex_init(&p->mu, NULL) != 0) {
+        free(p);
+        return NULL;
+    }
+    if (pthread_cond_init(&p->cv, NULL) != 0) {
+        pthread_mutex_destroy(&p->mu);
+        free(p);
+        return NULL;
+    }
+    p->t = t;
+    p->n = n;
+    topk_run_init(t, &p->run, ints, is_unsigned, ptrs, lens, n, NULL, 1);
+    p->run.text = 1; /* the helper has time to spare */
+    if (!p->run.ahead) { /* very deep sketch */
+        fr_topk_pipe_free(p);
+        return NULL;
+    }
+    for (i = 0; i < FR_TOPK_PIPE_SLOTS; i++) {
+        if (topk_block_new(t, &p->run, &p->blk[i], FR_TOPK_PIPE_CHUNK) != FR_TOPK_OK) {
+            fr_topk_pipe_free(p);
+            return NULL;
+        }
+    }
+    return p;
+}
+
+void fr_topk_pipe_free(fr_topk_pipe *p) {
+    int i;
+    if (!p) return;
+    for (i = 0; i < FR_TOPK_PIPE_SLOTS; i++) topk_block_free(&p->blk[i]);
+    free(p->run.memo);
+    pthread_cond_destroy(&p->cv);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+}
+
+/* The helper thread's part.  Asked to stop, it finishes the chunk in hand,
+ * hands the generator back (t->rng) and sets done. */
+void fr_topk_pipe_produce(fr_topk_pipe *p) {
+    size_t j0;
+    unsigned c;
+    topk_pipe_set(p, &p->started, 1);
+    topk_pipe_wait(p, &p->go, 1, 0);
+    memcpy(p->rng, p->t->rng, sizeof p->rng);
+    for (j0 = 0, c = 0; j0 < p->n; j0 += FR_TOPK_PIPE_CHUNK, c = (c + 1) % FR_TOPK_PIPE_SLOTS) {
+        size_t end = j0 + FR_TOPK_PIPE_CHUNK < p->n ? j0 + FR_TOPK_PIPE_CHUNK : p->n;
+        if (!topk_pipe_wait(p, &p->full[c], 0, 1) || __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
+            break;
+        topk_prepare(p->t, &p->run, p->rng, &p->blk[c], j0, end);
+        __atomic_store_n(&p->prepared, __atomic_load_n(&p->prepared, __ATOMIC_RELAXED) + 1,
+                         __ATOMIC_RELEASE);
+        topk_pipe_set(p, &p->full[c], 1);
+    }
+    memcpy(p->t->rng, p->rng, sizeof p->rng);
+    topk_pipe_set(p, &p->done, 1);
+}
+
+/* The caller's wait for the helper to be running (and not touching t). */
+void fr_topk_pipe_wait_started(fr_topk_pipe *p) { topk_pipe_wait(p, &p->started, 1, 0); }
+
+/* The caller's part: apply every chunk in order.  When it has spent more
+ * than a quarter of its time (and over a millisecond) waiting for the
+ * helper -- a machine too busy to run both threads -- it stops the helper
+ * and prepares the remaining chunks itself, as one thread would.
+ * FR_TOPK_ENOMEM stops at the failing item. */
+int fr_topk_pipe_consume(fr_topk_pipe *p) {
+    size_t j0;
+    unsigned c;
+    int rc = FR_TOPK_OK, k, helper = 1;
+    double start = topk_now(), waited = 0.0;
+    topk_pipe_set(p, &p->go, 1);
+    for (j0 = 0, c = 0, k = 0; j0 < p->n;
+         j0 += FR_TOPK_PIPE_CHUNK, c = (c + 1) % FR_TOPK_PIPE_SLOTS, k++) {
+        size_t end = j0 + FR_TOPK_PIPE_CHUNK < p->n ? j0 + FR_TOPK_PIPE_CHUNK : p->n;
+        if (helper && !__atomic_load_n(&p->full[c], __ATOMIC_ACQUIRE)) {
+            double t0 = topk_now();
+            if (waited > 1e-3 && waited > 0.25 * (t0 - start)) { /* go on alone */
+                topk_pipe_set(p, &p->stop, 1);
+                topk_pipe_wait(p, &p->done, 1, 0); /* t->rng is then the helper's */
+                helper = 0;
+                p->run.text = 0;
+            } else {
+                topk_pipe_wait(p, &p->full[c], 1, 0);
+                waited += topk_now() - t0;
+            }
+        }
+        if (!helper && k >= __atomic_load_n(&p->prepared, __ATOMIC_ACQUIRE))
+            topk_prepare(p->t, &p->run, p->t->rng, &p->blk[c], j0, end);
+        rc = topk_apply(p->t, &p->run, &p->blk[c], j0, end);
+        if (rc != FR_TOPK_OK) break;
+        if (helper) topk_pipe_set(p, &p->full[c], 0);
+    }
+    if (helper) { /* let the helper finish (it hands the generator back) */
+        topk_pipe_set(p, &p->stop, 1);
+        topk_pipe_wait(p, &p->done, 1, 0);
+    }
+    return rc;
+}
+#else
+fr_topk_pipe *fr_topk_pipe_new(fr_topk *t, const void *ints, int is_unsigned,
+                               const char *const *ptrs, const size_t *lens, size_t n) {
+    (void)t, (void)ints, (void)is_unsigned, (void)ptrs, (void)lens, (void)n;
+    return NULL;
+}
+void fr_topk_pipe_free(fr_topk_pipe *p) { (void)p; }
+void fr_topk_pipe_produce(fr_topk_pipe *p) { (void)p; }
+void fr_topk_pipe_wait_started(fr_topk_pipe *p) { (void)p; }
+int fr_topk_pipe_consume(fr_topk_pipe *p) { (void)p; return FR_TOPK_OK; }
+#endif
 
 /* ---- Reads ------------------------------------------------------------- */
 

@@ -53,6 +53,15 @@ int fr_topk_add_ints(fr_topk *t, const void *items, int is_unsigned, size_t n,
 int fr_topk_add_strs(fr_topk *t, const char *const *items, const size_t *lens, size_t n,
                      const uint32_t *incrs, uint32_t incr1);
 
+/* Two-thread batches (protocol in _topk.c, "Two threads"). */
+typedef struct fr_topk_pipe fr_topk_pipe;
+fr_topk_pipe *fr_topk_pipe_new(fr_topk *t, const void *ints, int is_unsigned,
+                               const char *const *ptrs, const size_t *lens, size_t n);
+void fr_topk_pipe_produce(fr_topk_pipe *p);
+void fr_topk_pipe_wait_started(fr_topk_pipe *p);
+int fr_topk_pipe_consume(fr_topk_pipe *p);
+void fr_topk_pipe_free(fr_topk_pipe *p);
+
 int fr_topk_query(const fr_topk *t, const void *item, size_t len);
 uint32_t fr_topk_count(const fr_topk *t, const void *item, size_t len);
 size_t fr_topk_list(const fr_topk *t, uint32_t *order);

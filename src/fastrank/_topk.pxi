@@ -3,6 +3,23 @@
 # constants it uses).  The C structure and its design essay are in _topk.c.
 import os as _sk_os
 
+from fastrank import _threads as _sk_threads
+
+cdef extern from "_topk.h" nogil:
+    # Two-thread batches (protocol in _topk.c, "Two threads").
+    ctypedef struct fr_topk_pipe:
+        pass
+    fr_topk_pipe *fr_topk_pipe_new(fr_topk *t, const void *ints, int is_unsigned,
+                                   const char *const *ptrs, const size_t *lens, size_t n)
+    void fr_topk_pipe_produce(fr_topk_pipe *p)
+    void fr_topk_pipe_wait_started(fr_topk_pipe *p)
+    int fr_topk_pipe_consume(fr_topk_pipe *p)
+    void fr_topk_pipe_free(fr_topk_pipe *p)
+
+# A numpy batch this big (all increments 1) is split over two threads when
+# fastrank.get_threads() > 1: one hashes ahead while the caller applies.
+_TOPK_TWO_THREADS_MIN = 65536
+
 
 cdef class TopK:
     """The k heaviest items of a stream: HeavyKeeper as RedisBloom 2.8 runs it.
@@ -30,8 +47,10 @@ cdef class TopK:
     :param seed: an int seeding the decay generator; None draws one from
         ``os.urandom``.
 
-    Every method holds the GIL for its whole run, so each call (a whole
-    batch included) is atomic with respect to other Python threads.
+    Every method holds the GIL while it reads or changes the sketch (a big
+    ``add_many`` lets go of it only while its helper thread starts, before
+    anything changes), so each call, a whole batch included, is atomic with
+    respect to other Python threads.
     """
 
     cdef fr_topk t
@@ -160,7 +179,10 @@ cdef class TopK:
 
         A numpy integer array is hashed as each number's decimal text (as
         redis-py sends ints) in one C loop with no Python object per item;
-        other sequences go item by item.  Same result as ``incrby``.
+        other sequences go item by item.  Same result as ``incrby``.  With
+        increment 1 and at least 65,536 numbers, when ``fastrank.get_threads()``
+        is more than 1, a second thread hashes ahead while this one applies
+        the items in order: same result again, item for item.
         """
         cdef cnp.ndarray arr = _sk_int_array(items)
         cdef cnp.ndarray inc32 = None
@@ -187,12 +209,33 @@ cdef class TopK:
         cdef const uint32_t *incp = <const uint32_t *>inc32.data if inc32 is not None else NULL
         if arr is not None:
             unsigned = arr.dtype.kind == "u"
-            rc = fr_topk_add_ints(&self.t, arr.data, unsigned, n, incp, incr1)
+            if (incp == NULL and incr1 == 1 and n >= _TOPK_TWO_THREADS_MIN
+                    and _sk_threads.get_threads() > 1):
+                rc = self._add_ints_two_threads(arr, unsigned, n)
+            else:
+                rc = fr_topk_add_ints(&self.t, arr.data, unsigned, n, incp, incr1)
         else:
             rc = fr_topk_add_strs(&self.t, batch.items(), batch.sizes(), n, incp, incr1)
         if rc != FR_TOPK_OK:
             raise MemoryError()
         return None
+
+    cdef int _add_ints_two_threads(self, cnp.ndarray arr, bint unsigned, size_t n) except -2:
+        """fr_topk_add_ints with increment 1 on two threads (same result).
+
+        The caller holds the GIL while it applies, so, as for every method,
+        no other Python thread touches this TopK meanwhile; the helper starts
+        while the caller waits with the GIL released, and touches the TopK
+        only once the caller has it back (fr_topk_pipe_consume)."""
+        cdef _TopKPipe pipe = _TopKPipe.__new__(_TopKPipe)
+        pipe.p = fr_topk_pipe_new(&self.t, arr.data, unsigned, NULL, NULL, n)
+        if pipe.p == NULL:  # not built for this platform, or no memory
+            return fr_topk_add_ints(&self.t, arr.data, unsigned, n, NULL, 1)
+        try:
+            return _sk_threads.run_parallel(_topk_pipe_part, [(pipe, 0), (pipe, 1)])[0]
+        finally:
+            fr_topk_pipe_free(pipe.p)
+            pipe.p = NULL
 
     # -- reads -------------------------------------------------------------------
     def query(self, items):
@@ -320,6 +363,27 @@ cdef class TopK:
     def __repr__(self):
         return (f"TopK(k={self.t.k}, width={self.t.width}, depth={self.t.depth}, "
                 f"decay={self.t.decay!r})")
+
+
+cdef class _TopKPipe:
+    """Holds a two-thread batch (fr_topk_pipe) for TopK._add_ints_two_threads."""
+    cdef fr_topk_pipe *p
+
+
+def _topk_pipe_part(_TopKPipe pipe, int role):
+    """Role 1 (a pool thread): prepare chunks, GIL released.  Role 0 (the
+    caller): wait for the helper to start, GIL released, then apply every
+    chunk holding the GIL; returns the C status."""
+    cdef fr_topk_pipe *p = pipe.p
+    cdef int rc
+    if role == 1:
+        with nogil:
+            fr_topk_pipe_produce(p)
+        return FR_TOPK_OK
+    with nogil:
+        fr_topk_pipe_wait_started(p)
+    rc = fr_topk_pipe_consume(p)
+    return rc
 
 
 cdef uint64_t _sk_seed(object seed) except? 0:

@@ -287,3 +287,49 @@ def test_large_integer_batches_equal_item_by_item(shape):
     c.add_many(u, 2)
     d.incrby([str(v) for v in u.tolist()], 2)
     assert c == d
+
+
+# -- coins (see "Coins" in _topk.c) -------------------------------------------------------
+
+M64 = 2**64 - 1
+
+
+def _xoshiro_after(seed: int, draws: int):
+    """The xoshiro256** state (as to_bytes stores it) after seeding and draws."""
+    s, x = [], seed
+    for _ in range(4):
+        x = (x + 0x9E3779B97F4A7C15) & M64
+        z = x
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+        s.append(z ^ (z >> 31))
+    for _ in range(draws):
+        t = (s[1] << 17) & M64
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = ((s[3] << 45) | (s[3] >> 19)) & M64
+    return b"".join(v.to_bytes(8, "little") for v in s)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 7, 8, 9])
+def test_an_add_draws_half_a_coin_pair_per_row(depth):
+    # increment 1: ceil(depth / 2) draws per item, whatever the buckets hold
+    items = np.arange(300, dtype=np.int64) % 37
+    a, b = TopK(5, 4, depth, 0.9, seed=11), TopK(5, 4, depth, 0.9, seed=11)
+    a.add_many(items)
+    b.add([str(v) for v in items.tolist()])
+    assert a.to_bytes()[32:64] == b.to_bytes()[32:64] == _xoshiro_after(11, 300 * ((depth + 1) // 2))
+
+
+def test_further_decay_steps_draw_more():
+    # "x" owns every bucket with count 5; "y" with increment 3 takes three
+    # decay steps in each of the 3 rows (5 cannot reach 0 in three): the
+    # first uses the row's coin, the two others a draw each
+    t = TopK(2, 1, 3, 0.5, seed=2)
+    t.incrby(["x"], [5])
+    assert t.to_bytes()[32:64] == _xoshiro_after(2, 2)
+    t.incrby(["y"], [3])
+    assert t.to_bytes()[32:64] == _xoshiro_after(2, 2 + 2 + 3 * 2)
