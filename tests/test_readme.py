@@ -2,11 +2,17 @@
 import doctest
 from pathlib import Path
 
+import fastrank
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def test_readme_examples():
-    result = doctest.testfile(str(README), module_relative=False,
-                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    threads = fastrank.get_threads()  # the README changes it; later tests keep the default
+    try:
+        result = doctest.testfile(str(README), module_relative=False,
+                                  optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    finally:
+        fastrank.set_threads(threads)
     assert result.attempted > 20
     assert result.failed == 0
