@@ -319,11 +319,20 @@ static uint32_t cms_item_rows(fr_cms *c, const void *item, size_t len, uint64_t 
 #define FR_CMS_ALWAYS_INLINE inline
 #endif
 
+/* The batch entry points inline everything they call (GCC's flatten).
+ * Without it GCC's budget for the whole file (--param inline-unit-growth)
+ * ran out once the two-phase code was added, and fr_murmur2_seeds_from
+ * stopped being inlined into the byte-string batches: a fifth slower. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define FR_CMS_FLATTEN __attribute__((flatten))
+#else
+#define FR_CMS_FLATTEN
+#endif
+
 /* The cell addresses of item j in rows row0 .. row0 + rows - 1 into a[],
  * each prefetched. */
 static FR_CMS_ALWAYS_INLINE void cms_addresses(const fr_cms *c, const cms_items *src, size_t j,
-                                               size_t row0, size_t rows, int pow2, size_t *a,
-                                               int prefetch) {
+                                               size_t row0, size_t rows, int pow2, size_t *a) {
     char buf[FR_DEC_MAX];
     fr_murmur2_state st;
     fr_murmur2_word word;
@@ -342,7 +351,7 @@ static FR_CMS_ALWAYS_INLINE void cms_addresses(const fr_cms *c, const cms_items 
     }
     for (i = 0, base = row0 * width; i < rows; i++, base += width) {
         a[i] = base + (pow2 ? (hashes[i] & (width - 1)) : cms_column(c, hashes[i]));
-        if (prefetch) cms_prefetch(&c->cells[a[i]]);
+        cms_prefetch(&c->cells[a[i]]);
     }
 }
 
@@ -411,14 +420,14 @@ static FR_CMS_ALWAYS_INLINE void cms_batch(fr_cms *c, const cms_items *src, size
                 uint32_t *off;
                 j = j0 + missed[m];
                 a = at + missed[m] * rows;
-                cms_addresses(c, src, j, row0, rows, pow2, a, 1);
+                cms_addresses(c, src, j, row0, rows, pow2, a);
                 slot = mslots + stride * (size_t)((keys[j] * FR_CMS_MEMO_MUL) >> mshift);
                 off = (uint32_t *)(slot + 1);
                 *slot = keys[j];
                 for (i = 0; i < rows; i++) off[i] = (uint32_t)a[i];
             }
         } else {
-            for (j = j0; j < end; j++, a += rows) cms_addresses(c, src, j, row0, rows, pow2, a, 1);
+            for (j = j0; j < end; j++, a += rows) cms_addresses(c, src, j, row0, rows, pow2, a);
         }
         a = at;
         for (j = j0; j < end; j++, a += rows) {
@@ -492,7 +501,7 @@ void fr_cms_incrby_ints(fr_cms *c, const void *items, int is_unsigned, size_t n,
 
 /* fr_cms_incrby_ints restricted to rows [row0, row1) (row0 < row1 <= depth):
  * out gets the minimum over those rows; c->count is left unchanged. */
-void fr_cms_incrby_ints_rows(fr_cms *c, const void *items, int is_unsigned, size_t n,
+FR_CMS_FLATTEN void fr_cms_incrby_ints_rows(fr_cms *c, const void *items, int is_unsigned, size_t n,
                              const uint64_t *incrs, uint64_t incr1, size_t row0, size_t row1,
                              uint32_t *out) {
     cms_items src = {items, is_unsigned, NULL, NULL};
@@ -500,14 +509,14 @@ void fr_cms_incrby_ints_rows(fr_cms *c, const void *items, int is_unsigned, size
 }
 
 /* query of n integer items (as fr_cms_incrby_ints) into out. */
-void fr_cms_query_ints(const fr_cms *c, const void *items, int is_unsigned, size_t n,
+FR_CMS_FLATTEN void fr_cms_query_ints(const fr_cms *c, const void *items, int is_unsigned, size_t n,
                        uint32_t *out) {
     cms_items src = {items, is_unsigned, NULL, NULL};
     cms_batch_rows((fr_cms *)c, &src, n, NULL, 0, 0, c->depth, out, 0); /* update = 0 writes nothing */
 }
 
 /* incrby of n byte strings items[j][0..lens[j]) (same contract otherwise). */
-void fr_cms_incrby_strs(fr_cms *c, const char *const *items, const size_t *lens, size_t n,
+FR_CMS_FLATTEN void fr_cms_incrby_strs(fr_cms *c, const char *const *items, const size_t *lens, size_t n,
                         const uint64_t *incrs, uint64_t incr1, uint32_t *out) {
     cms_items src = {NULL, 0, items, lens};
     cms_batch_rows(c, &src, n, incrs, incr1, 0, c->depth, out, 1);
@@ -515,7 +524,7 @@ void fr_cms_incrby_strs(fr_cms *c, const char *const *items, const size_t *lens,
 }
 
 /* query of n byte strings into out. */
-void fr_cms_query_strs(const fr_cms *c, const char *const *items, const size_t *lens, size_t n,
+FR_CMS_FLATTEN void fr_cms_query_strs(const fr_cms *c, const char *const *items, const size_t *lens, size_t n,
                        uint32_t *out) {
     cms_items src = {NULL, 0, items, lens};
     cms_batch_rows((fr_cms *)c, &src, n, NULL, 0, 0, c->depth, out, 0);
@@ -599,6 +608,35 @@ static inline size_t cms_par_row(const fr_cms_par *p, size_t g) {
     return g * p->c->depth / p->groups;
 }
 
+/* The cell offsets of integer item j in every row into a[], for phase 1's
+ * misses: as cms_addresses, but not inlined, and hashing long texts row by
+ * row (fr_murmur2_seeded) -- calling fr_murmur2_seeds_from from here made
+ * GCC inline it less in the byte-string batches, a fifth slower. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static void cms_par_addresses(const fr_cms *c, const cms_items *src, size_t j, int pow2, size_t *a) {
+    char buf[FR_DEC_MAX];
+    fr_murmur2_state st;
+    fr_murmur2_word word;
+    const size_t width = c->width, rows = c->depth;
+    size_t i, len;
+    uint32_t h;
+    if (cms_int_word(src, j, &word)) {
+        for (i = 0; i < rows; i++) {
+            h = fr_murmur2_word_seeded(&word, (uint32_t)i);
+            a[i] = i * width + (pow2 ? (h & (width - 1)) : cms_column(c, h));
+        }
+    } else {
+        const char *p = cms_item(src, j, buf, &len);
+        const int prepared = fr_murmur2_prepare(&st, p, len);
+        for (i = 0; i < rows; i++) {
+            h = cms_row_hash(&st, prepared, p, len, i);
+            a[i] = i * width + (pow2 ? (h & (width - 1)) : cms_column(c, h));
+        }
+    }
+}
+
 /* Phase 1 for items [j0 + a, j0 + e) of the block at j0: offsets into off
  * (row r of item j0 + x at off[r * block + x]). */
 static FR_CMS_ALWAYS_INLINE void cms_par_offsets(fr_cms_par *p, int role, size_t j0, size_t a,
@@ -633,7 +671,7 @@ static FR_CMS_ALWAYS_INLINE void cms_par_offsets(fr_cms_par *p, int role, size_t
                 uint64_t *slot;
                 uint32_t *o;
                 const size_t j = j0 + missed[m];
-                cms_addresses(c, &p->src, j, 0, rows, pow2, at, 0);
+                cms_par_addresses(c, &p->src, j, pow2, at);
                 slot = (uint64_t *)mslots + stride * (size_t)((keys[j] * FR_CMS_MEMO_MUL) >> mshift);
                 o = (uint32_t *)(slot + 1);
                 *slot = keys[j];
@@ -644,7 +682,7 @@ static FR_CMS_ALWAYS_INLINE void cms_par_offsets(fr_cms_par *p, int role, size_t
             }
         } else {
             for (x = x0; x < xe; x++) {
-                cms_addresses(c, &p->src, j0 + x, 0, rows, pow2, at, 0);
+                cms_par_addresses(c, &p->src, j0 + x, pow2, at);
                 for (i = 0; i < rows; i++) off[i * block + x] = (uint32_t)at[i];
             }
         }
@@ -691,9 +729,7 @@ static FR_CMS_ALWAYS_INLINE void cms_par_apply(fr_cms_par *p, size_t j0, size_t 
 
 static void cms_par_phase2(fr_cms_par *p, size_t j0, size_t len, const uint32_t *off, size_t r0,
                            size_t r1, uint32_t *mins) {
-#define FR_CMS_PAR_APPLY(fixed)                                             \
-    if (mins) cms_par_apply(p, j0, len, off, r0, r1, mins, fixed);          \
-    else cms_par_apply(p, j0, len, off, r0, r1, NULL, fixed);
+#define FR_CMS_PAR_APPLY(fixed) cms_par_apply(p, j0, len, off, r0, r1, mins, fixed);
     switch (r1 - r0) {
     case 1: FR_CMS_PAR_APPLY(1) break;
     case 2: FR_CMS_PAR_APPLY(2) break;
