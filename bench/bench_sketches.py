@@ -14,8 +14,9 @@ Method
   Rows: fastrank ``CountMinSketch.incrby`` on the numpy int64 array (one
   call), on a list of str (one call), and ``add_many`` on both (the same
   without building the per-item result list/array), each with
-  ``fastrank.set_threads(1)`` and with the default thread count (big batches
-  split their rows between threads; "x base" is the ratio to bounter);
+  ``fastrank.set_threads(1)`` and with the default thread count (big numpy
+  batches share out hashing, then rows, between threads block by block; lists
+  are not split; "x base" is the ratio to bounter);
   bounter ``update(list of str)`` (its batch path); DataSketches ``count_min_sketch.update`` per item;
   pyprobables ``CountMinSketch.add`` per item; RedisBloom ``CMS.INCRBY``
   with 100 pairs per command, pipelined 100 commands per round trip through

@@ -59,6 +59,16 @@ void fr_cms_incrby_ints_rows(fr_cms *c, const void *items, int is_unsigned, size
                              uint32_t *out);
 void fr_cms_add_count(fr_cms *c, size_t n, const uint64_t *incrs, uint64_t incr1);
 
+/* A batch of fr_cms_incrby_ints run by several threads in two phases per
+ * block (see _cms.c); NULL from fr_cms_par_new means "not here": split by
+ * rows instead. */
+typedef struct fr_cms_par fr_cms_par;
+fr_cms_par *fr_cms_par_new(fr_cms *c, const void *items, int is_unsigned, size_t n,
+                           const uint64_t *incrs, uint64_t incr1, uint32_t *out, size_t groups,
+                           size_t block);
+void fr_cms_par_run(fr_cms_par *p, int role);
+void fr_cms_par_free(fr_cms_par *p);
+
 int fr_cms_merge(fr_cms *dst, const fr_cms *const *srcs, const int64_t *weights, size_t n);
 
 size_t fr_cms_serialized_size(const fr_cms *c);

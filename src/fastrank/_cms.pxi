@@ -30,6 +30,13 @@ cdef extern from "_cms.h" nogil:
                                  const uint64_t *incrs, uint64_t incr1, size_t row0, size_t row1,
                                  uint32_t *out)
     void fr_cms_add_count(fr_cms *c, size_t n, const uint64_t *incrs, uint64_t incr1)
+    ctypedef struct fr_cms_par:
+        pass
+    fr_cms_par *fr_cms_par_new(fr_cms *c, const void *items, int is_unsigned, size_t n,
+                               const uint64_t *incrs, uint64_t incr1, uint32_t *out,
+                               size_t groups, size_t block)
+    void fr_cms_par_run(fr_cms_par *p, int role)
+    void fr_cms_par_free(fr_cms_par *p)
 
 cdef extern from "Python.h":
     # Raw forms (no reference counting by Cython) for building result lists.
@@ -289,12 +296,17 @@ def murmurhash2(item, seed=0):
 
 # ---- CountMinSketch ----------------------------------------------------------
 
-# A numpy integer batch of at least this many items over at least 2 rows is
-# split by rows between up to fastrank.get_threads() threads (see _cms.c);
-# smaller batches, and batches of Python objects, run on the calling thread.
-# (Splitting a list of str measured slower: reading the items is serial and
-# every thread hashes every item.)
+# A numpy integer batch of at least this many items over at least 2 rows runs
+# on up to fastrank.get_threads() threads: in blocks, the threads sharing out
+# the hashing and then the rows (fr_cms_par_*, see _cms.c), or, where that
+# path is unavailable, each thread taking a run of rows.  Smaller batches,
+# and batches of Python objects, run on the calling thread.  (Splitting a
+# list of str measured slower: reading the items is serial.)
 _CMS_PARALLEL_MIN = 65536
+
+# Items per block of the two-phase threaded path (fr_cms_par_new; 0: its
+# default).  Tests shrink it to put many block boundaries in small batches.
+_CMS_PAR_BLOCK = 0
 
 # Values below this share one int object per result list (see _cms_int_list).
 cdef enum:
@@ -372,6 +384,23 @@ cdef class _CmsRowsJob:
                                     res)
 
 
+cdef class _CmsParJob:
+    """A two-phase threaded batch (fr_cms_par) and the arrays it reads and
+    writes, for CountMinSketch._incrby_threaded."""
+    cdef fr_cms_par *p
+    cdef object keep
+
+    def __dealloc__(self):
+        fr_cms_par_free(self.p)
+
+
+def _cms_par_part(_CmsParJob job, int role):
+    """One thread's part of a two-phase batch, with the GIL released."""
+    cdef fr_cms_par *p = job.p
+    with nogil:
+        fr_cms_par_run(p, role)
+
+
 cdef class CountMinSketch:
     """Count-Min Sketch with RedisBloom 2.8's layout, hashing and limits.
 
@@ -391,8 +420,8 @@ cdef class CountMinSketch:
     Each call (a whole batch included) is atomic with respect to other
     Python threads.  Methods hold the GIL for their whole run, except that a
     big ``incrby`` / ``add_many`` batch of a numpy integer array (at least
-    65,536 items, depth >= 2, ``fastrank.get_threads() > 1``) splits its
-    rows between worker threads with the GIL released; meanwhile any other
+    65,536 items, depth >= 2, ``fastrank.get_threads() > 1``) is shared
+    between worker threads with the GIL released; meanwhile any other
     call on the same sketch waits for it.  Do not modify the array while
     such a batch reads it.
 
@@ -590,13 +619,32 @@ cdef class CountMinSketch:
 
     cdef int _incrby_threaded(self, Py_ssize_t k, cnp.ndarray arr, cnp.ndarray incr,
                               uint64_t incr1, cnp.ndarray out) except -1:
-        """The integer batch arr with its rows split into k runs, one per
-        thread (k <= depth).  Each cell sees exactly the increments, in the
-        order, of the one-thread run; out (or None) gets the element-wise
-        minimum of the runs' minima; the count is added once."""
+        """The integer batch arr on k threads (k <= depth): in two phases per
+        block with k row groups (fr_cms_par_new), or else with its rows split
+        into k runs, one per thread.  Each cell sees exactly the increments,
+        in the order, of the one-thread run; out (or None) gets the
+        element-wise minimum over the row groups; the count is added once."""
         cdef _CmsRowsJob job = _CmsRowsJob.__new__(_CmsRowsJob)
+        cdef _CmsParJob par = _CmsParJob.__new__(_CmsParJob)
         cdef size_t d = self.c.depth, n = arr.shape[0]
         cdef Py_ssize_t i
+        cdef const uint64_t *incp = NULL if incr is None else <const uint64_t *>incr.data
+        par.p = fr_cms_par_new(&self.c, arr.data, arr.dtype.kind == "u", n, incp, incr1,
+                               NULL if out is None else <uint32_t *>out.data, k,
+                               _CMS_PAR_BLOCK)
+        if par.p != NULL:
+            par.keep = (arr, incr, out)
+            if self.gate is None:
+                self.gate = threading.Lock()
+            self.gate.acquire()
+            self.busy = True
+            try:
+                _threads.run_parallel(_cms_par_part, [(par, i) for i in range(k)])
+                fr_cms_add_count(&self.c, n, incp, incr1)
+            finally:
+                self.busy = False
+                self.gate.release()
+            return 0
         job.sk = self
         job.items = arr
         job.unsigned = arr.dtype.kind == "u"

@@ -1,9 +1,13 @@
-"""CountMinSketch batches split by rows between threads (_cms.c, _cms.pxi).
+"""CountMinSketch batches split between threads (_cms.c, _cms.pxi).
 
-A big ``incrby`` / ``add_many`` batch of a numpy integer array gives each
-worker thread a run of rows; every cell must see the same increments in the
-same order as the one-thread run, so results, counters, saturation and the
-total are identical.  These tests compare the threaded run with
+A big ``incrby`` / ``add_many`` batch of a numpy integer array goes in
+blocks, each in two phases: the threads compute the cell offsets of a share
+of the block's items, then each group of rows applies the whole block
+(fr_cms_par_*); where that path is not available (very deep sketches, more
+than 8 row groups, or no C atomics) each worker thread gets a run of rows.
+Either way every cell must see the same increments in the same order as the
+one-thread run, so results, counters, saturation and the total are
+identical.  These tests compare the threaded run with
 ``set_threads(1)`` and with item-by-item ``incrby``, check that lists of
 str/bytes (never split) agree too, and that other calls on the same sketch
 never see a batch half applied.
@@ -42,6 +46,17 @@ def split_everything():
         yield
     finally:
         _core._CMS_PARALLEL_MIN = before
+
+
+@contextlib.contextmanager
+def small_blocks(block):
+    """Blocks of `block` items on the two-phase path (0: the default)."""
+    before = _core._CMS_PAR_BLOCK
+    _core._CMS_PAR_BLOCK = block
+    try:
+        yield
+    finally:
+        _core._CMS_PAR_BLOCK = before
 
 
 def run(width, depth, items, incs, threads, method="incrby", start=None):
@@ -158,6 +173,29 @@ def test_list_results_are_plain_ints():
     assert cms.query(["x", "y"]) == [U32, 0]
 
 
+@pytest.mark.parametrize("block", [1, 7, 1000, 4096, BIG - 1, BIG + 1])
+@pytest.mark.parametrize("width,depth", [(65536, 4), (2000, 7), (7, 2), (97, 9)])
+def test_block_boundaries_threaded_equals_one_thread(block, width, depth):
+    # Blocks that do not divide the batch (a short last block), a batch of
+    # fewer than two blocks, and blocks of single items.
+    rng = np.random.default_rng(block)
+    items = zipf_ints(BIG + 4321, 11)
+    incs = rng.integers(0, 5, items.size)
+    one = run(width, depth, items, incs, 1)
+    with small_blocks(block):
+        for threads in (2, 3, 8):
+            assert run(width, depth, items, incs, threads) == one
+            assert run(width, depth, items, incs, threads, method="add_many") == (None,) + one[1:]
+
+
+@pytest.mark.parametrize("width,depth,threads", [(3, 600, 2), (50, 12, 10)])
+def test_row_split_fallback_equals_one_thread(width, depth, threads):
+    # Over 512 rows, or over 8 row groups: the batch is split by rows instead.
+    items = zipf_ints(BIG + 17, 12)
+    one = run(width, depth, items, 2, 1)
+    assert run(width, depth, items, 2, threads) == one
+
+
 # -- small batches forced onto the threaded path ---------------------------------------
 
 incs_st = st.sampled_from([0, 1, 2, 7, 2**31, U32 - 1, U32, 2**63 - 1])
@@ -186,6 +224,25 @@ def test_split_rows_numpy_equal_one_thread(width, depth, threads, ints, dtype):
     with split_everything():
         got = run(width, depth, items, 5, threads)
     assert got == run(width, depth, items, 5, 1)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(1, 60), st.integers(2, 9), st.integers(2, 5), st.sampled_from([1, 2, 3, 5, 16]),
+       st.lists(st.tuples(st.integers(-2**63, 2**63 - 1) | st.integers(-10**3, 10**3), incs_st),
+                max_size=120),
+       st.sampled_from([np.int64, np.uint64]))
+def test_small_blocks_equal_one_by_one(width, depth, threads, block, ops, dtype):
+    # Many block boundaries (blocks of 1 to 16 items) with repeated items,
+    # saturating increments and either integer type.
+    ints = [i for i, _ in ops]
+    if dtype is np.uint64:
+        ints = [v % 2**64 for v in ints]
+    items = np.array(ints, dtype=dtype)
+    incs = np.array([n for _, n in ops], dtype=np.uint64)
+    with split_everything(), small_blocks(block):
+        got = run(width, depth, items, incs, threads)
+        assert run(width, depth, items, 3, threads) == run(width, depth, items, 3, 1)
+    assert got == one_by_one(width, depth, items, incs)
 
 
 # -- other calls never see a batch half applied ------------------------------------
