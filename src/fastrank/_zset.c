@@ -447,12 +447,6 @@ static inline unsigned frz_pad_units(const frz_set *s, unsigned level)
     return FRZ_LINE_UNITS - off;
 }
 
-/* Ref of a node pointer (the pointer must be inside the arena). */
-static inline frz_ref frz_ref_of(const frz_set *s, const frz_node *n)
-{
-    return (frz_ref)(((const char *)n - s->arena) >> 3);
-}
-
 /* Hints the CPU to start loading node r (FRZ_NIL is ignored).  Descents
  * prefetch the level-below successor while they test the current one, so
  * the miss of whichever is taken next overlaps with the current one. */
