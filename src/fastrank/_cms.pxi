@@ -21,8 +21,6 @@ from fastrank._sketch cimport *
 
 cnp.import_array()
 
-import threading
-
 from fastrank import _threads
 
 cdef extern from "_cms.h" nogil:
@@ -431,14 +429,14 @@ cdef class CountMinSketch:
     """
 
     cdef fr_cms c
-    cdef bint busy        # a threaded batch runs on c without the GIL
-    cdef object gate      # threading.Lock held by that batch (made on first use)
+    cdef _BatchGate gate  # busy while a threaded batch runs on c without the GIL
 
     #: The counter value that marks overflow in ``incrby`` results.
     OVERFLOW = CMS_OVERFLOW
 
     def __cinit__(self, width=None, depth=None, *args, **kwargs):
         # Allocation happens in __init__ (or from_bytes); c starts empty.
+        self.gate = _BatchGate.__new__(_BatchGate)
         self.c.cells = NULL
         self.c.width = 0
         self.c.depth = 0
@@ -461,16 +459,6 @@ cdef class CountMinSketch:
 
     def __dealloc__(self):
         fr_cms_release(&self.c)
-
-    cdef int _wait(self) except -1:
-        """Return once no threaded batch runs on this sketch (waiting with the
-        GIL released).  Every method that reads or writes the counters or the
-        count calls this right before its C call (nothing in between may run
-        Python code, which could let another thread in)."""
-        while self.busy:
-            self.gate.acquire()
-            self.gate.release()
-        return 0
 
     @classmethod
     def from_error(cls, error, probability):
@@ -527,7 +515,7 @@ cdef class CountMinSketch:
     def total(self):
         """Sum of all increments as RedisBloom reports it: signed 64-bit,
         wrapping (it counts increments that saturated, too)."""
-        self._wait()
+        self.gate.wait()
         cdef int64_t s = <int64_t>self.c.count
         return s
 
@@ -608,10 +596,10 @@ cdef class CountMinSketch:
             self._incrby_threaded(k, arr, incr, incr1, out)
         elif arr is not None:
             unsigned = arr.dtype.kind == "u"
-            self._wait()
+            self.gate.wait()
             fr_cms_incrby_ints(&self.c, arr.data, unsigned, n, incp, incr1, res)
         else:
-            self._wait()
+            self.gate.wait()
             fr_cms_incrby_strs(&self.c, batch.items(), batch.sizes(), n, incp, incr1, res)
         if not replies or isinstance(items, np.ndarray):
             return out
@@ -634,16 +622,12 @@ cdef class CountMinSketch:
                                _CMS_PAR_BLOCK)
         if par.p != NULL:
             par.keep = (arr, incr, out)
-            if self.gate is None:
-                self.gate = threading.Lock()
-            self.gate.acquire()
-            self.busy = True
+            self.gate.enter()  # other calls wait for it (gate.wait)
             try:
                 _threads.run_parallel(_cms_par_part, [(par, i) for i in range(k)])
                 fr_cms_add_count(&self.c, n, incp, incr1)
             finally:
-                self.busy = False
-                self.gate.release()
+                self.gate.leave()
             return 0
         job.sk = self
         job.items = arr
@@ -654,16 +638,12 @@ cdef class CountMinSketch:
         outs = [out] + [None if out is None else np.empty(n, dtype=np.uint32)
                         for i in range(1, k)]
         calls = [(i * d // k, (i + 1) * d // k, outs[i]) for i in range(k)]
-        if self.gate is None:
-            self.gate = threading.Lock()
-        self.gate.acquire()  # one threaded batch at a time (waits with the GIL released)
-        self.busy = True     # and every other call waits for it (_wait)
+        self.gate.enter()  # other calls wait for it (gate.wait)
         try:
             _threads.run_parallel(job.run, calls)
             fr_cms_add_count(&self.c, n, job.incp, incr1)
         finally:
-            self.busy = False
-            self.gate.release()
+            self.gate.leave()
         if out is not None:
             for i in range(1, k):
                 np.minimum(out, outs[i], out=out)
@@ -689,14 +669,14 @@ cdef class CountMinSketch:
             n = arr.shape[0]
             out = np.empty(n, dtype=np.uint32)
             unsigned = arr.dtype.kind == "u"
-            self._wait()
+            self.gate.wait()
             fr_cms_query_ints(&self.c, arr.data, unsigned, n,
                               <uint32_t *>out.data)
             return out
         batch = _SkItems(items)
         n = batch.n
         out = np.empty(n, dtype=np.uint32)
-        self._wait()
+        self.gate.wait()
         fr_cms_query_strs(&self.c, batch.items(), batch.sizes(), n, <uint32_t *>out.data)
         if isinstance(items, np.ndarray):
             return out
@@ -763,16 +743,16 @@ cdef class CountMinSketch:
             raise OverflowError(CMS_ERR_MERGE_OVERFLOW)
 
     cdef int _wait_all(self, list others) except -1:
-        """_wait for this sketch and every CountMinSketch in others, until
-        none of them is busy at once."""
+        """gate.wait for this sketch and every CountMinSketch in others,
+        until none of them is busy at once."""
         cdef CountMinSketch s
         cdef bint waited = True
         while waited:
             waited = False
             for o in [self] + others:
                 s = <CountMinSketch>o
-                if s.busy:
-                    s._wait()
+                if s.gate.busy:
+                    s.gate.wait()
                     waited = True
         return 0
 
@@ -781,14 +761,14 @@ cdef class CountMinSketch:
         """A copy of the counters as a (depth, width) uint32 ndarray. O(w*d)."""
         out = np.empty((self.c.depth, self.c.width), dtype=np.uint32)
         cdef cnp.ndarray o = out
-        self._wait()
+        self.gate.wait()
         memcpy(o.data, self.c.cells, self.c.width * self.c.depth * sizeof(uint32_t))
         return out
 
     def copy(self):
         """An independent copy. O(width * depth)."""
         cdef CountMinSketch out = CountMinSketch.__new__(CountMinSketch)
-        self._wait()
+        self.gate.wait()
         if fr_cms_copy(&out.c, &self.c) != FR_CMS_OK:
             raise MemoryError()
         return out
@@ -809,7 +789,7 @@ cdef class CountMinSketch:
         byte layout is documented atop _cms.c). O(width * depth)."""
         cdef size_t size = fr_cms_serialized_size(&self.c)
         cdef bytes out = PyBytes_FromStringAndSize(NULL, size)
-        self._wait()
+        self.gate.wait()
         fr_cms_serialize(&self.c, <unsigned char *>PyBytes_AS_STRING(out))
         return out
 

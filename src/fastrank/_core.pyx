@@ -13,6 +13,7 @@ that is ``fastrank.Engine``'s job.
   (``_cms.c``), plus ``murmurhash2`` and the RedisBloom error texts.
 - ``_topk.pxi``: ``TopK`` -- RedisBloom 2.8's HeavyKeeper Top-K (``_topk.c``).
 """
+include "_batchgate.pxi"
 include "_sortedset.pxi"
 include "_cms.pxi"
 include "_topk.pxi"

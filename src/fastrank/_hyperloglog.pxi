@@ -27,7 +27,7 @@
 # While the parts run, other Python threads may run too.  The HyperLogLog
 # is "busy" from before its sparse part until the maxima are applied:
 # every method that reads or changes the value first waits until the
-# object is not busy (_hll_wait_idle), so each add_many still looks atomic
+# object is not busy (_BatchGate, _batchgate.pxi), so each add_many still looks atomic
 # to other threads, as it did when the whole call held the GIL.
 # The array is kept alive by the calls' arguments and only read; changing
 # its contents from another thread meanwhile gives an unspecified (valid)
@@ -39,8 +39,6 @@ from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memset
 
 from fastrank._hll cimport *
-
-import threading as _hll_threading
 
 import numpy as _hll_np
 
@@ -175,11 +173,7 @@ cdef int _hll_add_ints(hll_t *h, object arr, int is_signed, size_t smax,
             return hll_add_many_i64(h, <const int64_t *>p, n, smax, &done)
         return hll_add_many_u64(h, <const uint64_t *>p, n, smax, &done)
     if owner is not None:
-        _hll_wait_idle(owner)
-        owner._busy = 1
-        if owner._lock is None:
-            owner._lock = _hll_threading.Lock()
-        owner._lock.acquire()
+        owner._gate.enter()
     try:
         changed = hll_add_ints_sparse(h, p, is_signed, n, smax, &done)
         if changed < 0 or done == n:
@@ -202,8 +196,7 @@ cdef int _hll_add_ints(hll_t *h, object arr, int is_signed, size_t smax,
         return hll_dense_apply_max(h, &mv[0]) | changed
     finally:
         if owner is not None:
-            owner._busy = 0
-            owner._lock.release()
+            owner._gate.leave()
 
 
 cdef int _hll_add_seq(hll_t *h, object items, size_t smax, HyperLogLog owner=None) except -9:
@@ -243,15 +236,6 @@ cdef int _hll_add_seq(hll_t *h, object items, size_t smax, HyperLogLog owner=Non
     return changed
 
 
-cdef inline int _hll_wait_idle(HyperLogLog h) except -1:
-    """Return once no add_many of another thread is running its parts on h."""
-    while h._busy:
-        lock = h._lock
-        with lock:
-            pass
-    return 0
-
-
 cdef class HyperLogLog:
     """A HyperLogLog whose state is, byte for byte, a Redis 7.0 HLL string.
 
@@ -278,10 +262,10 @@ cdef class HyperLogLog:
 
     cdef hll_t _h
     cdef size_t _smax
-    cdef int _busy          # an add_many runs its parts without the GIL
-    cdef object _lock       # held meanwhile; created on first use
+    cdef _BatchGate _gate   # busy while an add_many runs its parts without the GIL
 
     def __cinit__(self, *args, **kwargs):
+        self._gate = _BatchGate.__new__(_BatchGate)
         if hll_init_empty(&self._h) != HLL_OK:
             raise MemoryError()
         hll_invalidate_cache(&self._h)
@@ -327,12 +311,12 @@ cdef class HyperLogLog:
 
     def to_bytes(self):
         """The Redis string value (what ``GET`` returns).  O(len)."""
-        _hll_wait_idle(self)
+        self._gate.wait()
         return PyBytes_FromStringAndSize(<char *>self._h.buf, <Py_ssize_t>self._h.len)
 
     def copy(self):
         """An independent copy (same bytes, same sparse_max_bytes)."""
-        _hll_wait_idle(self)
+        self._gate.wait()
         cdef HyperLogLog other = HyperLogLog.__new__(HyperLogLog)
         hll_release(&other._h)
         if hll_copy(&other._h, &self._h) != HLL_OK:
@@ -351,26 +335,26 @@ cdef class HyperLogLog:
 
     def __len__(self):
         """Length of the Redis string (STRLEN): 18.. for sparse, 12304 dense."""
-        _hll_wait_idle(self)
+        self._gate.wait()
         return self._h.len
 
     def __eq__(self, other):
         if not isinstance(other, HyperLogLog):
             return NotImplemented
-        _hll_wait_idle(self)
-        _hll_wait_idle(other)
+        self._gate.wait()
+        (<HyperLogLog>other)._gate.wait()
         return self.to_bytes() == (<HyperLogLog>other).to_bytes()
 
     __hash__ = None
 
     def __repr__(self):
-        _hll_wait_idle(self)
+        self._gate.wait()
         return "<HyperLogLog %s, %d bytes>" % ("sparse" if self.is_sparse else "dense", self._h.len)
 
     @property
     def is_sparse(self):
         """True while the value uses Redis's sparse encoding."""
-        _hll_wait_idle(self)
+        self._gate.wait()
         return bool(hll_is_sparse(&self._h))
 
     @property
@@ -392,7 +376,7 @@ cdef class HyperLogLog:
         >>> h = HyperLogLog(); h.add("x"), h.add("x")
         (True, False)
         """
-        _hll_wait_idle(self)
+        self._gate.wait()
         cdef int rc = _hll_add_obj(&self._h, item, self._smax)
         if rc < 0:
             _hll_raise(rc)
@@ -419,7 +403,7 @@ cdef class HyperLogLog:
         True
         1001
         """
-        _hll_wait_idle(self)
+        self._gate.wait()
         cdef int rc = _hll_add_seq(&self._h, items, self._smax, self)
         if rc < 0:
             _hll_raise(rc)
@@ -435,7 +419,7 @@ cdef class HyperLogLog:
         dense, otherwise sparse (and may be promoted by size).  Nothing
         changes if an input is invalid.
         """
-        _hll_wait_idle(self)
+        self._gate.wait()
         cdef uint8_t regmax[HLL_REGISTERS]
         cdef int rc
         memset(regmax, 0, HLL_REGISTERS)
@@ -447,7 +431,7 @@ cdef class HyperLogLog:
             rc = _hll_merge_one(regmax, other, &use_dense)
             if rc != HLL_OK:
                 _hll_raise(rc)
-        _hll_wait_idle(self)  # the waits for others let other threads run
+        self._gate.wait()  # the waits for others let other threads run
         rc = hll_store_max(&self._h, regmax, use_dense, self._smax)
         if rc != HLL_OK:
             _hll_raise(rc)
@@ -461,7 +445,7 @@ cdef class HyperLogLog:
         result is Redis's signed 64-bit reply (negative only for forged
         registers whose estimate overflows).
         """
-        _hll_wait_idle(self)
+        self._gate.wait()
         cdef uint64_t card
         cdef int rc = hll_count(&self._h, &card)
         if rc != HLL_OK:
@@ -490,7 +474,7 @@ cdef class HyperLogLog:
     # -- diagnostics ------------------------------------------------------------
     def _registers(self):
         """All 16384 register values as a numpy uint8 array (corrupt -> error)."""
-        _hll_wait_idle(self)
+        self._gate.wait()
         out = _hll_np.zeros(HLL_REGISTERS, dtype=_hll_np.uint8)
         cdef uint8_t[::1] o = out
         cdef int rc = hll_registers(&self._h, &o[0])
@@ -500,7 +484,7 @@ cdef class HyperLogLog:
 
     def _recount(self):
         """The estimate computed now, ignoring and not touching the cache."""
-        _hll_wait_idle(self)
+        self._gate.wait()
         cdef uint64_t card
         cdef int rc = hll_recount(&self._h, &card)
         if rc != HLL_OK:
@@ -509,7 +493,7 @@ cdef class HyperLogLog:
 
     def _check(self):
         """AssertionError unless the value is a valid HLL (header and payload)."""
-        _hll_wait_idle(self)
+        self._gate.wait()
         cdef int rc = hll_validate(&self._h)
         assert rc == HLL_OK, "invalid HLL (%d): %s" % (rc, self.to_bytes().hex())
 
@@ -532,7 +516,7 @@ cdef int _hll_merge_one(uint8_t *regmax, object other, int *use_dense) except -9
     if other is None:
         return HLL_OK
     if isinstance(other, HyperLogLog):
-        _hll_wait_idle(other)
+        (<HyperLogLog>other)._gate.wait()
         if hll_is_sparse(&(<HyperLogLog>other)._h) == 0:
             use_dense[0] = 1
         return hll_merge_max(regmax, &(<HyperLogLog>other)._h)
