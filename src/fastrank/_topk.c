@@ -593,14 +593,13 @@ static topk_memo *topk_memo_new(const fr_topk *t, const void *ints, size_t n) {
 
 /* The decimal text of integer item j into m (m->p, m->len), as fr_dec_u64 /
  * fr_dec_i64 write it.  Numbers of up to 8 characters are converted in a
- * register (eight digits at once: split by 10^4, then 10^2, then 10 in
- * 16- and 8-bit fields) and stored with one 8-byte write, which the hash's
+ * register (fr_dec8_word) and stored with one 8-byte write, which the hash's
  * 4-byte reads can then take straight from the store buffer (byte-wise
  * writes make the CPU wait until they reach the cache). */
 static inline void topk_int_text(topk_pending *m, const void *ints, int is_unsigned, size_t j) {
-    uint64_t v, y, hi;
+    uint64_t v, y;
     int neg = 0;
-    size_t n;
+    uint32_t n;
     if (is_unsigned) {
         v = ((const uint64_t *)ints)[j];
     } else {
@@ -614,13 +613,7 @@ static inline void topk_int_text(topk_pending *m, const void *ints, int is_unsig
         m->p = m->text;
         return;
     }
-    n = fr_dec_digits(v);
-    y = (v / 10000) | ((v % 10000) << 32);           /* 4 + 4 digits */
-    hi = ((y * 5243) >> 19) & 0x0000007F0000007Full; /* / 100 (exact below 10^4) */
-    y = hi | ((y - hi * 100) << 16);                  /* 2 + 2 + 2 + 2 */
-    hi = ((y * 103) >> 10) & 0x000F000F000F000Full;  /* / 10 (exact below 100) */
-    y = (hi | ((y - hi * 10) << 8)) + 0x3030303030303030ull; /* 8 digits, first in byte 0 */
-    y >>= 8 * (8 - n);                                /* drop the leading zeros */
+    y = fr_dec8_word((uint32_t)v, &n); /* the digits, first in byte 0 */
     if (neg) y = (y << 8) | '-';
     memcpy(m->text, &y, 8); /* byte 0 first: little-endian hosts only */
     m->len = n + (size_t)neg;
