@@ -450,6 +450,9 @@ def _hll_selftest() -> int:
 def _hll_hash(data: Union[bytes, bytearray, memoryview]) -> Tuple[int, int, int]:
     """(hash, register index, rank) of one member's bytes (for tests)."""
 
+def _hll_int_simd(allow: int = -1) -> int:
+    """Let integer batches use the AVX2 path (1) or not (0); -1 only asks (for tests)."""
+
 def _hll_hash_ints(arr: npt.NDArray[Any]) -> npt.NDArray[np.uint64]:
     """Hashes of an int64 / uint64 array's decimal texts, as add_many computes them (for tests)."""
 

@@ -126,6 +126,7 @@
  */
 #include "_hll.h"
 #include "_decimal64.h"
+#include "_decimal64_avx2.h"
 #include "_murmur64.h"
 
 #include <math.h>
@@ -593,13 +594,38 @@ static inline int apply_hash(hll_t *h, uint64_t hash, size_t sparse_max, int *ch
  * _decimal64.h), then the hashes.  Each pass is a short loop whose
  * iterations are independent, so the CPU overlaps several integers; one
  * long conversion-then-hash chain per integer measured 1.2x (SSE2) to
- * 1.5x (SWAR) slower. */
+ * 1.5x (SWAR) slower.  With AVX2, _decimal64_avx2.h does both in
+ * registers, and hll_int_max runs it as a pipeline over the batch. */
 #define INT_BLOCK FR_DEC_BLOCK
+
+/* Whether integer batches may take the AVX2 path (_decimal64_avx2.h) when the
+ * CPU has it; tests switch it off to compare it with the SSE2 path. */
+#ifdef FR_DEC_AVX2
+static int int_simd_allowed = 1;
+
+int hll_int_simd(int allow)
+{
+    if (allow >= 0) __atomic_store_n(&int_simd_allowed, allow ? 1 : 0, __ATOMIC_RELAXED);
+    return __atomic_load_n(&int_simd_allowed, __ATOMIC_RELAXED) && fr_dec_use_avx2();
+}
+#else
+int hll_int_simd(int allow)
+{
+    (void)allow;
+    return 0;
+}
+#endif
 
 static void int_hashes(const void *vals, int is_signed, size_t m, uint64_t *hash)
 {
     uint8_t text[FR_DEC_BUF(INT_BLOCK)];
     unsigned len[INT_BLOCK];
+#ifdef FR_DEC_AVX2
+    if (hll_int_simd(-1)) {
+        fr_dec_hash_block_avx2(vals, is_signed, m, hash, FR_MURMUR64A_HLL_SEED);
+        return;
+    }
+#endif
     if (is_signed) {
         const int64_t *v = (const int64_t *)vals;
         uint64_t mag[INT_BLOCK];
@@ -628,21 +654,38 @@ void hll_hash_ints(const void *vals, int is_signed, size_t n, uint64_t *out)
                    n - base < INT_BLOCK ? n - base : INT_BLOCK, out + base);
 }
 
+/* Raise max[] by the ranks of hash[j0..j1). */
+static inline void raise_max(uint8_t *max, const uint64_t *hash, size_t j0, size_t j1)
+{
+    for (size_t j = j0; j < j1; j++) {
+        uint32_t index;
+        uint8_t count = (uint8_t)pattern_of_hash(hash[j], &index);
+        if (count > max[index]) max[index] = count;
+    }
+}
+
+#ifdef FR_DEC_AVX2
+/* int_max_avx2(vals, is_signed, n, max, seed): hll_int_max's pipeline. */
+FR_DEC_STREAM_AVX2(int_max_avx2, raise_max, uint8_t *)
+#endif
+
 /* Raise max[index] to the rank of every integer of vals[0..n): the
  * registers of those integers alone, one byte each (16 KB, stays in L1).
  * Touches nothing else, so it may run on several threads at once on
  * disjoint parts, without the GIL. */
 void hll_int_max(uint8_t *max, const void *vals, int is_signed, size_t n)
 {
+#ifdef FR_DEC_AVX2
+    if (hll_int_simd(-1)) {
+        int_max_avx2(vals, is_signed, n, max, FR_MURMUR64A_HLL_SEED);
+        return;
+    }
+#endif
     uint64_t hash[INT_BLOCK];
     for (size_t base = 0; base < n; base += INT_BLOCK) {
         size_t m = n - base < INT_BLOCK ? n - base : INT_BLOCK;
         int_hashes(int_at(vals, is_signed, base), is_signed, m, hash);
-        for (size_t j = 0; j < m; j++) {
-            uint32_t index;
-            uint8_t count = (uint8_t)pattern_of_hash(hash[j], &index);
-            if (count > max[index]) max[index] = count;
-        }
+        raise_max(max, hash, 0, m);
     }
 }
 

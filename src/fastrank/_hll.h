@@ -79,6 +79,9 @@ int hll_add_ints_sparse(hll_t *h, const void *vals, int is_signed, size_t n,
                         size_t sparse_max, size_t *done);
 void hll_hash_ints(const void *vals, int is_signed, size_t n, uint64_t *out);
 void hll_int_max(uint8_t *max, const void *vals, int is_signed, size_t n);
+/* allow = 1 / 0: let integer batches use AVX2 or not (-1: leave as is);
+ * returns 1 if they use it now (allowed and the CPU has it). */
+int hll_int_simd(int allow);
 int hll_dense_apply_max(hll_t *h, const uint8_t *max);
 int hll_add_many_fixed(hll_t *h, const uint8_t *data, size_t itemsize,
                        size_t n, size_t sparse_max, size_t *done);

@@ -42,6 +42,7 @@ cdef extern from "_hll.h" nogil:
                             size_t sparse_max, size_t *done)
     void hll_hash_ints(const void *vals, int is_signed, size_t n, uint64_t *out)
     void hll_int_max(uint8_t *max, const void *vals, int is_signed, size_t n)
+    int hll_int_simd(int allow)
     int hll_dense_apply_max(hll_t *h, const uint8_t *max)
     int hll_add_many_fixed(hll_t *h, const uint8_t *data, size_t itemsize,
                            size_t n, size_t sparse_max, size_t *done)

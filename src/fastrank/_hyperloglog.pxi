@@ -632,6 +632,13 @@ def _hll_selftest():
     return hll_selftest()
 
 
+def _hll_int_simd(int allow=-1):
+    """Let integer batches use the AVX2 path (1) or not (0); -1 only asks.
+    Returns 1 if they use it now (allowed and the CPU has it).  For tests,
+    which compare the paths."""
+    return hll_int_simd(allow)
+
+
 def _hll_hash_ints(arr):
     """Hashes of a 1-D int64 or uint64 array's decimal texts, as add_many computes them (for tests)."""
     out = _hll_np.empty(len(arr), dtype=_hll_np.uint64)
