@@ -24,18 +24,9 @@
  * (_hll.c): the iterations are independent and the CPU overlaps several
  * integers.
  *
- * Portable version (fr_dec_text_swar, per integer): one 8-digit chunk
- * becomes its 8 ASCII bytes with SWAR arithmetic on one 64-bit word, no
- * table and no per-digit loop: split into two 4-digit halves (32-bit
- * lanes), each into two 2-digit parts (16-bit lanes), each into two digits
- * (8-bit lanes), every split a multiply by a reciprocal and a shift that
- * cannot carry across lanes for these ranges; then add '0' to every byte.
- * Quotients go to the lower lane, so the most significant digit ends in
- * byte 0, and the word is stored little-endian (fr_store_le64), so S is
- * the same bytes on every host, big-endian included.  The digit count
- * comes from the bit length: t = floor(bits * log10(2)) (1233 / 4096 is
- * close enough for bits <= 64), plus one if v >= 10^t (v | 1, so that 0
- * has one digit).
+ * Portable version (fr_dec_text_swar, _decimal.h, per integer): each
+ * 8-digit chunk of S with SWAR arithmetic on one 64-bit word, no table and
+ * no per-digit loop.
  *
  * SSE2 version (every x86-64): the same splits, 8 groups of 4 digits per
  * 128-bit vector whatever integer they belong to (see fr_dec_text_block).
@@ -58,6 +49,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_decimal.h"
 #include "_murmur64.h"
 
 #if defined(__SSE2__) || defined(_M_X64)
@@ -65,73 +57,12 @@
 #define FR_DEC_SSE2 1
 #endif
 
-#define FR_DEC_1E8 100000000ULL
-
-/* x < 10^8 -> its 8 ASCII digits, zero padded, as a little-endian word. */
-static inline uint64_t fr_dec8_ascii(uint32_t x)
-{
-    uint64_t v = (uint64_t)(x / 10000) | ((uint64_t)(x % 10000) << 32);   /* 2 x 4 digits */
-    uint64_t q = ((v * 5243) >> 19) & 0x0000007f0000007fULL;              /* /100, lanes < 10^4 */
-    v = q | ((v - q * 100) << 16);                                          /* 4 x 2 digits */
-    q = ((v * 103) >> 10) & 0x000f000f000f000fULL;                          /* /10, lanes < 100 */
-    v = q | ((v - q * 10) << 8);                                            /* 8 x 1 digit */
-    return v + 0x3030303030303030ULL;
-}
-
-/* Number of decimal digits of v (1 for 0).  From the bit length b:
- * t = floor((b - 1) * log10(2)) is the digit count or one less, whichever
- * v >= 10^t says. */
-static inline unsigned fr_dec_digits(uint64_t v)
-{
-    static const uint64_t pow10[20] = {
-        1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
-        100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
-        10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
-        100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
-    };
-    /* t_of_top[i] = floor((i + 1) * 1233 / 4096), i = index of the top bit */
-    static const uint8_t t_of_top[64] = {
-        0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 8, 8, 8, 9, 9, 9,
-        9, 10, 10, 10, 11, 11, 11, 12, 12, 12, 12, 13, 13, 13, 14, 14, 14, 15, 15, 15, 15, 16, 16, 16,
-        17, 17, 17, 18, 18, 18, 18, 19,
-    };
-    unsigned top;
-#if defined(__GNUC__) || defined(__clang__)
-    top = 63 ^ (unsigned)__builtin_clzll(v | 1);
-#else
-    top = 0;
-    for (uint64_t x = v >> 1; x; x >>= 1) top++;
-#endif
-    unsigned t = t_of_top[top];
-    return t + ((v | 1) >= pow10[t]);
-}
-
-/* Store x at p as 8 little-endian bytes (any alignment). */
-static inline void fr_store_le64(uint8_t *p, uint64_t x)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    x = __builtin_bswap64(x);
-#endif
-    memcpy(p, &x, sizeof x);
-}
-
 /* Texts of a block: item j's S at s + FR_DEC_S * j.  A buffer for m items
  * needs FR_DEC_BUF(m) bytes: the vector stores may run 28 bytes past the
  * last S and the hash reads up to 8 bytes past an S. */
 #define FR_DEC_BLOCK 64
 #define FR_DEC_S 24
 #define FR_DEC_BUF(m) (FR_DEC_S * (m) + 32)
-
-/* S of mag (24 bytes at s, see the top); returns the digit count.
- * Portable version. */
-static inline unsigned fr_dec_text_swar(uint64_t mag, uint8_t *s)
-{
-    uint64_t q = mag / FR_DEC_1E8, a = q / FR_DEC_1E8;
-    fr_store_le64(s, fr_dec8_ascii((uint32_t)a));
-    fr_store_le64(s + 8, fr_dec8_ascii((uint32_t)(q - a * FR_DEC_1E8)));
-    fr_store_le64(s + 16, fr_dec8_ascii((uint32_t)(mag - q * FR_DEC_1E8)));
-    return fr_dec_digits(mag);
-}
 
 /* S and digit count of m <= FR_DEC_BLOCK magnitudes, into s (FR_DEC_BUF(m)
  * bytes; the 32 after the last S are written too) and len. */

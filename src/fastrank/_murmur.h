@@ -28,15 +28,17 @@
  * the plain one-shot form; a known-answer self test lives in tests/unit/test_cms.py (vectors
  * captured from RedisBloom 2.8.2).
  *
- * Two small helpers the sketches share follow the hash: the decimal text of
- * an integer item (what redis-py sends for an int) and a division-free
- * "hash mod width".
+ * A division-free "hash mod width" the sketches share follows the hash; the
+ * decimal text of an integer item (what redis-py sends for an int) comes
+ * from _decimal.h.
  */
 #ifndef FASTRANK_MURMUR_H
 #define FASTRANK_MURMUR_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "_decimal.h"
 
 #define FR_MURMUR2_M 0x5bd1e995u
 #define FR_MURMUR2_R 24
@@ -157,54 +159,6 @@ static inline void fr_murmur2_seeds(const fr_murmur2_state *st, uint32_t n, uint
     fr_murmur2_seeds_from(st, 0, n, out);
 }
 
-/* ---- Integers as items ---------------------------------------------------
- * redis-py sends an int member as its decimal text, so the numpy batch paths
- * hash the decimal text of each integer, written here into a caller buffer
- * (no Python object per item).  buf must hold FR_DEC_MAX bytes; the text is
- * not NUL-terminated; the length is returned. */
-#define FR_DEC_MAX 21
-
-/* Number of decimal digits of v (1 for 0). */
-static inline size_t fr_dec_digits(uint64_t v) {
-    size_t n = 1;
-    while (v >= 10000u) {
-        v /= 10000u;
-        n += 4;
-    }
-    return n + (v >= 10u) + (v >= 100u) + (v >= 1000u);
-}
-
-static inline size_t fr_dec_u64(uint64_t v, int negative, char *buf) {
-    static const char pairs[201] =
-        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-        "8081828384858687888990919293949596979899";
-    size_t len = fr_dec_digits(v) + (negative ? 1 : 0);
-    char *p = buf + len;
-    while (v >= 100u) { /* two digits per division, from the right */
-        unsigned d = (unsigned)(v % 100u) * 2u;
-        v /= 100u;
-        p -= 2;
-        p[0] = pairs[d];
-        p[1] = pairs[d + 1];
-    }
-    if (v >= 10u) {
-        p -= 2;
-        p[0] = pairs[v * 2u];
-        p[1] = pairs[v * 2u + 1];
-    } else {
-        *--p = (char)('0' + (int)v);
-    }
-    if (negative) buf[0] = '-';
-    return len;
-}
-
-static inline size_t fr_dec_i64(int64_t v, char *buf) {
-    /* magnitude computed in unsigned arithmetic: INT64_MIN is safe */
-    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    return fr_dec_u64(mag, v < 0, buf);
-}
-
 /* ---- Hash to column -------------------------------------------------------
  * h mod d for a 32-bit hash and a fixed 32-bit divisor d >= 1, without a
  * division instruction: Lemire, Kaser and Kurz, "Faster remainder by direct
@@ -229,32 +183,10 @@ static inline uint32_t fr_fastmod(uint32_t h, uint64_t m, uint32_t d) {
  * Items of at most 8 bytes -- the decimal text of most integers -- can be
  * hashed from one 64-bit word holding their bytes little-endian (the first
  * byte lowest, the unused high bytes zero), with no loop and no branch that
- * depends on the length.  fr_dec8_word() writes the decimal text of an
- * integer below 10^8 straight into such a word ("SWAR": the digits are split
- * off in all lanes of the word at once), and fr_murmur2_word_seeded() equals
- * fr_murmur2() of those bytes under any seed. */
-
-/* The decimal text of v < 10^8 packed as above; its length (1..8) in *len. */
-static inline uint64_t fr_dec8_word(uint32_t v, uint32_t *len) {
-    /* lanes: 32-bit [v / 10^4, v % 10^4] -> 16-bit pairs -> 8-bit digits,
-     * most significant first; x / 100 == (x * 10486) >> 20 and
-     * x / 10 == (x * 103) >> 10 are exact in the ranges used. */
-    uint64_t x = (uint64_t)(v / 10000u) | ((uint64_t)(v % 10000u) << 32);
-    uint64_t q = ((x * 10486u) >> 20) & 0x0000007F0000007Full;
-    unsigned zeros;
-    x = q | ((x - q * 100u) << 16);
-    q = ((x * 103u) >> 10) & 0x000F000F000F000Full;
-    x = q | ((x - q * 10u) << 8);
-    /* leading zero digits sit in the low bytes; v == 0 keeps one */
-#if defined(__GNUC__) || defined(__clang__)
-    zeros = x ? (unsigned)__builtin_ctzll(x) / 8u : 7u;
-#else
-    for (zeros = 0; zeros < 7 && ((x >> (8 * zeros)) & 0xFF) == 0; zeros++) {
-    }
-#endif
-    *len = 8u - zeros;
-    return (x | 0x3030303030303030ull) >> (8u * zeros);
-}
+ * depends on the length.  fr_dec8_word() (_decimal.h) writes the decimal
+ * text of an integer below 10^8 straight into such a word, and
+ * fr_murmur2_word_seeded() equals fr_murmur2() of those bytes under any
+ * seed. */
 
 /* A prepared item of 1 to 8 bytes.  Whatever its length, MurmurHash2 of it
  * under seed s is final(((((s ^ len ^ a) * m) ^ b) * c) ^ d) for constants
