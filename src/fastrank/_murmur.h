@@ -137,21 +137,29 @@ static inline uint32_t fr_murmur2_seeded(const fr_murmur2_state *st, uint32_t se
     return fr_murmur2_final(h);
 }
 
-/* out[i] = fr_murmur2_seeded(st, first + i) for i in [0, n): the finishes
- * written seed-major, so the compiler can run the seeds side by side. */
-static inline void fr_murmur2_seeds_from(const fr_murmur2_state *st, uint32_t first, uint32_t n,
-                                         uint32_t *out) {
+/* h[i] = fr_murmur2_seeded(st, h[i]) for i in [0, n): the seeds in h are
+ * replaced by their hashes, written seed-major so that the compiler can run
+ * the seeds side by side (in vector lanes when n is a constant). */
+static inline void fr_murmur2_seeds_in_place(const fr_murmur2_state *st, uint32_t n, uint32_t *h) {
     uint32_t i, b;
-    for (i = 0; i < n; i++) out[i] = (first + i) ^ st->len32;
+    for (i = 0; i < n; i++) h[i] ^= st->len32;
     for (b = 0; b < st->nblocks; b++) {
         const uint32_t k = st->blocks[b];
-        for (i = 0; i < n; i++) out[i] = (out[i] * FR_MURMUR2_M) ^ k;
+        for (i = 0; i < n; i++) h[i] = (h[i] * FR_MURMUR2_M) ^ k;
     }
     if (st->has_tail) {
         const uint32_t t = st->tail;
-        for (i = 0; i < n; i++) out[i] = (out[i] ^ t) * FR_MURMUR2_M;
+        for (i = 0; i < n; i++) h[i] = (h[i] ^ t) * FR_MURMUR2_M;
     }
-    for (i = 0; i < n; i++) out[i] = fr_murmur2_final(out[i]);
+    for (i = 0; i < n; i++) h[i] = fr_murmur2_final(h[i]);
+}
+
+/* out[i] = fr_murmur2_seeded(st, first + i) for i in [0, n). */
+static inline void fr_murmur2_seeds_from(const fr_murmur2_state *st, uint32_t first, uint32_t n,
+                                         uint32_t *out) {
+    uint32_t i;
+    for (i = 0; i < n; i++) out[i] = first + i;
+    fr_murmur2_seeds_in_place(st, n, out);
 }
 
 /* out[i] = fr_murmur2_seeded(st, i) for i in [0, n). */
@@ -229,18 +237,9 @@ static inline uint32_t fr_murmur2_word_seeded(const fr_murmur2_word *s, uint32_t
  * depth 7); unused lanes cost nothing extra. */
 static inline void fr_murmur2_seeds8(const fr_murmur2_state *st, const uint32_t seeds[8],
                                      uint32_t out[8]) {
-    uint32_t h[8], b;
     int i;
-    for (i = 0; i < 8; i++) h[i] = seeds[i] ^ st->len32;
-    for (b = 0; b < st->nblocks; b++) {
-        const uint32_t k = st->blocks[b];
-        for (i = 0; i < 8; i++) h[i] = (h[i] * FR_MURMUR2_M) ^ k;
-    }
-    if (st->has_tail) {
-        const uint32_t t = st->tail;
-        for (i = 0; i < 8; i++) h[i] = (h[i] ^ t) * FR_MURMUR2_M;
-    }
-    for (i = 0; i < 8; i++) out[i] = fr_murmur2_final(h[i]);
+    for (i = 0; i < 8; i++) out[i] = seeds[i];
+    fr_murmur2_seeds_in_place(st, 8, out);
 }
 
 #endif /* FASTRANK_MURMUR_H */
