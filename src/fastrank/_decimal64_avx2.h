@@ -86,7 +86,7 @@ FR_AVX2_FN __m256i fr_v_mul_m(__m256i x)
 /* h[k] = MurmurHash64A's block step of h[k] with the word w[k], in the
  * lanes whose text length l[k] > after (the others keep h[k]; all: every
  * lane has the block); the FR_V_WAYS vectors one step at a time (see
- * FR_V_WAYS). */
+ * fr_dec_hash_stage). */
 #define FR_V_WAYS 4
 #define FR_V_EACH for (int k = 0; k < FR_V_WAYS; k++)
 FR_AVX2_FN void fr_v_blocks(__m256i *h, __m256i *w, const __m256i *l, __m256i after, const int all)
@@ -140,6 +140,8 @@ FR_AVX2_FN __m256i fr_v_dec4(__m256i x)
 #define FR_V_STORE(p, v) _mm256_storeu_si256((__m256i *)(p), (v))
 
 #define FR_V_GROUP (4 * FR_V_WAYS)
+/* The hash stage takes a block FR_V_GROUP integers at a time. */
+typedef char fr_dec_block_is_whole_groups[FR_DEC_BLOCK % FR_V_GROUP == 0 ? 1 : -1];
 
 /* One block on its way through the stages (see the top of the file). */
 typedef struct {
