@@ -34,6 +34,9 @@ TIMEOUT_OUT_OF_RANGE = "ERR timeout is out of range"
 VALUE_OUT_OF_RANGE = "ERR value is out of range"
 WITHOUT_MULTI = "ERR %s without MULTI"
 WATCH_INSIDE_MULTI = "ERR WATCH inside MULTI is not allowed"
+MULTI_NESTED = "ERR MULTI calls can not be nested"
+EXEC_ABORTED = "EXECABORT Transaction discarded because of previous errors."
+EXEC_REJECTED = "EXECABORT Transaction discarded because of: %s"
 
 # -- sorted sets -----------------------------------------------------------
 ZADD_XX_NX = "ERR XX and NX options at the same time are not compatible"

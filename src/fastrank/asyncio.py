@@ -371,10 +371,17 @@ _ANNOTATED = re.compile(r"(Command # \d+ \(.*?\) of pipeline caused error: )(.*)
 def _asyncio_annotation(exc: BaseException) -> None:
     """Re-annotate a pipeline error as redis.asyncio does (the args tuple, not args[0])."""
     if isinstance(exc, ResponseError) and exc.args and isinstance(exc.args[0], str):
-        match = _ANNOTATED.match(exc.args[0])
-        if match is not None:
-            original = (match.group(2),) + exc.args[1:]
-            exc.args = (f"{match.group(1)}{original}",) + exc.args[1:]
+        exc.args = (_asyncio_text(exc.args[0], exc.args[1:]),) + exc.args[1:]
+
+
+def _asyncio_text(text: str, rest: Tuple[Any, ...]) -> str:
+    # An error redis-py already annotated while reading the transaction's
+    # replies (WATCH or MULTI inside MULTI) is annotated again when raised:
+    # each level shows the args tuple of the level below.
+    match = _ANNOTATED.match(text)
+    if match is None:
+        return text
+    return f"{match.group(1)}{(_asyncio_text(match.group(2), rest),) + rest}"
 
 
 class Pipeline(AsyncCoreCommands):

@@ -122,6 +122,13 @@ def unknown_command_line(argv: list[bytes]) -> str:
     return line.replace("\r", " ").replace("\n", " ")
 
 
+def arity_line(name: str) -> str:
+    """Redis's rejection of a wrong argument count. A malformed EXEC is
+    answered as an aborted transaction (EXECABORT), even with no MULTI open."""
+    line = E.WRONG_ARITY % name
+    return E.EXEC_REJECTED % line[4:] if name == "exec" else line
+
+
 class Engine(CoreCommands):
     """In-process Redis 7.0 keyspace behind redis-py's command methods."""
 
@@ -373,7 +380,7 @@ class Engine(CoreCommands):
             raise CommandError(unknown_command_line(argv))
         n = len(argv)
         if (cmd.arity > 0 and n != cmd.arity) or n < -cmd.arity:
-            raise CommandError(E.WRONG_ARITY % cmd.name)
+            raise CommandError(arity_line(cmd.name))
         reply = cmd.handler(self, argv[1:])
         if cmd.write and self._waiters:
             self._cond.notify_all()

@@ -5,11 +5,13 @@ Commands are queued by the same redis-py command methods and run by
 With ``transaction=True`` the batch behaves as MULTI/EXEC does through
 redis-py: an unknown command or a wrong arity is caught when queued and
 makes EXEC fail (redis-py raises that first error); errors found while
-running (WRONGTYPE, syntax, ...) are per-command results. Without a
-transaction each command simply runs in turn. Either way the whole batch
-runs under the engine lock, and with ``raise_on_error`` (the default) the
-first error is raised after everything ran, annotated as redis-py does
-("Command # n (...) of pipeline caused error: ...").
+running (WRONGTYPE, syntax, ...) are per-command results. MULTI, EXEC,
+DISCARD and WATCH queued in a transaction act as on the server (see
+``Pipeline._execute_transaction``). Without a transaction each command
+simply runs in turn. Either way the whole batch runs under the engine lock,
+and with ``raise_on_error`` (the default) the first error is raised after
+everything ran, annotated as redis-py does ("Command # n (...) of pipeline
+caused error: ...").
 
 WATCH works as redis-py's Pipeline on one connection: ``watch()`` runs at
 once and puts the pipeline in immediate mode (every command runs and
@@ -26,12 +28,12 @@ from typing import TYPE_CHECKING, Any, Literal
 from redis.client import EMPTY_RESPONSE
 from redis.commands.core import CoreCommands
 from redis.event import EventDispatcherInterface
-from redis.exceptions import RedisError, ResponseError, WatchError
+from redis.exceptions import ExecAbortError, RedisError, ResponseError, WatchError
 from redis.utils import safe_str, truncate_text
 
 from fastrank import _errors as E
-from fastrank.commands import COMMANDS
-from fastrank.engine import _parse_error, pack_args, unknown_command_line
+from fastrank.commands import COMMANDS, CommandError
+from fastrank.engine import _parse_error, arity_line, pack_args, unknown_command_line
 
 if TYPE_CHECKING:
     from redis._parsers.encoders import Encoder
@@ -48,15 +50,20 @@ def annotate(exception: Exception, number: int, command: tuple[Any, ...]) -> Non
     exception.args = (msg,) + exception.args[1:]
 
 
-def queue_error(argv: list[bytes]) -> ResponseError | None:
-    """The error Redis gives when queueing argv in MULTI, or None."""
+def rejection(argv: list[bytes]) -> str | None:
+    """The error line Redis rejects argv with before running or queueing it
+    (unknown command, wrong arity), or None."""
     cmd = COMMANDS.get(argv[0].upper())
     if cmd is None:
-        return _parse_error(unknown_command_line(argv))
+        return unknown_command_line(argv)
     n = len(argv)
     if (cmd.arity > 0 and n != cmd.arity) or n < -cmd.arity:
-        return _parse_error(E.WRONG_ARITY % cmd.name)
+        return arity_line(cmd.name)
     return None
+
+
+#: Commands Redis runs at once inside MULTI (everything else is queued).
+_NOT_QUEUED = frozenset({b"MULTI", b"EXEC", b"DISCARD", b"WATCH"})
 
 
 class Pipeline(CoreCommands):
@@ -151,8 +158,6 @@ class Pipeline(CoreCommands):
                 self._dirty = False
                 self.watching = False
                 return engine.finish(command_name, b"OK", options)
-            if word in (b"EXEC", b"DISCARD"):
-                raise _parse_error(E.WITHOUT_MULTI % word.decode())
             return engine.run_packed(command_name, argv, options)
 
     def watch(self, *names: Any) -> Any:
@@ -199,55 +204,78 @@ class Pipeline(CoreCommands):
 
     def _execute_transaction(self, stack: list[Queued], packed: list[list[bytes] | None],
                              raise_on_error: bool) -> list[Any]:
+        """MULTI, the stack, EXEC on one connection, read back as redis-py does.
+
+        The server side follows Redis's multi.c: a command rejected while
+        queueing (unknown, wrong arity) makes EXEC abort; MULTI and WATCH
+        inside the transaction answer an error and change nothing; a DISCARD
+        (or an EXEC) in the stack ends the transaction, so what follows it
+        runs at once and redis-py's final EXEC fails with "EXEC without
+        MULTI". Of the replies before the final EXEC redis-py keeps only the
+        errors, which it annotates.
+        """
         engine = self._engine
-        errors: list[tuple[int, Exception]] = []
-        late: list[tuple[int, Exception]] = []
-        for i, ((args, options), argv) in enumerate(zip(stack, packed)):
-            if argv is None:
-                errors.append((i, options[EMPTY_RESPONSE]))
-                continue
-            err = queue_error(argv)
-            if err is not None:
-                annotate(err, i + 1, args)
-                errors.append((i, err))
-            elif argv[0].upper() == b"WATCH":
-                # Redis runs WATCH at once inside MULTI: an error reply, not
-                # queued, the transaction goes on.
-                err = _parse_error(E.WATCH_INSIDE_MULTI)
-                annotate(err, i + 1, args)
-                late.append((i, err))
-                packed[i] = None
-        if any(isinstance(e, ResponseError) for _, e in errors):
-            errors = sorted(errors + late, key=lambda ie: ie[0])
-            self._unwatch()
-            self.watching = False
-            raise errors[0][1]
-        response: list[Any] = []
+        errors: list[tuple[int, Any]] = []
+        in_multi, dirty = True, False  # opened by redis-py's own MULTI
+        queue: list[list[bytes]] = []
         with engine._lock:
-            failed = engine.watch_failed(self)
-            engine.unwatch_all(self)  # EXEC unwatches at once
-            self._dirty = False
-            self.watching = False
-            if failed:
-                raise WatchError("Watched variable changed.")
-            engine._no_block = True
+            for i, ((args, options), argv) in enumerate(zip(stack, packed)):
+                if argv is None:  # not sent: redis-py answers it itself
+                    errors.append((i, options[EMPTY_RESPONSE]))
+                    continue
+                word = argv[0].upper()
+                try:
+                    line = rejection(argv)
+                    if line is not None:
+                        if word == b"EXEC":  # a malformed EXEC still ends the transaction
+                            in_multi, dirty, queue = False, False, []
+                            self._unwatch()
+                        elif in_multi:
+                            dirty = True
+                        raise CommandError(line)
+                    if not in_multi:
+                        if word == b"MULTI":
+                            in_multi = True
+                        elif word == b"WATCH":
+                            engine.watch_keys(self, argv[1:])
+                        elif word == b"UNWATCH":
+                            self._unwatch()
+                        else:  # EXEC and DISCARD answer "... without MULTI"
+                            engine.call(argv)
+                    elif word not in _NOT_QUEUED:
+                        queue.append(argv)
+                    elif word == b"MULTI":
+                        raise CommandError(E.MULTI_NESTED)
+                    elif word == b"WATCH":
+                        raise CommandError(E.WATCH_INSIDE_MULTI)
+                    else:  # DISCARD or EXEC: the transaction ends here
+                        ended, ended_dirty = queue, dirty
+                        in_multi, dirty, queue = False, False, []
+                        if word == b"EXEC":
+                            self._exec(ended, ended_dirty)  # redis-py drops its reply
+                        else:
+                            self._unwatch()
+                except CommandError as err:
+                    exc = _parse_error(err.line)
+                    annotate(exc, i + 1, args)
+                    errors.append((i, exc))
             try:
-                for argv in packed:
-                    if argv is None:
-                        continue
-                    try:
-                        response.append(engine.call(argv))
-                    except Exception as exc:
-                        line = getattr(exc, "line", None)
-                        if line is None:
-                            raise
-                        response.append(_parse_error(line))
-            finally:
-                engine._no_block = False
+                if not in_multi:
+                    raise CommandError(E.WITHOUT_MULTI % "EXEC")
+                response = self._exec(queue, dirty)
+            except CommandError as err:
+                exc = _parse_error(err.line)
+                if isinstance(exc, ExecAbortError) and errors:
+                    raise errors[0][1] from None
+                raise exc from None
+        if response is None:
+            raise WatchError("Watched variable changed.")
         if engine._decode_responses:
             response = [r if isinstance(r, Exception) else engine.decode(r) for r in response]
-        for i, e in sorted(errors + late, key=lambda ie: ie[0]):
+        for i, e in errors:
             response.insert(i, e)
+        if len(response) != len(stack):
+            raise ResponseError("Wrong number of response items from pipeline execution")
         if raise_on_error:
             self.raise_first_error(stack, response)
         data: list[Any] = []
@@ -259,6 +287,32 @@ class Pipeline(CoreCommands):
                     r = self.response_callbacks[args[0]](r, **options)
             data.append(r)
         return data
+
+    def _exec(self, queue: list[list[bytes]], dirty: bool) -> list[Any] | None:
+        """EXEC of a transaction (lock held): it unwatches; it aborts if a
+        command was rejected while queueing, answers None if a watched key
+        changed, else runs the queue (errors as exception objects)."""
+        engine = self._engine
+        failed = engine.watch_failed(self)
+        self._unwatch()
+        if dirty:
+            raise CommandError(E.EXEC_ABORTED)
+        if failed:
+            return None
+        replies: list[Any] = []
+        engine._no_block = True
+        try:
+            for argv in queue:
+                try:
+                    replies.append(engine.call(argv))
+                except Exception as exc:
+                    line = getattr(exc, "line", None)
+                    if line is None:
+                        raise
+                    replies.append(_parse_error(line))
+        finally:
+            engine._no_block = False
+        return replies
 
     def raise_first_error(self, stack: list[Queued], response: list[Any]) -> None:
         for i, r in enumerate(response):

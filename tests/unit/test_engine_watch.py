@@ -232,6 +232,23 @@ def test_plain_engine_watch_commands(r):
         r.unwatch()
 
 
+def test_multi_outside_a_transaction_pipeline_is_refused(r):
+    """Redis would leave the connection answering QUEUED; the Engine keeps no
+    such state outside a transaction pipeline, so it refuses and runs on."""
+    refused = "runs MULTI only as a transaction pipeline"
+    with pytest.raises(redis.ResponseError, match=refused):
+        r.execute_command("MULTI")
+    assert r.set("k", 1) is True and r.get("k") == b"1"
+    with r.pipeline(transaction=False) as pipe:
+        out = pipe.execute_command("MULTI").set("k", 2).execute(raise_on_error=False)
+    assert isinstance(out[0], redis.ResponseError) and refused in str(out[0])
+    assert out[1] is True and r.get("k") == b"2"
+    with r.pipeline() as pipe:
+        pipe.watch("k")
+        with pytest.raises(redis.ResponseError, match=refused):
+            pipe.execute_command("MULTI")
+
+
 def test_transaction_helper(r):
     r.set("counter", 1)
     calls = []

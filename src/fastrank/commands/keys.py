@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from fastrank.engine import Engine
 
 UNSUPPORTED_OPTION = "ERR Unsupported option %s"
+MULTI_UNSUPPORTED = ("ERR fastrank.Engine runs MULTI only as a transaction pipeline "
+                     "(pipeline(transaction=True) or pipeline().multi())")
 
 
 def _now_ms() -> int:
@@ -377,6 +379,30 @@ def unwatch(db: Engine, args: list[bytes]) -> Any:
     """Queued inside MULTI (redis-py's unwatch() after multi()): EXEC has
     already unwatched everything, so it only answers OK, as Redis does."""
     return b"OK"
+
+
+# Inside a transaction pipeline MULTI, EXEC and DISCARD are run by the
+# pipeline itself (fastrank.pipeline); these handlers answer where no MULTI
+# is open.
+
+
+@command("exec", 1)
+def exec_(db: Engine, args: list[bytes]) -> Any:
+    raise CommandError(E.WITHOUT_MULTI % "EXEC")
+
+
+@command("discard", 1)
+def discard(db: Engine, args: list[bytes]) -> Any:
+    raise CommandError(E.WITHOUT_MULTI % "DISCARD")
+
+
+@command("multi", 1)
+def multi(db: Engine, args: list[bytes]) -> Any:
+    """On Redis, MULTI sent on its own (bare client, plain pipeline, a
+    pipeline in WATCH mode) leaves that connection answering QUEUED to what
+    follows. The Engine keeps no such per-connection state there, so it
+    refuses instead of running the following commands at once."""
+    raise CommandError(MULTI_UNSUPPORTED)
 
 
 @command("ping", -1)
