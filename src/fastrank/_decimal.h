@@ -113,13 +113,26 @@ static inline void fr_store_le64(uint8_t *p, uint64_t x)
     memcpy(p, &x, sizeof x);
 }
 
+/* mag = a * 10^16 + b * 10^8 + c (a < 1845, b, c < 10^8). */
+static inline void fr_dec_abc(uint64_t mag, uint32_t *a, uint32_t *b, uint32_t *c)
+{
+    uint64_t q = mag / FR_DEC_1E8;
+    /* q < 2^38: q / 10^8 = (q >> 8) / 390625 = (q >> 8) * ceil(2^52 / 390625) >> 52,
+     * exact below 2^30 (one 64-bit multiply instead of a 128-bit one) */
+    uint64_t hi = ((q >> 8) * 11529215047ULL) >> 52;
+    *a = (uint32_t)hi;
+    *b = (uint32_t)(q - hi * FR_DEC_1E8);
+    *c = (uint32_t)(mag - q * FR_DEC_1E8);
+}
+
 /* S of mag (24 bytes at s, see the top); returns the digit count. */
 static inline unsigned fr_dec_text_swar(uint64_t mag, uint8_t *s)
 {
-    uint64_t q = mag / FR_DEC_1E8, a = q / FR_DEC_1E8;
-    fr_store_le64(s, fr_dec8_ascii((uint32_t)a));
-    fr_store_le64(s + 8, fr_dec8_ascii((uint32_t)(q - a * FR_DEC_1E8)));
-    fr_store_le64(s + 16, fr_dec8_ascii((uint32_t)(mag - q * FR_DEC_1E8)));
+    uint32_t a, b, c;
+    fr_dec_abc(mag, &a, &b, &c);
+    fr_store_le64(s, fr_dec8_ascii(a));
+    fr_store_le64(s + 8, fr_dec8_ascii(b));
+    fr_store_le64(s + 16, fr_dec8_ascii(c));
     return fr_dec_digits(mag);
 }
 

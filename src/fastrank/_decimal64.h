@@ -79,8 +79,8 @@ static inline void fr_dec_text_block(const uint64_t *mag, size_t m, uint8_t *s, 
 {
     uint16_t g[FR_DEC_BLOCK * 6 + 8];
     for (size_t j = 0; j < m; j++) {
-        uint64_t q = mag[j] / FR_DEC_1E8, a = q / FR_DEC_1E8;
-        uint32_t b = (uint32_t)(q - a * FR_DEC_1E8), c = (uint32_t)(mag[j] - q * FR_DEC_1E8);
+        uint32_t a, b, c;
+        fr_dec_abc(mag[j], &a, &b, &c);
         uint32_t bh = b / 10000, ch = c / 10000;
         uint16_t *gj = g + 6 * j;
         gj[0] = 0;

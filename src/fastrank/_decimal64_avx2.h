@@ -174,13 +174,7 @@ fr_dec_split_part(const void *vals, const int is_signed, fr_dec_block_t *sp, siz
         } else {
             v = ((const uint64_t *)vals)[j];
         }
-        uint64_t q = v / FR_DEC_1E8;
-        /* q < 2^38: q / 10^8 = (q >> 8) / 390625 = (q >> 8) * ceil(2^52 / 390625) >> 52,
-         * exact below 2^30 (one 64-bit multiply instead of a 128-bit one) */
-        uint64_t a = ((q >> 8) * 11529215047ULL) >> 52;
-        sp->a[j] = (uint32_t)a;
-        sp->b[j] = (uint32_t)(q - a * FR_DEC_1E8);
-        sp->c[j] = (uint32_t)(v - q * FR_DEC_1E8);
+        fr_dec_abc(v, &sp->a[j], &sp->b[j], &sp->c[j]);
         unsigned len = fr_dec_digits(v) + neg;
         sp->len[j] = len;
         short_any |= (int32_t)len - 17;
