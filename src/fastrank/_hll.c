@@ -112,10 +112,12 @@
  *
  * BATCHES OF INTEGERS
  * -------------------
- * A numpy integer is added as its decimal text; _decimal64.h writes the
- * zero-padded texts of a block of 32 integers with SWAR (or SSE2)
+ * A numpy integer is added as its decimal text: _decimal64_avx2.h hashes
+ * the texts of a block of 64 integers four at a time in AVX2 lanes where
+ * the CPU has it; elsewhere _decimal64.h writes them with SSE2 (or SWAR)
  * arithmetic and hashes each in place.  While the value is sparse,
- * elements go through the sparse update one by one, in order.  Once it is dense the order no longer matters (registers only
+ * elements go through the sparse update one by one, in order.  Once it is
+ * dense the order no longer matters (registers only
  * rise), so a long rest is first reduced to one byte of maximum rank per
  * register (hll_int_max, no shared state: _hyperloglog.pxi runs it on
  * several threads over parts of the batch) and then applied in one pass
@@ -618,14 +620,14 @@ int hll_int_simd(int allow)
 
 static void int_hashes(const void *vals, int is_signed, size_t m, uint64_t *hash)
 {
-    uint8_t text[FR_DEC_BUF(INT_BLOCK)];
-    unsigned len[INT_BLOCK];
 #ifdef FR_DEC_AVX2
     if (hll_int_simd(-1)) {
         fr_dec_hash_block_avx2(vals, is_signed, m, hash, FR_MURMUR64A_HLL_SEED);
         return;
     }
 #endif
+    uint8_t text[FR_DEC_BUF(INT_BLOCK)];
+    unsigned len[INT_BLOCK];
     if (is_signed) {
         const int64_t *v = (const int64_t *)vals;
         uint64_t mag[INT_BLOCK];
