@@ -55,7 +55,7 @@ def test_wheel_carries_the_module_only(dist):
         wheel_names = whl.namelist()
     assert any(n.startswith("fastrank/_core.") and n.endswith((".so", ".pyd")) for n in wheel_names)
     assert "fastrank/py.typed" in wheel_names and "fastrank/_core.pyi" in wheel_names
-    assert "fastrank/benchmark.py" in wheel_names and "fastrank/_bench_peers.py" in wheel_names
+    assert "fastrank/bench/runner.py" in wheel_names and "fastrank/bench/peers.py" in wheel_names
     assert not any(n.endswith((".c", ".pyx", ".pxi")) for n in wheel_names)
 
 
