@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -70,6 +71,7 @@ if TYPE_CHECKING:
 TYPE_NAMES: dict[type, bytes] = {bytes: b"string", SortedSet: b"zset", ListpackZSet: b"zset",
                                  dict: b"hash", set: b"set"}
 TYPE_NAMES.update({CountMinSketch: b"CMSk-TYPE", TopK: b"TopK-TYPE"})  # RedisBloom 2.8
+TYPE_NAMES[deque] = b"list"  # commands/lists.py
 _PACK_ERROR = "A tuple item must be str, int, float or bytes."
 _parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
 

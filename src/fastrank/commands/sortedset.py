@@ -31,6 +31,7 @@ from __future__ import annotations
 import enum
 import math
 import random
+import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Final, Iterable, Sequence, TypeVar, Union
 
@@ -565,18 +566,24 @@ def zmpop(db: Engine, args: list[bytes]) -> list[Any] | None:
     return None if items is None else [key, pairs(items)]  # items is None iff key is
 
 
+_FOREVER_S = threading.TIMEOUT_MAX / 2
+
+
 def parse_timeout(arg: bytes) -> float | None:
     """Redis getTimeoutFromObjectOrReply (seconds): a monotonic deadline or None."""
     value = parse_long_double(arg)
     if value is None:
         raise CommandError(E.TIMEOUT_NOT_FLOAT)
     ms = value * 1000
-    if ms > INT64_MAX:
-        raise CommandError(E.TIMEOUT_OUT_OF_RANGE)
-    if ms < 0:
+    # Past INT64_MAX the server's conversion to a long long yields its most
+    # negative value, hence "negative"; a deadline beyond what a wait can
+    # take (centuries) is never reached: no deadline.
+    if ms < 0 or ms > INT64_MAX:
         raise CommandError(E.TIMEOUT_NEGATIVE)
     ms = math.ceil(ms)
-    return None if ms == 0 else time.monotonic() + ms / 1000.0
+    if ms == 0 or ms / 1000.0 > _FOREVER_S:
+        return None
+    return time.monotonic() + ms / 1000.0
 
 
 def blocking_pop(db: Engine, deadline: float | None,
