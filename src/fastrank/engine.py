@@ -158,6 +158,7 @@ class Engine(CoreCommands):
         self._cond = threading.Condition(self._lock)  # type: ignore[arg-type]
         self._waiters = 0
         self._no_block = False  # set while a transaction runs
+        self._retrying = False  # set while fastrank.asyncio retries a blocked command
         self._watched: dict[bytes, list[Pipeline]] = {}  # key → pipelines WATCHing it
         # True while someone waits for a write or watches a key: the one
         # attribute the fast paths test after writing.

@@ -15,9 +15,10 @@ timeout's nil reply comes at once.
 """
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from itertools import islice
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar
 
 from fastrank import _errors as E
 from fastrank.commands import CommandError, command, syntax_error, to_int
@@ -27,6 +28,7 @@ from fastrank.commands.sortedset import blocking_pop, count_arg, parse_timeout
 if TYPE_CHECKING:
     from fastrank.engine import Engine
 
+_T = TypeVar("_T")
 LEFT, RIGHT = True, False  # a list end: head (LEFT) or tail (RIGHT)
 
 
@@ -339,44 +341,68 @@ def rpoplpush(db: Engine, args: list[bytes]) -> Optional[bytes]:
     return move(db, args[0], args[1], RIGHT, LEFT)
 
 
+def blocking_move(db: Engine, args: list[bytes], src_left: bool, dst_left: bool,
+                  timeout: bytes) -> Optional[bytes]:
+    """BLMOVE/BRPOPLPUSH: a source that became another type while waiting is
+    passed over (not a wake-up on the server); a wrong destination is an error."""
+    deadline = parse_timeout(timeout)
+
+    def attempt(waiting: bool) -> Optional[bytes]:
+        if waiting and type(db.lookup(args[0])) not in (deque, type(None)):
+            return None
+        return move(db, args[0], args[1], src_left, dst_left)
+
+    return retries(db, deadline, attempt)
+
+
 @command("blmove", 6, write=True, blocking=True)
 def blmove(db: Engine, args: list[bytes]) -> Optional[bytes]:
     src_left, dst_left = parse_end(args[2]), parse_end(args[3])
-    deadline = parse_timeout(args[4])
-    return blocking_pop(db, deadline, lambda: move(db, args[0], args[1], src_left, dst_left))
+    return blocking_move(db, args, src_left, dst_left, args[4])
 
 
 @command("brpoplpush", 4, write=True, blocking=True)
 def brpoplpush(db: Engine, args: list[bytes]) -> Optional[bytes]:
-    deadline = parse_timeout(args[2])
-    return blocking_pop(db, deadline, lambda: move(db, args[0], args[1], RIGHT, LEFT))
+    return blocking_move(db, args, RIGHT, LEFT, args[2])
 
 
 # -- pops over several keys --------------------------------------------------
 
 
-def pop_first(db: Engine, keys: list[bytes], left: bool,
-              count: int) -> Optional[tuple[bytes, list[bytes]]]:
+def pop_first(db: Engine, keys: list[bytes], left: bool, count: int,
+              waiting: bool = False) -> Optional[tuple[bytes, list[bytes]]]:
     """(key, elements) from the first non-empty list among keys, or None.
 
-    A key of another type stops the scan with WRONGTYPE, as on the server.
+    A key of another type stops the scan with WRONGTYPE, as on the server,
+    except for a client already ``waiting``: the server wakes it only for a
+    list, so a key that became another type is passed over.
     """
     for key in keys:
+        if waiting and type(db.lookup(key)) not in (deque, type(None)):
+            continue
         lst = get_list(db, key)
         if lst:
             return key, pop_some(db, key, lst, left, count)
     return None
 
 
+def retries(db: Engine, deadline: Optional[float],
+            attempt: Callable[[bool], Optional[_T]]) -> Optional[_T]:
+    """``blocking_pop`` where ``attempt(waiting)`` knows whether it is a retry
+    (here, or by ``fastrank.asyncio``, which retries a blocked command afresh)."""
+    tries = itertools.count(1 if db._retrying else 0)
+    return blocking_pop(db, deadline, lambda: attempt(next(tries) > 0))
+
+
 def _bpop(db: Engine, args: list[bytes], left: bool) -> Optional[list[bytes]]:
     deadline = parse_timeout(args[-1])
     keys = args[:-1]
 
-    def attempt() -> Optional[list[bytes]]:
-        popped = pop_first(db, keys, left, 1)
+    def attempt(waiting: bool) -> Optional[list[bytes]]:
+        popped = pop_first(db, keys, left, 1, waiting)
         return None if popped is None else [popped[0], popped[1][0]]
 
-    return blocking_pop(db, deadline, attempt)
+    return retries(db, deadline, attempt)
 
 
 @command("blpop", -3, write=True, blocking=True)
@@ -422,4 +448,5 @@ def blmpop(db: Engine, args: list[bytes]) -> Optional[list[Any]]:
     """The timeout is parsed after the other arguments, as Redis does."""
     keys, left, count = parse_lmpop(args[1:])
     deadline = parse_timeout(args[0])
-    return blocking_pop(db, deadline, lambda: _mpop_reply(pop_first(db, keys, left, count)))
+    return retries(db, deadline,
+                   lambda waiting: _mpop_reply(pop_first(db, keys, left, count, waiting)))
