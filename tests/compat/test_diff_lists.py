@@ -315,6 +315,20 @@ def test_watch_sees_list_writes(pair: Pair) -> None:
     pair.check_keyspace()
 
 
+@pytest.mark.parametrize("transaction", [True, False])
+def test_list_commands_in_pipelines(pair: Pair, transaction: bool) -> None:
+    def run(c: Any) -> Any:
+        pipe = c.pipeline(transaction=transaction)
+        pipe.rpush("p", "a", "b", "c").lpush("p", "z").lrange("p", 0, -1).lpop("p", 2)
+        pipe.set("s", "v").lpush("s", "x").lset("p", 9, "q").lpos("p", "c", rank=0)
+        pipe.lmove("p", "p2", "LEFT", "RIGHT").lmpop(2, "none", "p", direction="RIGHT")
+        pipe.blpop(["none"], 0.01).sort("p2", alpha=True).lcs("s", "none").exists("p", "p2")
+        return pipe.execute(raise_on_error=False)
+
+    pair.apply(f"pipeline(transaction={transaction}) of list commands", run)
+    pair.check_keyspace()
+
+
 # -- seeded random stream --------------------------------------------------------------
 
 
