@@ -203,7 +203,8 @@ def test_blocking_commands_with_data_or_timeout(pair: Pair) -> None:
                  ["BLMOVE", "a", "b", "LEFT", "LEFT", -1], ["BRPOPLPUSH", "a", "b", "x"],
                  ["BLMPOP", 1, 0, "l1", "LEFT"], ["BLMPOP", -1, 1, "l1", "LEFT"],
                  ["BLMPOP", "x", 1, "l1", "NOWHERE"], ["BLMPOP", "x", 1, "l1", "LEFT"],
-                 ["BLMPOP", 1, 1, "l1", "LEFT", "COUNT", 0], ["BLPOP", "l1"]):
+                 ["BLMPOP", 1, 1, "l1", "LEFT", "COUNT", 0], ["BLPOP", "l1"],
+                 ["BZPOPMIN", "z", "1e30"], ["BZPOPMAX", "z", "9223372036854775.808"]):
         pair.quiet("execute_command", *args)
     pair.check_keyspace()
 

@@ -2,9 +2,9 @@
 
 Sync: a thread waits in BLPOP / BRPOP / BLMOVE / BRPOPLPUSH / BLMPOP while
 the main thread writes through the same client (another pooled connection
-on the server); the waiter's reply and the keyspace must agree. The
-scenarios give the same answer whether the write lands before or after the
-waiter blocks, so no test depends on timing. A key that turns into another
+on the server) once the waiter is blocked (seen in the Engine's waiter
+count, or CLIENT LIST's ``b`` flag); the waiter's reply and the keyspace
+must agree. A key that turns into another
 type while a client waits is not a wake-up (the server only serves a list);
 a wrong destination for BLMOVE is an error.
 
@@ -19,16 +19,30 @@ from typing import Any, Callable, List
 
 import pytest
 
+import fastrank
 from differential import Pair, canon
 from test_diff_asyncio import AsyncPair, outcome, run
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-PAUSE = 0.05  # lets the waiter block first (the reply is the same if it does not)
+PAUSE = 0.05  # asyncio: lets the waiter block first
 
 
-def with_writer(wait: Callable[[Any], Any], write: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """A scenario: ``wait(c)`` in a thread, ``write(c)`` meanwhile; the waiter's outcome."""
+def wait_until_blocked(c: Any) -> None:
+    """Until a client is blocked: an Engine waiter, or a server client flagged 'b'."""
+    for _ in range(1000):
+        if isinstance(c, fastrank.Engine):
+            if c._waiters:
+                return
+        elif any("b" in info.get("flags", "") for info in c.client_list()):
+            return
+        threading.Event().wait(0.005)
+    raise AssertionError("the waiter never blocked")
+
+
+def with_writer(wait: Callable[[Any], Any], write: Callable[[Any], Any],
+                block: bool = True) -> Callable[[Any], Any]:
+    """A scenario: ``wait(c)`` in a thread, ``write(c)`` once it blocks; the waiter's outcome."""
 
     def scenario(c: Any) -> Any:
         out: List[Any] = []
@@ -41,7 +55,8 @@ def with_writer(wait: Callable[[Any], Any], write: Callable[[Any], Any]) -> Call
 
         thread = threading.Thread(target=waiter)
         thread.start()
-        threading.Event().wait(PAUSE)
+        if block:
+            wait_until_blocked(c)
         write(c)
         thread.join(10)
         return out
@@ -86,7 +101,8 @@ def test_blocking_list_command_woken_by_a_write(pair: Pair, name: str) -> None:
 
 def test_blocking_list_command_times_out(pair: Pair) -> None:
     pair.apply("blpop times out, then the key is written",
-               with_writer(lambda c: c.blpop(["q"], 0.01), lambda c: c.rpush("other", "x")))
+               with_writer(lambda c: c.blpop(["q"], 0.01), lambda c: c.rpush("other", "x"),
+                           block=False))
     pair.check_keyspace()
 
 
