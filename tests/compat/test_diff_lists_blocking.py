@@ -1,4 +1,4 @@
-"""Blocking list commands woken by writes: client under test vs real Redis 7.0.
+"""Blocking list commands (and BZPOPMIN) woken by writes: client under test vs real Redis 7.0.
 
 Sync: a thread waits in BLPOP / BRPOP / BLMOVE / BRPOPLPUSH / BLMPOP while
 the main thread writes through the same client (another pooled connection
@@ -86,6 +86,12 @@ SCENARIOS = {
          lambda c: (c.set("q1", "str"), c.rpush("q2", "ok"))),
     "blmove with a destination of another type":
         (lambda c: c.blmove("q", "dst", 5), lambda c: (c.set("dst", "s"), c.rpush("q", "a"))),
+    "bzpopmin passes over a key that became a list":
+        (lambda c: c.bzpopmin(["z"], 5),
+         lambda c: (c.rpush("z", "a"), c.delete("z"), c.zadd("z", {"m": 1}))),
+    "blpop passes over a key that became a zset":
+        (lambda c: c.blpop(["q"], 5),
+         lambda c: (c.zadd("q", {"m": 1}), c.delete("q"), c.rpush("q", "x"))),
     "blpop in a transaction pushed": (
         lambda c: c.blpop(["q"], 5),
         lambda c: c.pipeline().rpush("q", "a", "b").lpop("q").execute()),
@@ -144,6 +150,13 @@ def test_asyncio_blocking_list_commands(redis_server: Any) -> None:
 
         out.append(canon((await outcome(lambda: asyncio.gather(c.blmove("l10", "l11", 0),
                                                                 wrong_destination()))).key()))
+        async def list_then_zset() -> None:
+            await asyncio.sleep(PAUSE)
+            await c.rpush("z1", "a")
+            await c.delete("z1")
+            await c.zadd("z1", {"s": 2})
+
+        out.append((await asyncio.gather(c.bzpopmin("z1", 0), list_then_zset()))[0])
         async with c.pipeline() as pipe:                   # MULTI: never waits
             pipe.blpop(["none"], 0).brpoplpush("none", "x", 0).blmpop(0, 1, "none",
                                                                      direction="LEFT")

@@ -15,10 +15,9 @@ timeout's nil reply comes at once.
 """
 from __future__ import annotations
 
-import itertools
 from collections import deque
 from itertools import islice
-from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Optional
 
 from fastrank import _errors as E
 from fastrank.commands import CommandError, command, syntax_error, to_int
@@ -28,7 +27,6 @@ from fastrank.commands.sortedset import blocking_pop, count_arg, parse_timeout
 if TYPE_CHECKING:
     from fastrank.engine import Engine
 
-_T = TypeVar("_T")
 LEFT, RIGHT = True, False  # a list end: head (LEFT) or tail (RIGHT)
 
 
@@ -352,7 +350,7 @@ def blocking_move(db: Engine, args: list[bytes], src_left: bool, dst_left: bool,
             return None
         return move(db, args[0], args[1], src_left, dst_left)
 
-    return retries(db, deadline, attempt)
+    return blocking_pop(db, deadline, attempt)
 
 
 @command("blmove", 6, write=True, blocking=True)
@@ -386,14 +384,6 @@ def pop_first(db: Engine, keys: list[bytes], left: bool, count: int,
     return None
 
 
-def retries(db: Engine, deadline: Optional[float],
-            attempt: Callable[[bool], Optional[_T]]) -> Optional[_T]:
-    """``blocking_pop`` where ``attempt(waiting)`` knows whether it is a retry
-    (here, or by ``fastrank.asyncio``, which retries a blocked command afresh)."""
-    tries = itertools.count(1 if db._retrying else 0)
-    return blocking_pop(db, deadline, lambda: attempt(next(tries) > 0))
-
-
 def _bpop(db: Engine, args: list[bytes], left: bool) -> Optional[list[bytes]]:
     deadline = parse_timeout(args[-1])
     keys = args[:-1]
@@ -402,7 +392,7 @@ def _bpop(db: Engine, args: list[bytes], left: bool) -> Optional[list[bytes]]:
         popped = pop_first(db, keys, left, 1, waiting)
         return None if popped is None else [popped[0], popped[1][0]]
 
-    return retries(db, deadline, attempt)
+    return blocking_pop(db, deadline, attempt)
 
 
 @command("blpop", -3, write=True, blocking=True)
@@ -448,5 +438,5 @@ def blmpop(db: Engine, args: list[bytes]) -> Optional[list[Any]]:
     """The timeout is parsed after the other arguments, as Redis does."""
     keys, left, count = parse_lmpop(args[1:])
     deadline = parse_timeout(args[0])
-    return retries(db, deadline,
-                   lambda waiting: _mpop_reply(pop_first(db, keys, left, count, waiting)))
+    return blocking_pop(db, deadline,
+                        lambda waiting: _mpop_reply(pop_first(db, keys, left, count, waiting)))
