@@ -3,11 +3,12 @@
 ``LCS a b`` gives the subsequence, ``LEN`` its length, ``IDX`` the matching
 ranges (``MINMATCHLEN`` drops shorter ones, ``WITHMATCHLEN`` adds each
 length) as the RESP3 map ``{matches: [...], len: n}``. Missing keys are
-empty strings. The table is the classic dynamic programme; the walk back
-from its last cell decides every tie the way the server does (step in the
-second string unless the first gives a strictly longer subsequence), so the
-subsequence and the ranges are the server's, not just one valid answer.
-Time and memory O(len(a) * len(b)).
+empty strings. The table of prefix LCS lengths is kept as bit-vectors
+(``LcsTable``); the walk back from its last cell decides every tie the way
+the server does (step in the second string unless the first gives a
+strictly longer subsequence), so the subsequence and the ranges are the
+server's, not just one valid answer. Time O(len(a) * len(b) / 64) word
+operations, memory len(a) * len(b) bits.
 """
 from __future__ import annotations
 
@@ -20,27 +21,39 @@ if TYPE_CHECKING:
     from fastrank.engine import Engine
 
 
-def lcs_table(a: bytes, b: bytes) -> list[list[int]]:
-    """table[i][j]: LCS length of a[:i] and b[:j]. O(len(a) * len(b))."""
-    table = [[0] * (len(b) + 1)]
-    for i in range(1, len(a) + 1):
-        above = table[i - 1]
-        row = [0]
-        byte = a[i - 1]
-        for j in range(1, len(b) + 1):
-            if byte == b[j - 1]:
-                row.append(above[j - 1] + 1)
-            else:
-                up, left = above[j], row[j - 1]
-                row.append(up if up > left else left)
-        table.append(row)
-    return table
+class LcsTable:
+    """The LCS lengths of every prefix pair, one bit-vector per prefix of a.
+
+    Row i is the bit-parallel LCS state (Allison-Dix / Hyyrö) after a[:i]: bit
+    j is 0 where the LCS length grows at b[j], so ``length(i, j)`` is j minus
+    the ones among the low j bits. Building costs O(len(a) * len(b) / 64)
+    machine-word operations (Python ints), a lookup O(len(b) / 64).
+    """
+
+    __slots__ = ("rows",)
+
+    def __init__(self, a: bytes, b: bytes) -> None:
+        full = (1 << len(b)) - 1
+        where: dict[int, int] = {}
+        for j, byte in enumerate(b):
+            where[byte] = where.get(byte, 0) | (1 << j)
+        row = full
+        self.rows = [row]
+        for byte in a:
+            matches = row & where.get(byte, 0)
+            row = ((row + matches) | (row - matches)) & full
+            self.rows.append(row)
+
+    def length(self, i: int, j: int) -> int:
+        """LCS length of a[:i] and b[:j]."""
+        return j - (self.rows[i] & ((1 << j) - 1)).bit_count()
 
 
-def walk_back(a: bytes, b: bytes, table: list[list[int]]
+def walk_back(a: bytes, b: bytes, table: LcsTable
               ) -> tuple[bytes, list[tuple[int, int, int, int]]]:
     """(subsequence, ranges): each range (a_start, a_end, b_start, b_end) is a run
-    of consecutive matches, listed from the end of the strings to their start."""
+    of consecutive matches, listed from the end of the strings to their start.
+    O(len(a) + len(b)) steps."""
     out = bytearray()
     ranges: list[tuple[int, int, int, int]] = []
     run: list[int] | None = None  # [a_start, a_end, b_start, b_end] being grown
@@ -57,7 +70,7 @@ def walk_back(a: bytes, b: bytes, table: list[list[int]]
             if i == 0 or j == 0:
                 ranges.append((run[0], run[1], run[2], run[3]))
         else:
-            if table[i - 1][j] > table[i][j - 1]:
+            if table.length(i - 1, j) > table.length(i, j - 1):
                 i -= 1
             else:
                 j -= 1
@@ -100,8 +113,8 @@ def lcs(db: Engine, args: list[bytes]) -> Any:
         i += 1
     if want_idx and want_len:
         raise CommandError(E.LCS_IDX_AND_LEN)
-    table = lcs_table(a, b)
-    length = table[len(a)][len(b)]
+    table = LcsTable(a, b)
+    length = table.length(len(a), len(b))
     if want_len:
         return length
     subsequence, ranges = walk_back(a, b, table)
