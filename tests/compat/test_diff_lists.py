@@ -4,8 +4,9 @@ Every list command with its options and error paths (error precedence:
 arguments before the key, except LSET/LINDEX), WRONGTYPE against every
 other type (string, set, zset, hash, CMS and Top-K sketches), keyspace
 commands on lists, WATCH seeing list writes, blocking commands inside MULTI
-(no wait), and a seeded random stream mixing all of it. Each test ends with
-the two keyspaces compared.
+(no wait), and a seeded random stream mixing all of it, also queued in
+pipelines (MULTI and plain) and awaited through fastrank.asyncio. Each test
+ends with the two keyspaces compared.
 """
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from typing import Any, Callable, List
 import pytest
 
 from differential import Gen, Pair, steps
+from test_diff_asyncio import AsyncPair, run
+from test_diff_pipeline import compare_pipeline, draw_specs
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"),
               pytest.mark.usefixtures("redisbloom")]
@@ -464,3 +467,32 @@ def test_lists_random_decoded(pair_decoded: Pair, seed: int) -> None:
     gen = ListGen(random.Random(seed * 6011 + 5), decoded=True)
     gen.op_other_types(pair_decoded)
     gen.run(pair_decoded, steps(600))
+
+
+@pytest.mark.parametrize("transaction", [True, False], ids=["multi", "plain"])
+def test_lists_random_pipelines(pair: Pair, seed: int, transaction: bool) -> None:
+    rng = random.Random(seed * 191 + transaction)
+    gen = ListGen(rng)
+    gen.op_other_types(pair)
+    for _ in range(steps(120)):
+        specs = draw_specs(gen, rng.choice([1, 2, 3, 5, 8]))
+        compare_pipeline(pair, specs, transaction, raise_on_error=rng.random() < 0.5)
+
+
+def test_lists_random_asyncio(redis_server: Any, seed: int) -> None:
+    """The same random stream through fastrank.asyncio and redis.asyncio."""
+    gen = ListGen(random.Random(seed * 389 + 1))
+    specs = draw_specs(gen, steps(500))
+
+    async def main() -> None:
+        p = AsyncPair(redis_server.port, label=f"lists seed={seed}")
+        try:
+            for method, args, kwargs in [("set", ("str", "x"), {}), ("sadd", ("set", "1"), {}),
+                                         ("zadd", ("zset", {"m": 1}), {}),
+                                         ("hset", ("hash", "f", "v"), {})] + specs:
+                await p.call(method, *args, **kwargs)
+            p.check_keyspace("at the end")
+        finally:
+            await p.aclose()
+
+    run(main)
