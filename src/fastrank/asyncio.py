@@ -328,10 +328,12 @@ class Engine(AsyncCoreCommands):
         while True:
             with core._lock:
                 no_block, core._no_block = core._no_block, True
+                core._retrying = started  # a retry: keys of another type are passed over
                 try:
                     reply = core.execute_command(*args, **options)
                 finally:
                     core._no_block = no_block
+                    core._retrying = False
                 if reply is not None:
                     return reply
                 if not started:  # the first try parsed every argument

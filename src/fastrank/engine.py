@@ -40,6 +40,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -72,6 +73,7 @@ if TYPE_CHECKING:
 TYPE_NAMES: dict[type, bytes] = {bytes: b"string", SortedSet: b"zset", ListpackZSet: b"zset",
                                  dict: b"hash", set: b"set"}
 TYPE_NAMES.update({CountMinSketch: b"CMSk-TYPE", TopK: b"TopK-TYPE"})  # RedisBloom 2.8
+TYPE_NAMES[deque] = b"list"  # commands/lists.py
 _PACK_ERROR = "A tuple item must be str, int, float or bytes."
 _parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
 
@@ -158,6 +160,7 @@ class Engine(CoreCommands):
         self._cond = threading.Condition(self._lock)  # type: ignore[arg-type]
         self._waiters = 0
         self._no_block = False  # set while a transaction runs
+        self._retrying = False  # set while fastrank.asyncio retries a blocked command
         self._watched: dict[bytes, list[Pipeline]] = {}  # key → pipelines WATCHing it
         # True while someone waits for a write or watches a key: the one
         # attribute the fast paths test after writing.
