@@ -26,6 +26,7 @@ length per item, then the items back to back):
     5 set                 the members packed
     6 Count-Min Sketch    CountMinSketch.to_bytes()
     7 Top-K               TopK.to_bytes()
+    8 list                the elements packed, head first
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ import os
 import struct
 import tempfile
 import zlib
+from collections import deque
 from typing import Any, BinaryIO, Callable, Iterable
 
 import numpy as np
@@ -84,6 +86,7 @@ _PACKERS: dict[type, tuple[int, Callable[[Any], bytes]]] = {
     set: (5, lambda s: _pack_items(list(s))),
     CountMinSketch: (6, lambda c: c.to_bytes()),
     TopK: (7, lambda t: t.to_bytes()),
+    deque: (8, lambda d: _pack_items(list(d))),
 }
 
 
@@ -236,6 +239,7 @@ _READERS: dict[int, Callable[[_Reader], Any]] = {
     5: lambda r: set(r.items()),
     6: _read_sketch(CountMinSketch),
     7: _read_sketch(TopK),
+    8: lambda r: deque(r.items()),
 }
 
 

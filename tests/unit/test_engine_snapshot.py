@@ -28,6 +28,7 @@ def fill(r: Engine) -> None:
     r.topk().reserve("tk", 3, 8, 7, 0.9)
     r.topk().add("tk", "a", "b", "a")
     r.expire("big", 7200)
+    r.rpush("recent", "m3", b"m\x002", "m1")
 
 
 def dump(r: Engine) -> dict:
@@ -45,6 +46,8 @@ def dump(r: Engine) -> dict:
             entry["value"] = r.hgetall(key)
         elif kind == b"set":
             entry["value"] = sorted(r.smembers(key))
+        elif kind == b"list":
+            entry["value"] = r.lrange(key, 0, -1)
         elif kind == b"CMSk-TYPE":
             entry["value"] = (r.cms().info(key).count, r.cms().query(key, "a", "b", "c"))
         elif kind == b"TopK-TYPE":
