@@ -48,8 +48,12 @@ def async_client(request: pytest.FixtureRequest) -> Callable[[], Any]:
 
 def keyspace(client: Any) -> dict:
     """Every key with its type and content: compared before and after a rejected call."""
+    from redis.cluster import RedisCluster
+
     state = {}
-    for key in client.keys("*"):
+    found = client.keys("*", target_nodes=RedisCluster.PRIMARIES) if isinstance(client, RedisCluster) \
+        else client.keys("*")
+    for key in found:
         kind = client.type(key)
         kind = kind.decode() if isinstance(kind, bytes) else kind
         if kind == "zset":
