@@ -532,7 +532,7 @@ class BoardPlans:
         text = yield Call("hget", (self.keys()[4], _player(player)))
         return _info(text)
 
-    def _plan_slice(self, start: int, size: int, season: Optional[Union[str, int]]) -> Plan[List[Tuple[Any, float]]]:
+    def _slice_plan(self, start: int, size: int, season: Optional[Union[str, int]]) -> Plan[List[Tuple[Any, float]]]:
         pairs = yield self._slice_call(self.keys(season)[0], start, start + size - 1)
         return list(pairs)
 
@@ -593,7 +593,7 @@ class Leaderboard(BoardPlans):
         ranker = self._iter_start(batch, ranking)
         start = 0
         while True:
-            pairs = run(self._client, self._plan_slice(start, batch, season))
+            pairs = run(self._client, self._slice_plan(start, batch, season))
             yield from self._iter_entries(ranker, start, pairs)
             if len(pairs) < batch:
                 return
