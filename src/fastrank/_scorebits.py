@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import operator
 from datetime import datetime, timezone
-from typing import Any, Optional, Union
+from typing import Any, List, Optional, Union
 
 Points = Union[int, float]
 
@@ -136,6 +136,13 @@ class ScoreCodec:
         if self.integer:
             return int(math.floor(value / self.scale))
         return int(value) if value.is_integer() and abs(value) <= EXACT_LIMIT else value
+
+    def points_of_many(self, scores: List[Any]) -> List[Points]:
+        """:meth:`points` of each score (a faster loop for slices of a board)."""
+        scale = self.scale
+        if scale:
+            return [int(float(s) // scale) for s in scores]
+        return [self.points(s) for s in scores]
 
     def tick(self, score: Union[float, int, str, bytes]) -> int:
         """The tie-break time of a sorted-set score (boards with a tie-break)."""

@@ -224,6 +224,7 @@ class BoardPlans:
                       "1" if self.codec.mirrored else "0", "1" if ranking == "dense" else "0",
                       str(self.codec.max_points))
         self._cache: Dict[Tuple[Any, ...], Tuple[float, List[Entry]]] = {}
+        self._keys: Dict[Optional[str], Tuple[str, str, str, str, str]] = {}
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.name!r}, season={self.current_season()!r}, order={self.order!r}, "
@@ -255,8 +256,11 @@ class BoardPlans:
     def keys(self, season: Optional[Union[str, int]] = None) -> Tuple[str, str, str, str, str]:
         """The board's keys for ``season`` (default: the current one): board, dense, counts, meta, info."""
         chosen = self.current_season() if season is None else _tag_part(season, "season")
-        base = f"{{lb:{self.name}}}" if chosen is None else f"{{lb:{self.name}:{chosen}}}"
-        return base, base + ":dense", base + ":counts", base + ":meta", base + ":info"
+        keys = self._keys.get(chosen)
+        if keys is None:
+            base = f"{{lb:{self.name}}}" if chosen is None else f"{{lb:{self.name}:{chosen}}}"
+            keys = self._keys[chosen] = (base, base + ":dense", base + ":counts", base + ":meta", base + ":info")
+        return keys
 
     def _write_target(self, tick: int) -> Tuple[Tuple[str, str, str, str, str], int]:
         """The keys a write earned at ``tick`` goes to, and their expiry (unix ms, 0 = none)."""
@@ -279,14 +283,17 @@ class BoardPlans:
 
     def _entries(self, pairs: Sequence[Tuple[Union[str, bytes], Any]], start: int, first: int, style: str,
                  infos: Optional[Sequence[Any]] = None) -> List[Entry]:
-        ranker = _Ranker(style)
-        entries = []
-        for i, (member, score) in enumerate(pairs):
-            points = self.codec.points(score)
-            rank = ranker.rank_at(start + i, points, first if i == 0 else None)
-            info = _info(infos[i]) if infos is not None else None
-            entries.append(Entry(rank, _text(member), points, None, info))
-        return entries
+        points = self.codec.points_of_many([score for _, score in pairs])
+        players = [m if type(m) is str else _text(m) for m, _ in pairs]
+        if style == "o":
+            ranks: Sequence[int] = range(first, first + len(pairs))
+        else:
+            ranker = _Ranker(style)
+            ranks = [ranker.rank_at(start + i, p, first if i == 0 else None) for i, p in enumerate(points)]
+        new = tuple.__new__
+        if infos is None:
+            return [new(Entry, (r, m, p, None, None)) for r, m, p in zip(ranks, players, points)]
+        return [new(Entry, (r, m, p, None, _info(i))) for r, m, p, i in zip(ranks, players, points, infos)]
 
     def _slice_call(self, key: str, start: int, stop: int) -> Call:
         method = "zrevrange" if self.codec.desc else "zrange"

@@ -41,6 +41,7 @@ def test_round_trip_is_exact(case):
     assert codec.points(as_double) == points
     assert codec.tick(as_double) == tick
     assert codec.points(repr(as_double)) == points  # the text a script returns
+    assert codec.points_of_many([as_double, repr(as_double).encode()]) == [points, points]
 
 
 def better_first(codec: ScoreCodec, a, b) -> bool:
