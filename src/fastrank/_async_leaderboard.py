@@ -39,6 +39,7 @@ class Leaderboard(BoardPlans):
     """:class:`fastrank.Leaderboard` over an asyncio client: every method is a coroutine."""
 
     submit = _awaiting(BoardPlans._plan_submit)
+    submit_many = _awaiting(BoardPlans._plan_submit_many)
     set_points = _awaiting(BoardPlans._plan_set_points)
     remove = _awaiting(BoardPlans._plan_remove)
     set_info = _awaiting(BoardPlans._plan_set_info)

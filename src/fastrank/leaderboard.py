@@ -310,29 +310,53 @@ class BoardPlans:
 
     # -- writes -------------------------------------------------------------
 
+    def _write_args(self, pairs: Sequence[Tuple[PlayerId, Points]], at: When, rule: Optional[str],
+                    style: str) -> Tuple[Tuple[str, ...], Tuple[Any, ...]]:
+        """The keys and arguments of ``submit.lua`` for these results (checked first)."""
+        chosen = self.rule if rule is None else self._rule(rule)
+        sign = 1
+        if chosen == "decr":
+            chosen, sign = "incr", -1
+        text, check = self.codec.text, self.codec.check_points
+        flat: List[Any] = []
+        for player, points in pairs:
+            flat += (_player(player), text(sign * check(points)))
+        tick = self.codec.tick_of(at, time.time())
+        keys, expire = self._write_target(tick)
+        return keys, (*self._conf, chosen, tick, style, self.passed, expire, *flat)
+
     def _plan_submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
                      with_rank: bool = False) -> Plan[Any]:
         """Apply a result by the board's rule (or ``rule=``); the new points, or a
         :class:`Change` with ``with_rank=True``. One atomic script; O(log n)."""
-        chosen = self.rule if rule is None else self._rule(rule)
-        member = _player(player)
-        value = self.codec.check_points(points)
-        if chosen == "decr":
-            chosen, value = "incr", -value
-        tick = self.codec.tick_of(at, time.time())
-        keys, expire = self._write_target(tick)
-        style = self._style if with_rank else ""
+        keys, args = self._write_args([(player, points)], at, rule, self._style if with_rank else "")
         try:
-            reply = yield Run(SUBMIT, keys, (*self._conf, member, chosen, self.codec.text(value), tick, style,
-                                             self.passed, expire))
+            reply = yield Run(SUBMIT, keys, args)
         except ResponseError as exc:
             raise self._translate(exc) from exc
         self._invalidate()
         if not with_rank:
-            return self.codec.parse_points(reply)
+            return self.codec.parse_points(reply[0])
         new_points, rank, previous, passed = reply
         return Change(self.codec.parse_points(new_points), int(rank), int(previous) or None,
                       [_text(m) for m in passed])
+
+    def _plan_submit_many(self, results: Union[Mapping[PlayerId, Points], Sequence[Tuple[PlayerId, Points]]],
+                          *, at: When = None, rule: Optional[str] = None) -> Plan[List[Points]]:
+        """Apply many results earned at the same time in one atomic script; each
+        result's new points. Nothing is written if any total would not fit.
+        O(k log n) for k results."""
+        pairs = list(results.items()) if isinstance(results, Mapping) else list(results)
+        keys, args = self._write_args(pairs, at, rule, "")
+        if not pairs:
+            return []
+        try:
+            reply = yield Run(SUBMIT, keys, args)
+        except ResponseError as exc:
+            raise self._translate(exc) from exc
+        self._invalidate()
+        parse = self.codec.parse_points
+        return [parse(x) for x in reply]
 
     def _plan_set_points(self, player: PlayerId, points: Points, *, at: When = None) -> Plan[Points]:
         """Set a player's points (rule ``set``); the tie-break time moves only if they change. O(log n)."""
@@ -576,6 +600,7 @@ class Leaderboard(BoardPlans):
     """
 
     submit = _blocking(BoardPlans._plan_submit)
+    submit_many = _blocking(BoardPlans._plan_submit_many)
     set_points = _blocking(BoardPlans._plan_set_points)
     remove = _blocking(BoardPlans._plan_remove)
     set_info = _blocking(BoardPlans._plan_set_info)

@@ -149,3 +149,20 @@ def test_entry_shape(client):
     [entry] = board.top()
     assert entry == Entry(1, "ann", 7) and entry.global_rank is None and entry.info is None
     assert type(entry.player) is str and type(entry.points) is int
+
+
+def test_submit_many(client):
+    board = Leaderboard(client, "many", ranking="dense")
+    assert board.submit_many({"ann": 5, "bob": 7, 42: 1}, at=10) == [5, 7, 1]
+    assert board.submit_many([("ann", 2), ("ann", 3), ("cy", 4)], at=11) == [7, 10, 4]
+    assert board.submit_many([("bob", 9), ("cy", 1)], at=12, rule="best") == [9, 4]
+    assert board.submit_many([], at=13) == []
+    assert [(e.rank, e.player, e.points) for e in board.top()] == [(1, "ann", 10), (2, "bob", 9), (3, "cy", 4),
+                                                                   (4, "42", 1)]
+    before = client.zrange(board.keys()[0], 0, -1, withscores=True)
+    with pytest.raises(ValueError, match="do not fit"):
+        board.submit_many([("dee", 1), ("ann", 2 ** 20 - 5)], at=14)      # the second overflows
+    assert client.zrange(board.keys()[0], 0, -1, withscores=True) == before
+    with pytest.raises(TypeError):
+        board.submit_many([("dee", 1), (None, 2)], at=14)
+    assert client.zrange(board.keys()[0], 0, -1, withscores=True) == before
