@@ -120,12 +120,17 @@ def _raw(member: Union[str, bytes]) -> bytes:
     return member if isinstance(member, bytes) else member.encode("utf-8", "surrogateescape")
 
 
+SIZE_LIMIT = 2 ** 40
+"""Sizes, radii and positions are clipped here (no board holds more entries)."""
+
+
 def _count(value: Any, label: str) -> int:
+    """A non-negative int argument (clipped at SIZE_LIMIT), else TypeError/ValueError."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{label} must be an int, not {type(value).__name__}")
     if value < 0:
         raise ValueError(f"{label} must be >= 0, not {value}")
-    return value
+    return min(value, SIZE_LIMIT)
 
 
 def _tag_part(value: Any, label: str) -> str:
@@ -219,6 +224,8 @@ class BoardPlans:
         self.buckets = tuple(float(b) for b in buckets)
         self.cache_ttl = cache_ttl
         self.passed = _count(passed, "passed")
+        if self.passed > 1000:
+            raise ValueError(f"passed names at most 1000 players, not {passed}")
         self._style = RANKINGS[ranking]
         self._conf = (str(self.codec.scale), "1" if self.codec.desc else "0",
                       "1" if self.codec.mirrored else "0", "1" if ranking == "dense" else "0",
@@ -490,7 +497,7 @@ class BoardPlans:
             raise ValueError(f"page numbers start at 1, not {number}")
         keys = self.keys(season)
         start = (number - 1) * size
-        if size == 0:
+        if size == 0 or start >= SIZE_LIMIT:
             return []
         if style == "o" and not with_info:
             pairs = yield self._slice_call(keys[0], start, start + size - 1)

@@ -97,7 +97,25 @@ def eval_generic(db: Engine, args: list[bytes], by_sha: bool, read_only: bool) -
     else:
         sha, entry = load(lua, args[0])
     fn, no_writes = entry
+    native = native_scripts().get(sha)
+    if native is not None and not (read_only or no_writes):
+        reply = native(db, args[2:2 + numkeys], args[2 + numkeys:])
+        if reply is not native_decline():
+            return reply
     return lua.run(sha, fn, numkeys, args[2:], read_only or no_writes)
+
+
+def native_scripts() -> dict[bytes, Any]:
+    """SHA1 → native path of the scripts fastrank ships (fastrank._board_native)."""
+    from fastrank._board_native import NATIVE
+
+    return NATIVE
+
+
+def native_decline() -> Any:
+    from fastrank._board_native import DECLINE
+
+    return DECLINE
 
 
 @command("eval", -3, write=True)
