@@ -92,6 +92,12 @@ class Entry(NamedTuple):
     global_rank: Optional[int] = None
     info: Optional[Dict[str, Any]] = None
 
+    def __repr__(self) -> str:
+        extra = "" if self.global_rank is None else f", global_rank={self.global_rank}"
+        if self.info is not None:
+            extra += f", info={self.info!r}"
+        return f"Entry(rank={self.rank}, player={self.player!r}, points={self.points!r}{extra})"
+
 
 class Change(NamedTuple):
     """What a ``submit(..., with_rank=True)`` did: new points and rank, the
