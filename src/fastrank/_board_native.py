@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from fastrank._core import SortedSet
 from fastrank._runner import packaged_script
 from fastrank.commands import CommandError
-from fastrank.commands.sortedset import ListpackZSet
+from fastrank.commands._numbers import parse_int
+from fastrank.commands.sortedset import ListpackZSet, new_zset, replace_zset, zset_add
 
 if TYPE_CHECKING:
     from fastrank.engine import Engine
@@ -39,6 +40,8 @@ DECLINE: Any = object()
 _WHOLE = 2 ** 40  # sizes and positions up to here print the same in Lua's %.14g as in %d
 _NUMBER = re.compile(rb"-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?\Z")
 _ZSETS = (SortedSet, ListpackZSet)
+_KINDS = (_ZSETS, _ZSETS, (dict,), (dict,), (dict,))  # board, dense, counts, meta, info
+_CONFIGS: Dict[Tuple[bytes, ...], Tuple[float, List[bytes], float]] = {}  # ARGV 1..5 → parsed (few distinct)
 _FROZEN = b"FASTRANK_FROZEN this season is frozen (rolled over); write to the current season"
 _RANGE = "FASTRANK_RANGE the new points do not fit the board: magnitude above "
 
@@ -54,7 +57,13 @@ def _number(text: bytes) -> Optional[float]:
 
 
 class _Board:
-    """One script call: the keys, the board's configuration, the prelude's helpers."""
+    """One script call: the keys, the board's configuration, the prelude's helpers.
+
+    Reads go straight to the Engine's structures (``SortedSet.score/rank/count/
+    range``, the hash dicts), as the commands' handlers do; writes use the
+    handlers' own helpers (``zset_add``, ``touched``, ``drop_if_empty``), so a
+    key is created, converted, watched and deleted exactly as by the command.
+    """
 
     __slots__ = ("db", "board", "dense_key", "counts_key", "meta_key", "info_key",
                  "scale", "desc", "mirrored", "dense", "max_points")
@@ -66,8 +75,52 @@ class _Board:
         self.desc, self.mirrored, self.dense = (f == b"1" for f in flags)
         self.max_points = max_points
 
-    def call(self, *words: bytes) -> Any:
-        return self.db.call(list(words))
+    # -- the commands the scripts send ---------------------------------------
+
+    def zscore(self, member: bytes) -> Optional[float]:
+        z = self.db.lookup(self.board)
+        return None if z is None else z.score(member)  # type: ignore[no-any-return]
+
+    def zcount(self, key: bytes, low: float, high: float, low_open: bool = False, high_open: bool = False) -> int:
+        z = self.db.lookup(key)
+        return 0 if z is None else int(z.count(low, high, min_exclusive=low_open, max_exclusive=high_open))
+
+    def zadd(self, key: bytes, member: bytes, score: float) -> None:
+        db = self.db
+        z = db.lookup(key)
+        if z is None:
+            z = new_zset(len(member))
+            db.store(key, z)
+        converted, status = zset_add(z, member, score)
+        replace_zset(db, key, z, converted)
+        if status:
+            db.touched(key)
+
+    def zrem(self, key: bytes, member: bytes) -> None:
+        z = self.db.lookup(key)
+        if z is not None and z.remove(member):
+            self.db.touched(key)
+            self.db.drop_if_empty(key, z)
+
+    def hincrby(self, field: bytes, delta: int) -> int:
+        db = self.db
+        h = db.lookup(self.counts_key)
+        if h is None:
+            h = {}
+            db.store(self.counts_key, h)
+        old = h.get(field)
+        held = (0 if old is None else int(old)) + delta
+        h[field] = b"%d" % held
+        db.touched(self.counts_key)
+        return held
+
+    def hdel(self, key: bytes, field: bytes) -> None:
+        h = self.db.lookup(key)
+        if h is not None and h.pop(field, None) is not None:
+            self.db.touched(key)
+            self.db.drop_if_empty(key, h)
+
+    # -- the prelude's helpers -----------------------------------------------
 
     def points_of(self, score: float) -> float:
         return score if self.scale == 0 else float(math.floor(score / self.scale))
@@ -82,28 +135,29 @@ class _Board:
     def better(self, points: float) -> int:
         if self.desc:
             if self.scale == 0:
-                return int(self.call(b"ZCOUNT", self.board, b"(" + num(points), b"+inf"))
-            return int(self.call(b"ZCOUNT", self.board, num((points + 1) * self.scale), b"+inf"))
+                return self.zcount(self.board, points, math.inf, low_open=True)
+            return self.zcount(self.board, (points + 1) * self.scale, math.inf)
         if self.scale == 0:
-            return int(self.call(b"ZCOUNT", self.board, b"-inf", b"(" + num(points)))
-        return int(self.call(b"ZCOUNT", self.board, b"-inf", b"(" + num(points * self.scale)))
+            return self.zcount(self.board, -math.inf, points, high_open=True)
+        return self.zcount(self.board, -math.inf, points * self.scale, high_open=True)
 
     def worse(self, points: float) -> int:
         if self.desc:
             if self.scale == 0:
-                return int(self.call(b"ZCOUNT", self.board, b"-inf", b"(" + num(points)))
-            return int(self.call(b"ZCOUNT", self.board, b"-inf", b"(" + num(points * self.scale)))
+                return self.zcount(self.board, -math.inf, points, high_open=True)
+            return self.zcount(self.board, -math.inf, points * self.scale, high_open=True)
         if self.scale == 0:
-            return int(self.call(b"ZCOUNT", self.board, b"(" + num(points), b"+inf"))
-        return int(self.call(b"ZCOUNT", self.board, num((points + 1) * self.scale), b"+inf"))
+            return self.zcount(self.board, points, math.inf, low_open=True)
+        return self.zcount(self.board, (points + 1) * self.scale, math.inf)
 
     def dense_better(self, points: float) -> int:
         if self.desc:
-            return int(self.call(b"ZCOUNT", self.dense_key, b"(" + num(points), b"+inf"))
-        return int(self.call(b"ZCOUNT", self.dense_key, b"-inf", b"(" + num(points)))
+            return self.zcount(self.dense_key, points, math.inf, low_open=True)
+        return self.zcount(self.dense_key, -math.inf, points, high_open=True)
 
     def index_of(self, player: bytes) -> Optional[int]:
-        return self.call(b"ZREVRANK" if self.desc else b"ZRANK", self.board, player)  # type: ignore[no-any-return]
+        z = self.db.lookup(self.board)
+        return None if z is None else z.rank(player, self.desc)  # type: ignore[no-any-return]
 
     def rank_in(self, style: bytes, index: int, points: float) -> int:
         if style == b"c":
@@ -114,39 +168,61 @@ class _Board:
 
     def count_points(self, points: float, delta: int) -> None:
         field = num(points)
-        held = self.call(b"HINCRBY", self.counts_key, field, b"%d" % delta)
+        held = self.hincrby(field, delta)
         if held == 0:
-            self.call(b"HDEL", self.counts_key, field)
-            self.call(b"ZREM", self.dense_key, field)
+            self.hdel(self.counts_key, field)
+            self.zrem(self.dense_key, field)
         elif held == 1 and delta == 1:
-            self.call(b"ZADD", self.dense_key, field, field)
+            self.zadd(self.dense_key, field, float(field))
+
+    def counts_are_integers(self, points: List[float]) -> bool:
+        """The count fields a submit will touch hold integers (else HINCRBY would fail)."""
+        h = self.db.lookup(self.counts_key)
+        if h is None:
+            return True
+        for value in points:
+            text = h.get(num(value))
+            if text is not None and parse_int(text) is None:
+                return False
+        return True
 
     def frozen(self) -> bool:
-        return bool(self.call(b"HEXISTS", self.meta_key, b"frozen") == 1)
+        h = self.db.lookup(self.meta_key)
+        return h is not None and b"frozen" in h
 
     def slice(self, start: int, stop: int, withscores: bool) -> List[bytes]:
         """ZREVRANGE/ZRANGE as Lua sees it: a flat list, scores as %.17g text."""
-        words = [b"ZREVRANGE" if self.desc else b"ZRANGE", self.board, b"%d" % start, b"%d" % stop]
+        z = self.db.lookup(self.board)
+        if z is None:
+            return []
         if not withscores:
-            return list(self.call(*words))
+            return list(z.range(start, stop, self.desc))
         flat: List[bytes] = []
-        for member, score in self.call(*words, b"WITHSCORES"):
+        for member, score in z.range(start, stop, self.desc, True):
             flat += (member, num(score))
         return flat
+
+    def hmget(self, fields: List[bytes]) -> List[Optional[bytes]]:
+        h = self.db.lookup(self.info_key) or {}
+        return [h.get(f) for f in fields]
 
 
 def _open(db: Engine, keys: List[bytes], args: List[bytes], extra: int) -> Optional[_Board]:
     """The call's board, or None (decline) when the keys or the configuration are unusual."""
     if len(keys) != 5 or len(args) < 5 + extra:
         return None
-    for key, kinds in zip(keys, (_ZSETS, _ZSETS, (dict,), (dict,), (dict,))):
+    for key, kinds in zip(keys, _KINDS):
         value = db.lookup(key)
         if value is not None and type(value) not in kinds:
             return None
-    scale, max_points = _number(args[0]), _number(args[4])
-    if scale is None or max_points is None or any(f not in (b"0", b"1") for f in args[1:4]):
-        return None
-    return _Board(db, keys, scale, args[1:4], max_points)
+    conf = (args[0], args[1], args[2], args[3], args[4])
+    parsed = _CONFIGS.get(conf)
+    if parsed is None:
+        scale, max_points = _number(args[0]), _number(args[4])
+        if scale is None or max_points is None or any(f not in (b"0", b"1") for f in args[1:4]):
+            return None
+        parsed = _CONFIGS[conf] = (scale, args[1:4], max_points)
+    return _Board(db, keys, *parsed)
 
 
 def submit(db: Engine, keys: List[bytes], args: List[bytes]) -> Any:
@@ -169,8 +245,8 @@ def submit(db: Engine, keys: List[bytes], args: List[bytes]) -> Any:
     reply: List[bytes] = []
     for player, given in zip(args[10::2], givens):
         assert given is not None
-        old = b.call(b"ZSCORE", b.board, player)
-        old_points: Any = False if old is None else b.points_of(float(old))
+        old = b.zscore(player)
+        old_points: Any = False if old is None else b.points_of(old)
         if player in olds:
             old_points = news[player]
         if rule == b"incr":
@@ -188,6 +264,8 @@ def submit(db: Engine, keys: List[bytes], args: List[bytes]) -> Any:
             order.append(player)
         news[player] = new_points
         reply.append(num(new_points))
+    if b.dense and not b.counts_are_integers([p for p in olds.values() if p is not False] + list(news.values())):
+        return DECLINE
     single = args[10] if len(args) > 10 else None
     previous_index: Optional[int] = None
     previous_rank = 0
@@ -198,14 +276,14 @@ def submit(db: Engine, keys: List[bytes], args: List[bytes]) -> Any:
     for player in order:
         old_points, new_points = olds[player], news[player]
         if old_points is False or new_points != old_points:
-            b.call(b"ZADD", b.board, num(b.encode(new_points, tick)), player)
+            b.zadd(b.board, player, float(num(b.encode(new_points, tick))))
             if b.dense:
                 if old_points is not False:
                     b.count_points(old_points, -1)
                 b.count_points(new_points, 1)
     if expire_at > 0:
         for key in keys:
-            b.call(b"PEXPIREAT", key, num(expire_at))
+            b.db.call([b"PEXPIREAT", key, num(expire_at)])
     if not style:
         return reply
     assert single is not None
@@ -226,13 +304,15 @@ def remove(db: Engine, keys: List[bytes], args: List[bytes]) -> Any:
     if b.frozen():
         raise CommandError(_FROZEN.decode())
     player = args[5]
-    b.call(b"HDEL", b.info_key, player)
-    old = b.call(b"ZSCORE", b.board, player)
+    old = b.zscore(player)
+    if b.dense and old is not None and not b.counts_are_integers([b.points_of(old)]):
+        return DECLINE
+    b.hdel(b.info_key, player)
     if old is None:
         return 0
-    b.call(b"ZREM", b.board, player)
+    b.zrem(b.board, player)
     if b.dense:
-        b.count_points(b.points_of(float(old)), -1)
+        b.count_points(b.points_of(old), -1)
     return 1
 
 
@@ -242,12 +322,12 @@ def standing(db: Engine, keys: List[bytes], args: List[bytes]) -> Any:
     if b is None or args[6] not in (b"o", b"c", b"d", b"p"):
         return DECLINE
     player, what = args[5], args[6]
-    score = b.call(b"ZSCORE", b.board, player)
+    score = b.zscore(player)
     if score is None:
         return None
-    points = b.points_of(float(score))
+    points = b.points_of(score)
     if what == b"p":
-        return [num(score), b.better(points), b.worse(points), b.call(b"ZCARD", b.board)]
+        return [num(score), b.better(points), b.worse(points), len(b.db.lookup(b.board))]
     index = 0
     if what == b"o":
         index = b.index_of(player) or 0
@@ -280,7 +360,7 @@ def range_(db: Engine, keys: List[bytes], args: List[bytes]) -> Any:
         first = b.rank_in(style, start, b.points_of(float(items[1])))
     infos: List[Any] = []
     if with_info and items:
-        infos = list(b.call(b"HMGET", b.info_key, *items[0::2]))
+        infos = b.hmget(items[0::2])
     return [start, first, items, infos]
 
 
@@ -291,7 +371,7 @@ def friends(db: Engine, keys: List[bytes], args: List[bytes]) -> Any:
         return DECLINE
     style, with_info = args[5], args[6] == b"1"
     players = args[7:]
-    scores = b.call(b"ZMSCORE", b.board, *players)
+    scores = [b.zscore(p) for p in players]
     ranks: List[int] = []
     for player, score in zip(players, scores):
         if score is None:
@@ -300,8 +380,8 @@ def friends(db: Engine, keys: List[bytes], args: List[bytes]) -> Any:
         index = 0
         if style == b"o":
             index = b.index_of(player) or 0
-        ranks.append(b.rank_in(style, index, b.points_of(float(score))))
-    infos: List[Any] = list(b.call(b"HMGET", b.info_key, *players)) if with_info else []
+        ranks.append(b.rank_in(style, index, b.points_of(score)))
+    infos: List[Any] = b.hmget(players) if with_info else []
     return [[None if s is None else num(s) for s in scores], ranks, infos]
 
 

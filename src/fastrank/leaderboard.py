@@ -233,9 +233,9 @@ class BoardPlans:
         if self.passed > 1000:
             raise ValueError(f"passed names at most 1000 players, not {passed}")
         self._style = RANKINGS[ranking]
-        self._conf = (str(self.codec.scale), "1" if self.codec.desc else "0",
-                      "1" if self.codec.mirrored else "0", "1" if ranking == "dense" else "0",
-                      str(self.codec.max_points))
+        self._conf = (b"%d" % self.codec.scale, b"1" if self.codec.desc else b"0",
+                      b"1" if self.codec.mirrored else b"0", b"1" if ranking == "dense" else b"0",
+                      b"%d" % self.codec.max_points)
         self._cache: Dict[Tuple[Any, ...], Tuple[float, List[Entry]]] = {}
         self._keys: Dict[Optional[str], Tuple[str, str, str, str, str]] = {}
 

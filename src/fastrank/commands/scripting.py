@@ -97,25 +97,30 @@ def eval_generic(db: Engine, args: list[bytes], by_sha: bool, read_only: bool) -
     else:
         sha, entry = load(lua, args[0])
     fn, no_writes = entry
-    native = native_scripts().get(sha)
+    native = (_native[0] if _native else native_scripts()).get(sha)
     if native is not None and not (read_only or no_writes):
         reply = native(db, args[2:2 + numkeys], args[2 + numkeys:])
-        if reply is not native_decline():
+        if reply is not _native[1]:
             return reply
     return lua.run(sha, fn, numkeys, args[2:], read_only or no_writes)
 
 
+_native: list[Any] = []
+
+
 def native_scripts() -> dict[bytes, Any]:
     """SHA1 → native path of the scripts fastrank ships (fastrank._board_native)."""
-    from fastrank._board_native import NATIVE
+    if not _native:
+        from fastrank._board_native import DECLINE, NATIVE
 
-    return NATIVE
+        _native[:] = [NATIVE, DECLINE]
+    return _native[0]  # type: ignore[no-any-return]
 
 
 def native_decline() -> Any:
-    from fastrank._board_native import DECLINE
-
-    return DECLINE
+    """What a native path returns to leave the call to the Lua script."""
+    native_scripts()
+    return _native[1]
 
 
 @command("eval", -3, write=True)
