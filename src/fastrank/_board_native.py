@@ -79,7 +79,7 @@ class _Board:
 
     def zscore(self, member: bytes) -> Optional[float]:
         z = self.db.lookup(self.board)
-        return None if z is None else z.score(member)  # type: ignore[no-any-return]
+        return None if z is None else z.score(member)
 
     def zcount(self, key: bytes, low: float, high: float, low_open: bool = False, high_open: bool = False) -> int:
         z = self.db.lookup(key)
@@ -157,7 +157,7 @@ class _Board:
 
     def index_of(self, player: bytes) -> Optional[int]:
         z = self.db.lookup(self.board)
-        return None if z is None else z.rank(player, self.desc)  # type: ignore[no-any-return]
+        return None if z is None else z.rank(player, self.desc)
 
     def rank_in(self, style: bytes, index: int, points: float) -> int:
         if style == b"c":
