@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import json
 import time
+import weakref
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import (
     TYPE_CHECKING,
@@ -150,6 +151,11 @@ def _info(text: Optional[Union[str, bytes]]) -> Optional[Dict[str, Any]]:
     return None if text is None else dict(json.loads(text))
 
 
+_TopCache = Dict[str, Dict[Tuple[Any, ...], Tuple[float, List[Entry]]]]
+_TOP_CACHES: "weakref.WeakKeyDictionary[Any, _TopCache]" = weakref.WeakKeyDictionary()
+"""client → board name → (keys, n, with_info, style, configuration) → (expiry, entries)."""
+
+
 class _Ranker:
     """Ranks of consecutive entries in rank order, from their points."""
 
@@ -236,7 +242,11 @@ class BoardPlans:
         self._conf = (b"%d" % self.codec.scale, b"1" if self.codec.desc else b"0",
                       b"1" if self.codec.mirrored else b"0", b"1" if ranking == "dense" else b"0",
                       b"%d" % self.codec.max_points)
-        self._cache: Dict[Tuple[Any, ...], Tuple[float, List[Entry]]] = {}
+        self._caches: _TopCache
+        try:  # one top-N cache per client, shared by this process's boards on it
+            self._caches = _TOP_CACHES.setdefault(client, {})
+        except TypeError:  # a client without weak references: this board's own
+            self._caches = {}
         self._keys: Dict[Optional[str], Tuple[str, str, str, str, str]] = {}
 
     def __repr__(self) -> str:
@@ -292,7 +302,8 @@ class BoardPlans:
         return exc
 
     def _invalidate(self) -> None:
-        self._cache.clear()
+        """Forget the cached top-N reads of this board (any season, any instance)."""
+        self._caches.pop(self.name, None)
 
     def _entries(self, pairs: Sequence[Tuple[Union[str, bytes], Any]], start: int, first: int, style: str,
                  infos: Optional[Sequence[Any]] = None) -> List[Entry]:
@@ -472,9 +483,9 @@ class BoardPlans:
         n = _count(n, "n")
         style = self._style_of(ranking)
         keys = self.keys(season)
-        slot = (keys[0], n, with_info, style)
+        slot = (keys[0], n, with_info, style, self._conf)
         if self.cache_ttl:
-            hit = self._cache.get(slot)
+            hit = self._caches.get(self.name, {}).get(slot)
             if hit is not None and hit[0] > time.monotonic():
                 return list(hit[1])
         if n == 0:
@@ -485,7 +496,7 @@ class BoardPlans:
             pairs = yield self._slice_call(keys[0], 0, n - 1)
             entries = self._entries(pairs, 0, 1, style)
         if self.cache_ttl:
-            self._cache[slot] = (time.monotonic() + self.cache_ttl, list(entries))
+            self._caches.setdefault(self.name, {})[slot] = (time.monotonic() + self.cache_ttl, list(entries))
         return entries
 
     def _plan_standings(self, season: Union[str, int], n: int = 10, *, with_info: bool = False,

@@ -115,13 +115,17 @@ def test_iter_streams_everything(client):
 
 def test_top_cache(client):
     board = filled(client, cache_ttl=60)
-    other = Leaderboard(client, "reads")                   # another process, no cache
     first = board.top(3)
-    other.submit("gus", 100, at=99)
+    client.zrem(board.keys()[0], "ann")                     # a write by another process
     assert board.top(3) == first                            # served from the cache
-    board.submit("dee", 1, at=100)                          # our own write invalidates it
-    assert [e.player for e in board.top(3)] == ["gus", "ann", "bob"]
+    board.submit("gus", 90, at=100)                         # our own write invalidates it
+    assert [e.player for e in board.top(3)] == ["gus", "bob", "cy"]
     assert [e.player for e in Leaderboard(client, "reads").top(1)] == ["gus"]
+    twin = Leaderboard(client, "reads", cache_ttl=60)                # same process, same client
+    cached = twin.top(2)
+    Leaderboard(client, "reads").submit("bob", 1000, at=101)          # a write through any board here
+    assert twin.top(2) != cached and twin.top(1)[0].player == "bob"
+    assert board.top(1, ranking="competition")[0].player == "bob"
 
 
 def test_keys_share_one_slot(client):
