@@ -95,10 +95,11 @@ class ScoreCodec:
                 raise ValueError(f"points must be finite, not {points!r}")
         if abs(value) > self.max_points:
             raise ValueError(f"points {value} do not fit: this board holds magnitudes up to "
-                             f"{self.max_points} ({self._limit_reason()})")
+                             f"{self.max_points} ({self.limit_reason()})")
         return value
 
-    def _limit_reason(self) -> str:
+    def limit_reason(self) -> str:
+        """Why the points are bounded, for error messages."""
         if self.integer:
             return f"point_bits={self.point_bits}"
         return "2**53, the exact integers of a double"

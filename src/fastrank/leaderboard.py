@@ -295,10 +295,11 @@ class BoardPlans:
 
     def _translate(self, exc: ResponseError) -> Exception:
         text = str(exc)
-        if _errors.BOARD_RANGE_PREFIX in text:
-            return ValueError(f"the new points do not fit the board ({self.codec._limit_reason()}): {text}")
-        if _errors.BOARD_FROZEN_PREFIX in text:
-            return ValueError(f"leaderboard {self.name!r}: {text}")
+        if text.startswith(_errors.BOARD_RANGE_PREFIX):
+            return ValueError(f"the new points do not fit the board: it holds magnitudes up to "
+                              f"{self.codec.max_points} ({self.codec.limit_reason()})")
+        if text.startswith(_errors.BOARD_FROZEN_PREFIX):
+            return ValueError(f"leaderboard {self.name!r}: {text.split(' ', 1)[1]}")
         return exc
 
     def _invalidate(self) -> None:
