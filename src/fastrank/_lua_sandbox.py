@@ -162,7 +162,6 @@ class LuaScripting:
         self.scripts: dict[bytes, Any] = {}  # sha (lower-case hex) → compiled function
         self.read_only = False               # set while an *_RO / no-writes script runs
         self.resp = 2                        # redis.setresp of the running script
-        self.time_limit: float | None = None
         self.running_sha = b""
         rt = lupa.LuaRuntime(encoding=None, unpack_returned_tuples=True, register_eval=False,
                              register_builtins=False, attribute_filter=_deny_attributes)
@@ -204,7 +203,7 @@ class LuaScripting:
         self.running_sha = sha
         engine._no_block = True
         try:
-            result = self._run(fn, self.time_limit, numkeys, *args)
+            result = self._run(fn, engine.script_time_limit, numkeys, *args)
         finally:
             engine._no_block = False
             self.read_only = False
@@ -314,7 +313,7 @@ class LuaScripting:
         self.resp = int(version)
 
     def _timeout_line(self) -> bytes:
-        limit = self.time_limit if self.time_limit is not None else 0.0
+        limit = self.engine.script_time_limit or 0.0
         return (E.SCRIPT_TIMEOUT % (limit * 1000)).encode()
 
     def _log(self, level: int, text: bytes) -> None:

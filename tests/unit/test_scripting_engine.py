@@ -14,7 +14,10 @@ def test_loop_guard_stops_a_script_and_keeps_the_engine_usable() -> None:
     r = Engine()
     r.script_time_limit = 0.05
     for body in ["redis.call('set', 'before', 1) while true do end",
-                 "while true do pcall(function() while true do end end) end"]:
+                 "while true do pcall(function() while true do end end) end",
+                 "local co = coroutine.wrap(function() while true do end end) co()",
+                 "local co = coroutine.create(function() while true do end end) "
+                 "while true do coroutine.resume(co) end"]:
         with pytest.raises(redis.ResponseError) as info:
             r.eval(body, 0)
         assert str(info.value).startswith(E.message(E.SCRIPT_TIMEOUT % 50))

@@ -36,7 +36,6 @@ def scripting(db: Engine) -> LuaScripting:
         from fastrank._lua_sandbox import LuaScripting
 
         lua = db._lua = LuaScripting(db)
-    lua.time_limit = db.script_time_limit
     return lua
 
 
@@ -78,7 +77,8 @@ def load(lua: LuaScripting, body: bytes) -> tuple[bytes, Any]:
 
 
 def numkeys_of(args: list[bytes]) -> int:
-    numkeys = to_int(args[1])
+    text = args[1]
+    numkeys = int(text) if len(text) == 1 and text.isdigit() else to_int(text)
     if numkeys > len(args) - 2:
         raise CommandError(E.NUMKEYS_TOO_BIG)
     if numkeys < 0:
@@ -89,7 +89,7 @@ def numkeys_of(args: list[bytes]) -> int:
 def eval_generic(db: Engine, args: list[bytes], by_sha: bool, read_only: bool) -> Any:
     """EVAL/EVALSHA[_RO] script-or-sha numkeys key... arg... (Redis evalGenericCommand)."""
     numkeys = numkeys_of(args)
-    lua = scripting(db)
+    lua = db._lua or scripting(db)
     if by_sha:
         sha = args[0].lower()
         entry = lua.scripts.get(sha) if len(sha) == 40 else None
