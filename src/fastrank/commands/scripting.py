@@ -15,7 +15,11 @@ every 100,000 Lua instructions; a script past it stops with
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
+
+from redis._parsers.base import BaseParser
+from redis.commands.core import CoreCommands
+from redis.exceptions import ResponseError
 
 from fastrank import _errors as E
 from fastrank.commands import CommandError, command, to_int
@@ -23,6 +27,8 @@ from fastrank.commands import CommandError, command, to_int
 if TYPE_CHECKING:
     from fastrank._lua_sandbox import LuaScripting
     from fastrank.engine import Engine
+
+_parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
 
 #: Flags a ``#!lua flags=...`` line may carry in Redis 7.0.
 SHEBANG_FLAGS = frozenset({b"no-writes", b"allow-oom", b"allow-stale", b"no-cluster",
@@ -170,3 +176,42 @@ def script(db: Engine, args: list[bytes]) -> Any:
             raise CommandError(E.SCRIPT_FLUSH_MODE)
         raise CommandError(E.WRONG_ARITY % ("script|" + sub.decode().lower()))
     raise CommandError(E.SCRIPT_UNKNOWN_SUBCOMMAND % args[0].decode("utf-8", "replace"))
+
+
+def evalsha_fast(db: Engine, sha: Any, numkeys: Any, words: tuple[Any, ...]) -> Any:
+    """``Engine.evalsha``'s common case (a cached script, an int numkeys in
+    range, bytes/str/int arguments), with redis-py's reply handling; anything
+    else, or a sha not cached, goes the generic way (redis-py's method, the
+    EVALSHA handler). Same reply and errors either way."""
+    lua = db._lua
+    key = sha.encode() if type(sha) is str else sha
+    entry = lua.scripts.get(key) if lua is not None and type(key) is bytes else None
+    args: list[bytes] = []
+    if entry is not None and type(numkeys) is int and 0 <= numkeys <= len(words) \
+            and not dict.__contains__(db.response_callbacks, "EVALSHA"):
+        for word in words:
+            kind = type(word)
+            if kind is bytes:
+                args.append(word)
+            elif kind is str:
+                args.append(word.encode())
+            elif kind is int:
+                args.append(b"%d" % word)
+            else:
+                entry = None
+                break
+    if entry is None or lua is None:
+        return CoreCommands.evalsha(db, sha, numkeys, *words)
+    with db._lock:
+        entry = lua.scripts.get(key)  # SCRIPT FLUSH may have run meanwhile
+        if entry is None:
+            return CoreCommands.evalsha(db, sha, numkeys, *words)
+        try:
+            reply = lua.run(key, entry[0], numkeys, args, entry[1] is True)
+        except CommandError as err:
+            raise _parse_error(err.line) from None
+        if db._waiters:
+            db._cond.notify_all()
+        if db._decode_responses:
+            reply = db.decode(reply)
+        return reply
