@@ -88,13 +88,20 @@ local function randomseed(...)
 end
 
 -- -- the loop guard: an instruction-count hook reads the clock ---------------
-local deadline = nil   -- monotonic seconds, set while a script runs
+-- A run costs nothing here: the first hook call of a run (after GUARD_EVERY
+-- instructions) starts its clock, later ones compare with the limit.
+local limit = nil      -- seconds the running script may take, or nil
+local deadline = nil   -- monotonic seconds, from the first hook call of a run
 local killed = nil     -- the error table, once the guard fired
 local GUARD_EVERY = 100000
 
 local function guard()
   if killed ~= nil then error(killed, 0) end
-  if deadline ~= nil and bridge_now() > deadline then
+  if limit == nil then return end
+  local now = bridge_now()
+  if deadline == nil then
+    deadline = now + limit
+  elseif now > deadline then
     killed = {err = py.timeout_line()}
     error(killed, 0)
   end
@@ -268,8 +275,35 @@ local function s_rawset(t, k, v)
   return rawset(t, k, v)
 end
 
+-- coroutines get the loop guard too (each Lua thread has its own hook)
+local co_create, co_resume = coroutine.create, coroutine.resume
+
+local function s_create(f)
+  local co = co_create(f)
+  sethook(co, guard, "", GUARD_EVERY)
+  return co
+end
+
 local function s_coroutine()
   local c = copy(coroutine)
+  c.create = s_create
+  c.wrap = function(f)
+    local co = s_create(f)
+    return function(...)
+      return (function(ok, ...)
+        if ok then return ... end
+        local e = ...
+        if type(e) == "string" then error(e, 2) end
+        error(e, 0)
+      end)(co_resume(co, ...))
+    end
+  end
+  c.resume = function(co, ...)
+    return (function(ok, ...)
+      if not ok and killed ~= nil then error(killed, 0) end
+      return ok, ...
+    end)(co_resume(co, ...))
+  end
   return readonly(c)
 end
 
@@ -367,8 +401,7 @@ function api.compile(body)
 end
 
 local function finish(ok, res)
-  deadline = nil
-  killed = nil
+  limit, deadline, killed = nil, nil, nil
   rawset(G, "KEYS", nil)
   rawset(G, "ARGV", nil)
   if ok then
@@ -386,17 +419,20 @@ local function finish(ok, res)
   return false, text, res.source, res.line, type(text) ~= "string"
 end
 
-function api.run(f, limit, nkeys, ...)
-  local n = select("#", ...)
-  local all = {...}
-  local keys, argv = {}, {}
-  for i = 1, nkeys do keys[i] = all[i] end
-  for i = nkeys + 1, n do argv[i - nkeys] = all[i] end
+function api.run(f, time_limit, nkeys, ...)
+  local keys, argv
+  if nkeys == 0 then
+    keys, argv = {}, {...}
+  else
+    local n = select("#", ...)
+    keys, argv = {...}, {}
+    for i = nkeys + 1, n do argv[i - nkeys] = keys[i]; keys[i] = nil end
+  end
   rawset(G, "KEYS", keys)
   rawset(G, "ARGV", argv)
   resp = 2
   killed = nil
-  deadline = limit and (bridge_now() + limit) or nil
+  limit, deadline = time_limit, nil
   return finish(xpcall(f, error_info))
 end
 

@@ -40,6 +40,8 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, Callable
 
 import lupa.lua51 as lupa
+from redis._parsers.base import BaseParser
+from redis.exceptions import ResponseError
 
 from fastrank import _errors as E
 from fastrank._lua_libs import install_libs
@@ -48,6 +50,7 @@ from fastrank.commands import COMMANDS, CommandError
 if TYPE_CHECKING:
     from fastrank.engine import Engine
 
+_parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
 INT64_MIN = -(1 << 63)
 _TWO63 = float(1 << 63)
 
@@ -95,8 +98,6 @@ def parse_reply(data: bytes) -> Any:
     number, ``,%.17g\\n`` double, ``*n\\n`` array, ``%n\\n`` map, ``_``
     nil, ``#t``/``#f`` booleans (the RESP3 reply redis-py's parser gives). A top-level error raises CommandError;
     nested errors become exception objects (as redis-py's parser gives)."""
-    from fastrank.engine import _parse_error
-
     pos = 0
 
     def read() -> Any:
@@ -161,9 +162,8 @@ class LuaScripting:
         self.engine = engine
         self.scripts: dict[bytes, Any] = {}  # sha (lower-case hex) → compiled function
         self.read_only = False               # set while an *_RO / no-writes script runs
+        self._plans: dict[bytes, tuple[bytes, Any, bool, bool]] = {}  # see _plan
         self.resp = 2                        # redis.setresp of the running script
-        self.time_limit: float | None = None
-        self.running_sha = b""
         rt = lupa.LuaRuntime(encoding=None, unpack_returned_tuples=True, register_eval=False,
                              register_builtins=False, attribute_filter=_deny_attributes)
         self.runtime = rt
@@ -198,15 +198,11 @@ class LuaScripting:
 
     def run(self, sha: bytes, fn: Any, numkeys: int, args: list[bytes], read_only: bool) -> Any:
         """Run a compiled script (Engine lock held); its reply, Engine-shaped."""
-        engine = self.engine
         self.read_only = read_only
         self.resp = 2
-        self.running_sha = sha
-        engine._no_block = True
         try:
-            result = self._run(fn, self.time_limit, numkeys, *args)
+            result = self._run(fn, self.engine.script_time_limit, numkeys, *args)
         finally:
-            engine._no_block = False
             self.read_only = False
         if result[0]:
             if len(result) == 3:
@@ -251,14 +247,16 @@ class LuaScripting:
                 argv.append(b"%.17g" % arg)
             else:
                 raise ScriptCallError(E.LUA_BAD_ARGUMENTS)
-        word = argv[0].upper()
-        cmd = COMMANDS.get(word)
+        plan = self._plans.get(argv[0])
+        if plan is None:
+            plan = self._plan(argv[0])
+        word, cmd, refused, status = plan
         if cmd is None:
             raise ScriptCallError(E.LUA_UNKNOWN_COMMAND)
         n = len(argv)
         if (cmd.arity > 0 and n != cmd.arity) or n < -cmd.arity:
             raise ScriptCallError(E.LUA_WRONG_ARITY)
-        if cmd.blocking or word in NOT_IN_SCRIPTS:
+        if refused:
             raise ScriptCallError(E.LUA_NOT_ALLOWED)
         if cmd.write and self.read_only:
             raise ScriptCallError(E.LUA_WRITE_IN_READ_ONLY)
@@ -268,14 +266,27 @@ class LuaScripting:
             raise ScriptCallError(err.line) from None
         kind = type(reply)
         if kind is bytes:
-            if word in STATUS_COMMANDS or (word == b"PING" and n == 1) or (
-                    word == b"SET" and reply == b"OK"
-                    and not any(a.upper() == b"GET" for a in argv[3:])):
+            if status and (word == b"SET" and not any(a.upper() == b"GET" for a in argv[3:])
+                           or word == b"PING" and n == 1 or word in STATUS_COMMANDS):
                 return self.table_from({b"ok": reply})
             return reply
         if kind is int:
             return reply
+        if kind is float and self.resp == 2:
+            return b"%.17g" % reply
         return self.to_lua(word, reply)
+
+    def _plan(self, name: bytes) -> tuple[bytes, Any, bool, bool]:
+        """What the bridge needs to know of a command name: (upper-case name,
+        the command or None, refused in scripts, may answer a status)."""
+        word = name.upper()
+        cmd = COMMANDS.get(word)
+        refused = cmd is not None and (cmd.blocking or word in NOT_IN_SCRIPTS)
+        status = word in STATUS_COMMANDS or word in (b"SET", b"PING")
+        if len(self._plans) > 1024:  # scripts calling many unknown names
+            self._plans.clear()
+        plan = self._plans[name] = (word, cmd, refused, status)
+        return plan
 
     def to_lua(self, word: bytes, reply: Any, top: bool = True) -> Any:
         """A RESP3-shaped Engine reply as a script sees it (RESP2 or 3)."""
@@ -314,7 +325,7 @@ class LuaScripting:
         self.resp = int(version)
 
     def _timeout_line(self) -> bytes:
-        limit = self.time_limit if self.time_limit is not None else 0.0
+        limit = self.engine.script_time_limit or 0.0
         return (E.SCRIPT_TIMEOUT % (limit * 1000)).encode()
 
     def _log(self, level: int, text: bytes) -> None:

@@ -59,6 +59,7 @@ from fastrank._core import (CountMinSketch, EngineLock, EngineState, SortedSet, 
                             engine_incrby, engine_zincrby, engine_zrange, engine_zrank,
                             engine_zrevrange, engine_zrevrank, engine_zscore)
 from fastrank.commands import COMMANDS, CommandError
+from fastrank.commands.scripting import evalsha_fast
 from fastrank.commands.sortedset import (LISTPACK_ENTRIES, LISTPACK_VALUE, ListpackZSet, blen,
                                          zset_add, zset_add_bulk)
 
@@ -220,6 +221,10 @@ class Engine(CoreCommands):
         from fastrank.script import Script
 
         return Script(self, script)
+
+    def evalsha(self, sha: str, numkeys: int, *keys_and_args: str) -> Any:  # type: ignore[override]
+        """EVALSHA; a cached script with plain arguments skips the generic path."""
+        return evalsha_fast(self, sha, numkeys, keys_and_args)
 
     def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Pipeline:
         from fastrank.pipeline import Pipeline

@@ -13,17 +13,31 @@ from typing import Any, Iterable, Sequence
 
 from redis.commands.core import AsyncScript as _AsyncScript
 from redis.commands.core import Script as _Script
+from redis.client import Pipeline as RedisPipeline
+from redis.exceptions import NoScriptError
 from redis.typing import EncodableT, KeyT
+
+from fastrank.pipeline import Pipeline
 
 
 class Script(_Script):
     def __call__(self, keys: Sequence[KeyT] | None = None,
                  args: Iterable[EncodableT] | None = None, client: Any = None) -> Any:
-        from fastrank.pipeline import Pipeline
-
-        if isinstance(client, Pipeline):
+        """As redis-py's ``Script.__call__`` (EVALSHA; on NOSCRIPT, SCRIPT LOAD
+        and EVALSHA again), registering with fastrank's and redis-py's pipelines."""
+        keys = keys or []
+        words = tuple(keys) + tuple(args or ())
+        if client is None:
+            client = self.registered_client
+        elif type(client) is Pipeline:
             client.scripts.add(self)
-        return super().__call__(keys, args, client)
+        elif isinstance(client, RedisPipeline):
+            client.scripts.add(self)
+        try:
+            return client.evalsha(self.sha, len(keys), *words)
+        except NoScriptError:
+            self.sha = client.script_load(self.script)
+            return client.evalsha(self.sha, len(keys), *words)
 
 
 class AsyncScript(_AsyncScript):

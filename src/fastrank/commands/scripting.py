@@ -15,7 +15,11 @@ every 100,000 Lua instructions; a script past it stops with
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
+
+from redis._parsers.base import BaseParser
+from redis.commands.core import CoreCommands
+from redis.exceptions import ResponseError
 
 from fastrank import _errors as E
 from fastrank.commands import CommandError, command, to_int
@@ -23,6 +27,8 @@ from fastrank.commands import CommandError, command, to_int
 if TYPE_CHECKING:
     from fastrank._lua_sandbox import LuaScripting
     from fastrank.engine import Engine
+
+_parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
 
 #: Flags a ``#!lua flags=...`` line may carry in Redis 7.0.
 SHEBANG_FLAGS = frozenset({b"no-writes", b"allow-oom", b"allow-stale", b"no-cluster",
@@ -36,16 +42,16 @@ def scripting(db: Engine) -> LuaScripting:
         from fastrank._lua_sandbox import LuaScripting
 
         lua = db._lua = LuaScripting(db)
-    lua.time_limit = db.script_time_limit
     return lua
 
 
-def read_shebang(body: bytes) -> tuple[bytes, bool]:
-    """(the code Lua compiles, whether the script declared no-writes).
+def read_shebang(body: bytes) -> tuple[bytes, bool | None]:
+    """(the code Lua compiles, whether the script declared no-writes; None
+    without a ``#!`` line).
 
     The ``#!`` line is blanked, not removed, so line numbers stay Redis's."""
     if not body.startswith(b"#!"):
-        return body, False
+        return body, None
     end = body.find(b"\n")
     line = body if end < 0 else body[:end]
     words = line.split(b" ")
@@ -77,7 +83,8 @@ def load(lua: LuaScripting, body: bytes) -> tuple[bytes, Any]:
 
 
 def numkeys_of(args: list[bytes]) -> int:
-    numkeys = to_int(args[1])
+    text = args[1]
+    numkeys = int(text) if len(text) == 1 and text.isdigit() else to_int(text)
     if numkeys > len(args) - 2:
         raise CommandError(E.NUMKEYS_TOO_BIG)
     if numkeys < 0:
@@ -88,7 +95,7 @@ def numkeys_of(args: list[bytes]) -> int:
 def eval_generic(db: Engine, args: list[bytes], by_sha: bool, read_only: bool) -> Any:
     """EVAL/EVALSHA[_RO] script-or-sha numkeys key... arg... (Redis evalGenericCommand)."""
     numkeys = numkeys_of(args)
-    lua = scripting(db)
+    lua = db._lua or scripting(db)
     if by_sha:
         sha = args[0].lower()
         entry = lua.scripts.get(sha) if len(sha) == 40 else None
@@ -97,12 +104,23 @@ def eval_generic(db: Engine, args: list[bytes], by_sha: bool, read_only: bool) -
     else:
         sha, entry = load(lua, args[0])
     fn, no_writes = entry
+    if read_only and no_writes is False:  # a #! script without no-writes
+        raise CommandError(E.SCRIPT_WRITE_FLAG_RO)
+    return run_cached(db, lua, sha, entry, numkeys, args[2:], read_only)
+
+
+def run_cached(db: Engine, lua: LuaScripting, sha: bytes, entry: Any, numkeys: int,
+               words: list[bytes], read_only: bool) -> Any:
+    """Run a cached script on keys + args ``words``: the native path of a script
+    fastrank ships (by its SHA1, fastrank._board_native) unless it declines or
+    the call is read-only, else the Lua function."""
+    fn, no_writes = entry
     native = (_native[0] if _native else native_scripts()).get(sha)
     if native is not None and not (read_only or no_writes):
-        reply = native(db, args[2:2 + numkeys], args[2 + numkeys:])
+        reply = native(db, words[:numkeys], words[numkeys:])
         if reply is not _native[1]:
             return reply
-    return lua.run(sha, fn, numkeys, args[2:], read_only or no_writes)
+    return lua.run(sha, fn, numkeys, words, bool(read_only or no_writes))
 
 
 _native: list[Any] = []
@@ -190,3 +208,42 @@ def script(db: Engine, args: list[bytes]) -> Any:
             raise CommandError(E.SCRIPT_FLUSH_MODE)
         raise CommandError(E.WRONG_ARITY % ("script|" + sub.decode().lower()))
     raise CommandError(E.SCRIPT_UNKNOWN_SUBCOMMAND % args[0].decode("utf-8", "replace"))
+
+
+def evalsha_fast(db: Engine, sha: Any, numkeys: Any, words: tuple[Any, ...]) -> Any:
+    """``Engine.evalsha``'s common case (a cached script, an int numkeys in
+    range, bytes/str/int arguments), with redis-py's reply handling; anything
+    else, or a sha not cached, goes the generic way (redis-py's method, the
+    EVALSHA handler). Same reply and errors either way."""
+    lua = db._lua
+    key = sha.encode() if type(sha) is str else sha
+    entry = lua.scripts.get(key) if lua is not None and type(key) is bytes else None
+    args: list[bytes] = []
+    if entry is not None and type(numkeys) is int and 0 <= numkeys <= len(words) \
+            and not dict.__contains__(db.response_callbacks, "EVALSHA"):
+        for word in words:
+            kind = type(word)
+            if kind is bytes:
+                args.append(word)
+            elif kind is str:
+                args.append(word.encode())
+            elif kind is int:
+                args.append(b"%d" % word)
+            else:
+                entry = None
+                break
+    if entry is None or lua is None:
+        return CoreCommands.evalsha(db, sha, numkeys, *words)
+    with db._lock:
+        entry = lua.scripts.get(key)  # SCRIPT FLUSH may have run meanwhile
+        if entry is None:
+            return CoreCommands.evalsha(db, sha, numkeys, *words)
+        try:
+            reply = run_cached(db, lua, key, entry, numkeys, args, False)
+        except CommandError as err:
+            raise _parse_error(err.line) from None
+        if db._waiters:
+            db._cond.notify_all()
+        if db._decode_responses:
+            reply = db.decode(reply)
+        return reply
