@@ -59,3 +59,10 @@ def test_version_and_public_names():
     assert fastrank.__version__
     for name in ("Engine", "SortedSet", "HyperLogLog", "CountMinSketch", "TopK", "connect"):
         assert hasattr(fastrank, name), name
+
+
+def test_leaderboard_scripts_ship_in_the_package():
+    board = fastrank.Leaderboard(Engine(), "smoke", ranking="dense")
+    board.submit_many({"ann": 5, "bob": 5, "cy": 3}, at=1)
+    assert board.submit("cy", 2, at=2, with_rank=True) == fastrank.Change(5, 1, 2, [])
+    assert [(e.rank, e.player) for e in board.top(3)] == [(1, "bob"), (1, "ann"), (1, "cy")]  # same second: member order
