@@ -1,6 +1,7 @@
 """Plans and runners: domain logic written once for sync and asyncio clients.
 
-A *plan* is a generator that yields the I/O it needs and receives the replies:
+A *plan* is a generator that yields the I/O it needs and receives the replies
+(or, for a single command, a :class:`Direct`: the call and how to read its reply):
 
 - a :class:`Call` (one redis-py command method) → its reply;
 - a list of calls → the list of their replies, sent as one non-transactional
@@ -25,7 +26,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from importlib import resources
-from typing import Any, Dict, Generator, List, NamedTuple, Tuple, TypeVar, Union
+from typing import Any, Callable, Dict, Generator, Generic, List, NamedTuple, Tuple, TypeVar, Union
 
 from redis.exceptions import NoScriptError, ResponseError
 
@@ -69,8 +70,22 @@ class Run(NamedTuple):
     args: Tuple[Any, ...]
 
 
+class Direct(Generic[_T]):
+    """A plan of a single command: ``parse(reply)`` is the result.
+
+    The simple reads (a rank, a score, a count) are this instead of a
+    generator, which spares them the generator's start and stop."""
+
+    __slots__ = ("call", "parse")
+
+    def __init__(self, call: Call, parse: Callable[[Any], _T]) -> None:
+        self.call = call
+        self.parse = parse
+
+
 Step = Union[Call, List[Call], Run]
-Plan = Generator[Step, Any, _T]
+Steps = Generator[Step, Any, _T]
+Plan = Union[Steps[_T], Direct[_T]]
 
 
 def _is_noscript(exc: Exception) -> bool:
@@ -115,6 +130,10 @@ async def _send_async(client: Any, step: Step) -> Any:
 
 def run(client: Any, plan: Plan[_T]) -> _T:
     """Drive ``plan`` on a sync redis-py style client and return its result."""
+    if type(plan) is Direct:
+        call = plan.call
+        return plan.parse(getattr(client, call.method)(*call.args, **call.kwargs))
+    assert not isinstance(plan, Direct)
     try:
         step = next(plan)
         while True:
@@ -130,6 +149,10 @@ def run(client: Any, plan: Plan[_T]) -> _T:
 
 async def run_async(client: Any, plan: Plan[_T]) -> _T:
     """Drive ``plan`` on an asyncio redis-py style client and return its result."""
+    if type(plan) is Direct:
+        call = plan.call
+        return plan.parse(await getattr(client, call.method)(*call.args, **call.kwargs))
+    assert not isinstance(plan, Direct)
     try:
         step = next(plan)
         while True:

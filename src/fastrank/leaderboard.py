@@ -56,7 +56,7 @@ from redis.exceptions import ResponseError
 
 from fastrank import _errors
 from fastrank._periods import PERIODS, expiry_ms, season_of, zone
-from fastrank._runner import Call, Plan, Run, packaged_script, run
+from fastrank._runner import Call, Direct, Plan, Run, Steps, packaged_script, run
 from fastrank._scorebits import Points, ScoreCodec
 
 if TYPE_CHECKING:
@@ -145,6 +145,14 @@ def _tag_part(value: Any, label: str) -> str:
     if not text or "{" in text or "}" in text:
         raise ValueError(f"{label} must be non-empty text without braces, not {value!r}")
     return text
+
+
+def _one_based(index: Optional[int]) -> Optional[int]:
+    return None if index is None else int(index) + 1
+
+
+def _one_more(count: int) -> int:
+    return int(count) + 1
 
 
 def _info(text: Optional[Union[str, bytes]]) -> Optional[Dict[str, Any]]:
@@ -325,7 +333,7 @@ class BoardPlans:
         return Call(method, (key, start, stop), {"withscores": True})
 
     def _range_plan(self, keys: Tuple[str, ...], mode: str, where: Any, size: int, style: str,
-                    with_info: bool) -> Plan[List[Entry]]:
+                    with_info: bool) -> Steps[List[Entry]]:
         reply = yield Run(RANGE, keys, (*self._conf, mode, where, size, style, "1" if with_info else "0"))
         if not reply:
             return []
@@ -351,7 +359,7 @@ class BoardPlans:
         return keys, (*self._conf, chosen, tick, style, self.passed, expire, *flat)
 
     def _plan_submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-                     with_rank: bool = False) -> Plan[Any]:
+                     with_rank: bool = False) -> Steps[Any]:
         """Apply a result by the board's rule (or ``rule=``); the new points, or a
         :class:`Change` with ``with_rank=True``. One atomic script; O(log n)."""
         keys, args = self._write_args([(player, points)], at, rule, self._style if with_rank else "")
@@ -367,7 +375,7 @@ class BoardPlans:
                       [_text(m) for m in passed])
 
     def _plan_submit_many(self, results: Union[Mapping[PlayerId, Points], Sequence[Tuple[PlayerId, Points]]],
-                          *, at: When = None, rule: Optional[str] = None) -> Plan[List[Points]]:
+                          *, at: When = None, rule: Optional[str] = None) -> Steps[List[Points]]:
         """Apply many results earned at the same time in one atomic script; each
         result's new points. Nothing is written if any total would not fit.
         O(k log n) for k results."""
@@ -383,12 +391,12 @@ class BoardPlans:
         parse = self.codec.parse_points
         return [parse(x) for x in reply]
 
-    def _plan_set_points(self, player: PlayerId, points: Points, *, at: When = None) -> Plan[Points]:
+    def _plan_set_points(self, player: PlayerId, points: Points, *, at: When = None) -> Steps[Points]:
         """Set a player's points (rule ``set``); the tie-break time moves only if they change. O(log n)."""
         result = yield from self._plan_submit(player, points, at=at, rule="set")
         return result  # type: ignore[no-any-return]
 
-    def _plan_remove(self, player: PlayerId) -> Plan[bool]:
+    def _plan_remove(self, player: PlayerId) -> Steps[bool]:
         """Take a player and their entry data off the board; True if they were on it. O(log n)."""
         member = _player(player)
         try:
@@ -398,7 +406,7 @@ class BoardPlans:
         self._invalidate()
         return bool(reply)
 
-    def _plan_set_info(self, player: PlayerId, mapping: Mapping[str, Any]) -> Plan[None]:
+    def _plan_set_info(self, player: PlayerId, mapping: Mapping[str, Any]) -> Steps[None]:
         """Store a player's entry data (display name, country...), replacing any before. O(1)."""
         member = _player(player)
         if not isinstance(mapping, Mapping):
@@ -411,7 +419,7 @@ class BoardPlans:
         yield calls
         self._invalidate()
 
-    def _plan_rollover(self, new_season: Union[str, int], *, archive: Union[int, timedelta, None] = None) -> Plan[None]:
+    def _plan_rollover(self, new_season: Union[str, int], *, archive: Union[int, timedelta, None] = None) -> Steps[None]:
         """Freeze the current season (writes to it fail from now on), optionally
         expiring it after ``archive`` seconds, and write ``new_season`` from now on. O(1)."""
         if self.period is not None:
@@ -433,7 +441,9 @@ class BoardPlans:
     def _plan_score(self, player: PlayerId, *, season: Optional[Union[str, int]] = None) -> Plan[Optional[Points]]:
         """A player's points, or None if absent. O(1)."""
         member = _player(player)
-        score = yield Call("zscore", (self.keys(season)[0], member))
+        return Direct(Call("zscore", (self.keys(season)[0], member)), self._points_or_none)
+
+    def _points_or_none(self, score: Optional[float]) -> Optional[Points]:
         return None if score is None else self.codec.points(score)
 
     def _plan_rank(self, player: PlayerId, *, ranking: Optional[str] = None,
@@ -443,14 +453,16 @@ class BoardPlans:
         style = self._style_of(ranking)
         keys = self.keys(season)
         if style == "o":
-            index = yield Call("zrevrank" if self.codec.desc else "zrank", (keys[0], member))
-            return None if index is None else int(index) + 1
+            return Direct(Call("zrevrank" if self.codec.desc else "zrank", (keys[0], member)), _one_based)
+        return self._standing_rank(keys, member, style)
+
+    def _standing_rank(self, keys: Tuple[str, ...], member: Union[str, bytes], style: str) -> Steps[Optional[int]]:
         reply = yield Run(STANDING, keys, (*self._conf, member, style))
         return None if not reply else int(reply[1])
 
     def _plan_count(self, *, season: Optional[Union[str, int]] = None) -> Plan[int]:
         """How many players are on the board. O(1)."""
-        return int((yield Call("zcard", (self.keys(season)[0],))))
+        return Direct(Call("zcard", (self.keys(season)[0],)), int)
 
     def _plan_rank_for(self, points: Points, *, ranking: Optional[str] = None) -> Plan[int]:
         """The rank ``points`` would get if submitted now (nothing is written). O(log n)."""
@@ -461,8 +473,7 @@ class BoardPlans:
         text = codec.text
         if style == "d":
             bounds = ("(" + text(value), "+inf") if codec.desc else ("-inf", "(" + text(value))
-            better = yield Call("zcount", (keys[1], *bounds))
-            return int(better) + 1
+            return Direct(Call("zcount", (keys[1], *bounds)), _one_more)
         # An ordinal rank for a submission now lands after its equals when
         # the earliest wins, before them when the latest does.
         with_equals = style == "o" and self.tiebreak == "earliest"
@@ -475,11 +486,10 @@ class BoardPlans:
         else:
             edge = text(value) if with_equals else "(" + text(value)
             bounds = (edge, "+inf") if codec.desc else ("-inf", edge)
-        better = yield Call("zcount", (keys[0], *bounds))
-        return int(better) + 1
+        return Direct(Call("zcount", (keys[0], *bounds)), _one_more)
 
     def _plan_top(self, n: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
-                  season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
+                  season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
         """The best ``n`` entries. O(log n + n); cached for ``cache_ttl`` seconds when set."""
         n = _count(n, "n")
         style = self._style_of(ranking)
@@ -501,13 +511,13 @@ class BoardPlans:
         return entries
 
     def _plan_standings(self, season: Union[str, int], n: int = 10, *, with_info: bool = False,
-                        ranking: Optional[str] = None) -> Plan[List[Entry]]:
+                        ranking: Optional[str] = None) -> Steps[List[Entry]]:
         """The best ``n`` entries of a past (or any) season. O(log n + n)."""
         entries = yield from self._plan_top(n, with_info=with_info, ranking=ranking, season=season)
         return entries
 
     def _plan_page(self, number: int, size: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
-                   season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
+                   season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
         """Page ``number`` (1-based) of ``size`` entries. O(log n + size)."""
         number, size = _count(number, "number"), _count(size, "size")
         style = self._style_of(ranking)
@@ -524,7 +534,7 @@ class BoardPlans:
         return entries
 
     def _plan_around(self, player: PlayerId, radius: int = 5, *, with_info: bool = False,
-                     ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
+                     ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
         """The entries within ``radius`` places of a player (clipped at the ends,
         the player included); empty if absent. O(log n + radius)."""
         member = _player(player)
@@ -534,7 +544,7 @@ class BoardPlans:
         return entries
 
     def _plan_friends(self, player: PlayerId, friend_ids: Sequence[PlayerId], *, with_info: bool = False,
-                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
+                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
         """The player and their friends ranked among themselves (``rank``) with
         their global rank (``global_rank``); absent ones left out. One script
         around ZMSCORE; O(k log n) for k players."""
@@ -554,14 +564,14 @@ class BoardPlans:
             entries.append(Entry(ranker.rank_at(i, points), _text(member), points, global_rank, _info(info)))
         return entries
 
-    def _standing(self, player: PlayerId) -> Plan[Optional[Tuple[int, int, int]]]:
+    def _standing(self, player: PlayerId) -> Steps[Optional[Tuple[int, int, int]]]:
         reply = yield Run(STANDING, self.keys(), (*self._conf, _player(player), "p"))
         if not reply:
             return None
         _, better, worse, count = reply
         return int(better), int(worse), int(count)
 
-    def _plan_percentile(self, player: PlayerId) -> Plan[Optional[float]]:
+    def _plan_percentile(self, player: PlayerId) -> Steps[Optional[float]]:
         """The percentage of players with worse points (0..100), None if absent. O(log n)."""
         standing = yield from self._standing(player)
         if standing is None:
@@ -569,7 +579,7 @@ class BoardPlans:
         _, worse, count = standing
         return 100.0 * worse / count
 
-    def _plan_bucket(self, player: PlayerId) -> Plan[Optional[str]]:
+    def _plan_bucket(self, player: PlayerId) -> Steps[Optional[str]]:
         """``"top 1%"``, ``"top 5%"``... by the board's ``buckets`` cut-offs (the
         first cut-off at or above the player's competition rank as a percentage),
         ``"bottom N%"`` below the last; None if absent. O(log n)."""
@@ -585,12 +595,10 @@ class BoardPlans:
 
     def _plan_info(self, player: PlayerId) -> Plan[Optional[Dict[str, Any]]]:
         """A player's entry data, or None. O(1)."""
-        text = yield Call("hget", (self.keys()[4], _player(player)))
-        return _info(text)
+        return Direct(Call("hget", (self.keys()[4], _player(player))), _info)
 
     def _slice_plan(self, start: int, size: int, season: Optional[Union[str, int]]) -> Plan[List[Tuple[Any, float]]]:
-        pairs = yield self._slice_call(self.keys(season)[0], start, start + size - 1)
-        return list(pairs)
+        return Direct(self._slice_call(self.keys(season)[0], start, start + size - 1), list)
 
     def _iter_start(self, batch: int, ranking: Optional[str]) -> _Ranker:
         """Check ``iter``'s arguments; the ranker that numbers its entries."""
