@@ -156,3 +156,16 @@ def test_decoded_responses(client):
     assert board.top(2, with_info=True) == [Entry(1, "ann", 50, None, {"n": 1}), Entry(2, "bob", 40)]
     assert board.friends("bob", ["cy"])[0] == Entry(1, "bob", 40, 2)
     assert board.submit("gus", 35, at=9, with_rank=True, rule="set").passed == ["dee", "eve", "fay"]
+
+
+def test_long_friend_lists_and_pages(client):
+    board = Leaderboard(client, "crowd", ranking="competition")
+    board.submit_many({f"p{i}": i % 100 for i in range(9_000)}, at=1)
+    board.set_info("p99", {"best": True})
+    ids = [f"p{i}" for i in range(1, 9_000)] + [f"ghost{i}" for i in range(500)]
+    got = board.friends("p0", ids, with_info=True)
+    assert len(got) == 9_000 and got[0].points == 99 and got[-1].points == 0
+    assert [e.global_rank for e in got] == [e.rank for e in got]     # everyone's a friend
+    assert sum(e.info is not None for e in got) == 1
+    page = board.page(1, 9_000, with_info=True)
+    assert [(e.rank, e.player) for e in page] == [(e.rank, e.player) for e in board.iter(batch=2_000)]

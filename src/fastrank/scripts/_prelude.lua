@@ -86,6 +86,16 @@ local function count_points(points, delta)
   end
 end
 
+-- CMD key item... over a long list, 1000 items a call (Lua's unpack has a limit)
+local function each_chunk(command, key, items)
+  local replies = {}
+  for first = 1, #items, 1000 do
+    local part = redis.call(command, key, unpack(items, first, math.min(first + 999, #items)))
+    for i = 1, #part do replies[#replies + 1] = part[i] end
+  end
+  return replies
+end
+
 local function frozen()
   return redis.call('HEXISTS', meta_key, 'frozen') == 1
 end

@@ -4,7 +4,7 @@
 local style, with_info = ARGV[6], ARGV[7] == '1'
 local players = {}
 for i = 8, #ARGV do players[#players + 1] = ARGV[i] end
-local scores = redis.call('ZMSCORE', board, unpack(players))
+local scores = each_chunk('ZMSCORE', board, players)
 local ranks = {}
 for i, player in ipairs(players) do
   local score = scores[i]
@@ -17,5 +17,5 @@ for i, player in ipairs(players) do
   end
 end
 local infos = {}
-if with_info then infos = redis.call('HMGET', info_key, unpack(players)) end
+if with_info then infos = each_chunk('HMGET', info_key, players) end
 return {scores, ranks, infos}

@@ -30,6 +30,6 @@ local infos = {}
 if with_info and #items > 0 then
   local players = {}
   for i = 1, #items, 2 do players[#players + 1] = items[i] end
-  infos = redis.call('HMGET', info_key, unpack(players))
+  infos = each_chunk('HMGET', info_key, players)
 end
 return {start, first, items, infos}
