@@ -53,6 +53,8 @@ def num(x: float) -> bytes:
 
 def _number(text: bytes) -> Optional[float]:
     """``tonumber`` for the decimal forms the leaderboard sends; None for anything else."""
+    if text.isdigit():
+        return float(int(text))
     return float(text) if _NUMBER.match(text) else None
 
 
