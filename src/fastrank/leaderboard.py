@@ -256,6 +256,7 @@ class BoardPlans:
         except TypeError:  # a client without weak references: this board's own
             self._caches = {}
         self._keys: Dict[Optional[str], Tuple[str, str, str, str, str]] = {}
+        self._bytes_keys: Dict[Tuple[str, ...], Tuple[bytes, ...]] = {}
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.name!r}, season={self.current_season()!r}, order={self.order!r}, "
@@ -292,6 +293,13 @@ class BoardPlans:
             base = f"{{lb:{self.name}}}" if chosen is None else f"{{lb:{self.name}:{chosen}}}"
             keys = self._keys[chosen] = (base, base + ":dense", base + ":counts", base + ":meta", base + ":info")
         return keys
+
+    def _encoded(self, keys: Tuple[str, ...]) -> Tuple[bytes, ...]:
+        """``keys`` as bytes, the form scripts are sent with (cached)."""
+        encoded = self._bytes_keys.get(keys)
+        if encoded is None:
+            encoded = self._bytes_keys[keys] = tuple(k.encode() for k in keys)
+        return encoded
 
     def _write_target(self, tick: int) -> Tuple[Tuple[str, str, str, str, str], int]:
         """The keys a write earned at ``tick`` goes to, and their expiry (unix ms, 0 = none)."""
@@ -334,7 +342,8 @@ class BoardPlans:
 
     def _range_plan(self, keys: Tuple[str, ...], mode: str, where: Any, size: int, style: str,
                     with_info: bool) -> Steps[List[Entry]]:
-        reply = yield Run(RANGE, keys, (*self._conf, mode, where, size, style, "1" if with_info else "0"))
+        args = (*self._conf, mode, where, size, style, "1" if with_info else "0")
+        reply = yield Run(RANGE, self._encoded(keys), args)
         if not reply:
             return []
         start, first, items, infos = reply
@@ -364,7 +373,7 @@ class BoardPlans:
         :class:`Change` with ``with_rank=True``. One atomic script; O(log n)."""
         keys, args = self._write_args([(player, points)], at, rule, self._style if with_rank else "")
         try:
-            reply = yield Run(SUBMIT, keys, args)
+            reply = yield Run(SUBMIT, self._encoded(keys), args)
         except ResponseError as exc:
             raise self._translate(exc) from exc
         self._invalidate()
@@ -384,7 +393,7 @@ class BoardPlans:
         if not pairs:
             return []
         try:
-            reply = yield Run(SUBMIT, keys, args)
+            reply = yield Run(SUBMIT, self._encoded(keys), args)
         except ResponseError as exc:
             raise self._translate(exc) from exc
         self._invalidate()
@@ -400,7 +409,7 @@ class BoardPlans:
         """Take a player and their entry data off the board; True if they were on it. O(log n)."""
         member = _player(player)
         try:
-            reply = yield Run(REMOVE, self.keys(), (*self._conf, member))
+            reply = yield Run(REMOVE, self._encoded(self.keys()), (*self._conf, member))
         except ResponseError as exc:
             raise self._translate(exc) from exc
         self._invalidate()
@@ -457,7 +466,7 @@ class BoardPlans:
         return self._standing_rank(keys, member, style)
 
     def _standing_rank(self, keys: Tuple[str, ...], member: Union[str, bytes], style: str) -> Steps[Optional[int]]:
-        reply = yield Run(STANDING, keys, (*self._conf, member, style))
+        reply = yield Run(STANDING, self._encoded(keys), (*self._conf, member, style))
         return None if not reply else int(reply[1])
 
     def _plan_count(self, *, season: Optional[Union[str, int]] = None) -> Plan[int]:
@@ -552,7 +561,8 @@ class BoardPlans:
             raise TypeError("friend_ids must be a sequence of player ids, not one id")
         members = list(dict.fromkeys([_player(player), *(_player(f) for f in friend_ids)]))
         style = self._style_of(ranking)
-        reply = yield Run(FRIENDS, self.keys(season), (*self._conf, style, "1" if with_info else "0", *members))
+        args = (*self._conf, style, "1" if with_info else "0", *members)
+        reply = yield Run(FRIENDS, self._encoded(self.keys(season)), args)
         scores, ranks, infos = reply
         present = [(float(scores[i]), _raw(m), int(ranks[i]), infos[i] if with_info else None, m)
                    for i, m in enumerate(members) if scores[i] is not None]
@@ -565,7 +575,7 @@ class BoardPlans:
         return entries
 
     def _standing(self, player: PlayerId) -> Steps[Optional[Tuple[int, int, int]]]:
-        reply = yield Run(STANDING, self.keys(), (*self._conf, _player(player), "p"))
+        reply = yield Run(STANDING, self._encoded(self.keys()), (*self._conf, _player(player), "p"))
         if not reply:
             return None
         _, better, worse, count = reply
