@@ -15,11 +15,12 @@ from __future__ import annotations
 import struct
 from typing import Any, Callable
 
-from fastrank._lua_cjson import cjson_functions
+from importlib import resources
+
+from fastrank._lua_libs_base import Result, bad_argument, to_number
 from fastrank._lua_msgpack import cmsgpack_functions
 from fastrank._lua_struct import struct_functions
 
-Result = tuple[Any, ...]
 PyFn = Callable[..., Result]
 
 _WRAP = """
@@ -36,42 +37,6 @@ for i = 1, #names do
 end
 return lib
 """
-
-
-def lua_type(value: Any) -> str:
-    """The Lua type name of a value lupa passes to Python."""
-    if value is None:
-        return "nil"
-    kind = type(value)
-    if kind is bool:
-        return "boolean"
-    if kind is int or kind is float:
-        return "number"
-    if kind is bytes:
-        return "string"
-    name = type(value).__name__
-    return "table" if "Table" in name else ("function" if "Function" in name else "userdata")
-
-
-def bad_argument(n: int, name: str, expected: str, got: Any, missing: bool = False) -> Result:
-    kind = "no value" if missing else lua_type(got)
-    return False, f"bad argument #{n} to '{name}' ({expected} expected, got {kind})".encode()
-
-
-def to_number(value: Any) -> float | int | None:
-    """Lua's lua_tonumber: numbers, and strings that read as numbers."""
-    kind = type(value)
-    if kind is int or kind is float:
-        return value
-    if kind is bytes:
-        text = value.strip()
-        try:
-            if text[:2].lower() in (b"0x", b"-0x", b"+0"):
-                return float(int(text, 16))
-            return float(text)
-        except ValueError:
-            return None
-    return None
 
 
 # -- bit (LuaBitOp 1.0.2) ------------------------------------------------------
@@ -175,13 +140,23 @@ def bit_functions() -> dict[str, PyFn]:
     }
 
 
+#: The libraries' constant fields, as Redis 7.0's have them.
+_FIELDS = {"cmsgpack": {"_NAME": "cmsgpack", "_VERSION": "lua-cmsgpack 0.4.0",
+                        "_COPYRIGHT": "Copyright (C) 2012, Salvatore Sanfilippo",
+                        "_DESCRIPTION": "MessagePack C implementation for Lua"}}
+
+
 def install_libs(rt: Any, libs: Any) -> None:
     """Fill the ``libs`` Lua table with bit, cjson, cmsgpack and struct."""
-    wrap = rt.eval("function(src) return assert(loadstring(src, '=fastrank_sandbox')) end")(
-        _WRAP.encode())
-    for name, functions in (("bit", bit_functions()), ("cjson", cjson_functions(rt)),
-                            ("cmsgpack", cmsgpack_functions(rt)),
+    load = rt.eval("function(src) return assert(loadstring(src, '=fastrank_sandbox')) end")
+    wrap = load(_WRAP.encode())
+    cjson_source = resources.files("fastrank").joinpath("_lua_cjson.lua").read_bytes()
+    null = rt.eval("newproxy(false)")
+    libs[b"cjson"] = load(cjson_source)(null)()
+    for name, functions in (("bit", bit_functions()), ("cmsgpack", cmsgpack_functions(rt)),
                             ("struct", struct_functions(rt))):
         names = [k.encode() for k in functions]
         lib = wrap(rt.table_from(list(functions.values())), rt.table_from(names))
+        for field, text in _FIELDS.get(name, {}).items():
+            lib[field.encode()] = text.encode()
         libs[name.encode()] = lib
