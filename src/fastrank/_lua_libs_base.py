@@ -31,7 +31,7 @@ def bad_argument(n: int, name: str, expected: str, got: Any, missing: bool = Fal
 def to_number(value: Any) -> float | int | None:
     """Lua's lua_tonumber: numbers, and strings that read as numbers."""
     kind = type(value)
-    if kind is int or kind is float:
+    if isinstance(value, (int, float)) and kind is not bool:
         return value
     if kind is bytes:
         text = value.strip()
@@ -42,3 +42,19 @@ def to_number(value: Any) -> float | int | None:
         except ValueError:
             return None
     return None
+
+
+def as_string(value: Any) -> bytes | None:
+    """Lua's lua_tolstring for library arguments: strings, and numbers as "%.14g"."""
+    if isinstance(value, (int, float)) and type(value) is not bool:
+        return b"%.14g" % value
+    return value if type(value) is bytes else None
+
+
+class LibError(Exception):
+    """A library function's Lua error: ``text`` is the message with the
+    caller's ``user_script:LINE:`` position, as luaL_error words it."""
+
+    def __init__(self, text: bytes) -> None:
+        super().__init__(text)
+        self.text = text

@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 from typing import Any, Callable
 
-from fastrank._lua_libs_base import Result
+from fastrank._lua_libs_base import Result, as_string, lua_type
 
 _MAX_NESTING = 16
 _INT64 = 1 << 63
@@ -199,11 +199,9 @@ class _Reader:
 
 def _unpacker(rt: Any, name: str) -> Callable[..., Result]:
     def fn(*args: Any) -> Result:
-        data = args[0] if args else None
-        if type(data) in (int, float):
-            data = b"%.14g" % data
-        if type(data) is not bytes:
-            kind = "no value" if not args else type(data).__name__
+        data = as_string(args[0]) if args else None
+        if data is None:
+            kind = "no value" if not args else lua_type(args[0])
             return False, f"bad argument #1 to '{name}' (string expected, got {kind})".encode()
         limit = 0
         offset = 0

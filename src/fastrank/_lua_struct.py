@@ -10,7 +10,7 @@ import struct
 import sys
 from typing import Any, Callable, Iterator
 
-from fastrank._lua_libs_base import Result, bad_argument, to_number
+from fastrank._lua_libs_base import Result, as_string, bad_argument, to_number
 
 _MAX_INT_SIZE = 32
 _NATIVE_ALIGN = 8
@@ -66,12 +66,9 @@ def _padding(length: int, opt: str, size: int, align: int) -> int:
 
 
 def _pack(*args: Any) -> Result:
-    fmt = args[0] if args else None
-    if type(fmt) is not bytes:
-        if type(fmt) in (int, float):
-            fmt = (b"%.14g" % fmt)
-        else:
-            return bad_argument(1, "pack", "string", fmt, not args)
+    fmt = as_string(args[0]) if args else None
+    if fmt is None:
+        return bad_argument(1, "pack", "string", args[0] if args else None, not args)
     out = bytearray()
     arg = 1
     try:
@@ -82,10 +79,10 @@ def _pack(*args: Any) -> Result:
                 continue
             value = args[arg] if arg < len(args) else None
             if opt in "sc":
-                if type(value) in (int, float):
-                    value = b"%.14g" % value
-                if type(value) is not bytes:
+                text = as_string(value)
+                if text is None:
                     return bad_argument(arg + 1, "pack", "string", value)
+                value = text
                 if opt == "c":
                     if size == 0:
                         size = len(value)
@@ -117,10 +114,10 @@ def _unpack(*args: Any) -> Result:
     data = args[1] if len(args) > 1 else None
     if type(fmt) is not bytes:
         return bad_argument(1, "unpack", "string", fmt, not args)
-    if type(data) in (int, float):
-        data = b"%.14g" % data
-    if type(data) is not bytes:
-        return bad_argument(2, "unpack", "string", data, len(args) < 2)
+    data = as_string(data)
+    if data is None:
+        return bad_argument(2, "unpack", "string", args[1] if len(args) > 1 else None,
+                            len(args) < 2)
     start = to_number(args[2]) if len(args) > 2 and args[2] is not None else 1
     if start is None:
         return bad_argument(3, "unpack", "number", args[2])
