@@ -45,7 +45,7 @@ from redis.exceptions import ResponseError
 
 from fastrank import _errors as E
 from fastrank._lua_libs import install_libs
-from fastrank._lua_libs_base import LibError
+from fastrank._lua_libs_base import LibError, as_string
 from fastrank.commands import COMMANDS, CommandError
 
 if TYPE_CHECKING:
@@ -363,8 +363,7 @@ class LuaScripting:
             raise ScriptCallError(E.LUA_LOG_LEVEL_TYPE)
         if not 0 <= level <= 3:
             raise ScriptCallError(E.LUA_LOG_LEVEL)
-        parts = [a if type(a) is bytes else b"%.14g" % a for a in args[1:]
-                 if type(a) is bytes or (isinstance(a, (int, float)) and type(a) is not bool)]
+        parts = [text for text in map(as_string, args[1:]) if text is not None]
         levels = (logging.DEBUG, logging.INFO, logging.INFO, logging.WARNING)
         log.log(levels[int(level)], "%s", b" ".join(parts).decode("utf-8", "replace"))
 
