@@ -148,8 +148,12 @@ local function s_xpcall(f, handler)
     return ok, ...
   end)(xpcall(f, function(e)
     if type(e) == "userdata" then
-      local text, plain = error_text(e)
-      e = plain and text or {err = text}
+      local text, plain, executed = error_text(e)
+      if plain then e = text
+      else
+        e = {err = text}
+        if executed then e.ignore_error_stats_update = true end
+      end
     end
     return handler(e)
   end))

@@ -138,23 +138,26 @@ def parse_reply(data: bytes) -> Any:
 
 
 class ScriptCallError(Exception):
-    """An error reply of ``redis.call``, raised through Lua as its error value."""
+    """An error reply of ``redis.call``, raised through Lua as its error value.
+    ``executed``: the command ran and answered it (Redis then marks the error
+    table with ``ignore_error_stats_update = true``)."""
 
-    def __init__(self, line: str) -> None:
+    def __init__(self, line: str, executed: bool = False) -> None:
         super().__init__(line)
         self.text = line.encode("utf-8", "surrogateescape")
+        self.executed = executed
 
 
-def error_text(exc: Any) -> tuple[bytes, bool]:
-    """(text, plain) of a Python exception that crossed Lua: a Redis error
-    table's text (plain False), or a Lua error message (plain True: a library
-    function's, with its user_script:LINE position; Redis prefixes ERR when it
-    ends the script)."""
+def error_text(exc: Any) -> tuple[bytes, bool, bool]:
+    """(text, plain, executed) of a Python exception that crossed Lua: a Redis
+    error table's text (plain False), or a Lua error message (plain True: a
+    library function's, with its user_script:LINE position; Redis prefixes ERR
+    when it ends the script); executed: a command answered it."""
     if isinstance(exc, ScriptCallError):
-        return exc.text, False
+        return exc.text, False, exc.executed
     if isinstance(exc, LibError):
-        return exc.text, True
-    return ("ERR " + str(exc)).encode("utf-8", "replace"), False
+        return exc.text, True, False
+    return ("ERR " + str(exc)).encode("utf-8", "replace"), False, False
 
 
 def _sha1hex(*args: Any) -> bytes:
@@ -257,6 +260,8 @@ class LuaScripting:
         try:
             return self.bridge(*args)
         except ScriptCallError as err:
+            if err.executed:
+                return self.table_from({b"err": err.text, b"ignore_error_stats_update": True})
             return self.table_from({b"err": err.text})
 
     def bridge(self, *args: Any) -> Any:
@@ -289,7 +294,7 @@ class LuaScripting:
         try:
             reply = self.engine.call(argv)
         except CommandError as err:
-            raise ScriptCallError(err.line) from None
+            raise ScriptCallError(err.line, True) from None
         kind = type(reply)
         if kind is bytes:
             if status and (word == b"SET" and not any(a.upper() == b"GET" for a in argv[3:])

@@ -198,6 +198,10 @@ FIXED = [
     ("return {pcall(cjson.decode, '[1,')}", [], []),
     ("local ok, e = xpcall(function() bit.band({}) end, function(m) return m end) return {ok, e}", [], []),
     ("local ok, e = xpcall(function() redis.call('nosuch') end, function(m) return type(m) end) return {ok, e}", [], []),
+    ("return cjson.encode(redis.pcall('get', 'a', 'b'))", [], []),
+    ("redis.call('set', 's', 'x') return cjson.encode(redis.pcall('incr', 's'))", [], []),
+    ("redis.call('set', 's', 'x') local ok, e = xpcall(function() redis.call('incr', 's') end, "
+     "function(m) return cjson.encode(m) end) return {ok, e}", [], []),
     # shebang
     ("#!lua\nreturn redis.call('set', 'a', 'b')", [], []),
     ("#!lua\nerror('x')", [], []),
@@ -511,7 +515,7 @@ class ScriptGen:
     def value(self, depth: int = 0) -> str:
         choices = ["number", "string", "local", "bool", "nil"]
         if depth < 3:
-            choices += ["table", "table", "err", "ok", "double"]
+            choices += ["table", "table", "err", "ok", "double", "lib"]
         kind = self.pick(choices)
         if kind == "number":
             return self.pick(["1", "2.75", "-3.5", "1e300", "0.1", "-0", "42"])
@@ -529,6 +533,20 @@ class ScriptGen:
             return "{ok=" + self.pick(["'fine'", "'OK'"]) + "}"
         if kind == "double":
             return "{double=" + self.pick(["1.5", "0.1", "3"]) + "}"
+        if kind == "lib":
+            inner = self.value(depth + 1)
+            return self.pick([
+                f"cjson.encode({{{inner}}})", f"cjson.decode(cjson.encode({{{inner}, 2.5}}))",
+                f"{{cmsgpack.unpack(cmsgpack.pack({inner}, 'z\\0'))}}",
+                f"cmsgpack.pack({{{inner}}})", f"bit.bxor(tonumber({self.number()}) or 7, 0x5a)",
+                f"bit.tohex(bit.lshift(-3, {self.rng.randint(0, 40)}))",
+                f"struct.pack('>id', {self.rng.randint(-9, 9)}, 2.5)",
+                f"{{struct.unpack('>i', struct.pack('>i', {self.rng.randint(-99, 99)}))}}",
+                f"tostring(#{{{inner}}})", f"type({inner})", f"redis.sha1hex(type({inner}))",
+                f"string.format('%.3f|%s', 1/3, type({inner}))",
+                f"{{pcall(redis.call, {self.command()})}}",
+                f"{{redis.pcall({self.command()})}}",
+            ])
         items = [self.value(depth + 1) for _ in range(self.rng.randint(0, 4))]
         return "{" + ", ".join(items) + "}"
 
