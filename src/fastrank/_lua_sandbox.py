@@ -139,8 +139,9 @@ def parse_reply(data: bytes) -> Any:
 
 class ScriptCallError(Exception):
     """An error reply of ``redis.call``, raised through Lua as its error value.
-    ``executed``: the command ran and answered it (Redis then marks the error
-    table with ``ignore_error_stats_update = true``)."""
+    ``executed``: the error comes from the command's lookup or run, not from
+    the arguments' Lua types (Redis then marks the error table with
+    ``ignore_error_stats_update = true``)."""
 
     def __init__(self, line: str, executed: bool = False) -> None:
         super().__init__(line)
@@ -283,14 +284,14 @@ class LuaScripting:
             plan = self._plan(argv[0])
         word, cmd, refused, status = plan
         if cmd is None:
-            raise ScriptCallError(E.LUA_UNKNOWN_COMMAND)
+            raise ScriptCallError(E.LUA_UNKNOWN_COMMAND, True)
         n = len(argv)
         if (cmd.arity > 0 and n != cmd.arity) or n < -cmd.arity:
-            raise ScriptCallError(E.LUA_WRONG_ARITY)
+            raise ScriptCallError(E.LUA_WRONG_ARITY, True)
         if refused:
-            raise ScriptCallError(E.LUA_NOT_ALLOWED)
+            raise ScriptCallError(E.LUA_NOT_ALLOWED, True)
         if cmd.write and self.read_only:
-            raise ScriptCallError(E.LUA_WRITE_IN_READ_ONLY)
+            raise ScriptCallError(E.LUA_WRITE_IN_READ_ONLY, True)
         try:
             reply = self.engine.call(argv)
         except CommandError as err:

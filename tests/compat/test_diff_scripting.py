@@ -199,6 +199,11 @@ FIXED = [
     ("local ok, e = xpcall(function() bit.band({}) end, function(m) return m end) return {ok, e}", [], []),
     ("local ok, e = xpcall(function() redis.call('nosuch') end, function(m) return type(m) end) return {ok, e}", [], []),
     ("return cjson.encode(redis.pcall('get', 'a', 'b'))", [], []),
+    ("return cjson.encode(redis.pcall('nosuch'))", [], []),
+    ("return cjson.encode(redis.pcall())", [], []),
+    ("return cjson.encode(redis.pcall('get', {}))", [], []),
+    ("return cjson.encode(redis.pcall('multi'))", [], []),
+    ("return cjson.encode(redis.pcall('set', 'x', 1))", [], []),
     ("redis.call('set', 's', 'x') return cjson.encode(redis.pcall('incr', 's'))", [], []),
     ("redis.call('set', 's', 'x') local ok, e = xpcall(function() redis.call('incr', 's') end, "
      "function(m) return cjson.encode(m) end) return {ok, e}", [], []),
