@@ -100,6 +100,12 @@ LUA_UNKNOWN_COMMAND = "ERR Unknown Redis command called from script"
 LUA_WRONG_ARITY = "ERR Wrong number of args calling Redis command from script"
 LUA_NOT_ALLOWED = "ERR This Redis command is not allowed from script"
 LUA_WRITE_IN_READ_ONLY = "ERR Write commands are not allowed from read-only scripts."
+LUA_SHA1HEX_ARGUMENTS = "ERR wrong number of arguments"
+LUA_LOG_ARGUMENTS = "ERR redis.log() requires two arguments or more."
+LUA_LOG_LEVEL_TYPE = "ERR First argument must be a number (log level)."
+LUA_LOG_LEVEL = "ERR Invalid debug level."
+LUA_SET_REPL_ARGUMENTS = "ERR redis.set_repl() requires one argument."
+LUA_SET_REPL_FLAGS = "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."
 # fastrank's own texts (Redis has no equivalent reply):
 # error() with a table that has no string 'err' field (Redis 7.0 crashes on it);
 SCRIPT_ERROR_OBJECT = "ERR Error running script: error object is not a string or an {err=...} table"

@@ -1,10 +1,12 @@
 """The libraries Redis 7.0 loads into its Lua that lupa's Lua 5.1 lacks:
 ``bit`` (LuaBitOp), ``cjson``, ``cmsgpack`` and ``struct``.
 
-Each function is Python, reached from Lua through a small Lua wrapper (the
-Python objects stay in upvalues, out of the scripts' reach). A Python
-function returns ``(True, n, v1..vn)`` (n Lua values) or ``(False,
-message)``, which the wrapper raises as a Lua error at the caller's line, so
+cjson is Lua (``_lua_cjson.lua``); the functions of the others are Python,
+put in the library tables as the callables themselves (lupa makes them
+C-level calls to Lua, so a library call in tail position keeps the script's
+frame for error positions, as Redis's C functions do). A Python function
+returns ``(True, n, v1..vn)`` (n Lua values) or ``(False, message)``;
+:func:`expose` turns the latter into a Lua error at the caller's line, so
 ``bit.band({})`` fails as Redis's C function does (``user_script:1: bad
 argument #1 to 'band' (number expected, got table)``).
 
@@ -12,66 +14,56 @@ What each library has is listed in docs/compatibility.md (Scripting).
 """
 from __future__ import annotations
 
+import re
 import struct
+from importlib import resources
 from typing import Any, Callable
 
-from fastrank._lua_cjson import cjson_functions
+from fastrank._lua_libs_base import LibError, Result, bad_argument, to_number
 from fastrank._lua_msgpack import cmsgpack_functions
 from fastrank._lua_struct import struct_functions
 
-Result = tuple[Any, ...]
 PyFn = Callable[..., Result]
 
-_WRAP = """
-local fns, names = ...
-local unpack, error = unpack, error
-local lib = {}
-for i = 1, #names do
-  local f = fns[i]
-  lib[names[i]] = function(...)
-    local r = {f(...)}
-    if r[1] then return unpack(r, 3, r[2] + 2) end
-    error(r[2], 2)
+_WHERE = """
+-- the position luaL_error gives: the first script frame above the library
+-- call; and whether a C function (pcall) called it directly, when Lua knows
+-- neither the position nor the function's name
+local getinfo = debug.getinfo
+return function()
+  local caller = getinfo(3, "S")
+  if caller and caller.what == "C" then return "", true end
+  local level = 2
+  local info = getinfo(level, "Sl")
+  while info and (info.what == "C" or info.what == "tail" or info.source == "=fastrank_sandbox") do
+    level = level + 1
+    info = getinfo(level, "Sl")
   end
+  if info and info.currentline > 0 then
+    return info.short_src .. ":" .. info.currentline .. ": ", false
+  end
+  return "", false
 end
-return lib
 """
 
 
-def lua_type(value: Any) -> str:
-    """The Lua type name of a value lupa passes to Python."""
-    if value is None:
-        return "nil"
-    kind = type(value)
-    if kind is bool:
-        return "boolean"
-    if kind is int or kind is float:
-        return "number"
-    if kind is bytes:
-        return "string"
-    name = type(value).__name__
-    return "table" if "Table" in name else ("function" if "Function" in name else "userdata")
+_ANY_NAME = re.compile(rb"^bad argument #(\d+) to '[^']*'")
 
 
-def bad_argument(n: int, name: str, expected: str, got: Any, missing: bool = False) -> Result:
-    kind = "no value" if missing else lua_type(got)
-    return False, f"bad argument #{n} to '{name}' ({expected} expected, got {kind})".encode()
-
-
-def to_number(value: Any) -> float | int | None:
-    """Lua's lua_tonumber: numbers, and strings that read as numbers."""
-    kind = type(value)
-    if kind is int or kind is float:
-        return value
-    if kind is bytes:
-        text = value.strip()
-        try:
-            if text[:2].lower() in (b"0x", b"-0x", b"+0"):
-                return float(int(text, 16))
-            return float(text)
-        except ValueError:
-            return None
-    return None
+def expose(fn: PyFn, where: Callable[[], tuple[bytes, bool]]) -> Callable[..., Any]:
+    """A library function as Lua calls it: its values (several as a tuple,
+    which lupa unpacks), or a Lua error (LibError) at the caller's line."""
+    def call(*args: Any) -> Any:
+        result = fn(*args)
+        if not result[0]:
+            position, from_c = where()
+            message = result[1]
+            if from_c:
+                message = _ANY_NAME.sub(rb"bad argument #\1 to '?'", message)
+            raise LibError(position + message)
+        n = result[1]
+        return result[2] if n == 1 else tuple(result[2:2 + n])
+    return call
 
 
 # -- bit (LuaBitOp 1.0.2) ------------------------------------------------------
@@ -81,7 +73,7 @@ _MAGIC = 6755399441055744.0  # 2^52 + 2^51: adding it leaves the int32 in the lo
 
 def _tobit(value: float) -> int:
     """LuaBitOp's argument conversion: the low 32 bits of (value + 2^52 + 2^51)."""
-    low = struct.unpack("<Q", struct.pack("<d", value + _MAGIC))[0] & 0xFFFFFFFF
+    low: int = struct.unpack("<Q", struct.pack("<d", value + _MAGIC))[0] & 0xFFFFFFFF
     return low - (1 << 32) if low & 0x80000000 else low
 
 
@@ -175,13 +167,22 @@ def bit_functions() -> dict[str, PyFn]:
     }
 
 
+#: The libraries' constant fields, as Redis 7.0's have them.
+_FIELDS = {"cmsgpack": {"_NAME": "cmsgpack", "_VERSION": "lua-cmsgpack 0.4.0",
+                        "_COPYRIGHT": "Copyright (C) 2012, Salvatore Sanfilippo",
+                        "_DESCRIPTION": "MessagePack C implementation for Lua"}}
+
+
 def install_libs(rt: Any, libs: Any) -> None:
     """Fill the ``libs`` Lua table with bit, cjson, cmsgpack and struct."""
-    wrap = rt.eval("function(src) return assert(loadstring(src, '=fastrank_sandbox')) end")(
-        _WRAP.encode())
-    for name, functions in (("bit", bit_functions()), ("cjson", cjson_functions(rt)),
-                            ("cmsgpack", cmsgpack_functions(rt)),
+    load = rt.eval("function(src) return assert(loadstring(src, '=fastrank_sandbox')) end")
+    where = load(_WHERE.encode())()
+    cjson_source = resources.files("fastrank").joinpath("_lua_cjson.lua").read_bytes()
+    null = rt.eval("newproxy(false)")
+    libs[b"cjson"] = load(cjson_source)(null)()
+    for name, functions in (("bit", bit_functions()), ("cmsgpack", cmsgpack_functions(rt)),
                             ("struct", struct_functions(rt))):
-        names = [k.encode() for k in functions]
-        lib = wrap(rt.table_from(list(functions.values())), rt.table_from(names))
+        lib = rt.table_from({k.encode(): expose(fn, where) for k, fn in functions.items()})
+        for field, text in _FIELDS.get(name, {}).items():
+            lib[field.encode()] = text.encode()
         libs[name.encode()] = lib

@@ -23,7 +23,7 @@ local INTERNAL = getinfo(1, "S").source
 -- to Lua, so "return redis.call(...)" keeps the script's frame for the error
 -- line); their errors arrive as Python exception userdata: error_text reads them.
 local call, rpcall, error_text = py.call, py.pcall, py.error_text
-local bridge_sha1, bridge_log, bridge_now = py.sha1hex, py.log, py.now
+local bridge_now = py.now
 local libs = py.libs
 
 -- -- readonly tables ---------------------------------------------------------
@@ -116,7 +116,8 @@ local function error_info(err)
     info = getinfo(level, "Sl")
   end
   if type(err) == "userdata" then
-    err = {err = error_text(err)}
+    local text, plain = error_text(err)
+    err = {err = plain and ("ERR " .. text) or text}
   elseif type(err) ~= "table" then
     err = {err = "ERR " .. tostring(err)}
   end
@@ -132,7 +133,7 @@ local function caught(ok, ...)
     local m = rawget(e, "err")
     if type(m) == "string" then return false, m end
   elseif type(e) == "userdata" then
-    return false, error_text(e)
+    return false, (error_text(e))
   end
   return false, ...
 end
@@ -146,7 +147,14 @@ local function s_xpcall(f, handler)
     if not ok and killed ~= nil then error(killed, 0) end
     return ok, ...
   end)(xpcall(f, function(e)
-    if type(e) == "userdata" then e = {err = error_text(e)} end
+    if type(e) == "userdata" then
+      local text, plain, executed = error_text(e)
+      if plain then e = text
+      else
+        e = {err = text}
+        if executed then e.ignore_error_stats_update = true end
+      end
+    end
     return handler(e)
   end))
 end
@@ -183,28 +191,6 @@ local function status_reply(...)
   return {ok = s}
 end
 
-local function sha1hex(...)
-  if select("#", ...) ~= 1 then error(push_error("wrong number of arguments"), 0) end
-  local s = ...
-  if type(s) == "number" then s = tostring(s) end
-  if type(s) ~= "string" then s = "" end
-  return bridge_sha1(s)
-end
-
-local function log(...)
-  local n = select("#", ...)
-  if n < 2 then error(push_error("redis.log() requires two arguments or more."), 0) end
-  local level = ...
-  if type(level) ~= "number" then error(push_error("First argument must be a number (log level)."), 0) end
-  if level < 0 or level > 3 then error(push_error("Invalid debug level."), 0) end
-  local parts = {}
-  for i = 2, n do
-    local v = select(i, ...)
-    if type(v) == "string" or type(v) == "number" then parts[#parts + 1] = tostring(v) end
-  end
-  bridge_log(level, concat(parts, " "))
-end
-
 local resp = 2
 local function setresp(...)
   if select("#", ...) ~= 1 then
@@ -216,19 +202,11 @@ local function setresp(...)
   py.setresp(v)
 end
 
-local function set_repl(...)
-  if select("#", ...) ~= 1 then error(push_error("redis.set_repl() requires one argument."), 0) end
-  local v = ...
-  if type(v) ~= "number" or v < 0 or v > 3 then
-    error(push_error("Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."), 0)
-  end
-end
-
 local function noop() end
 
 local redis = {
   call = call, pcall = rpcall, error_reply = error_reply, status_reply = status_reply,
-  sha1hex = sha1hex, log = log, setresp = setresp, set_repl = set_repl,
+  sha1hex = py.sha1hex, log = py.log, setresp = setresp, set_repl = py.set_repl,
   replicate_commands = function() return true end,
   breakpoint = function() return false end, debug = noop,
   acl_check_cmd = function(...) return py.acl_check(...) end,

@@ -39,12 +39,13 @@ import time
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Callable
 
-import lupa.lua51 as lupa
+import lupa.lua51 as lupa  # type: ignore[import-untyped]  # lupa ships no type hints
 from redis._parsers.base import BaseParser
 from redis.exceptions import ResponseError
 
 from fastrank import _errors as E
 from fastrank._lua_libs import install_libs
+from fastrank._lua_libs_base import LibError, as_string
 from fastrank.commands import COMMANDS, CommandError
 
 if TYPE_CHECKING:
@@ -137,18 +138,46 @@ def parse_reply(data: bytes) -> Any:
 
 
 class ScriptCallError(Exception):
-    """An error reply of ``redis.call``, raised through Lua as its error value."""
+    """An error reply of ``redis.call``, raised through Lua as its error value.
+    ``executed``: the error comes from the command's lookup or run, not from
+    the arguments' Lua types (Redis then marks the error table with
+    ``ignore_error_stats_update = true``)."""
 
-    def __init__(self, line: str) -> None:
+    def __init__(self, line: str, executed: bool = False) -> None:
         super().__init__(line)
         self.text = line.encode("utf-8", "surrogateescape")
+        self.executed = executed
 
 
-def error_text(exc: Any) -> bytes:
-    """The Redis error text of a Python exception that crossed Lua."""
+def error_text(exc: Any) -> tuple[bytes, bool, bool]:
+    """(text, plain, executed) of a Python exception that crossed Lua: a Redis
+    error table's text (plain False), or a Lua error message (plain True: a
+    library function's, with its user_script:LINE position; Redis prefixes ERR
+    when it ends the script); executed: a command answered it."""
     if isinstance(exc, ScriptCallError):
-        return exc.text
-    return ("ERR " + str(exc)).encode("utf-8", "replace")
+        return exc.text, False, exc.executed
+    if isinstance(exc, LibError):
+        return exc.text, True, False
+    return ("ERR " + str(exc)).encode("utf-8", "replace"), False, False
+
+
+def _sha1hex(*args: Any) -> bytes:
+    """redis.sha1hex(text): numbers as their text, other values as ""."""
+    if len(args) != 1:
+        raise ScriptCallError(E.LUA_SHA1HEX_ARGUMENTS)
+    value = args[0]
+    if isinstance(value, (int, float)) and type(value) is not bool:
+        value = b"%.14g" % value
+    return sha1hex(value if type(value) is bytes else b"")
+
+
+def _set_repl(*args: Any) -> None:
+    """redis.set_repl(flags): checked as Redis does; replication has no effect here."""
+    if len(args) != 1:
+        raise ScriptCallError(E.LUA_SET_REPL_ARGUMENTS)
+    flags = args[0]
+    if not isinstance(flags, (int, float)) or type(flags) is bool or not 0 <= flags <= 3:
+        raise ScriptCallError(E.LUA_SET_REPL_FLAGS)
 
 
 def _deny_attributes(obj: Any, name: Any, is_setting: bool) -> Any:
@@ -171,7 +200,8 @@ class LuaScripting:
         libs = rt.table_from({})
         py = rt.table_from({
             b"call": self.bridge, b"pcall": self.pcall_bridge, b"error_text": error_text,
-            b"sha1hex": sha1hex, b"log": self._log, b"now": time.monotonic,
+            b"sha1hex": _sha1hex, b"log": self._log, b"set_repl": _set_repl,
+            b"now": time.monotonic,
             b"timeout_line": self._timeout_line, b"setresp": self._setresp,
             b"acl_check": self._acl_check, b"libs": libs,
         })
@@ -231,6 +261,8 @@ class LuaScripting:
         try:
             return self.bridge(*args)
         except ScriptCallError as err:
+            if err.executed:
+                return self.table_from({b"err": err.text, b"ignore_error_stats_update": True})
             return self.table_from({b"err": err.text})
 
     def bridge(self, *args: Any) -> Any:
@@ -252,18 +284,18 @@ class LuaScripting:
             plan = self._plan(argv[0])
         word, cmd, refused, status = plan
         if cmd is None:
-            raise ScriptCallError(E.LUA_UNKNOWN_COMMAND)
+            raise ScriptCallError(E.LUA_UNKNOWN_COMMAND, True)
         n = len(argv)
         if (cmd.arity > 0 and n != cmd.arity) or n < -cmd.arity:
-            raise ScriptCallError(E.LUA_WRONG_ARITY)
+            raise ScriptCallError(E.LUA_WRONG_ARITY, True)
         if refused:
-            raise ScriptCallError(E.LUA_NOT_ALLOWED)
+            raise ScriptCallError(E.LUA_NOT_ALLOWED, True)
         if cmd.write and self.read_only:
-            raise ScriptCallError(E.LUA_WRITE_IN_READ_ONLY)
+            raise ScriptCallError(E.LUA_WRITE_IN_READ_ONLY, True)
         try:
             reply = self.engine.call(argv)
         except CommandError as err:
-            raise ScriptCallError(err.line) from None
+            raise ScriptCallError(err.line, True) from None
         kind = type(reply)
         if kind is bytes:
             if status and (word == b"SET" and not any(a.upper() == b"GET" for a in argv[3:])
@@ -328,9 +360,18 @@ class LuaScripting:
         limit = self.engine.script_time_limit or 0.0
         return (E.SCRIPT_TIMEOUT % (limit * 1000)).encode()
 
-    def _log(self, level: int, text: bytes) -> None:
+    def _log(self, *args: Any) -> None:
+        """redis.log(level, message...): to the Python logger fastrank.scripting."""
+        if len(args) < 2:
+            raise ScriptCallError(E.LUA_LOG_ARGUMENTS)
+        level = args[0]
+        if not isinstance(level, (int, float)) or type(level) is bool:
+            raise ScriptCallError(E.LUA_LOG_LEVEL_TYPE)
+        if not 0 <= level <= 3:
+            raise ScriptCallError(E.LUA_LOG_LEVEL)
+        parts = [text for text in map(as_string, args[1:]) if text is not None]
         levels = (logging.DEBUG, logging.INFO, logging.INFO, logging.WARNING)
-        log.log(levels[int(level)], "%s", text.decode("utf-8", "replace"))
+        log.log(levels[int(level)], "%s", b" ".join(parts).decode("utf-8", "replace"))
 
     def _acl_check(self, *args: Any) -> bool:
         return True

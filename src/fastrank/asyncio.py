@@ -281,7 +281,7 @@ class Engine(AsyncCoreCommands):
 
     def register_script(self, script: Any) -> AsyncScript:  # type: ignore[override]
         """redis-py's ``AsyncScript`` (EVALSHA, SCRIPT LOAD on NOSCRIPT), pipelines too."""
-        return AsyncScript(self, script)
+        return AsyncScript(self, script)  # type: ignore[arg-type]  # typed for Redis only
 
     def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> "Pipeline":
         return Pipeline(self, transaction)

@@ -220,7 +220,7 @@ class Engine(CoreCommands):
         """redis-py's ``Script`` (EVALSHA, SCRIPT LOAD on NOSCRIPT), pipelines too."""
         from fastrank.script import Script
 
-        return Script(self, script)
+        return Script(self, script)  # type: ignore[arg-type]  # redis-py types it for Redis only
 
     def evalsha(self, sha: str, numkeys: int, *keys_and_args: str) -> Any:  # type: ignore[override]
         """EVALSHA; a cached script with plain arguments skips the generic path."""

@@ -185,6 +185,28 @@ FIXED = [
     ("return {bit.tohex(255), bit.tohex(-1, -4), bit.tohex(0x1234, 2), bit.rol(0x12345678, 8), bit.ror(0x12345678, 8), bit.bswap(0x12345678)}", [], []),
     ("return {bit.tobit(1.5), bit.tobit(2.5), bit.tobit(-1.5), bit.tobit('12')}", [], []),
     ("local x = bit.band('x')", [], []),
+    # errors of library functions in a tail call and under pcall
+    ("return redis.sha1hex()", [], []),
+    ("return redis.log(99, 'x')", [], []),
+    ("return redis.set_repl(9)", [], []),
+    ("return bit.band('x')", [], []),
+    ("return struct.pack('i')", [], []),
+    ("return cmsgpack.pack()", [], []),
+    ("return {pcall(bit.band, 'x')}", [], []),
+    ("return {pcall(redis.sha1hex)}", [], []),
+    ("return {pcall(struct.unpack, '>I', 'ab')}", [], []),
+    ("return {pcall(cjson.decode, '[1,')}", [], []),
+    ("local ok, e = xpcall(function() bit.band({}) end, function(m) return m end) return {ok, e}", [], []),
+    ("local ok, e = xpcall(function() redis.call('nosuch') end, function(m) return type(m) end) return {ok, e}", [], []),
+    ("return cjson.encode(redis.pcall('get', 'a', 'b'))", [], []),
+    ("return cjson.encode(redis.pcall('nosuch'))", [], []),
+    ("return cjson.encode(redis.pcall())", [], []),
+    ("return cjson.encode(redis.pcall('get', {}))", [], []),
+    ("return cjson.encode(redis.pcall('multi'))", [], []),
+    ("return cjson.encode(redis.pcall('set', 'x', 1))", [], []),
+    ("redis.call('set', 's', 'x') return cjson.encode(redis.pcall('incr', 's'))", [], []),
+    ("redis.call('set', 's', 'x') local ok, e = xpcall(function() redis.call('incr', 's') end, "
+     "function(m) return cjson.encode(m) end) return {ok, e}", [], []),
     # shebang
     ("#!lua\nreturn redis.call('set', 'a', 'b')", [], []),
     ("#!lua\nerror('x')", [], []),
@@ -194,6 +216,156 @@ FIXED = [
     ("#!py\nreturn 1", [], []),
     ("#!lua name=x\nreturn 1", [], []),
 ]
+
+
+# cjson, struct and cmsgpack: each script's value goes through a local first
+# (``non_tail``), so that an error raised inside a library function is not in
+# a tail call (see docs/compatibility.md, Scripting).
+LIB_CASES = [
+    'return cjson.encode({1,2,3})',
+    'return cjson.encode({a=1})',
+    'return cjson.encode({})',
+    'return cjson.encode({0.1, 1e20, 3, -0, 1/3, 123456789012345678, 2^53})',
+    'return cjson.encode(\'a/b"c\\\\d\\n\\0\\1\\127\\200\')',
+    'return cjson.encode({[1]=1,[3]=3})',
+    'local x = cjson.encode({[20]=1})',
+    'local x = cjson.encode({[11]=1})',
+    'return cjson.encode({1, a=2})',
+    'return cjson.encode({true, false, cjson.null})',
+    'local x = cjson.encode(function() end)',
+    'local x = cjson.encode(1/0)',
+    'local x = cjson.encode(0/0)',
+    'return cjson.encode({b=1,a=2,c=3,d={x=1}})',
+    'local x = cjson.encode()',
+    'local x = cjson.encode(1,2)',
+    'return cjson.encode({[1.5]=1})',
+    'local x = cjson.encode({[true]=1})',
+    'local t = cjson.decode(\'{"a":[1,2,{"b":null}],"c":"x\\\\u00e9\\\\n"}\') return {t.a[1], t.a[3].b == cjson.null, t.c, type(t.a[3].b)}',
+    "return cjson.decode('[1,2,3.5,-1e3]')",
+    'return cjson.decode(\'"abc"\')',
+    "return cjson.decode('true')",
+    "local x = cjson.decode('{bad}')",
+    "local x = cjson.decode('[1,2')",
+    "local x = cjson.decode('')",
+    "local x = cjson.decode('nul')",
+    "local x = cjson.decode('[1] x')",
+    'return cjson.decode(5)',
+    'local x = cjson.decode()',
+    'return cjson.encode(cjson.decode(\'{"b":1,"a":2,"c":[3]}\'))',
+    'return type(cjson.null)',
+    'return tostring(cjson.null == nil)',
+    'return cjson.encode({a={b={c={d={}}}}})',
+    'local t = {} for i=1,1001 do t = {t} end local x = cjson.encode(t)',
+    "return cjson.decode('0x10')",
+    "return cjson.decode('[1e400]')",
+    'return cjson.decode(\'"\\\\ud83d\\\\ude00"\')',
+    "return cjson.encode('\\240\\159\\152\\128')",
+    "return cjson.encode({name='x', score=12.5, tags={'a','b'}, nested={deep={1,2,{3}}}})",
+    'return cjson.encode(cjson.decode(\'{"user":"alice","points":[10,20.5],"meta":{"k":true,"n":null}}\'))',
+    'local x = cjson.decode(\'{"a" 1}\')',
+    "local x = cjson.decode('[1,]')",
+    'local x = cjson.decode(\'"\\\\x"\')',
+    'local x = cjson.decode(\'{"a":1,}\')',
+    "return cjson.decode('  [ ]  ')",
+    "return cjson.decode('{}')",
+    'return {cjson._NAME, cjson._VERSION}',
+    "return struct.pack('>I', 1)",
+    "return struct.pack('<i', -2)",
+    "return struct.pack('>h', 258)",
+    "return struct.pack('B', 255)",
+    "return struct.pack('b', -1)",
+    "return struct.pack('>I2', 513)",
+    "return struct.pack('<d', 1.5)",
+    "return struct.pack('>f', 0.5)",
+    "return struct.pack('s', 'abc')",
+    "return struct.pack('c3', 'abcdef')",
+    "return struct.pack('>l', 7)",
+    "return struct.pack('>L', 7)",
+    "return struct.pack('xB', 3)",
+    "return struct.pack('>i3', -1)",
+    "return struct.pack('!4>i', 1)",
+    "return struct.pack('B', 256)",
+    "return struct.pack('B', 1.7)",
+    "return struct.pack('>I', -1)",
+    "return {struct.unpack('>I', '\\0\\0\\1\\2')}",
+    "return {struct.unpack('<i', '\\254\\255\\255\\255')}",
+    "return {struct.unpack('>hB', '\\1\\2\\3')}",
+    "return {struct.unpack('s', 'abc\\0def')}",
+    "return {struct.unpack('c3', 'abcdef')}",
+    "return {struct.unpack('>I', 'ab')}",
+    "return {struct.unpack('>I', '\\0\\0\\0\\1\\0\\0\\0\\2', 5)}",
+    "return {struct.unpack('<d', struct.pack('<d', 2.25))}",
+    "return struct.size('>I')",
+    "return struct.size('>IhB')",
+    "return struct.size('d')",
+    "return struct.size('s')",
+    "return struct.pack('>Q', 1)",
+    "return struct.pack('z', 1)",
+    "return {struct.unpack('Bc0', '\\3abc')}",
+    "return struct.pack('Bc0', 3, 'abc')",
+    "return {struct.unpack('>i8', '\\255\\255\\255\\255\\255\\255\\255\\254')}",
+    "return struct.pack('>i16', 1)",
+    "return struct.pack(' > I ', 1)",
+    "return struct.pack('i')",
+    "return {struct.unpack('f', struct.pack('f', 0.1))}",
+    "return struct.pack('!2Bi', 1, 2)",
+    'return cmsgpack.pack(1)',
+    'return cmsgpack.pack(-1)',
+    'return cmsgpack.pack(200)',
+    'return cmsgpack.pack(-200)',
+    'return cmsgpack.pack(70000)',
+    'return cmsgpack.pack(-70000)',
+    'return cmsgpack.pack(2^40)',
+    'return cmsgpack.pack(-2^40)',
+    'return cmsgpack.pack(1.5)',
+    'return cmsgpack.pack(0.1)',
+    'return cmsgpack.pack(2^64)',
+    "return cmsgpack.pack('abc')",
+    "return cmsgpack.pack(string.rep('x', 40))",
+    "return cmsgpack.pack(string.rep('x', 300))",
+    'return cmsgpack.pack(true, false, nil)',
+    'return cmsgpack.pack({1,2,3})',
+    'return cmsgpack.pack({a=1})',
+    'return cmsgpack.pack({})',
+    'return cmsgpack.pack({1, nil, 3})',
+    'return cmsgpack.pack({[1]=1,[3]=3})',
+    'return cmsgpack.pack({1, a=2})',
+    "return cmsgpack.pack(1, 'a', {2})",
+    'return cmsgpack.pack()',
+    'return cmsgpack.pack(1/0)',
+    'return cmsgpack.pack(0/0)',
+    'return cmsgpack.pack(-0.0)',
+    "return {cmsgpack.unpack(cmsgpack.pack(1, 'a', {2, {3}}))}",
+    "return {cmsgpack.unpack(cmsgpack.pack({a=1, b={c='d'}}))}",
+    "local t = cmsgpack.unpack(cmsgpack.pack({a=1, b={c='d'}})) return {t.a, t.b.c}",
+    "return {cmsgpack.unpack('\\205\\1\\0')}",
+    "return {cmsgpack.unpack('\\192')}",
+    "return {cmsgpack.unpack('')}",
+    "return {cmsgpack.unpack('\\217')}",
+    "return {cmsgpack.unpack('\\193')}",
+    "return {cmsgpack.unpack('\\203\\63\\248\\0\\0\\0\\0\\0\\0')}",
+    'return {cmsgpack.unpack_one(cmsgpack.pack(1, 2))}',
+    'return {cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 2)}',
+    'local t = {} t[1] = t return cmsgpack.pack(t)',
+    'return cmsgpack.pack(function() end)',
+    'return {cmsgpack.unpack(cmsgpack.pack(0.1))}',
+    'return {tostring(cmsgpack.unpack(cmsgpack.pack(0.1)))}',
+    'return cmsgpack.pack(4294967296)',
+    'return cmsgpack.pack(-2147483649)',
+    'return cmsgpack.pack(127, 128, -32, -33, 255, 256, 65535, 65536, -128, -129, -32768, -32769)',
+    'return {cmsgpack._NAME, cmsgpack._VERSION, cmsgpack._COPYRIGHT, cmsgpack._DESCRIPTION}',
+]
+
+
+def non_tail(script: str) -> str:
+    if script.startswith("return ") and not script.startswith("return {"):
+        return "local x = " + script[len("return "):] + " return x"
+    return script
+
+
+@pytest.mark.parametrize("case", range(len(LIB_CASES)))
+def test_library(pair: Pair, case: int) -> None:
+    pair.quiet("eval", non_tail(LIB_CASES[case]), 0)
 
 
 @pytest.mark.parametrize("case", range(len(FIXED)))
@@ -348,7 +520,7 @@ class ScriptGen:
     def value(self, depth: int = 0) -> str:
         choices = ["number", "string", "local", "bool", "nil"]
         if depth < 3:
-            choices += ["table", "table", "err", "ok", "double"]
+            choices += ["table", "table", "err", "ok", "double", "lib"]
         kind = self.pick(choices)
         if kind == "number":
             return self.pick(["1", "2.75", "-3.5", "1e300", "0.1", "-0", "42"])
@@ -366,6 +538,20 @@ class ScriptGen:
             return "{ok=" + self.pick(["'fine'", "'OK'"]) + "}"
         if kind == "double":
             return "{double=" + self.pick(["1.5", "0.1", "3"]) + "}"
+        if kind == "lib":
+            inner = self.value(depth + 1)
+            return self.pick([
+                f"cjson.encode({{{inner}}})", f"cjson.decode(cjson.encode({{{inner}, 2.5}}))",
+                f"{{cmsgpack.unpack(cmsgpack.pack({inner}, 'z\\0'))}}",
+                f"cmsgpack.pack({{{inner}}})", f"bit.bxor(tonumber({self.number()}) or 7, 0x5a)",
+                f"bit.tohex(bit.lshift(-3, {self.rng.randint(0, 40)}))",
+                f"struct.pack('>id', {self.rng.randint(-9, 9)}, 2.5)",
+                f"{{struct.unpack('>i', struct.pack('>i', {self.rng.randint(-99, 99)}))}}",
+                f"tostring(#{{{inner}}})", f"type({inner})", f"redis.sha1hex(type({inner}))",
+                f"string.format('%.3f|%s', 1/3, type({inner}))",
+                f"{{pcall(redis.call, {self.command()})}}",
+                f"{{redis.pcall({self.command()})}}",
+            ])
         items = [self.value(depth + 1) for _ in range(self.rng.randint(0, 4))]
         return "{" + ", ".join(items) + "}"
 
