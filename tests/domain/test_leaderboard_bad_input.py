@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from conftest import keyspace
+from board_helpers import keyspace
 from fastrank import Leaderboard
 
 BAD_CALLS = [

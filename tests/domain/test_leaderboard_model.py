@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fastrank import Leaderboard
-from model import ModelBoard
+from board_model import ModelBoard
 
 _names = itertools.count()
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import keyspace
+from board_helpers import keyspace
 from fastrank import Engine, Leaderboard
 from fastrank import _board_native
 from fastrank._runner import packaged_script
