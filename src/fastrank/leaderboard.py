@@ -13,7 +13,7 @@ the same hash tag ``{lb:<name>[:<season>]}``:
 Every write that reads first (rules, tie-break time, the dense companion) is
 one Lua script (``fastrank/scripts``), so it is atomic on every backend and
 runs on a Redis Cluster (all keys share the hash tag). Reads are single
-commands, one pipeline, or one read-only script: one round trip each.
+commands, one pipeline, or one script that only reads: one round trip each.
 
 The domain code here speaks only redis-py command methods and scripts. Each
 method is written once, as a *plan* (a generator that yields what to send and
