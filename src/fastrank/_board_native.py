@@ -25,6 +25,7 @@ import math
 import re
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
+from fastrank import _errors as E
 from fastrank._core import SortedSet
 from fastrank._runner import packaged_script
 from fastrank.commands import CommandError
@@ -42,8 +43,6 @@ _NUMBER = re.compile(rb"-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?\Z")
 _ZSETS = (SortedSet, ListpackZSet)
 _KINDS = (_ZSETS, _ZSETS, (dict,), (dict,), (dict,))  # board, dense, counts, meta, info
 _CONFIGS: Dict[Tuple[bytes, ...], Tuple[float, List[bytes], float]] = {}  # ARGV 1..5 → parsed (few distinct)
-_FROZEN = b"FASTRANK_FROZEN this season is frozen (rolled over); write to the current season"
-_RANGE = "FASTRANK_RANGE the new points do not fit the board: magnitude above "
 
 
 def num(x: float) -> bytes:
@@ -240,7 +239,7 @@ def submit(db: Engine, keys: List[bytes], args: List[bytes]) -> Any:
             or (style and len(args) < 12) or not 0 <= limit <= _WHOLE:
         return DECLINE
     if b.frozen():
-        raise CommandError(_FROZEN.decode())
+        raise CommandError(E.BOARD_FROZEN)
     olds: Dict[bytes, Any] = {}
     news: Dict[bytes, float] = {}
     order: List[bytes] = []
@@ -260,7 +259,7 @@ def submit(db: Engine, keys: List[bytes], args: List[bytes]) -> Any:
         else:
             new_points = old_points
         if new_points > b.max_points or new_points < -b.max_points:
-            raise CommandError(_RANGE + num(b.max_points).decode())
+            raise CommandError(E.BOARD_RANGE % num(b.max_points).decode())
         if player not in olds:
             olds[player] = old_points
             order.append(player)
@@ -304,7 +303,7 @@ def remove(db: Engine, keys: List[bytes], args: List[bytes]) -> Any:
     if b is None:
         return DECLINE
     if b.frozen():
-        raise CommandError(_FROZEN.decode())
+        raise CommandError(E.BOARD_FROZEN)
     player = args[5]
     old = b.zscore(player)
     if b.dense and old is not None and not b.counts_are_integers([b.points_of(old)]):

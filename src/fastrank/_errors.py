@@ -71,6 +71,8 @@ def message(line: str, *fmt: str) -> str:
 # of the error lines they send; Leaderboard turns them into ValueError -------
 BOARD_RANGE_PREFIX = "FASTRANK_RANGE"
 BOARD_FROZEN_PREFIX = "FASTRANK_FROZEN"
+BOARD_RANGE = "FASTRANK_RANGE the new points do not fit the board: magnitude above %s"
+BOARD_FROZEN = "FASTRANK_FROZEN this season is frozen (rolled over); write to the current season"
 
 # -- HyperLogLog (hyperloglog.c) ----------------------------------------------
 HLL_NOT_VALID = "WRONGTYPE Key is not a valid HyperLogLog string value."

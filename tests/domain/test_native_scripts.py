@@ -118,3 +118,11 @@ def test_unusual_keys_go_to_lua(setup, text):
                 board.submit("ann", 1, at=1)
         results.append((type(info.value), str(info.value)))
     assert results[0] == results[1] and text in results[0][1]
+
+
+def test_scripts_send_the_named_error_texts():
+    prelude = packaged_script("submit").source
+    from fastrank import _errors
+
+    assert f"local FROZEN = '{_errors.BOARD_FROZEN}'" in prelude
+    assert f"local RANGE = '{_errors.BOARD_RANGE % ''}'" in prelude
