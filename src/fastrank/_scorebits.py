@@ -85,7 +85,7 @@ class ScoreCodec:
                 raise TypeError(f"points must be an int, not {type(points).__name__}") from None
         else:
             if isinstance(points, float):
-                value = points
+                value = points + 0.0  # -0.0 becomes 0.0: one text per value in the dense companion
             else:
                 try:
                     value = operator.index(points)

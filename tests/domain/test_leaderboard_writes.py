@@ -94,6 +94,15 @@ def test_float_points_without_tiebreak(client):
     assert rows(board.top()) == [(1, "ann", 12.5), (2, "bob", 13)]
 
 
+def test_negative_zero_is_zero(client):
+    board = Leaderboard(client, "zeros", tiebreak=None, ranking="dense")
+    board.submit("ann", 0.0)
+    board.submit("bob", -0.0)
+    board.submit("cy", -1.5)
+    assert [(e.rank, e.player, e.points) for e in board.top()] == [(1, "bob", 0), (1, "ann", 0), (2, "cy", -1.5)]
+    assert client.hgetall(board.keys()[2]) == {b"0": b"2", b"-1.5": b"1"}
+
+
 def test_remove(client):
     board = Leaderboard(client, "rm", ranking="dense")
     board.submit("ann", 5, at=1)
