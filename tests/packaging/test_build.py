@@ -56,6 +56,7 @@ def test_wheel_carries_the_module_only(dist):
     assert any(n.startswith("fastrank/_core.") and n.endswith((".so", ".pyd")) for n in wheel_names)
     assert "fastrank/py.typed" in wheel_names and "fastrank/_core.pyi" in wheel_names
     assert "fastrank/benchmark.py" in wheel_names and "fastrank/_bench_peers.py" in wheel_names
+    assert "fastrank/_lua_sandbox.lua" in wheel_names and "fastrank/_lua_cjson.lua" in wheel_names
     assert not any(n.endswith((".c", ".pyx", ".pxi")) for n in wheel_names)
 
 
