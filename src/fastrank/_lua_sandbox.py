@@ -228,12 +228,15 @@ class LuaScripting:
 
     def run(self, sha: bytes, fn: Any, numkeys: int, args: list[bytes], read_only: bool) -> Any:
         """Run a compiled script (Engine lock held); its reply, Engine-shaped."""
-        self.read_only = read_only
         self.resp = 2
-        try:
+        if read_only:
+            self.read_only = True
+            try:
+                result = self._run(fn, self.engine.script_time_limit, numkeys, *args)
+            finally:
+                self.read_only = False
+        else:
             result = self._run(fn, self.engine.script_time_limit, numkeys, *args)
-        finally:
-            self.read_only = False
         if result[0]:
             if len(result) == 3:
                 return parse_reply(result[2])
@@ -270,15 +273,20 @@ class LuaScripting:
         ScriptCallError (a Lua error whose value error_text reads)."""
         if not args:
             raise ScriptCallError(E.LUA_NO_ARGUMENTS)
-        argv: list[bytes] = []
-        for arg in args:
-            kind = type(arg)
-            if kind is bytes:
-                argv.append(arg)
-            elif kind is int or kind is float:
-                argv.append(b"%.17g" % arg)
-            else:
-                raise ScriptCallError(E.LUA_BAD_ARGUMENTS)
+        argv: list[bytes]
+        try:
+            b"".join(args)  # all strings (the common case): no per-argument test
+            argv = list(args)
+        except TypeError:
+            argv = []
+            for arg in args:
+                kind = type(arg)
+                if kind is bytes:
+                    argv.append(arg)
+                elif kind is int or kind is float:
+                    argv.append(b"%.17g" % arg)
+                else:
+                    raise ScriptCallError(E.LUA_BAD_ARGUMENTS) from None
         plan = self._plans.get(argv[0])
         if plan is None:
             plan = self._plan(argv[0])

@@ -17,6 +17,8 @@ from redis.client import Pipeline as RedisPipeline
 from redis.exceptions import NoScriptError
 from redis.typing import EncodableT, KeyT
 
+from fastrank.commands.scripting import evalsha_fast
+from fastrank.engine import Engine
 from fastrank.pipeline import Pipeline
 
 
@@ -34,6 +36,8 @@ class Script(_Script):
         elif isinstance(client, RedisPipeline):
             client.scripts.add(self)
         try:
+            if type(client) is Engine:
+                return evalsha_fast(client, self.sha, len(keys), words)
             return client.evalsha(self.sha, len(keys), *words)
         except NoScriptError:
             self.sha = client.script_load(self.script)

@@ -207,6 +207,22 @@ FIXED = [
     ("redis.call('set', 's', 'x') return cjson.encode(redis.pcall('incr', 's'))", [], []),
     ("redis.call('set', 's', 'x') local ok, e = xpcall(function() redis.call('incr', 's') end, "
      "function(m) return cjson.encode(m) end) return {ok, e}", [], []),
+    ("local function f() f() end f()", [], []),
+    ("local function f() return 1 + f() end return f()", [], []),
+    ("local t = {} for i = 1, 300 do t = {t} end return t", [], []),
+    ("error(string.char(255, 254))", [], []),
+    ("return {err=string.char(255)}", [], []),
+    ("return {1, 2, 3, n=4}", [], []),
+    ("return {[1]=1, [2]=2, [4]=4}", [], []),
+    ("return {-0.5, 9007199254740993, 2^53 + 1, math.floor(-3.5), {0/0}}", [], []),
+    ("return {tostring(1/0), tostring(0/0), string.format('%d', 3.7)}", [], []),
+    ("return unpack({1, 2, 3})", [], []),
+    ("return redis.call('zadd', 'zz', '1e400', 'a')", [], []),
+    ("redis.call('zadd', 'zz', 'inf', 'a') return redis.call('zscore', 'zz', 'a')", [], []),
+    ("redis.setresp(3) redis.call('zadd', 'zz', 'inf', 'a', 2.5, 'b') "
+     "return redis.call('zrange', 'zz', 0, -1, 'withscores')", [], []),
+    ("redis.setresp(3) return {map={a=1}, x=2}", [], []),
+    ("redis.setresp(3) return {double=1/0}", [], []),
     # shebang
     ("#!lua\nreturn redis.call('set', 'a', 'b')", [], []),
     ("#!lua\nerror('x')", [], []),

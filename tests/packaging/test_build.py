@@ -58,6 +58,7 @@ def test_wheel_carries_the_module_only(dist):
     assert "fastrank/benchmark.py" in wheel_names and "fastrank/_bench_peers.py" in wheel_names
     for script in ("_prelude", "submit", "remove", "standing", "range", "friends"):
         assert f"fastrank/scripts/{script}.lua" in wheel_names   # the leaderboard's Lua scripts
+    assert "fastrank/_lua_sandbox.lua" in wheel_names and "fastrank/_lua_cjson.lua" in wheel_names
     assert not any(n.endswith((".c", ".pyx", ".pxi")) for n in wheel_names)
 
 

@@ -33,6 +33,13 @@ def test_engine_leaderboard_and_pipeline():
     assert pipe.execute() == [1, 2, b"2"]
 
 
+def test_engine_lua_script():
+    r = Engine()
+    add = r.register_script("redis.call('zincrby', KEYS[1], ARGV[1], ARGV[2]) "
+                            "return {redis.call('zrevrank', KEYS[1], ARGV[2]), cjson.encode({1, 'x'})}")
+    assert add(keys=["board"], args=[5, "ann"]) == [0, b'[1,"x"]']
+
+
 def test_hyperloglog_redis_bytes_round_trip():
     h = HyperLogLog()
     h.add_many(np.arange(100_000, dtype=np.uint64))

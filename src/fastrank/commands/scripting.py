@@ -217,10 +217,10 @@ def evalsha_fast(db: Engine, sha: Any, numkeys: Any, words: tuple[Any, ...]) -> 
     EVALSHA handler). Same reply and errors either way."""
     lua = db._lua
     key = sha.encode() if type(sha) is str else sha
-    entry = lua.scripts.get(key) if lua is not None and type(key) is bytes else None
     args: list[bytes] = []
-    if entry is not None and type(numkeys) is int and 0 <= numkeys <= len(words) \
-            and not dict.__contains__(db.response_callbacks, "EVALSHA"):
+    plain = lua is not None and type(key) is bytes and type(numkeys) is int \
+        and 0 <= numkeys <= len(words) and not dict.__contains__(db.response_callbacks, "EVALSHA")
+    if plain:
         for word in words:
             kind = type(word)
             if kind is bytes:
@@ -230,13 +230,13 @@ def evalsha_fast(db: Engine, sha: Any, numkeys: Any, words: tuple[Any, ...]) -> 
             elif kind is int:
                 args.append(b"%d" % word)
             else:
-                entry = None
+                plain = False
                 break
-    if entry is None or lua is None:
+    if not plain or lua is None:
         return CoreCommands.evalsha(db, sha, numkeys, *words)
     with db._lock:
-        entry = lua.scripts.get(key)  # SCRIPT FLUSH may have run meanwhile
-        if entry is None:
+        entry = lua.scripts.get(key)
+        if entry is None:  # not cached: NOSCRIPT the generic way
             return CoreCommands.evalsha(db, sha, numkeys, *words)
         try:
             reply = run_cached(db, lua, key, entry, numkeys, args, False)
