@@ -277,7 +277,7 @@ def submit(db: Engine, keys: List[bytes], args: List[bytes]) -> Any:
     for player in order:
         old_points, new_points = olds[player], news[player]
         if old_points is False or new_points != old_points:
-            b.zadd(b.board, player, float(num(b.encode(new_points, tick))))
+            b.zadd(b.board, player, b.encode(new_points, tick))  # = the %.17g text Lua sends, parsed back
             if b.dense:
                 if old_points is not False:
                     b.count_points(old_points, -1)
