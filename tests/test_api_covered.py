@@ -17,7 +17,7 @@ TESTS = Path(__file__).parent
 SOURCE = "\n".join(
     p.read_text(encoding="utf-8") for p in TESTS.rglob("*.py") if p.name != Path(__file__).name
 )
-CLASSES = [getattr(fastrank, name) for name in ("SortedSet", "HyperLogLog", "CountMinSketch", "TopK")]
+CLASSES = [getattr(fastrank, name) for name in ("SortedSet", "HyperLogLog", "CountMinSketch", "TopK", "Leaderboard")]
 
 
 def public_methods(cls):

@@ -76,6 +76,13 @@ def message(line: str, *fmt: str) -> str:
         line = line % fmt
     return line[4:] if line.startswith("ERR ") else line
 
+# -- fastrank's leaderboard scripts (fastrank/scripts/*.lua): the first word
+# of the error lines they send; Leaderboard turns them into ValueError -------
+BOARD_RANGE_PREFIX = "FASTRANK_RANGE"
+BOARD_FROZEN_PREFIX = "FASTRANK_FROZEN"
+BOARD_RANGE = "FASTRANK_RANGE the new points do not fit the board: magnitude above %s"
+BOARD_FROZEN = "FASTRANK_FROZEN this season is frozen (rolled over); write to the current season"
+
 # -- HyperLogLog (hyperloglog.c) ----------------------------------------------
 HLL_NOT_VALID = "WRONGTYPE Key is not a valid HyperLogLog string value."
 HLL_CORRUPTED = "INVALIDOBJ Corrupted HLL object detected"
@@ -83,3 +90,36 @@ HLL_CORRUPTED = "INVALIDOBJ Corrupted HLL object detected"
 # -- RedisBloom 2.8 (module errors carry no ERR prefix; the other CMS/TopK
 # texts are the CMS_ERR_* / TOPK_ERR_* constants of fastrank._core) ----------
 CMS_NUMKEYS_POSITIVE = "CMS: Number of keys must be positive"
+
+# -- scripting (EVAL, EVALSHA, SCRIPT; commands/scripting.py) -------------------
+NUMKEYS_TOO_BIG = "ERR Number of keys can't be greater than number of args"
+NUMKEYS_NEGATIVE = "ERR Number of keys can't be negative"
+NOSCRIPT = "NOSCRIPT No matching script. Please use EVAL."
+SCRIPT_COMPILE = "ERR Error compiling script (new function): %s"
+SCRIPT_ERROR = "%s script: %s, on %s:%s."
+SCRIPT_UNKNOWN_SUBCOMMAND = "ERR unknown subcommand '%s'. Try SCRIPT HELP."
+SCRIPT_FLUSH_MODE = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
+SCRIPT_NOT_BUSY = "NOTBUSY No scripts in execution right now."
+SHEBANG_ENGINE = "ERR Unexpected engine in script shebang: %s"
+SHEBANG_OPTION = "ERR Unknown lua shebang option: %s"
+SHEBANG_FLAG = "ERR Unexpected flag in script shebang: %s"
+SCRIPT_WRITE_FLAG_RO = "ERR Can not execute a script with write flag using *_ro command."
+# The error tables redis.call raises (redis.pcall returns), as Redis words them.
+LUA_NO_ARGUMENTS = "ERR Please specify at least one argument for this redis lib call"
+LUA_BAD_ARGUMENTS = "ERR Lua redis lib command arguments must be strings or integers"
+LUA_UNKNOWN_COMMAND = "ERR Unknown Redis command called from script"
+LUA_WRONG_ARITY = "ERR Wrong number of args calling Redis command from script"
+LUA_NOT_ALLOWED = "ERR This Redis command is not allowed from script"
+LUA_WRITE_IN_READ_ONLY = "ERR Write commands are not allowed from read-only scripts."
+LUA_SHA1HEX_ARGUMENTS = "ERR wrong number of arguments"
+LUA_LOG_ARGUMENTS = "ERR redis.log() requires two arguments or more."
+LUA_LOG_LEVEL_TYPE = "ERR First argument must be a number (log level)."
+LUA_LOG_LEVEL = "ERR Invalid debug level."
+LUA_SET_REPL_ARGUMENTS = "ERR redis.set_repl() requires one argument."
+LUA_SET_REPL_FLAGS = "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."
+# fastrank's own texts (Redis has no equivalent reply):
+# error() with a table that has no string 'err' field (Redis 7.0 crashes on it);
+SCRIPT_ERROR_OBJECT = "ERR Error running script: error object is not a string or an {err=...} table"
+# the loop guard stopped a script that ran longer than Engine.script_time_limit.
+SCRIPT_TIMEOUT = ("ERR Script killed: it ran longer than the engine's script time limit "
+                  "(%d ms); writes made before it stay")

@@ -64,10 +64,12 @@ from urllib.parse import urlparse
 from redis.commands.core import AsyncCoreCommands, CoreCommands
 from redis.exceptions import RedisError, ResponseError, WatchError
 
+from fastrank._async_leaderboard import Leaderboard
 from fastrank.commands import COMMANDS
 from fastrank.commands.sortedset import parse_timeout
 from fastrank.engine import Engine as SyncEngine
 from fastrank.engine import pack_args
+from fastrank.script import AsyncScript
 
 if TYPE_CHECKING:
     from redis._parsers import Encoder
@@ -81,7 +83,7 @@ _T = TypeVar("_T")
 #: A coroutine function standing in for a redis-py async command method.
 _CommandMethod = Callable[..., Coroutine[Any, Any, Any]]
 
-__all__ = ["Engine", "Pipeline", "connect"]
+__all__ = ["Engine", "Leaderboard", "Pipeline", "connect"]
 
 #: Methods that may send a blocking command: they go through the async
 #: ``execute_command`` (redis-py's async mixin method), never the sync method.
@@ -286,6 +288,10 @@ class Engine(AsyncCoreCommands):
 
         return AsyncTOPKBloom(client=self)
 
+    def register_script(self, script: Any) -> AsyncScript:  # type: ignore[override]
+        """redis-py's ``AsyncScript`` (EVALSHA, SCRIPT LOAD on NOSCRIPT), pipelines too."""
+        return AsyncScript(self, script)  # type: ignore[arg-type]  # typed for Redis only
+
     def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> "Pipeline":
         return Pipeline(self, transaction)
 
@@ -420,6 +426,10 @@ class Pipeline(AsyncCoreCommands):
     @property
     def explicit_transaction(self) -> bool:
         return self._pipe.explicit_transaction
+
+    @property
+    def scripts(self) -> Any:
+        return self._pipe.scripts
 
     @property
     def command_stack(self) -> List[Tuple[Tuple[Any, ...], Dict[str, Any]]]:

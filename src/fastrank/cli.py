@@ -1,9 +1,11 @@
 """The ``fastrank`` command.
 
-``fastrank demo`` simulates a season on the embedded engine: players join,
-a stream of match results moves ratings with ZINCRBY, and the board answers
-the questions a game asks (top 10, one player's exact rank, the players
-around them) while it is being written.
+``fastrank demo`` plays a season on a :class:`fastrank.Leaderboard` over the
+embedded engine: players join, a stream of match results moves their points
+(the winner takes what the loser loses, both in one atomic script), ties go to
+whoever reached the total first, and the board answers what a game asks (the
+top 10 with dense ranks beside ordinal ones, one player's rank in each style,
+the players around them, who they just overtook) while it is being written.
 
 ``fastrank bench`` runs the side-by-side comparison of ``fastrank.bench``
 (fastrank vs redis-py, sortedcontainers, fakeredis and the sketch libraries)
@@ -15,102 +17,101 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import List, Optional, Sequence, TextIO, Tuple, cast
+from typing import Optional, Sequence, TextIO
 
 import numpy as np
 
 from fastrank.bench import runner as benchmark
 from fastrank.bench.progress import Progress
 
-BOARD = "season:1"
-
-
-def _name(member: bytes) -> str:
-    return f"player {member.decode()}"
+SEASON_START = 1_790_000_000  # seconds since the epoch: the season's first match (Sep 2026)
 
 
 def demo(players: int, matches: int, seed: int, out: TextIO = sys.stdout) -> None:
-    """Run one simulated season on fastrank.Engine and print what it shows."""
-    from fastrank import Engine
+    """Play one simulated season on a dense-ranked Leaderboard over fastrank.Engine."""
+    from fastrank import Engine, Leaderboard
 
-    r = Engine()
+    board = Leaderboard(Engine(), "demo", season="2026", ranking="dense", tiebreak="earliest")
     rng = np.random.default_rng(seed)
-    ids = np.arange(1, players + 1, dtype=np.int64) + 100_000_000
-    print(f"fastrank demo: a season of {players:,} players and {matches:,} matches "
-          f"on the in-process engine\n", file=out)
+    ids = (np.arange(1, players + 1, dtype=np.int64) + 100_000_000).tolist()
+    print(f"fastrank demo: a season of {players:,} players and {matches:,} matches on a "
+          f"Leaderboard over the in-process engine (ties: earliest first)\n", file=out)
 
-    chunk = 50_000
+    chunk = 10_000
     bar = Progress(players, "players joining")
     t0 = time.perf_counter()
     for i in range(0, players, chunk):
-        part = ids[i : i + chunk].tolist()
-        r.zadd(BOARD, dict.fromkeys(part, 1000))
+        board.submit_many(dict.fromkeys(ids[i:i + chunk], 1000), at=SEASON_START)
         bar.update(min(i + chunk, players))
     bar.close()
     joined = time.perf_counter() - t0
-    print(f"joined: {players:,} players in {joined:.2f} s ({players / joined:,.0f} ZADD members/s)", file=out)
+    print(f"joined: {players:,} players in {joined:.2f} s ({players / joined:,.0f} players/s)", file=out)
 
-    # Skill decides who wins more often: a match between a and b is won by
-    # the stronger one with probability 2/3; the winner gains what the loser loses.
+    # Skill decides who wins more often: a match between a and b is won by the
+    # stronger one with probability 2/3; the winner gains what the loser loses.
     skill = rng.random(players)
     a = rng.integers(0, players, size=matches)
     b = rng.integers(0, players, size=matches)
+    b = np.where(a == b, (b + 1) % players, b) if players > 1 else b
     stronger_wins = rng.random(matches) < 2 / 3
     a_wins = (skill[a] >= skill[b]) == stronger_wins
-    winners = np.where(a_wins, ids[a], ids[b]).tolist()
-    losers = np.where(a_wins, ids[b], ids[a]).tolist()
+    winners = np.where(a_wins, a, b).tolist()
+    losers = np.where(a_wins, b, a).tolist()
     points = rng.integers(5, 30, size=matches).tolist()
 
     bar = Progress(matches, "matches played  ")
-    zincrby = r.zincrby
+    submit_many = board.submit_many
     t0 = time.perf_counter()
     for i in range(matches):
-        zincrby(BOARD, points[i], winners[i])
-        zincrby(BOARD, -points[i], losers[i])
-        if i % 20_000 == 0:
+        p = points[i]
+        submit_many([(ids[winners[i]], p), (ids[losers[i]], -p)], at=SEASON_START + 60 * i)
+        if i % 5_000 == 0:
             bar.update(i)
     bar.update(matches)
     bar.close()
     played = time.perf_counter() - t0
-    print(f"played: {matches:,} matches = {2 * matches:,} ZINCRBY in {played:.2f} s "
-          f"({2 * matches / played:,.0f} ZINCRBY/s, {played / (2 * matches) * 1e6:.2f} us each)\n", file=out)
+    if matches:
+        print(f"played: {matches:,} matches in {played:.2f} s ({matches / played:,.0f} matches/s, "
+              f"{played / matches * 1e6:.1f} us each: both results in one atomic script)\n", file=out)
 
-    print("top 10:", file=out)
-    top = cast(List[Tuple[bytes, float]], r.zrevrange(BOARD, 0, 9, withscores=True))
-    for rank, (member, score) in enumerate(top, 1):
-        print(f"  {rank:>3}. {_name(member):<18} {score:>8.0f}", file=out)
+    ordinal = board.top(10, ranking="ordinal")
+    dense = board.top(10)
+    print("top 10 (ordinal rank, dense rank):", file=out)
+    for o, d in zip(ordinal, dense):
+        print(f"  {o.rank:>3}. {d.rank:>3}.  player {o.player:<10} {o.points:>7,}", file=out)
 
-    me = int(ids[int(rng.integers(0, players))])
-    my_rank = cast(Optional[int], r.zrevrank(BOARD, me))  # no withscore: the rank
-    my_score = r.zscore(BOARD, me)
-    assert my_rank is not None and my_score is not None
-    print(f"\nplayer {me}: rank {my_rank + 1:,} of {r.zcard(BOARD):,} with {my_score:.0f} points "
-          f"(top {100 * (my_rank + 1) / players:.2f}%)", file=out)
-    print("the board around them:", file=out)
-    lo = max(my_rank - 3, 0)
-    around = cast(List[Tuple[bytes, float]],
-                  r.zrevrange(BOARD, lo, my_rank + 3, withscores=True))
-    for rank, (member, score) in enumerate(around, lo + 1):
-        mark = "  <- you" if member == str(me).encode() else ""
-        print(f"  {rank:>9,}. {_name(member):<18} {score:>8.0f}{mark}", file=out)
+    me = ids[int(rng.integers(0, players))]
+    ranks = {style: board.rank(me, ranking=style) for style in ("ordinal", "competition", "dense")}
+    print(f"\nplayer {me}: {board.score(me):,} points; rank {ranks['ordinal']:,} ordinal, "
+          f"{ranks['competition']:,} competition, {ranks['dense']:,} dense of {board.count():,} "
+          f"({board.bucket(me)}, better than {board.percentile(me):.1f}% of the board)", file=out)
+    print("the board around them (dense rank):", file=out)
+    for e in board.around(me, 3):
+        mark = "  <- you" if e.player == str(me) else ""
+        print(f"  {e.rank:>9,}. player {e.player:<10} {e.points:>7,}{mark}", file=out)
+    change = board.submit(me, 40, at=SEASON_START + 60 * matches, with_rank=True)
+    passed = ", ".join(change.passed) or "nobody"
+    print(f"they win 40 more: {change.points:,} points, dense rank {change.previous_rank:,} -> "
+          f"{change.rank:,}; passed {passed}", file=out)
 
-    t0 = time.perf_counter()
     reads = 100_000
-    probe = ids[rng.integers(0, players, size=reads)].tolist()
-    zrevrank = r.zrevrank
-    for m in probe:
-        zrevrank(BOARD, m)
-    per = (time.perf_counter() - t0) / reads
-    print(f"\nexact rank lookups: {1 / per:,.0f} ZREVRANK/s ({per * 1e6:.2f} us each) "
-          f"at {players:,} members", file=out)
+    probe = [ids[k] for k in rng.integers(0, players, size=reads).tolist()]
+    for style in ("ordinal", "dense"):
+        rank = board.rank
+        t0 = time.perf_counter()
+        for m in probe:
+            rank(m, ranking=style)
+        per = (time.perf_counter() - t0) / reads
+        print(f"{style} rank lookups: {1 / per:,.0f}/s ({per * 1e6:.2f} us each) at {players:,} players",
+              file=out)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="fastrank", description="fastrank command line")
     sub = parser.add_subparsers(dest="command", required=True)
-    p_demo = sub.add_parser("demo", help="simulate a season on the embedded engine")
+    p_demo = sub.add_parser("demo", help="play a season on a Leaderboard over the embedded engine")
     p_demo.add_argument("--players", type=int, default=1_000_000)
-    p_demo.add_argument("--matches", type=int, default=1_000_000)
+    p_demo.add_argument("--matches", type=int, default=200_000)
     p_demo.add_argument("--seed", type=int, default=2026)
     p_bench = sub.add_parser("bench", help="compare fastrank with Redis and the Python libraries",
                              description=benchmark.__doc__,

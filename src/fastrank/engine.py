@@ -54,13 +54,14 @@ from redis.commands.core import CoreCommands
 from redis.exceptions import DataError, ResponseError, WatchError
 from redis.client import CaseInsensitiveDict
 from redis.event import EventDispatcher, EventDispatcherInterface
-from redis.typing import EncodableT, KeysT, KeyT, ZSetRangeResponse
+from redis.typing import EncodableT, KeysT, KeyT, ScriptTextT, ZSetRangeResponse
 
 from fastrank import _errors as E
 from fastrank._core import (CountMinSketch, EngineLock, EngineState, SortedSet, TopK,
                             engine_incrby, engine_zincrby, engine_zrange, engine_zrank,
                             engine_zrevrange, engine_zrevrank, engine_zscore)
 from fastrank.commands import COMMANDS, CommandError
+from fastrank.commands.scripting import evalsha_fast
 from fastrank.snapshot import read_snapshot, write_snapshot
 from fastrank.commands.sortedset import (LISTPACK_ENTRIES, LISTPACK_VALUE, ListpackZSet, blen,
                                          zset_add, zset_add_bulk)
@@ -68,6 +69,8 @@ from fastrank.commands.sortedset import (LISTPACK_ENTRIES, LISTPACK_VALUE, Listp
 if TYPE_CHECKING:
     from redis.commands.bf import CMSBloom, TOPKBloom
 
+    from fastrank._lua_sandbox import LuaScripting
+    from fastrank.script import Script
     from fastrank.pipeline import Pipeline
 
 TYPE_NAMES: dict[type, bytes] = {bytes: b"string", SortedSet: b"zset", ListpackZSet: b"zset",
@@ -149,6 +152,9 @@ class Engine(CoreCommands):
     #: Seed of the generator that seeds each new Top-K's decay coin
     #: (commands/bloom.py); None: random. Set it before TOPK.RESERVE.
     topk_seed: int | None = None
+    #: The loop guard of scripts (commands/scripting.py): seconds a script may
+    #: run before it is stopped with an error; None: no limit.
+    script_time_limit: float | None = 5.0
 
     def __init__(self, decode_responses: bool = False, encoding: str = "utf-8",
                  encoding_errors: str = "strict") -> None:
@@ -174,6 +180,7 @@ class Engine(CoreCommands):
             get_response_callbacks(user_protocol=None, legacy_responses=True)  # type: ignore[arg-type]
         )
         self._event_dispatcher = EventDispatcher()
+        self._lua: LuaScripting | None = None  # the Lua state, made by the first script
         self._snapshot_path: str | os.PathLike[str] | None = None  # save() without a path
         # What the compiled fast paths read in C (shares _data, _expires, _lock).
         self._fast = EngineState(self._data, self._expires, self._lock, decode_responses,
@@ -214,6 +221,16 @@ class Engine(CoreCommands):
         from redis.commands.bf import TOPKBloom
 
         return TOPKBloom(client=self)
+
+    def register_script(self, script: ScriptTextT) -> Script:
+        """redis-py's ``Script`` (EVALSHA, SCRIPT LOAD on NOSCRIPT), pipelines too."""
+        from fastrank.script import Script
+
+        return Script(self, script)  # type: ignore[arg-type]  # redis-py types it for Redis only
+
+    def evalsha(self, sha: str, numkeys: int, *keys_and_args: str) -> Any:  # type: ignore[override]
+        """EVALSHA; a cached script with plain arguments skips the generic path."""
+        return evalsha_fast(self, sha, numkeys, keys_and_args)
 
     def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Pipeline:
         from fastrank.pipeline import Pipeline

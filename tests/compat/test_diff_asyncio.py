@@ -301,8 +301,11 @@ async def _pipelined_cms(c: Any) -> Any:
 def test_every_sync_command_method_is_async() -> None:
     """Each public command method of fastrank.Engine is a coroutine function (or an async
     iterator for *_iter) on fastrank.asyncio.Engine, with redis-py's parameters."""
-    names = fa.command_method_names()
+    # register_script is a plain method on redis.asyncio.Redis too (it returns an
+    # AsyncScript, whose calls are the coroutines): tested in test_diff_scripting_clients.
+    names = [n for n in fa.command_method_names() if n != "register_script"]
     assert len(names) > 300 and "zadd" in names and "bzpopmin" in names
+    assert not inspect.iscoroutinefunction(fa.Engine.register_script)
     missing = []
     for name in names:
         method = getattr(fa.Engine, name, None)

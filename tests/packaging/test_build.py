@@ -56,6 +56,9 @@ def test_wheel_carries_the_module_only(dist):
     assert any(n.startswith("fastrank/_core.") and n.endswith((".so", ".pyd")) for n in wheel_names)
     assert "fastrank/py.typed" in wheel_names and "fastrank/_core.pyi" in wheel_names
     assert "fastrank/bench/runner.py" in wheel_names and "fastrank/bench/peers.py" in wheel_names
+    for script in ("_prelude", "submit", "remove", "standing", "range", "friends"):
+        assert f"fastrank/scripts/{script}.lua" in wheel_names   # the leaderboard's Lua scripts
+    assert "fastrank/_lua_sandbox.lua" in wheel_names and "fastrank/_lua_cjson.lua" in wheel_names
     assert not any(n.endswith((".c", ".pyx", ".pxi")) for n in wheel_names)
 
 

@@ -33,6 +33,13 @@ def test_engine_leaderboard_and_pipeline():
     assert pipe.execute() == [1, 2, b"2"]
 
 
+def test_engine_lua_script():
+    r = Engine()
+    add = r.register_script("redis.call('zincrby', KEYS[1], ARGV[1], ARGV[2]) "
+                            "return {redis.call('zrevrank', KEYS[1], ARGV[2]), cjson.encode({1, 'x'})}")
+    assert add(keys=["board"], args=[5, "ann"]) == [0, b'[1,"x"]']
+
+
 def test_hyperloglog_redis_bytes_round_trip():
     h = HyperLogLog()
     h.add_many(np.arange(100_000, dtype=np.uint64))
@@ -59,3 +66,10 @@ def test_version_and_public_names():
     assert fastrank.__version__
     for name in ("Engine", "SortedSet", "HyperLogLog", "CountMinSketch", "TopK", "connect"):
         assert hasattr(fastrank, name), name
+
+
+def test_leaderboard_scripts_ship_in_the_package():
+    board = fastrank.Leaderboard(Engine(), "smoke", ranking="dense")
+    board.submit_many({"ann": 5, "bob": 5, "cy": 3}, at=1)
+    assert board.submit("cy", 2, at=2, with_rank=True) == fastrank.Change(5, 1, 2, [])
+    assert [(e.rank, e.player) for e in board.top(3)] == [(1, "bob"), (1, "ann"), (1, "cy")]  # same second: member order

@@ -40,6 +40,7 @@ from fastrank._core import SortedSet
 from fastrank.commands import CommandError, command, syntax_error, to_int, to_score
 from fastrank.commands._numbers import (
     INT64_MAX,
+    parse_score,
     format_double,
     parse_bound,
     parse_int,
@@ -269,6 +270,17 @@ def zadd(db: Engine, args: list[bytes]) -> int | float | None:
 
 @command("zincrby", 4, write=True)
 def zincrby(db: Engine, args: list[bytes]) -> int | float | None:
+    # The common case first (a skiplist zset without TTL, a finite non-zero
+    # increment: no NaN, no -0.0 to keep), as the Engine's own fast path;
+    # scripts reach ZINCRBY only through here.
+    z = db._data.get(args[0])
+    if type(z) is SortedSet and args[0] not in db._expires:
+        amount = parse_score(args[1])
+        if amount is not None and amount and amount - amount == 0.0:
+            score: float = z.incr(args[2], amount)
+            if db._observed:
+                db._written(args[0])
+            return score
     return zadd_generic(db, args, True)
 
 

@@ -1,0 +1,54 @@
+"""redis-py's ``Script`` objects for the Engine and its pipelines.
+
+``Engine.register_script`` (and ``fastrank.asyncio.Engine.register_script``)
+return these subclasses of redis-py's ``Script``/``AsyncScript``. They behave
+the same (EVALSHA first, SCRIPT LOAD and EVALSHA again on NOSCRIPT); the one
+addition is that, called with a fastrank pipeline as ``client``, they register
+themselves with it, as redis-py's do with its own Pipeline, so that
+``execute()`` loads any missing script first (``Pipeline.load_scripts``).
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from redis.commands.core import AsyncScript as _AsyncScript
+from redis.commands.core import Script as _Script
+from redis.client import Pipeline as RedisPipeline
+from redis.exceptions import NoScriptError
+from redis.typing import EncodableT, KeyT
+
+from fastrank.commands.scripting import evalsha_fast
+from fastrank.engine import Engine
+from fastrank.pipeline import Pipeline
+
+
+class Script(_Script):
+    def __call__(self, keys: Sequence[KeyT] | None = None,
+                 args: Iterable[EncodableT] | None = None, client: Any = None) -> Any:
+        """As redis-py's ``Script.__call__`` (EVALSHA; on NOSCRIPT, SCRIPT LOAD
+        and EVALSHA again), registering with fastrank's and redis-py's pipelines."""
+        keys = keys or []
+        words = tuple(keys) + tuple(args or ())
+        if client is None:
+            client = self.registered_client
+        elif type(client) is Pipeline:
+            client.scripts.add(self)
+        elif isinstance(client, RedisPipeline):
+            client.scripts.add(self)
+        try:
+            if type(client) is Engine:
+                return evalsha_fast(client, self.sha, len(keys), words)
+            return client.evalsha(self.sha, len(keys), *words)
+        except NoScriptError:
+            self.sha = client.script_load(self.script)
+            return client.evalsha(self.sha, len(keys), *words)
+
+
+class AsyncScript(_AsyncScript):
+    async def __call__(self, keys: Sequence[KeyT] | None = None,
+                       args: Iterable[EncodableT] | None = None, client: Any = None) -> Any:
+        from fastrank.asyncio import Pipeline
+
+        if isinstance(client, Pipeline):
+            client.scripts.add(self)
+        return await super().__call__(keys, args, client)

@@ -1,0 +1,128 @@
+"""On the Engine, the native paths of fastrank's scripts (chosen by SHA1) answer
+exactly as the Lua scripts do: every reply and error, and the keyspace after."""
+from __future__ import annotations
+
+import itertools
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from board_helpers import keyspace
+from fastrank import Engine, Leaderboard
+from fastrank import _board_native
+from fastrank._runner import packaged_script
+
+players = st.sampled_from(["ann", "bob", "cy", "dee", 7])
+calls = st.one_of(
+    st.tuples(st.just("submit"), players, st.integers(-30, 30), st.integers(0, 5),
+              st.sampled_from(["incr", "decr", "best", "set"]), st.booleans()),
+    st.tuples(st.just("submit_many"), st.lists(st.tuples(players, st.integers(-9, 9)), max_size=4),
+              st.integers(0, 5)),
+    st.tuples(st.just("remove"), players),
+    st.tuples(st.just("rank"), players, st.sampled_from(["ordinal", "competition", "dense"])),
+    st.tuples(st.just("page"), st.integers(1, 3), st.integers(0, 3), st.sampled_from(["competition", "dense"]),
+              st.booleans()),
+    st.tuples(st.just("around"), players, st.integers(0, 2), st.booleans()),
+    st.tuples(st.just("friends"), players, st.lists(players, max_size=3), st.booleans()),
+    st.tuples(st.just("percentile"), players),
+    st.tuples(st.just("set_info"), players),
+    st.tuples(st.just("overflow"), players),
+    st.tuples(st.just("rollover"),),
+)
+configs = st.tuples(st.sampled_from(["desc", "asc"]), st.sampled_from(["earliest", "latest", None]))
+_names = itertools.count()
+
+
+def play(engine: Engine, config, steps, name):
+    order, tiebreak = config
+    board = Leaderboard(engine, name, season="s1", order=order, tiebreak=tiebreak, ranking="dense")
+    replies = []
+    for step in steps:
+        kind = step[0]
+        try:
+            if kind == "submit":
+                _, player, points, at, rule, with_rank = step
+                replies.append(board.submit(player, points, at=at, rule=rule, with_rank=with_rank))
+            elif kind == "submit_many":
+                replies.append(board.submit_many(step[1], at=step[2]))
+            elif kind == "remove":
+                replies.append(board.remove(step[1]))
+            elif kind == "rank":
+                replies.append(board.rank(step[1], ranking=step[2]))
+            elif kind == "page":
+                replies.append(board.page(step[1], step[2], ranking=step[3], with_info=step[4]))
+            elif kind == "around":
+                replies.append(board.around(step[1], step[2], with_info=step[3]))
+            elif kind == "friends":
+                replies.append(board.friends(step[1], step[2], with_info=step[3]))
+            elif kind == "percentile":
+                replies.append((board.percentile(step[1]), board.bucket(step[1])))
+            elif kind == "set_info":
+                replies.append(board.set_info(step[1], {"name": str(step[1])}))
+            elif kind == "overflow":
+                replies.append(board.submit(step[1], 2 ** 20 - 1, at=1))
+            else:
+                replies.append(board.rollover("s2"))
+                board = Leaderboard(engine, name, season="s1", order=order, tiebreak=tiebreak, ranking="dense")
+        except ValueError as exc:
+            replies.append(("ValueError", str(exc)))
+    return replies
+
+
+@given(config=configs, steps=st.lists(calls, max_size=30))
+@settings(max_examples=150, deadline=None)
+def test_native_equals_lua(config, steps):
+    name = f"native{next(_names)}"
+    with mock.patch.dict(_board_native.NATIVE, clear=True):
+        lua = Engine()
+        by_lua = play(lua, config, steps, name)
+    native = Engine()
+    assert play(native, config, steps, name) == by_lua
+    assert keyspace(native) == keyspace(lua)
+
+
+def test_native_paths_are_taken():
+    engine = Engine()
+    board = Leaderboard(engine, "taken", ranking="dense")
+    board.submit("ann", 1, at=1)
+    seen = []
+    for sha, fn in list(_board_native.NATIVE.items()):
+        _board_native.NATIVE[sha] = lambda db, k, a, fn=fn: seen.append(fn.__name__) or fn(db, k, a)
+    try:
+        board.submit("bob", 2, at=1, with_rank=True)
+        board.top(3, with_info=True)
+        board.friends("ann", ["bob"])
+        board.rank("bob")
+        board.remove("ann")
+    finally:
+        for name in ("submit", "remove", "standing", "range", "friends"):
+            fn = getattr(_board_native, "range_" if name == "range" else name)
+            _board_native.NATIVE[packaged_script(name).sha.encode()] = fn
+    assert seen == ["submit", "range_", "friends", "standing", "remove"]
+
+
+@pytest.mark.parametrize("setup, text", [
+    (lambda e: e.set("{lb:odd}", "x"), "WRONGTYPE"),
+    (lambda e: e.set("{lb:odd}:counts", "x"), "WRONGTYPE"),
+])
+def test_unusual_keys_go_to_lua(setup, text):
+    results = []
+    for native in (False, True):
+        engine = Engine()
+        setup(engine)
+        board = Leaderboard(engine, "odd", ranking="dense")
+        with mock.patch.dict(_board_native.NATIVE, clear=not native):
+            with pytest.raises(Exception) as info:
+                board.submit("ann", 1, at=1)
+        results.append((type(info.value), str(info.value)))
+    assert results[0] == results[1] and text in results[0][1]
+
+
+def test_scripts_send_the_named_error_texts():
+    prelude = packaged_script("submit").source
+    from fastrank import _errors
+
+    assert f"local FROZEN = '{_errors.BOARD_FROZEN}'" in prelude
+    assert f"local RANGE = '{_errors.BOARD_RANGE % ''}'" in prelude

@@ -1,0 +1,44 @@
+"""Engine-only scripting properties: the loop guard, atomicity across threads."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+import redis
+
+from fastrank import Engine
+from fastrank import _errors as E
+
+
+def test_loop_guard_stops_a_script_and_keeps_the_engine_usable() -> None:
+    r = Engine()
+    r.script_time_limit = 0.05
+    for body in ["redis.call('set', 'before', 1) while true do end",
+                 "while true do pcall(function() while true do end end) end",
+                 "local co = coroutine.wrap(function() while true do end end) co()",
+                 "local co = coroutine.create(function() while true do end end) "
+                 "while true do coroutine.resume(co) end"]:
+        with pytest.raises(redis.ResponseError) as info:
+            r.eval(body, 0)
+        assert str(info.value).startswith(E.message(E.SCRIPT_TIMEOUT % 50))
+    assert r.get("before") == b"1"  # writes before the stop stay
+    assert r.eval("return redis.call('incr', 'before')", 0) == 2
+
+
+def test_scripts_are_atomic_across_threads() -> None:
+    r = Engine()
+    body = ("local v = tonumber(redis.call('get', KEYS[1]) or '0') "
+            "for i = 1, 200 do local x = i * 2 end "
+            "redis.call('set', KEYS[1], v + 1) return v + 1")
+    script = r.register_script(body)
+
+    def work() -> None:
+        for _ in range(300):
+            script(keys=["counter"])
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert r.get("counter") == b"1200"
