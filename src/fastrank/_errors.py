@@ -67,6 +67,11 @@ def message(line: str, *fmt: str) -> str:
         line = line % fmt
     return line[4:] if line.startswith("ERR ") else line
 
+# -- fastrank's leaderboard scripts (fastrank/scripts/*.lua): the first word
+# of the error lines they send; Leaderboard turns them into ValueError -------
+BOARD_RANGE_PREFIX = "FASTRANK_RANGE"
+BOARD_FROZEN_PREFIX = "FASTRANK_FROZEN"
+
 # -- HyperLogLog (hyperloglog.c) ----------------------------------------------
 HLL_NOT_VALID = "WRONGTYPE Key is not a valid HyperLogLog string value."
 HLL_CORRUPTED = "INVALIDOBJ Corrupted HLL object detected"

@@ -1,0 +1,143 @@
+"""Plans and runners: domain logic written once for sync and asyncio clients.
+
+A *plan* is a generator that yields the I/O it needs and receives the replies:
+
+- a :class:`Call` (one redis-py command method) → its reply;
+- a list of calls → the list of their replies, sent as one non-transactional
+  pipeline (one round trip; on a cluster the keys share a hash tag, so one node);
+- a :class:`Run` (a Lua :class:`Script` with keys and arguments) → its reply,
+  sent as EVALSHA; on NOSCRIPT the script is loaded (SCRIPT LOAD, which a
+  cluster client sends to every primary) and the EVALSHA retried, so each
+  server learns a script once.
+
+The plan's return value is the method's result. A server error raised while
+sending a step is thrown into the plan, which may translate it (a script's
+``FASTRANK_...`` error line into a ``ValueError``) or let it propagate.
+
+:func:`run` drives a plan on a sync client (``fastrank.Engine``,
+``redis.Redis``, ``redis.cluster.RedisCluster``); :func:`run_async` on an
+asyncio one (``fastrank.asyncio.Engine``, ``redis.asyncio.Redis``,
+``redis.asyncio.cluster.RedisCluster``). Nothing here knows any backend's
+internals: only redis-py's command methods are called.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+from importlib import resources
+from typing import Any, Dict, Generator, List, NamedTuple, Tuple, TypeVar, Union
+
+from redis.exceptions import NoScriptError, ResponseError
+
+_T = TypeVar("_T")
+
+
+class Call(NamedTuple):
+    """One redis-py command method call: ``getattr(client, method)(*args, **kwargs)``."""
+
+    method: str
+    args: Tuple[Any, ...] = ()
+    kwargs: Dict[str, Any] = {}
+
+
+class Script:
+    """A Lua script shipped with fastrank, known by the SHA1 of its text."""
+
+    def __init__(self, name: str, source: str) -> None:
+        self.name = name
+        self.source = source
+        self.sha = hashlib.sha1(source.encode()).hexdigest()
+
+    def __repr__(self) -> str:
+        return f"Script({self.name!r}, sha={self.sha[:10]})"
+
+
+@functools.lru_cache(maxsize=None)
+def packaged_script(name: str) -> Script:
+    """The script ``scripts/<name>.lua`` of this package, after ``scripts/_prelude.lua``."""
+    folder = resources.files("fastrank").joinpath("scripts")
+    prelude = folder.joinpath("_prelude.lua").read_text(encoding="utf-8")
+    body = folder.joinpath(f"{name}.lua").read_text(encoding="utf-8")
+    return Script(name, prelude + body)
+
+
+class Run(NamedTuple):
+    """Run ``script`` on ``keys`` (all under one hash tag) with ``args``."""
+
+    script: Script
+    keys: Tuple[Any, ...]
+    args: Tuple[Any, ...]
+
+
+Step = Union[Call, List[Call], Run]
+Plan = Generator[Step, Any, _T]
+
+
+def _is_noscript(exc: Exception) -> bool:
+    return isinstance(exc, NoScriptError) or str(exc).startswith("NOSCRIPT")
+
+
+def _send(client: Any, step: Step) -> Any:
+    if isinstance(step, Run):
+        argv = (step.script.sha, len(step.keys), *step.keys, *step.args)
+        try:
+            return client.evalsha(*argv)
+        except ResponseError as exc:
+            if not _is_noscript(exc):
+                raise
+        client.script_load(step.script.source)
+        return client.evalsha(*argv)
+    if isinstance(step, Call):
+        return getattr(client, step.method)(*step.args, **step.kwargs)
+    pipe = client.pipeline(transaction=False)
+    for call in step:
+        getattr(pipe, call.method)(*call.args, **call.kwargs)
+    return pipe.execute()
+
+
+async def _send_async(client: Any, step: Step) -> Any:
+    if isinstance(step, Run):
+        argv = (step.script.sha, len(step.keys), *step.keys, *step.args)
+        try:
+            return await client.evalsha(*argv)
+        except ResponseError as exc:
+            if not _is_noscript(exc):
+                raise
+        await client.script_load(step.script.source)
+        return await client.evalsha(*argv)
+    if isinstance(step, Call):
+        return await getattr(client, step.method)(*step.args, **step.kwargs)
+    pipe = client.pipeline(transaction=False)
+    for call in step:
+        getattr(pipe, call.method)(*call.args, **call.kwargs)
+    return await pipe.execute()
+
+
+def run(client: Any, plan: Plan[_T]) -> _T:
+    """Drive ``plan`` on a sync redis-py style client and return its result."""
+    try:
+        step = next(plan)
+        while True:
+            try:
+                reply = _send(client, step)
+            except ResponseError as exc:
+                step = plan.throw(exc)
+            else:
+                step = plan.send(reply)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+
+
+async def run_async(client: Any, plan: Plan[_T]) -> _T:
+    """Drive ``plan`` on an asyncio redis-py style client and return its result."""
+    try:
+        step = next(plan)
+        while True:
+            try:
+                reply = await _send_async(client, step)
+            except ResponseError as exc:
+                step = plan.throw(exc)
+            else:
+                step = plan.send(reply)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]

@@ -1,0 +1,592 @@
+"""fastrank.Leaderboard: ties, ranking styles, score rules, seasons, friends.
+
+A board is a sorted set of composite scores (points in the high bits, the
+tie-break time in the low bits: see :mod:`fastrank._scorebits`) plus, under
+the same hash tag ``{lb:<name>[:<season>]}``:
+
+- ``...:dense`` and ``...:counts``: the distinct point values and how many
+  players hold each (dense-ranked boards only), kept in step by the same
+  scripts that write the board, so a dense rank is one ZCOUNT;
+- ``...:meta``: the season's state (frozen after a rollover);
+- ``...:info``: each player's entry data as JSON text.
+
+Every write that reads first (rules, tie-break time, the dense companion) is
+one Lua script (``fastrank/scripts``), so it is atomic on every backend and
+runs on a Redis Cluster (all keys share the hash tag). Reads are single
+commands, one pipeline, or one read-only script: one round trip each.
+
+The domain code here speaks only redis-py command methods and scripts. Each
+method is written once, as a *plan* (a generator that yields what to send and
+receives the replies: :mod:`fastrank._runner`); :class:`Leaderboard` runs the
+plans on a sync client and ``fastrank.asyncio.Leaderboard`` awaits them on an
+asyncio client.
+
+Ranking styles (``ranking=``), for points 50, 40, 40, 30:
+
+- ``"ordinal"``   1, 2, 3, 4 (ties ordered by the tie-break): ZREVRANK;
+- ``"competition"`` 1, 2, 2, 4: 1 + ZCOUNT of the strictly better scores;
+- ``"dense"``     1, 2, 2, 3: 1 + ZCOUNT of the strictly better distinct values.
+
+Each is O(log n) per player.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import time
+from datetime import datetime, timedelta, timezone, tzinfo
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterator,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    TypeVar,
+    Union,
+)
+
+from redis.exceptions import ResponseError
+
+from fastrank import _errors
+from fastrank._periods import PERIODS, expiry_ms, season_of, zone
+from fastrank._runner import Call, Plan, Run, packaged_script, run
+from fastrank._scorebits import Points, ScoreCodec
+
+if TYPE_CHECKING:
+    from typing_extensions import Concatenate, ParamSpec
+
+    _P = ParamSpec("_P")
+
+_T = TypeVar("_T")
+
+PlayerId = Union[str, bytes, int]
+When = Union[int, float, datetime, None]
+
+RULES = ("incr", "decr", "best", "set")
+RANKINGS = {"ordinal": "o", "competition": "c", "dense": "d"}
+DEFAULT_BUCKETS = (1.0, 5.0, 10.0, 25.0, 50.0)
+
+SUBMIT = packaged_script("submit")
+REMOVE = packaged_script("remove")
+STANDING = packaged_script("standing")
+RANGE = packaged_script("range")
+FRIENDS = packaged_script("friends")
+
+
+class Entry(NamedTuple):
+    """One row of a board: ``rank`` (1-based, in the board's style), ``player``, ``points``.
+
+    ``global_rank`` is set by :meth:`Leaderboard.friends` (where ``rank`` is
+    the rank among friends); ``info`` by the ``with_info=True`` reads.
+    """
+
+    rank: int
+    player: str
+    points: Points
+    global_rank: Optional[int] = None
+    info: Optional[Dict[str, Any]] = None
+
+
+class Change(NamedTuple):
+    """What a ``submit(..., with_rank=True)`` did: new points and rank, the
+    rank before (None if the player was new) and the players it overtook,
+    nearest first."""
+
+    points: Points
+    rank: int
+    previous_rank: Optional[int]
+    passed: List[str]
+
+
+def _player(player: Any) -> Union[str, bytes]:
+    if isinstance(player, (str, bytes)):
+        return player
+    if isinstance(player, int) and not isinstance(player, bool):
+        return str(player)
+    raise TypeError(f"a player id must be str, bytes or int, not {type(player).__name__}")
+
+
+def _text(member: Union[str, bytes]) -> str:
+    return member if isinstance(member, str) else member.decode("utf-8", "surrogateescape")
+
+
+def _raw(member: Union[str, bytes]) -> bytes:
+    return member if isinstance(member, bytes) else member.encode("utf-8", "surrogateescape")
+
+
+def _count(value: Any, label: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{label} must be an int, not {type(value).__name__}")
+    if value < 0:
+        raise ValueError(f"{label} must be >= 0, not {value}")
+    return value
+
+
+def _tag_part(value: Any, label: str) -> str:
+    text = str(value)
+    if not text or "{" in text or "}" in text:
+        raise ValueError(f"{label} must be non-empty text without braces, not {value!r}")
+    return text
+
+
+def _info(text: Optional[Union[str, bytes]]) -> Optional[Dict[str, Any]]:
+    return None if text is None else dict(json.loads(text))
+
+
+class _Ranker:
+    """Ranks of consecutive entries in rank order, from their points."""
+
+    def __init__(self, style: str) -> None:
+        self.style = style
+        self.points: Optional[Points] = None
+        self.rank = 0
+
+    def rank_at(self, position: int, points: Points, known: Optional[int] = None) -> int:
+        """The rank of the entry at 0-based ``position`` (``known`` for a slice's first)."""
+        if known is not None:
+            rank = known
+        elif self.style == "o" or self.points is None:
+            rank = position + 1
+        elif points == self.points:
+            rank = self.rank
+        elif self.style == "c":
+            rank = position + 1
+        else:
+            rank = self.rank + 1
+        self.points, self.rank = points, rank
+        return rank
+
+
+class BoardPlans:
+    """The configuration of a board and its methods as plans (no I/O here).
+
+    :class:`Leaderboard` (sync) and ``fastrank.asyncio.Leaderboard`` expose
+    each ``_plan_<name>`` as the method ``<name>``.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        name: str,
+        *,
+        season: Optional[Union[str, int]] = None,
+        order: str = "desc",
+        tiebreak: Optional[str] = "earliest",
+        ranking: str = "ordinal",
+        rule: str = "incr",
+        point_bits: int = 20,
+        time_bits: int = 33,
+        period: Optional[str] = None,
+        tz: Union[str, tzinfo, None] = None,
+        retain: Optional[int] = None,
+        buckets: Sequence[float] = DEFAULT_BUCKETS,
+        cache_ttl: Optional[float] = None,
+        passed: int = 3,
+    ) -> None:
+        self.codec = ScoreCodec(order=order, tiebreak=tiebreak, point_bits=point_bits, time_bits=time_bits)
+        if ranking not in RANKINGS:
+            raise ValueError(f"ranking must be one of {sorted(RANKINGS)}, not {ranking!r}")
+        self.rule = self._rule(rule)
+        if period is not None and period not in PERIODS:
+            raise ValueError(f"period must be one of {PERIODS} or None, not {period!r}")
+        if period is not None and season is not None:
+            raise ValueError("a periodic board derives its season from the time: give period or season, not both")
+        if retain is not None and period is None:
+            raise ValueError("retain needs a period")
+        if retain is not None:
+            _count(retain, "retain")
+        if sorted(buckets) != list(buckets) or not buckets or not all(0 < b <= 100 for b in buckets):
+            raise ValueError(f"buckets must be increasing percentages in (0, 100], not {buckets!r}")
+        if cache_ttl is not None and not cache_ttl >= 0:
+            raise ValueError(f"cache_ttl must be >= 0 seconds or None, not {cache_ttl!r}")
+        self._client = client
+        self.name = _tag_part(name, "name")
+        self.season = None if season is None else _tag_part(season, "season")
+        self.order = order
+        self.tiebreak = tiebreak
+        self.ranking = ranking
+        self.point_bits = point_bits
+        self.time_bits = time_bits
+        self.period = period
+        self.tz = zone(tz)
+        self.retain = retain
+        self.buckets = tuple(float(b) for b in buckets)
+        self.cache_ttl = cache_ttl
+        self.passed = _count(passed, "passed")
+        self._style = RANKINGS[ranking]
+        self._conf = (str(self.codec.scale), "1" if self.codec.desc else "0",
+                      "1" if self.codec.mirrored else "0", "1" if ranking == "dense" else "0",
+                      str(self.codec.max_points))
+        self._cache: Dict[Tuple[Any, ...], Tuple[float, List[Entry]]] = {}
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.name!r}, season={self.current_season()!r}, order={self.order!r}, "
+                f"tiebreak={self.tiebreak!r}, ranking={self.ranking!r}, rule={self.rule!r})")
+
+    # -- configuration helpers -------------------------------------------------
+
+    @staticmethod
+    def _rule(rule: str) -> str:
+        if rule not in RULES:
+            raise ValueError(f"rule must be one of {RULES}, not {rule!r}")
+        return rule
+
+    def _style_of(self, ranking: Optional[str]) -> str:
+        if ranking is None:
+            return self._style
+        if ranking not in RANKINGS:
+            raise ValueError(f"ranking must be one of {sorted(RANKINGS)}, not {ranking!r}")
+        if ranking == "dense" and self.ranking != "dense":
+            raise ValueError("dense ranks need a board made with ranking='dense' (it keeps the distinct values)")
+        return RANKINGS[ranking]
+
+    def current_season(self) -> Optional[str]:
+        """The season reads use by default (the current period on a periodic board)."""
+        if self.period is None:
+            return self.season
+        return season_of(self.period, datetime.now(timezone.utc), self.tz)
+
+    def keys(self, season: Optional[Union[str, int]] = None) -> Tuple[str, str, str, str, str]:
+        """The board's keys for ``season`` (default: the current one): board, dense, counts, meta, info."""
+        chosen = self.current_season() if season is None else _tag_part(season, "season")
+        base = f"{{lb:{self.name}}}" if chosen is None else f"{{lb:{self.name}:{chosen}}}"
+        return base, base + ":dense", base + ":counts", base + ":meta", base + ":info"
+
+    def _write_target(self, tick: int) -> Tuple[Tuple[str, str, str, str, str], int]:
+        """The keys a write earned at ``tick`` goes to, and their expiry (unix ms, 0 = none)."""
+        if self.period is None:
+            return self.keys(), 0
+        moment = datetime.fromtimestamp(tick, timezone.utc)
+        season = season_of(self.period, moment, self.tz)
+        return self.keys(season), expiry_ms(self.period, moment, self.tz, self.retain)
+
+    def _translate(self, exc: ResponseError) -> Exception:
+        text = str(exc)
+        if _errors.BOARD_RANGE_PREFIX in text:
+            return ValueError(f"the new points do not fit the board ({self.codec._limit_reason()}): {text}")
+        if _errors.BOARD_FROZEN_PREFIX in text:
+            return ValueError(f"leaderboard {self.name!r}: {text}")
+        return exc
+
+    def _invalidate(self) -> None:
+        self._cache.clear()
+
+    def _entries(self, pairs: Sequence[Tuple[Union[str, bytes], Any]], start: int, first: int, style: str,
+                 infos: Optional[Sequence[Any]] = None) -> List[Entry]:
+        ranker = _Ranker(style)
+        entries = []
+        for i, (member, score) in enumerate(pairs):
+            points = self.codec.points(score)
+            rank = ranker.rank_at(start + i, points, first if i == 0 else None)
+            info = _info(infos[i]) if infos is not None else None
+            entries.append(Entry(rank, _text(member), points, None, info))
+        return entries
+
+    def _slice_call(self, key: str, start: int, stop: int) -> Call:
+        method = "zrevrange" if self.codec.desc else "zrange"
+        return Call(method, (key, start, stop), {"withscores": True})
+
+    def _range_plan(self, keys: Tuple[str, ...], mode: str, where: Any, size: int, style: str,
+                    with_info: bool) -> Plan[List[Entry]]:
+        reply = yield Run(RANGE, keys, (*self._conf, mode, where, size, style, "1" if with_info else "0"))
+        if not reply:
+            return []
+        start, first, items, infos = reply
+        pairs = list(zip(items[0::2], items[1::2]))
+        return self._entries(pairs, int(start), int(first), style, infos if with_info else None)
+
+    # -- writes -------------------------------------------------------------
+
+    def _plan_submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
+                     with_rank: bool = False) -> Plan[Any]:
+        """Apply a result by the board's rule (or ``rule=``); the new points, or a
+        :class:`Change` with ``with_rank=True``. One atomic script; O(log n)."""
+        chosen = self.rule if rule is None else self._rule(rule)
+        member = _player(player)
+        value = self.codec.check_points(points)
+        if chosen == "decr":
+            chosen, value = "incr", -value
+        tick = self.codec.tick_of(at, time.time())
+        keys, expire = self._write_target(tick)
+        style = self._style if with_rank else ""
+        try:
+            reply = yield Run(SUBMIT, keys, (*self._conf, member, chosen, self.codec.text(value), tick, style,
+                                             self.passed, expire))
+        except ResponseError as exc:
+            raise self._translate(exc) from exc
+        self._invalidate()
+        if not with_rank:
+            return self.codec.parse_points(reply)
+        new_points, rank, previous, passed = reply
+        return Change(self.codec.parse_points(new_points), int(rank), int(previous) or None,
+                      [_text(m) for m in passed])
+
+    def _plan_set_points(self, player: PlayerId, points: Points, *, at: When = None) -> Plan[Points]:
+        """Set a player's points (rule ``set``); the tie-break time moves only if they change. O(log n)."""
+        result = yield from self._plan_submit(player, points, at=at, rule="set")
+        return result  # type: ignore[no-any-return]
+
+    def _plan_remove(self, player: PlayerId) -> Plan[bool]:
+        """Take a player and their entry data off the board; True if they were on it. O(log n)."""
+        member = _player(player)
+        try:
+            reply = yield Run(REMOVE, self.keys(), (*self._conf, member))
+        except ResponseError as exc:
+            raise self._translate(exc) from exc
+        self._invalidate()
+        return bool(reply)
+
+    def _plan_set_info(self, player: PlayerId, mapping: Mapping[str, Any]) -> Plan[None]:
+        """Store a player's entry data (display name, country...), replacing any before. O(1)."""
+        member = _player(player)
+        if not isinstance(mapping, Mapping):
+            raise TypeError(f"info must be a mapping, not {type(mapping).__name__}")
+        text = json.dumps(dict(mapping), sort_keys=True)
+        keys, expire = self._write_target(self.codec.tick_of(None, time.time()))
+        calls = [Call("hset", (keys[4], member, text))]
+        if expire:
+            calls.append(Call("pexpireat", (keys[4], expire)))
+        yield calls
+        self._invalidate()
+
+    def _plan_rollover(self, new_season: Union[str, int], *, archive: Union[int, timedelta, None] = None) -> Plan[None]:
+        """Freeze the current season (writes to it fail from now on), optionally
+        expiring it after ``archive`` seconds, and write ``new_season`` from now on. O(1)."""
+        if self.period is not None:
+            raise ValueError("a periodic board rolls over by itself; rollover() is for named seasons")
+        new = _tag_part(new_season, "season")
+        keys = self.keys()
+        calls = [Call("hset", (keys[3], "frozen", "1"))]
+        if archive is not None:
+            seconds = int(archive.total_seconds()) if isinstance(archive, timedelta) else _count(archive, "archive")
+            if seconds <= 0:
+                raise ValueError(f"archive must be a positive number of seconds, not {archive!r}")
+            calls += [Call("expire", (key, seconds)) for key in keys]
+        yield calls
+        self.season = new
+        self._invalidate()
+
+    # -- reads --------------------------------------------------------------
+
+    def _plan_score(self, player: PlayerId, *, season: Optional[Union[str, int]] = None) -> Plan[Optional[Points]]:
+        """A player's points, or None if absent. O(1)."""
+        member = _player(player)
+        score = yield Call("zscore", (self.keys(season)[0], member))
+        return None if score is None else self.codec.points(score)
+
+    def _plan_rank(self, player: PlayerId, *, ranking: Optional[str] = None,
+                   season: Optional[Union[str, int]] = None) -> Plan[Optional[int]]:
+        """A player's 1-based rank in the board's style (or ``ranking=``), None if absent. O(log n)."""
+        member = _player(player)
+        style = self._style_of(ranking)
+        keys = self.keys(season)
+        if style == "o":
+            index = yield Call("zrevrank" if self.codec.desc else "zrank", (keys[0], member))
+            return None if index is None else int(index) + 1
+        reply = yield Run(STANDING, keys, (*self._conf, member, style))
+        return None if not reply else int(reply[1])
+
+    def _plan_count(self, *, season: Optional[Union[str, int]] = None) -> Plan[int]:
+        """How many players are on the board. O(1)."""
+        return int((yield Call("zcard", (self.keys(season)[0],))))
+
+    def _plan_rank_for(self, points: Points, *, ranking: Optional[str] = None) -> Plan[int]:
+        """The rank ``points`` would get if submitted now (nothing is written). O(log n)."""
+        value = self.codec.check_points(points)
+        style = self._style_of(ranking)
+        keys = self.keys()
+        codec = self.codec
+        text = codec.text
+        if style == "d":
+            bounds = ("(" + text(value), "+inf") if codec.desc else ("-inf", "(" + text(value))
+            better = yield Call("zcount", (keys[1], *bounds))
+            return int(better) + 1
+        # An ordinal rank for a submission now lands after its equals when
+        # the earliest wins, before them when the latest does.
+        with_equals = style == "o" and self.tiebreak == "earliest"
+        if codec.integer:
+            low, high = value * codec.scale, (value + 1) * codec.scale
+            if codec.desc:
+                bounds = (str(low if with_equals else high), "+inf")
+            else:
+                bounds = ("-inf", "(" + str(high if with_equals else low))
+        else:
+            edge = text(value) if with_equals else "(" + text(value)
+            bounds = (edge, "+inf") if codec.desc else ("-inf", edge)
+        better = yield Call("zcount", (keys[0], *bounds))
+        return int(better) + 1
+
+    def _plan_top(self, n: int = 10, *, with_info: bool = False,
+                  season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
+        """The best ``n`` entries. O(log n + n); cached for ``cache_ttl`` seconds when set."""
+        n = _count(n, "n")
+        keys = self.keys(season)
+        slot = (keys[0], n, with_info)
+        if self.cache_ttl:
+            hit = self._cache.get(slot)
+            if hit is not None and hit[0] > time.monotonic():
+                return list(hit[1])
+        if n == 0:
+            entries: List[Entry] = []
+        elif with_info:
+            entries = yield from self._range_plan(keys, "at", 0, n, self._style, True)
+        else:
+            pairs = yield self._slice_call(keys[0], 0, n - 1)
+            entries = self._entries(pairs, 0, 1, self._style)
+        if self.cache_ttl:
+            self._cache[slot] = (time.monotonic() + self.cache_ttl, list(entries))
+        return entries
+
+    def _plan_standings(self, season: Union[str, int], n: int = 10, *, with_info: bool = False) -> Plan[List[Entry]]:
+        """The best ``n`` entries of a past (or any) season. O(log n + n)."""
+        entries = yield from self._plan_top(n, with_info=with_info, season=season)
+        return entries
+
+    def _plan_page(self, number: int, size: int = 10, *, with_info: bool = False,
+                   season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
+        """Page ``number`` (1-based) of ``size`` entries. O(log n + size)."""
+        number, size = _count(number, "number"), _count(size, "size")
+        if number < 1:
+            raise ValueError(f"page numbers start at 1, not {number}")
+        keys = self.keys(season)
+        start = (number - 1) * size
+        if size == 0:
+            return []
+        if self._style == "o" and not with_info:
+            pairs = yield self._slice_call(keys[0], start, start + size - 1)
+            return self._entries(pairs, start, start + 1, "o")
+        entries = yield from self._range_plan(keys, "at", start, size, self._style, with_info)
+        return entries
+
+    def _plan_around(self, player: PlayerId, radius: int = 5, *, with_info: bool = False,
+                     season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
+        """The entries within ``radius`` places of a player (clipped at the ends,
+        the player included); empty if absent. O(log n + radius)."""
+        member = _player(player)
+        radius = _count(radius, "radius")
+        entries = yield from self._range_plan(self.keys(season), "around", member, radius, self._style, with_info)
+        return entries
+
+    def _plan_friends(self, player: PlayerId, friend_ids: Sequence[PlayerId], *, with_info: bool = False,
+                      season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
+        """The player and their friends ranked among themselves (``rank``) with
+        their global rank (``global_rank``); absent ones left out. One script
+        around ZMSCORE; O(k log n) for k players."""
+        if isinstance(friend_ids, (str, bytes)):
+            raise TypeError("friend_ids must be a sequence of player ids, not one id")
+        members = list(dict.fromkeys([_player(player), *(_player(f) for f in friend_ids)]))
+        style = self._style
+        reply = yield Run(FRIENDS, self.keys(season), (*self._conf, style, "1" if with_info else "0", *members))
+        scores, ranks, infos = reply
+        present = [(float(scores[i]), _raw(m), int(ranks[i]), infos[i] if with_info else None, m)
+                   for i, m in enumerate(members) if scores[i] is not None]
+        present.sort(key=lambda row: (row[0], row[1]), reverse=self.codec.desc)
+        ranker = _Ranker(style)
+        entries = []
+        for i, (score, _, global_rank, info, member) in enumerate(present):
+            points = self.codec.points(score)
+            entries.append(Entry(ranker.rank_at(i, points), _text(member), points, global_rank, _info(info)))
+        return entries
+
+    def _standing(self, player: PlayerId) -> Plan[Optional[Tuple[int, int, int]]]:
+        reply = yield Run(STANDING, self.keys(), (*self._conf, _player(player), "p"))
+        if not reply:
+            return None
+        _, better, worse, count = reply
+        return int(better), int(worse), int(count)
+
+    def _plan_percentile(self, player: PlayerId) -> Plan[Optional[float]]:
+        """The percentage of players with worse points (0..100), None if absent. O(log n)."""
+        standing = yield from self._standing(player)
+        if standing is None:
+            return None
+        _, worse, count = standing
+        return 100.0 * worse / count
+
+    def _plan_bucket(self, player: PlayerId) -> Plan[Optional[str]]:
+        """``"top 1%"``, ``"top 5%"``... by the board's ``buckets`` cut-offs (the
+        first cut-off at or above the player's competition rank as a percentage),
+        ``"bottom N%"`` below the last; None if absent. O(log n)."""
+        standing = yield from self._standing(player)
+        if standing is None:
+            return None
+        better, _, count = standing
+        share = 100.0 * (better + 1) / count
+        for cut in self.buckets:
+            if share <= cut:
+                return f"top {cut:g}%"
+        return f"bottom {100 - self.buckets[-1]:g}%"
+
+    def _plan_info(self, player: PlayerId) -> Plan[Optional[Dict[str, Any]]]:
+        """A player's entry data, or None. O(1)."""
+        text = yield Call("hget", (self.keys()[4], _player(player)))
+        return _info(text)
+
+    def _plan_slice(self, start: int, size: int, season: Optional[Union[str, int]]) -> Plan[List[Tuple[Any, float]]]:
+        pairs = yield self._slice_call(self.keys(season)[0], start, start + size - 1)
+        return list(pairs)
+
+    def _iter_entries(self, ranker: _Ranker, start: int, pairs: Sequence[Tuple[Any, float]]) -> Iterator[Entry]:
+        for i, (member, score) in enumerate(pairs):
+            points = self.codec.points(score)
+            yield Entry(ranker.rank_at(start + i, points), _text(member), points)
+
+
+def _blocking(plan: Callable[Concatenate[BoardPlans, _P], Plan[_T]]) -> Callable[Concatenate[BoardPlans, _P], _T]:
+    """The sync method that runs ``plan`` on the board's client."""
+
+    @functools.wraps(plan)
+    def method(self: BoardPlans, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        return run(self._client, plan(self, *args, **kwargs))
+
+    method.__name__ = method.__qualname__ = plan.__name__.replace("_plan_", "", 1)
+    return method
+
+
+class Leaderboard(BoardPlans):
+    """A leaderboard over a redis-py style client (``fastrank.Engine``,
+    ``redis.Redis``, ``redis.cluster.RedisCluster``).
+
+    ``Leaderboard(client, name, *, season=None, order="desc", tiebreak="earliest",
+    ranking="ordinal", rule="incr", point_bits=20, time_bits=33, period=None,
+    tz=None, retain=None, buckets=(1, 5, 10, 25, 50), cache_ttl=None, passed=3)``
+    """
+
+    submit = _blocking(BoardPlans._plan_submit)
+    set_points = _blocking(BoardPlans._plan_set_points)
+    remove = _blocking(BoardPlans._plan_remove)
+    set_info = _blocking(BoardPlans._plan_set_info)
+    rollover = _blocking(BoardPlans._plan_rollover)
+    score = _blocking(BoardPlans._plan_score)
+    rank = _blocking(BoardPlans._plan_rank)
+    count = _blocking(BoardPlans._plan_count)
+    rank_for = _blocking(BoardPlans._plan_rank_for)
+    top = _blocking(BoardPlans._plan_top)
+    standings = _blocking(BoardPlans._plan_standings)
+    page = _blocking(BoardPlans._plan_page)
+    around = _blocking(BoardPlans._plan_around)
+    friends = _blocking(BoardPlans._plan_friends)
+    percentile = _blocking(BoardPlans._plan_percentile)
+    bucket = _blocking(BoardPlans._plan_bucket)
+    info = _blocking(BoardPlans._plan_info)
+
+    def iter(self, batch: int = 1000, *, season: Optional[Union[str, int]] = None) -> Iterator[Entry]:
+        """Every entry in rank order, fetched ``batch`` at a time (O(log n + batch)
+        a batch; a board written meanwhile may shift entries between batches)."""
+        batch = _count(batch, "batch")
+        if batch < 1:
+            raise ValueError("batch must be >= 1")
+        ranker = _Ranker(self._style)
+        start = 0
+        while True:
+            pairs = run(self._client, self._plan_slice(start, batch, season))
+            yield from self._iter_entries(ranker, start, pairs)
+            if len(pairs) < batch:
+                return
+            start += batch
