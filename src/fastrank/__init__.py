@@ -2,8 +2,10 @@
 from fastrank._core import CountMinSketch, HyperLogLog, SortedSet, TopK
 from fastrank._threads import get_threads, set_threads
 from fastrank.connect import connect
+from fastrank.counters import GCounter, GCounterReplica, PNCounter, PNCounterReplica, ShardedCounter
 from fastrank.engine import Engine
 
 __version__ = "0.1.0"
 
-__all__ = ["CountMinSketch", "Engine", "HyperLogLog", "SortedSet", "TopK", "connect", "get_threads", "set_threads", "__version__"]
+__all__ = ["CountMinSketch", "Engine", "GCounter", "GCounterReplica", "HyperLogLog", "PNCounter", "PNCounterReplica",
+           "ShardedCounter", "SortedSet", "TopK", "connect", "get_threads", "set_threads", "__version__"]
