@@ -79,3 +79,29 @@ HLL_CORRUPTED = "INVALIDOBJ Corrupted HLL object detected"
 # -- RedisBloom 2.8 (module errors carry no ERR prefix; the other CMS/TopK
 # texts are the CMS_ERR_* / TOPK_ERR_* constants of fastrank._core) ----------
 CMS_NUMKEYS_POSITIVE = "CMS: Number of keys must be positive"
+
+# -- scripting (EVAL, EVALSHA, SCRIPT; commands/scripting.py) -------------------
+NUMKEYS_TOO_BIG = "ERR Number of keys can't be greater than number of args"
+NUMKEYS_NEGATIVE = "ERR Number of keys can't be negative"
+NOSCRIPT = "NOSCRIPT No matching script. Please use EVAL."
+SCRIPT_COMPILE = "ERR Error compiling script (new function): %s"
+SCRIPT_ERROR = "%s script: %s, on %s:%s."
+SCRIPT_UNKNOWN_SUBCOMMAND = "ERR unknown subcommand '%s'. Try SCRIPT HELP."
+SCRIPT_FLUSH_MODE = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
+SCRIPT_NOT_BUSY = "NOTBUSY No scripts in execution right now."
+SHEBANG_ENGINE = "ERR Unexpected engine in script shebang: %s"
+SHEBANG_OPTION = "ERR Unknown lua shebang option: %s"
+SHEBANG_FLAG = "ERR Unexpected flag in script shebang: %s"
+# The error tables redis.call raises (redis.pcall returns), as Redis words them.
+LUA_NO_ARGUMENTS = "ERR Please specify at least one argument for this redis lib call"
+LUA_BAD_ARGUMENTS = "ERR Lua redis lib command arguments must be strings or integers"
+LUA_UNKNOWN_COMMAND = "ERR Unknown Redis command called from script"
+LUA_WRONG_ARITY = "ERR Wrong number of args calling Redis command from script"
+LUA_NOT_ALLOWED = "ERR This Redis command is not allowed from script"
+LUA_WRITE_IN_READ_ONLY = "ERR Write commands are not allowed from read-only scripts."
+# fastrank's own texts (Redis has no equivalent reply):
+# error() with a table that has no string 'err' field (Redis 7.0 crashes on it);
+SCRIPT_ERROR_OBJECT = "ERR Error running script: error object is not a string or an {err=...} table"
+# the loop guard stopped a script that ran longer than Engine.script_time_limit.
+SCRIPT_TIMEOUT = ("ERR Script killed: it ran longer than the engine's script time limit "
+                  "(%d ms); writes made before it stay")

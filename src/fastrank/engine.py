@@ -53,7 +53,7 @@ from redis.commands.core import CoreCommands
 from redis.exceptions import DataError, ResponseError, WatchError
 from redis.client import CaseInsensitiveDict
 from redis.event import EventDispatcher, EventDispatcherInterface
-from redis.typing import EncodableT, KeysT, KeyT, ZSetRangeResponse
+from redis.typing import EncodableT, KeysT, KeyT, ScriptTextT, ZSetRangeResponse
 
 from fastrank import _errors as E
 from fastrank._core import (CountMinSketch, EngineLock, EngineState, SortedSet, TopK,
@@ -67,6 +67,8 @@ from fastrank.commands.sortedset import (LISTPACK_ENTRIES, LISTPACK_VALUE, Listp
 if TYPE_CHECKING:
     from redis.commands.bf import CMSBloom, TOPKBloom
 
+    from fastrank._lua_sandbox import LuaScripting
+    from fastrank.script import Script
     from fastrank.pipeline import Pipeline
 
 TYPE_NAMES: dict[type, bytes] = {bytes: b"string", SortedSet: b"zset", ListpackZSet: b"zset",
@@ -147,6 +149,9 @@ class Engine(CoreCommands):
     #: Seed of the generator that seeds each new Top-K's decay coin
     #: (commands/bloom.py); None: random. Set it before TOPK.RESERVE.
     topk_seed: int | None = None
+    #: The loop guard of scripts (commands/scripting.py): seconds a script may
+    #: run before it is stopped with an error; None: no limit.
+    script_time_limit: float | None = 5.0
 
     def __init__(self, decode_responses: bool = False, encoding: str = "utf-8",
                  encoding_errors: str = "strict") -> None:
@@ -172,6 +177,7 @@ class Engine(CoreCommands):
         )
         self._event_dispatcher = EventDispatcher()
         self._snapshot_path: str | os.PathLike[str] | None = None  # save() without a path
+        self._lua: LuaScripting | None = None  # the Lua state, made by the first script
         # What the compiled fast paths read in C (shares _data, _expires, _lock).
         self._fast = EngineState(self._data, self._expires, self._lock, decode_responses,
                                  encoding, encoding_errors)
@@ -211,6 +217,12 @@ class Engine(CoreCommands):
         from redis.commands.bf import TOPKBloom
 
         return TOPKBloom(client=self)
+
+    def register_script(self, script: ScriptTextT) -> Script:
+        """redis-py's ``Script`` (EVALSHA, SCRIPT LOAD on NOSCRIPT), pipelines too."""
+        from fastrank.script import Script
+
+        return Script(self, script)
 
     def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Pipeline:
         from fastrank.pipeline import Pipeline

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from redis._parsers.encoders import Encoder
 
     from fastrank.engine import Engine
+    from fastrank.script import Script
 
 #: A queued command: redis-py's ``execute_command`` arguments and options.
 Queued = tuple[tuple[Any, ...], dict[str, Any]]
@@ -83,6 +84,7 @@ class Pipeline(CoreCommands):
         self.watching = False
         self._watching: dict[bytes, bool] = {}  # watched key → already expired when watched
         self._dirty = False
+        self.scripts: set[Script] = set()  # register_script objects called on this pipeline
 
     def __enter__(self) -> Pipeline:
         return self
@@ -106,6 +108,7 @@ class Pipeline(CoreCommands):
     # RESET command of the mixins as on redis.client.Pipeline.
     def reset(self) -> None:  # type: ignore[override]
         self.command_stack = []
+        self.scripts = set()
         if self.watching or self._watching:
             self._unwatch()
         self.watching = False
@@ -177,6 +180,8 @@ class Pipeline(CoreCommands):
         stack = self.command_stack
         if not stack and not self.watching:
             return []
+        if self.scripts:
+            self.load_scripts()
         try:
             packed: list[list[bytes] | None] = [pack_args(args) if EMPTY_RESPONSE not in options else None
                       for args, options in stack]
@@ -313,6 +318,15 @@ class Pipeline(CoreCommands):
         finally:
             engine._no_block = False
         return replies
+
+    def load_scripts(self) -> None:
+        """As redis-py's Pipeline: SCRIPT LOAD, before the batch, the scripts
+        called on this pipeline that the engine does not have."""
+        scripts = list(self.scripts)
+        exists = self.immediate_execute_command("SCRIPT EXISTS", *[s.sha for s in scripts])
+        for s, exist in zip(scripts, exists):
+            if not exist:
+                s.sha = self.immediate_execute_command("SCRIPT LOAD", s.script)
 
     def raise_first_error(self, stack: list[Queued], response: list[Any]) -> None:
         for i, r in enumerate(response):

@@ -1,0 +1,8 @@
+"""Lua's cjson library for scripts (see _lua_libs.py)."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+def cjson_functions(rt: Any) -> dict[str, Callable[..., tuple[Any, ...]]]:
+    return {}

@@ -1,0 +1,407 @@
+-- The script environment Redis 7.0 gives EVAL scripts, built once per Engine
+-- inside a lupa Lua 5.1 runtime (see _lua_sandbox.py, which runs this chunk).
+--
+-- It receives the Python side's bridge functions and returns a table of the
+-- entry points Python calls: compile(body), run(fn, numkeys, ...) and
+-- flush(). User code only ever sees the readonly environment built here:
+-- every library table and the globals are proxies (writes raise "Attempt to
+-- modify a readonly table", reading an unknown global raises "Script
+-- attempted to access nonexistent global variable"), no os/io/debug/
+-- loadfile/dofile/require/print, and Python objects are reachable only
+-- through Lua closures (their upvalues), never as values.
+local py = ...
+
+local type, error, rawget, rawset, rawequal = type, error, rawget, rawset, rawequal
+local setmetatable, getmetatable, select, tostring = setmetatable, getmetatable, select, tostring
+local tonumber, next, pairs, ipairs, setfenv = tonumber, next, pairs, ipairs, setfenv
+local loadstring, load, xpcall, pcall, unpack = loadstring, load, xpcall, pcall, unpack
+local floor, huge, fmt, concat, strlen = math.floor, math.huge, string.format, table.concat, string.len
+local getinfo, sethook = debug.getinfo, debug.sethook
+local INTERNAL = getinfo(1, "S").source
+
+-- redis.call and redis.pcall are the Python callables themselves (C functions
+-- to Lua, so "return redis.call(...)" keeps the script's frame for the error
+-- line); their errors arrive as Python exception userdata: error_text reads them.
+local call, rpcall, error_text = py.call, py.pcall, py.error_text
+local bridge_sha1, bridge_log, bridge_now = py.sha1hex, py.log, py.now
+local libs = py.libs
+
+-- -- readonly tables ---------------------------------------------------------
+local READONLY = "Attempt to modify a readonly table"
+local backing = setmetatable({}, {__mode = "k"})  -- proxy -> real table
+
+local function refuse() error(READONLY, 2) end
+
+local function readonly(t)
+  local p = setmetatable({}, {__index = t, __newindex = refuse, __metatable = false})
+  backing[p] = t
+  return p
+end
+
+-- -- math.random as Redis has it: rand48, state kept as two 24-bit halves ----
+local TWO24, TWO17 = 16777216, 131072
+local r_hi, r_lo = 0x1234AB, 0xCD330E  -- 0x1234ABCD330E, rand48's default state
+local A_HI, A_LO = 0x5DE, 0xECE66D      -- 0x5DEECE66D
+local RAND_MAX = 2147483647
+
+local function lrand48()
+  local p0 = r_lo * A_LO + 0xB
+  local carry = floor(p0 / TWO24)
+  local p1 = r_hi * A_LO + r_lo * A_HI + carry
+  r_lo = p0 % TWO24
+  r_hi = p1 % TWO24
+  return r_hi * 128 + floor(r_lo / TWO17)  -- the top 31 bits of the 48
+end
+
+local function checkint(v, n, name)
+  local x = tonumber(v)
+  if x == nil then
+    local got = v == nil and select("#", v) == 0 and "no value" or type(v)
+    error(fmt("bad argument #%d to '%s' (number expected, got %s)", n, name, got), 3)
+  end
+  if x >= 0 then return floor(x) end
+  return -floor(-x)
+end
+
+local function random(...)
+  local r = (lrand48() % RAND_MAX) / RAND_MAX
+  local n = select("#", ...)
+  if n == 0 then return r end
+  if n == 1 then
+    local u = checkint((...), 1, "random")
+    if u < 1 then error("bad argument #1 to 'random' (interval is empty)", 2) end
+    return floor(r * u) + 1
+  end
+  if n == 2 then
+    local l, u = checkint((...), 1, "random"), checkint(select(2, ...), 2, "random")
+    if l > u then error("bad argument #2 to 'random' (interval is empty)", 2) end
+    return floor(r * (u - l + 1)) + l
+  end
+  error("wrong number of arguments", 2)
+end
+
+local function randomseed(...)
+  local seed = checkint((...), 1, "randomseed") % 4294967296  -- int32, two's complement
+  local low, high = seed % 65536, floor(seed / 65536) % 65536
+  local state = high * 4294967296 + low * 65536 + 0x330E
+  r_hi, r_lo = floor(state / TWO24), state % TWO24
+end
+
+-- -- the loop guard: an instruction-count hook reads the clock ---------------
+local deadline = nil   -- monotonic seconds, set while a script runs
+local killed = nil     -- the error table, once the guard fired
+local GUARD_EVERY = 100000
+
+local function guard()
+  if killed ~= nil then error(killed, 0) end
+  if deadline ~= nil and bridge_now() > deadline then
+    killed = {err = py.timeout_line()}
+    error(killed, 0)
+  end
+end
+
+-- -- the Redis error handler (source/line of the first user frame) ----------
+local function error_info(err)
+  local level = 2
+  local info = getinfo(level, "Sl")
+  while info and (info.what == "C" or info.what == "tail" or info.source == INTERNAL) do
+    level = level + 1
+    info = getinfo(level, "Sl")
+  end
+  if type(err) == "userdata" then
+    err = {err = error_text(err)}
+  elseif type(err) ~= "table" then
+    err = {err = "ERR " .. tostring(err)}
+  end
+  return {err = err, source = info and info.source, line = info and info.currentline}
+end
+
+-- -- pcall/xpcall: a redis error table is caught as its text (Redis 7.0) -----
+local function caught(ok, ...)
+  if ok then return ok, ... end
+  local e = ...
+  if killed ~= nil then error(killed, 0) end
+  if type(e) == "table" then
+    local m = rawget(e, "err")
+    if type(m) == "string" then return false, m end
+  elseif type(e) == "userdata" then
+    return false, error_text(e)
+  end
+  return false, ...
+end
+
+local function s_pcall(f, ...)
+  return caught(pcall(f, ...))
+end
+
+local function s_xpcall(f, handler)
+  return (function(ok, ...)
+    if not ok and killed ~= nil then error(killed, 0) end
+    return ok, ...
+  end)(xpcall(f, function(e)
+    if type(e) == "userdata" then e = {err = error_text(e)} end
+    return handler(e)
+  end))
+end
+
+-- -- the redis table -----------------------------------------------------------
+local function push_error(text)
+  -- luaPushErrorBuff: "-CODE msg" keeps its code, anything else gets ERR.
+  local code, msg
+  if text:sub(1, 1) == "-" then
+    local sp = text:find(" ", 1, true)
+    if sp then code, msg = text:sub(2, sp - 1), text:sub(sp + 1)
+    else code, msg = "ERR", text:sub(2) end
+  else
+    code, msg = "ERR", text
+  end
+  msg = msg:gsub("^[\r\n]+", ""):gsub("[\r\n]+$", "")
+  return {err = code .. " " .. msg}
+end
+
+local function error_reply(...)
+  local e = ...
+  if select("#", ...) ~= 1 or type(e) ~= "string" then
+    return push_error("wrong number or type of arguments")
+  end
+  if e:sub(1, 1) ~= "-" then e = "-" .. e end
+  return push_error(e)
+end
+
+local function status_reply(...)
+  local s = ...
+  if select("#", ...) ~= 1 or type(s) ~= "string" then
+    return push_error("wrong number or type of arguments")
+  end
+  return {ok = s}
+end
+
+local function sha1hex(...)
+  if select("#", ...) ~= 1 then error(push_error("wrong number of arguments"), 0) end
+  local s = ...
+  if type(s) == "number" then s = tostring(s) end
+  if type(s) ~= "string" then s = "" end
+  return bridge_sha1(s)
+end
+
+local function log(...)
+  local n = select("#", ...)
+  if n < 2 then error(push_error("redis.log() requires two arguments or more."), 0) end
+  local level = ...
+  if type(level) ~= "number" then error(push_error("First argument must be a number (log level)."), 0) end
+  if level < 0 or level > 3 then error(push_error("Invalid debug level."), 0) end
+  local parts = {}
+  for i = 2, n do
+    local v = select(i, ...)
+    if type(v) == "string" or type(v) == "number" then parts[#parts + 1] = tostring(v) end
+  end
+  bridge_log(level, concat(parts, " "))
+end
+
+local resp = 2
+local function setresp(...)
+  if select("#", ...) ~= 1 then
+    error(push_error("redis.setresp() requires one argument."), 0)
+  end
+  local v = tonumber((...))
+  if v ~= 2 and v ~= 3 then error(push_error("RESP version must be 2 or 3."), 0) end
+  resp = v
+  py.setresp(v)
+end
+
+local function set_repl(...)
+  if select("#", ...) ~= 1 then error(push_error("redis.set_repl() requires one argument."), 0) end
+  local v = ...
+  if type(v) ~= "number" or v < 0 or v > 3 then
+    error(push_error("Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."), 0)
+  end
+end
+
+local function noop() end
+
+local redis = {
+  call = call, pcall = rpcall, error_reply = error_reply, status_reply = status_reply,
+  sha1hex = sha1hex, log = log, setresp = setresp, set_repl = set_repl,
+  replicate_commands = function() return true end,
+  breakpoint = function() return false end, debug = noop,
+  acl_check_cmd = function(...) return py.acl_check(...) end,
+  LOG_DEBUG = 0, LOG_VERBOSE = 1, LOG_NOTICE = 2, LOG_WARNING = 3,
+  REPL_NONE = 0, REPL_AOF = 1, REPL_SLAVE = 2, REPL_REPLICA = 2, REPL_ALL = 3,
+  REDIS_VERSION = "7.0.15", REDIS_VERSION_NUM = 0x07000f,
+}
+
+-- -- the globals -----------------------------------------------------------------
+local function copy(t, into)
+  into = into or {}
+  for k, v in next, t do into[k] = v end
+  return into
+end
+
+local m = copy(math)
+m.random, m.randomseed = random, randomseed
+
+local G = {}    -- the real globals; scripts see them through the proxy env
+local env = readonly(G)
+
+local function s_loadstring(s, name)
+  local f, e = loadstring(s, name)
+  if f then setfenv(f, env) end
+  return f, e
+end
+
+local function s_load(fn, name)
+  local f, e = load(fn, name)
+  if f then setfenv(f, env) end
+  return f, e
+end
+
+local function s_next(t, k) return next(backing[t] or t, k) end
+local function s_pairs(t)
+  local f, s, c = pairs(backing[t] or t)
+  if f == next then f = s_next end
+  return f, s, c
+end
+local function s_ipairs(t) return ipairs(backing[t] or t) end
+local function s_rawget(t, k) return rawget(backing[t] or t, k) end
+local function s_rawset(t, k, v)
+  if backing[t] then error(READONLY, 0) end
+  return rawset(t, k, v)
+end
+
+local function s_coroutine()
+  local c = copy(coroutine)
+  return readonly(c)
+end
+
+local str = copy(string)
+
+copy({
+  _VERSION = _VERSION, assert = assert, collectgarbage = collectgarbage, gcinfo = gcinfo,
+  error = error, getmetatable = getmetatable, setmetatable = setmetatable,
+  ipairs = s_ipairs, pairs = s_pairs, next = s_next, load = s_load, loadstring = s_loadstring,
+  pcall = s_pcall, xpcall = s_xpcall, rawequal = rawequal, rawget = s_rawget, rawset = s_rawset,
+  select = select, tonumber = tonumber, tostring = tostring, type = type, unpack = unpack,
+  string = readonly(str), table = readonly(copy(table)), math = readonly(m),
+  coroutine = s_coroutine(), redis = readonly(redis),
+  __redis__err__handler = error_info,
+}, G)
+for name, lib in next, libs do G[name] = readonly(lib) end
+G._G = env
+
+-- strings index the readonly string library, as Redis's do
+getmetatable("").__index = G.string
+
+setmetatable(G, {__index = function(_, k)
+  error(fmt("Script attempted to access nonexistent global variable '%s'", tostring(k)), 2)
+end, __newindex = refuse, __metatable = false})
+
+-- -- the reply of a script, serialised for Python (see _lua_sandbox.py) --------
+local function encode(v, out, depth)
+  local t = type(v)
+  if t == "string" then
+    out[#out + 1] = "$" .. strlen(v) .. "\n" .. v
+  elseif t == "number" then
+    out[#out + 1] = ":" .. fmt("%.17g", v) .. "\n"
+  elseif t == "boolean" then
+    if resp == 3 then out[#out + 1] = v and "#t" or "#f"
+    else out[#out + 1] = v and ":1\n" or "_" end
+  elseif t == "table" then
+    local e = rawget(v, "err")
+    if type(e) == "string" then out[#out + 1] = "-" .. strlen(e) .. "\n" .. e; return end
+    local ok = rawget(v, "ok")
+    if type(ok) == "string" then out[#out + 1] = "+" .. strlen(ok) .. "\n" .. ok; return end
+    local d = rawget(v, "double")
+    if type(d) == "number" then
+      out[#out + 1] = "," .. fmt("%.17g", d) .. "\n"
+      return
+    end
+    local mp = rawget(v, "map")
+    if type(mp) == "table" then
+      local n, at = 0, #out + 1
+      out[at] = ""
+      for k, x in next, mp do encode(k, out); encode(x, out); n = n + 1 end
+      out[at] = "%" .. n .. "\n"
+      return
+    end
+    local st = rawget(v, "set")
+    if type(st) == "table" then
+      local n, at = 0, #out + 1
+      out[at] = ""
+      for k in next, st do encode(k, out); n = n + 1 end
+      out[at] = "*" .. n .. "\n"
+      return
+    end
+    local big = rawget(v, "big_number")
+    if type(big) == "string" then out[#out + 1] = "$" .. strlen(big) .. "\n" .. big; return end
+    local vs = rawget(v, "verbatim_string")
+    if type(vs) == "table" then
+      local body = rawget(vs, "string")
+      if type(body) == "string" and type(rawget(vs, "format")) == "string" then
+        out[#out + 1] = "$" .. strlen(body) .. "\n" .. body
+        return
+      end
+    end
+    local at = #out + 1
+    out[at] = ""
+    local n = 0
+    while true do
+      local x = rawget(v, n + 1)
+      if x == nil then break end
+      n = n + 1
+      encode(x, out)
+    end
+    out[at] = "*" .. n .. "\n"
+  else
+    out[#out + 1] = "_"
+  end
+end
+
+-- -- entry points ----------------------------------------------------------------
+local api = {}
+
+function api.compile(body)
+  local f, e = loadstring(body, "@user_script")
+  if not f then return nil, e end
+  setfenv(f, env)
+  return f
+end
+
+local function finish(ok, res)
+  deadline = nil
+  killed = nil
+  rawset(G, "KEYS", nil)
+  rawset(G, "ARGV", nil)
+  if ok then
+    local t = type(res)
+    if t == "string" or t == "number" or t == "boolean" or t == "nil" then return true, res end
+    local out = {}
+    encode(res, out)
+    return true, nil, concat(out)
+  end
+  if type(res) ~= "table" then  -- an error inside the error handler (e.g. stack overflow)
+    return false, "ERR " .. tostring(res), nil, nil, false
+  end
+  local e = res.err
+  local text = type(e) == "table" and rawget(e, "err") or nil
+  return false, text, res.source, res.line, type(text) ~= "string"
+end
+
+function api.run(f, limit, nkeys, ...)
+  local n = select("#", ...)
+  local all = {...}
+  local keys, argv = {}, {}
+  for i = 1, nkeys do keys[i] = all[i] end
+  for i = nkeys + 1, n do argv[i - nkeys] = all[i] end
+  rawset(G, "KEYS", keys)
+  rawset(G, "ARGV", argv)
+  resp = 2
+  killed = nil
+  deadline = limit and (bridge_now() + limit) or nil
+  return finish(xpcall(f, error_info))
+end
+
+function api.install_guard()
+  sethook(guard, "", GUARD_EVERY)
+end
+
+return api

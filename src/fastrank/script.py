@@ -1,0 +1,36 @@
+"""redis-py's ``Script`` objects for the Engine and its pipelines.
+
+``Engine.register_script`` (and ``fastrank.asyncio.Engine.register_script``)
+return these subclasses of redis-py's ``Script``/``AsyncScript``. They behave
+the same (EVALSHA first, SCRIPT LOAD and EVALSHA again on NOSCRIPT); the one
+addition is that, called with a fastrank pipeline as ``client``, they register
+themselves with it, as redis-py's do with its own Pipeline, so that
+``execute()`` loads any missing script first (``Pipeline.load_scripts``).
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from redis.commands.core import AsyncScript as _AsyncScript
+from redis.commands.core import Script as _Script
+from redis.typing import EncodableT, KeyT
+
+
+class Script(_Script):
+    def __call__(self, keys: Sequence[KeyT] | None = None,
+                 args: Iterable[EncodableT] | None = None, client: Any = None) -> Any:
+        from fastrank.pipeline import Pipeline
+
+        if isinstance(client, Pipeline):
+            client.scripts.add(self)
+        return super().__call__(keys, args, client)
+
+
+class AsyncScript(_AsyncScript):
+    async def __call__(self, keys: Sequence[KeyT] | None = None,
+                       args: Iterable[EncodableT] | None = None, client: Any = None) -> Any:
+        from fastrank.asyncio import Pipeline
+
+        if isinstance(client, Pipeline):
+            client.scripts.add(self)
+        return await super().__call__(keys, args, client)
