@@ -9,6 +9,9 @@
   before each test.
 - ``r``: parametrised over the backends a domain test must run on
   (``engine`` = fastrank.Engine, ``redis`` = the real server).
+- ``postgres_server``: a PostgreSQL server (Debian's ``postgresql``) started
+  with ``initdb`` + ``pg_ctl`` on a free loopback port; ``postgres_dsn``: a
+  DSN whose search path is a fresh schema for each test.
 
 Without a server binary these fixtures skip their tests with the reason; with
 ``FASTRANK_REQUIRE_REDIS=1`` (set by CI) a missing server fails instead.
@@ -17,15 +20,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
-import time
 from typing import Iterator, List
 
 import pytest
 import redis
 
-from fastrank.testing import RedisProcess, free_port, redisbloom_path, start_redis
+from fastrank.testing import RedisProcess, free_port, redisbloom_path, start_cluster, start_redis
+from postgres_server import PostgresServer, pg_binary, start_postgres
 
 REQUIRE_REDIS = os.environ.get("FASTRANK_REQUIRE_REDIS") == "1"
 
@@ -91,33 +93,9 @@ def redis_cluster() -> Iterator[List[int]]:
     if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
         _missing("redis-server / redis-cli are not installed")
     with tempfile.TemporaryDirectory(prefix="fastrank-cluster-") as root:
-        nodes: List[RedisProcess] = []
+        nodes = start_cluster(root)
         try:
-            for i in range(3):
-                port = free_port(also_plus=10000)
-                workdir = os.path.join(root, str(i))
-                os.makedirs(workdir)
-                nodes.append(start_redis(
-                    port, workdir,
-                    "--cluster-enabled", "yes",
-                    "--cluster-config-file", os.path.join(workdir, "nodes.conf"),
-                    "--cluster-node-timeout", "5000",
-                ))
-            ports = [n.port for n in nodes]
-            subprocess.run(
-                ["redis-cli", "--cluster", "create", *[f"127.0.0.1:{p}" for p in ports],
-                 "--cluster-replicas", "0", "--cluster-yes"],
-                check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60,
-            )
-            deadline = time.monotonic() + 30
-            while True:
-                states = [redis.Redis(port=p).cluster("info")["cluster_state"] for p in ports]
-                if all(s == "ok" for s in states):
-                    break
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"cluster did not become ok: {states}")
-                time.sleep(0.1)
-            yield ports
+            yield [n.port for n in nodes]
         finally:
             for n in nodes:
                 n.stop()
@@ -142,3 +120,32 @@ def r(request: pytest.FixtureRequest):
         yield Engine()
     else:
         yield request.getfixturevalue("redis_client")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    if pg_binary("initdb") is None or pg_binary("pg_ctl") is None:
+        _missing("PostgreSQL (initdb, pg_ctl) is not installed")
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        _missing("psycopg is not installed")
+    root = tempfile.mkdtemp(prefix="fastrank-pg-")
+    server = start_postgres(root)
+    yield server
+    server.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+_schemas = iter(range(1, 1 << 30))
+
+
+@pytest.fixture
+def postgres_dsn(postgres_server: PostgresServer) -> str:
+    """A DSN on the test server whose tables land in a schema of this test's own."""
+    import psycopg
+
+    schema = f"t{next(_schemas)}"
+    with psycopg.connect(postgres_server.dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    return f"{postgres_server.dsn} options='-csearch_path={schema}'"

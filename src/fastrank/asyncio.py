@@ -64,6 +64,7 @@ from urllib.parse import urlparse
 from redis.commands.core import AsyncCoreCommands, CoreCommands
 from redis.exceptions import RedisError, ResponseError, WatchError
 
+from fastrank._async_counters import GCounterReplica, PNCounterReplica, ShardedCounter
 from fastrank._async_leaderboard import Leaderboard
 from fastrank.commands import COMMANDS
 from fastrank.commands.sortedset import parse_timeout
@@ -82,7 +83,7 @@ _T = TypeVar("_T")
 #: A coroutine function standing in for a redis-py async command method.
 _CommandMethod = Callable[..., Coroutine[Any, Any, Any]]
 
-__all__ = ["Engine", "Leaderboard", "Pipeline", "connect"]
+__all__ = ["Engine", "GCounterReplica", "Leaderboard", "PNCounterReplica", "Pipeline", "ShardedCounter", "connect"]
 
 #: Methods that may send a blocking command: they go through the async
 #: ``execute_command`` (redis-py's async mixin method), never the sync method.
@@ -265,6 +266,15 @@ class Engine(AsyncCoreCommands):
 
     def set_response_callback(self, command: str, callback: Callable[..., Any]) -> None:
         self._sync.set_response_callback(command, callback)
+
+    async def save(self, path: Optional[str] = None,  # type: ignore[override]
+                   **kwargs: Any) -> bool:
+        """:meth:`fastrank.Engine.save`, its file I/O in a worker thread."""
+        return await asyncio.to_thread(self._sync.save, path)
+
+    async def load(self, path: str) -> int:
+        """:meth:`fastrank.Engine.load`, its file I/O in a worker thread."""
+        return await asyncio.to_thread(self._sync.load, path)
 
     def cms(self) -> AsyncCMSBloom:
         """redis-py's AsyncCMSBloom bound to this engine (as ``redis.asyncio.Redis.cms()``)."""

@@ -37,6 +37,7 @@ otherwise defers to the generic path, so both give the same answer.
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -59,6 +60,7 @@ from fastrank._core import (CountMinSketch, EngineLock, EngineState, SortedSet, 
                             engine_incrby, engine_zincrby, engine_zrange, engine_zrank,
                             engine_zrevrange, engine_zrevrank, engine_zscore)
 from fastrank.commands import COMMANDS, CommandError
+from fastrank.snapshot import read_snapshot, write_snapshot
 from fastrank.commands.sortedset import (LISTPACK_ENTRIES, LISTPACK_VALUE, ListpackZSet, blen,
                                          zset_add, zset_add_bulk)
 
@@ -174,6 +176,7 @@ class Engine(CoreCommands):
             get_response_callbacks(user_protocol=None, legacy_responses=True)  # type: ignore[arg-type]
         )
         self._event_dispatcher = EventDispatcher()
+        self._snapshot_path: str | os.PathLike[str] | None = None  # save() without a path
         self._lua: LuaScripting | None = None  # the Lua state, made by the first script
         # What the compiled fast paths read in C (shares _data, _expires, _lock).
         self._fast = EngineState(self._data, self._expires, self._lock, decode_responses,
@@ -244,6 +247,59 @@ class Engine(CoreCommands):
                     if watch_delay is not None and watch_delay > 0:
                         time.sleep(watch_delay)
                     continue
+
+    # -- snapshots (fastrank/snapshot.py) ------------------------------------
+
+    def save(self, path: str | os.PathLike[str] | None = None, **kwargs: Any) -> bool:
+        """Write the whole keyspace to a snapshot file, atomically; True.
+
+        The file is written beside ``path``, fsynced and renamed over it, so a
+        crash leaves the old snapshot or the new one. Without ``path``, the
+        path of the last ``save``/``load`` is used. Commands wait while it
+        runs, as Redis's SAVE blocks the server. O(size of the keyspace).
+
+        >>> import os, tempfile
+        >>> r = Engine(); r.zadd("board", {"ann": 3}); r.set("motd", "hi", px=60_000)
+        1
+        True
+        >>> path = os.path.join(tempfile.mkdtemp(), "engine.snap")
+        >>> r.save(path), Engine().load(path)
+        (True, 2)
+        """
+        if path is None:
+            path = self._snapshot_path
+            if path is None:
+                raise ValueError("Engine.save needs a path (no earlier save or load named one)")
+        with self._lock:
+            expires = self._expires
+            write_snapshot(path, ((k, v, expires.get(k, -1)) for k, v in self._data.items()))
+        self._snapshot_path = path
+        return True
+
+    def load(self, path: str | os.PathLike[str]) -> int:
+        """Replace the whole keyspace with a snapshot's; the number of keys read.
+
+        The file is read and checked completely first: a missing, truncated,
+        altered or unknown-version file raises (``OSError``,
+        ``fastrank.snapshot.SnapshotError``) and the keyspace stays as it was.
+        Keys whose deadline has passed expire on their first access, as any
+        key does. Watching transactions fail as after FLUSHALL; blocked pops
+        wake up. O(size of the snapshot).
+        """
+        data, expires = read_snapshot(path)
+        with self._lock:
+            self.flushed()
+            # The compiled fast paths share these two dicts: fill them in place.
+            self._data.clear()
+            self._data.update(data)
+            self._expires.clear()
+            self._expires.update(expires)
+            for key in list(self._watched):
+                self._touch(key)
+            if self._waiters:
+                self._cond.notify_all()
+        self._snapshot_path = path
+        return len(data)
 
     # -- keyspace helpers used by the command handlers ---------------------
 
