@@ -20,15 +20,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
-import time
 from typing import Iterator, List
 
 import pytest
 import redis
 
-from fastrank.testing import RedisProcess, free_port, redisbloom_path, start_redis
+from fastrank.testing import RedisProcess, free_port, redisbloom_path, start_cluster, start_redis
 from postgres_server import PostgresServer, pg_binary, start_postgres
 
 REQUIRE_REDIS = os.environ.get("FASTRANK_REQUIRE_REDIS") == "1"
@@ -95,33 +93,9 @@ def redis_cluster() -> Iterator[List[int]]:
     if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
         _missing("redis-server / redis-cli are not installed")
     with tempfile.TemporaryDirectory(prefix="fastrank-cluster-") as root:
-        nodes: List[RedisProcess] = []
+        nodes = start_cluster(root)
         try:
-            for i in range(3):
-                port = free_port(also_plus=10000)
-                workdir = os.path.join(root, str(i))
-                os.makedirs(workdir)
-                nodes.append(start_redis(
-                    port, workdir,
-                    "--cluster-enabled", "yes",
-                    "--cluster-config-file", os.path.join(workdir, "nodes.conf"),
-                    "--cluster-node-timeout", "5000",
-                ))
-            ports = [n.port for n in nodes]
-            subprocess.run(
-                ["redis-cli", "--cluster", "create", *[f"127.0.0.1:{p}" for p in ports],
-                 "--cluster-replicas", "0", "--cluster-yes"],
-                check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60,
-            )
-            deadline = time.monotonic() + 30
-            while True:
-                states = [redis.Redis(port=p).cluster("info")["cluster_state"] for p in ports]
-                if all(s == "ok" for s in states):
-                    break
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"cluster did not become ok: {states}")
-                time.sleep(0.1)
-            yield ports
+            yield [n.port for n in nodes]
         finally:
             for n in nodes:
                 n.stop()

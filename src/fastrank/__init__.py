@@ -2,9 +2,13 @@
 from fastrank._core import CountMinSketch, HyperLogLog, SortedSet, TopK
 from fastrank._threads import get_threads, set_threads
 from fastrank.connect import connect
+from fastrank.counters import GCounter, GCounterReplica, PNCounter, PNCounterReplica, ShardedCounter
 from fastrank.engine import Engine
 from fastrank.leaderboard import Change, Entry, Leaderboard
+from fastrank.sharded import ShardedLeaderboard
 
 __version__ = "0.1.0"
 
-__all__ = ["Change", "CountMinSketch", "Engine", "Entry", "HyperLogLog", "Leaderboard", "SortedSet", "TopK", "connect", "get_threads", "set_threads", "__version__"]
+__all__ = ["Change", "CountMinSketch", "Engine", "Entry", "GCounter", "GCounterReplica", "HyperLogLog", "Leaderboard",
+           "PNCounter", "PNCounterReplica", "ShardedCounter", "ShardedLeaderboard", "SortedSet", "TopK", "connect", "get_threads",
+           "set_threads", "__version__"]

@@ -26,11 +26,17 @@ from __future__ import annotations
 import functools
 import hashlib
 from importlib import resources
-from typing import Any, Callable, Dict, Generator, Generic, List, NamedTuple, Tuple, TypeVar, Union
+from typing import (TYPE_CHECKING, Any, Callable, Coroutine, Dict, Generator, Generic, List, NamedTuple,
+                    Tuple, TypeVar, Union)
 
 from redis.exceptions import NoScriptError, ResponseError
 
 _T = TypeVar("_T")
+
+if TYPE_CHECKING:
+    from typing_extensions import Concatenate, ParamSpec
+
+    _P = ParamSpec("_P")
 
 
 class Call(NamedTuple):
@@ -164,3 +170,27 @@ async def run_async(client: Any, plan: Plan[_T]) -> _T:
                 step = plan.send(reply)
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
+
+
+def blocking(plan: Callable[Concatenate[Any, _P], Plan[_T]]) -> Callable[Concatenate[Any, _P], _T]:
+    """A sync method that runs ``plan`` on ``self._client`` (named after the plan
+    without its ``_plan_`` prefix)."""
+
+    @functools.wraps(plan)
+    def method(self: Any, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        return run(self._client, plan(self, *args, **kwargs))
+
+    method.__name__ = method.__qualname__ = plan.__name__.replace("_plan_", "", 1)
+    return method
+
+
+def awaiting(plan: Callable[Concatenate[Any, _P], Plan[_T]],
+             ) -> Callable[Concatenate[Any, _P], Coroutine[Any, Any, _T]]:
+    """A coroutine method that awaits ``plan`` on ``self._client`` (an asyncio client)."""
+
+    async def method(self: Any, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        return await run_async(self._client, plan(self, *args, **kwargs))
+
+    functools.update_wrapper(method, plan)
+    method.__name__ = method.__qualname__ = plan.__name__.replace("_plan_", "", 1)
+    return method

@@ -1,4 +1,15 @@
-"""Counters that merge: the state-based G-Counter and PN-Counter CRDTs.
+"""Counters: sharded counters on a server, and counters that merge (CRDTs).
+
+``ShardedCounter`` spreads one hot counter over N keys whose hash tags put
+them on different Redis Cluster slots: each increment goes to one shard
+chosen at random, a read sums the shards in one round trip, and ``rollup``
+caches the total under a key of its own for readers that can accept a few
+seconds of staleness.
+
+The rest of this module is the state-based G-Counter and PN-Counter CRDTs,
+kept in memory (``GCounter``, ``PNCounter``) or on a server
+(``GCounterReplica``, ``PNCounterReplica``: one hash field per node, merged
+by a Lua script so a merge is atomic).
 
 A ``GCounter`` is one replica of a grow-only counter: a map node id → how
 much that node has counted. A replica only ever raises its own entry
@@ -26,11 +37,19 @@ builds nothing.
 """
 from __future__ import annotations
 
+import functools
+import math
+import random
 import struct
 import zlib
 from collections.abc import Mapping
+from datetime import timedelta
+from importlib import resources
+from typing import Any
 
-__all__ = ["GCounter", "PNCounter"]
+from fastrank._runner import Call, Plan, Run, Script, blocking
+
+__all__ = ["GCounter", "GCounterReplica", "PNCounter", "PNCounterReplica", "ShardedCounter"]
 
 _VERSION = 1
 _MAX_COUNT = (1 << 64) - 1
@@ -59,6 +78,16 @@ def _raised(counts: dict[str, int], node_id: str, n: int) -> int:
     if total > _MAX_COUNT:
         raise ValueError("the counter would exceed 2**64 - 1")
     return total
+
+
+def _checked_counts(counts: Mapping[str, int]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for node, count in counts.items():
+        _check_node_id(node)
+        if type(count) is not int or not 0 <= count <= _MAX_COUNT:
+            raise ValueError(f"the count of {node!r} must be an int in [0, 2**64 - 1], got {count!r}")
+        out[node] = count
+    return out
 
 
 def _max_merge(mine: dict[str, int], theirs: Mapping[str, int]) -> None:
@@ -154,6 +183,13 @@ class GCounter:
         self.node_id = _check_node_id(node_id)
         self._counts: dict[str, int] = {}
 
+    @classmethod
+    def from_counts(cls, node_id: str, counts: Mapping[str, int]) -> GCounter:
+        """A replica for node_id holding the given per-node entries."""
+        counter = cls(node_id)
+        counter._counts = _checked_counts(counts)
+        return counter
+
     def increment(self, n: int = 1) -> None:
         """Count n (an int ≥ 1) on this replica's own entry. O(1)."""
         self._counts[self.node_id] = _raised(self._counts, self.node_id, n)
@@ -215,6 +251,15 @@ class PNCounter:
         self._p: dict[str, int] = {}
         self._n: dict[str, int] = {}
 
+    @classmethod
+    def from_counts(cls, node_id: str, increments: Mapping[str, int],
+                    decrements: Mapping[str, int]) -> PNCounter:
+        """A replica for node_id holding the given per-node entries of each half."""
+        counter = cls(node_id)
+        counter._p = _checked_counts(increments)
+        counter._n = _checked_counts(decrements)
+        return counter
+
     def increment(self, n: int = 1) -> None:
         """Add n (an int ≥ 1). O(1)."""
         self._p[self.node_id] = _raised(self._p, self.node_id, n)
@@ -265,3 +310,213 @@ class PNCounter:
 
     def __repr__(self) -> str:
         return f"PNCounter({self.node_id!r}, value={self.value})"
+
+
+# -- on a server ------------------------------------------------------------------------
+
+_SERVER_MAX = (1 << 63) - 1  # a server's integers are signed 64-bit
+
+
+def _check_key(key: object) -> str:
+    if type(key) is not str:
+        raise TypeError(f"the key must be a str, not {type(key).__name__}")
+    if not key or "{" in key or "}" in key:
+        raise ValueError(f"the key must be non-empty and without braces (the counter picks "
+                         f"its keys' hash tags), got {key!r}")
+    return key
+
+
+def _text(raw: bytes | str) -> str:
+    return raw.decode() if isinstance(raw, bytes) else raw
+
+
+@functools.lru_cache(maxsize=None)
+def _merge_script() -> Script:
+    source = resources.files("fastrank").joinpath("scripts", "counter_merge.lua")
+    return Script("counter_merge", source.read_text(encoding="utf-8"))
+
+
+class ShardedCounterPlans:
+    """What :class:`ShardedCounter` (sync) and ``fastrank.asyncio.ShardedCounter``
+    send; see the module docstring."""
+
+    def __init__(self, client: Any, key: str, shards: int = 8) -> None:
+        self._client = client
+        self.key = _check_key(key)
+        if type(shards) is not int or shards < 1:
+            raise ValueError(f"shards must be an int >= 1, got {shards!r}")
+        self.shards = shards
+        #: one key per shard, each its own hash tag (so its own cluster slot)
+        self.shard_keys = [f"{{{key}:{i}}}" for i in range(shards)]
+        #: where ``rollup`` caches the total
+        self.total_key = f"{{{key}}}:total"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.key!r}, shards={self.shards})"
+
+    @staticmethod
+    def shards_for(peak_qps: float, per_shard_qps: float, headroom: float = 2.0) -> int:
+        """How many shards a peak rate needs: ceil(peak / per shard) × headroom, rounded up.
+
+        >>> ShardedCounter.shards_for(500_000, 80_000)
+        14
+        """
+        for name, value in (("peak_qps", peak_qps), ("per_shard_qps", per_shard_qps),
+                            ("headroom", headroom)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not math.isfinite(value) or value <= 0:
+                raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+        return max(1, math.ceil(math.ceil(peak_qps / per_shard_qps) * headroom))
+
+    def _plan_incr(self, n: int = 1) -> Plan[None]:
+        """Add n (an int ≥ 1) to one shard picked at random. One command."""
+        yield Call("incrby", (self.shard_keys[random.randrange(self.shards)], _check_amount(n)))
+
+    def _plan_decr(self, n: int = 1) -> Plan[None]:
+        """Take n (an int ≥ 1) off one shard picked at random. One command."""
+        yield Call("decrby", (self.shard_keys[random.randrange(self.shards)], _check_amount(n)))
+
+    def _plan_value(self) -> Plan[int]:
+        """The exact total: every shard read in one round trip (a pipeline), summed."""
+        replies = yield [Call("get", (k,)) for k in self.shard_keys]
+        return sum(int(v) for v in replies if v is not None)
+
+    def _plan_rollup(self, ttl: int | timedelta = 5) -> Plan[int]:
+        """Sum the shards and cache the total for ``ttl`` (seconds or a timedelta); the total."""
+        seconds = ttl.total_seconds() if isinstance(ttl, timedelta) else ttl
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
+            raise ValueError(f"ttl must be > 0 seconds, got {ttl!r}")
+        total = yield from self._plan_value()
+        yield Call("set", (self.total_key, total), {"px": max(1, int(seconds * 1000))})
+        return total
+
+    def _plan_cached_value(self) -> Plan[int | None]:
+        """The total the last ``rollup`` cached, or None once it has expired. One command."""
+        cached = yield Call("get", (self.total_key,))
+        return None if cached is None else int(cached)
+
+
+class ShardedCounter(ShardedCounterPlans):
+    """A hot counter split over ``shards`` keys on different cluster slots.
+
+    >>> import fastrank
+    >>> likes = ShardedCounter(fastrank.Engine(), "likes:post:7", shards=4)
+    >>> for _ in range(10): likes.incr()
+    >>> likes.value(), likes.rollup(ttl=5), likes.cached_value()
+    (10, 10, 10)
+    """
+
+    incr = blocking(ShardedCounterPlans._plan_incr)
+    decr = blocking(ShardedCounterPlans._plan_decr)
+    value = blocking(ShardedCounterPlans._plan_value)
+    rollup = blocking(ShardedCounterPlans._plan_rollup)
+    cached_value = blocking(ShardedCounterPlans._plan_cached_value)
+
+
+class _ReplicaPlans:
+    """A CRDT replica kept on a server: one hash per half, one field per node."""
+
+    halves: tuple[str, ...] = ("p",)
+
+    def __init__(self, client: Any, key: str, node_id: str) -> None:
+        self._client = client
+        self.key = _check_key(key)
+        self.node_id = _check_node_id(node_id)
+        #: the hashes (one hash tag, so a merge runs on one cluster node)
+        self.hash_keys = tuple(f"{{{key}}}:{half}" for half in self.halves)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.key!r}, {self.node_id!r})"
+
+    def _bump(self, half: int, n: int) -> Plan[None]:
+        yield Call("hincrby", (self.hash_keys[half], self.node_id, _check_amount(n)))
+
+    def _read(self) -> Plan[list[dict[str, int]]]:
+        replies = yield [Call("hgetall", (k,)) for k in self.hash_keys]
+        return [{_text(node): int(count) for node, count in reply.items()} for reply in replies]
+
+    def _send_merge(self, halves: list[dict[str, int]]) -> Plan[int]:
+        args: list[Any] = []
+        for counts in halves:
+            if any(c > _SERVER_MAX for c in counts.values()):
+                raise ValueError("a count above 2**63 - 1 cannot be stored on the server")
+            live = {node: c for node, c in counts.items() if c}
+            args.append(len(live))
+            for node, count in live.items():
+                args += [node, count]
+        grew = yield Run(_merge_script(), self.hash_keys, tuple(args))
+        return int(grew)
+
+
+class GCounterReplicaPlans(_ReplicaPlans):
+    def _plan_increment(self, n: int = 1) -> Plan[None]:
+        """Count n (an int ≥ 1) on this node's field (HINCRBY, atomic)."""
+        return self._bump(0, n)
+
+    def _plan_merge(self, other: GCounter) -> Plan[int]:
+        """Merge a GCounter into the stored one, atomically (one script); the entries that grew."""
+        if type(other) is not GCounter:
+            raise TypeError(f"a GCounterReplica merges a GCounter, not {type(other).__name__}")
+        return self._send_merge([other._counts])
+
+    def _plan_state(self) -> Plan[GCounter]:
+        """The stored counter as an in-memory GCounter of this node."""
+        (counts,) = yield from self._read()
+        return GCounter.from_counts(self.node_id, counts)
+
+    def _plan_value(self) -> Plan[int]:
+        state = yield from self._plan_state()
+        return state.value
+
+
+class GCounterReplica(GCounterReplicaPlans):
+    """A G-Counter replica stored on a server (``fastrank.Engine``, Redis, a cluster).
+
+    >>> import fastrank
+    >>> eu = GCounterReplica(fastrank.Engine(), "visits", "eu")
+    >>> eu.increment(5)
+    >>> us = GCounter("us"); us.increment(2)
+    >>> eu.merge(us), eu.value()
+    (1, 7)
+    """
+
+    increment = blocking(GCounterReplicaPlans._plan_increment)
+    merge = blocking(GCounterReplicaPlans._plan_merge)
+    state = blocking(GCounterReplicaPlans._plan_state)
+    value = blocking(GCounterReplicaPlans._plan_value)
+
+
+class PNCounterReplicaPlans(_ReplicaPlans):
+    halves = ("p", "n")
+
+    def _plan_increment(self, n: int = 1) -> Plan[None]:
+        """Add n (an int ≥ 1) on this node (HINCRBY of the increments, atomic)."""
+        return self._bump(0, n)
+
+    def _plan_decrement(self, n: int = 1) -> Plan[None]:
+        """Subtract n (an int ≥ 1) on this node (HINCRBY of the decrements, atomic)."""
+        return self._bump(1, n)
+
+    def _plan_merge(self, other: PNCounter) -> Plan[int]:
+        """Merge a PNCounter into the stored one, both halves in one script."""
+        if type(other) is not PNCounter:
+            raise TypeError(f"a PNCounterReplica merges a PNCounter, not {type(other).__name__}")
+        return self._send_merge([other._p, other._n])
+
+    def _plan_state(self) -> Plan[PNCounter]:
+        p, n = yield from self._read()
+        return PNCounter.from_counts(self.node_id, p, n)
+
+    def _plan_value(self) -> Plan[int]:
+        state = yield from self._plan_state()
+        return state.value
+
+
+class PNCounterReplica(PNCounterReplicaPlans):
+    """A PN-Counter replica stored on a server (see :class:`GCounterReplica`)."""
+
+    increment = blocking(PNCounterReplicaPlans._plan_increment)
+    decrement = blocking(PNCounterReplicaPlans._plan_decrement)
+    merge = blocking(PNCounterReplicaPlans._plan_merge)
+    state = blocking(PNCounterReplicaPlans._plan_state)
+    value = blocking(PNCounterReplicaPlans._plan_value)

