@@ -94,6 +94,15 @@ Steps = Generator[Step, Any, _T]
 Plan = Union[Steps[_T], Direct[_T]]
 
 
+def steps(plan: Plan[_T]) -> Steps[_T]:
+    """Any plan as a generator, for ``yield from`` inside another plan."""
+    if type(plan) is Direct:
+        reply = yield plan.call
+        return plan.parse(reply)
+    result = yield from plan  # type: ignore[misc]
+    return result  # type: ignore[no-any-return]
+
+
 def _is_noscript(exc: Exception) -> bool:
     return isinstance(exc, NoScriptError) or str(exc).startswith("NOSCRIPT")
 

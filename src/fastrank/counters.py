@@ -47,7 +47,7 @@ from datetime import timedelta
 from importlib import resources
 from typing import Any
 
-from fastrank._runner import Call, Plan, Run, Script, blocking
+from fastrank._runner import Call, Run, Script, Steps, blocking
 
 __all__ = ["GCounter", "GCounterReplica", "PNCounter", "PNCounterReplica", "ShardedCounter"]
 
@@ -368,20 +368,20 @@ class ShardedCounterPlans:
                 raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
         return max(1, math.ceil(math.ceil(peak_qps / per_shard_qps) * headroom))
 
-    def _plan_incr(self, n: int = 1) -> Plan[None]:
+    def _plan_incr(self, n: int = 1) -> Steps[None]:
         """Add n (an int ≥ 1) to one shard picked at random. One command."""
         yield Call("incrby", (self.shard_keys[random.randrange(self.shards)], _check_amount(n)))
 
-    def _plan_decr(self, n: int = 1) -> Plan[None]:
+    def _plan_decr(self, n: int = 1) -> Steps[None]:
         """Take n (an int ≥ 1) off one shard picked at random. One command."""
         yield Call("decrby", (self.shard_keys[random.randrange(self.shards)], _check_amount(n)))
 
-    def _plan_value(self) -> Plan[int]:
+    def _plan_value(self) -> Steps[int]:
         """The exact total: every shard read in one round trip (a pipeline), summed."""
         replies = yield [Call("get", (k,)) for k in self.shard_keys]
         return sum(int(v) for v in replies if v is not None)
 
-    def _plan_rollup(self, ttl: int | timedelta = 5) -> Plan[int]:
+    def _plan_rollup(self, ttl: int | timedelta = 5) -> Steps[int]:
         """Sum the shards and cache the total for ``ttl`` (seconds or a timedelta); the total."""
         seconds = ttl.total_seconds() if isinstance(ttl, timedelta) else ttl
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
@@ -390,7 +390,7 @@ class ShardedCounterPlans:
         yield Call("set", (self.total_key, total), {"px": max(1, int(seconds * 1000))})
         return total
 
-    def _plan_cached_value(self) -> Plan[int | None]:
+    def _plan_cached_value(self) -> Steps[int | None]:
         """The total the last ``rollup`` cached, or None once it has expired. One command."""
         cached = yield Call("get", (self.total_key,))
         return None if cached is None else int(cached)
@@ -428,14 +428,14 @@ class _ReplicaPlans:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.key!r}, {self.node_id!r})"
 
-    def _bump(self, half: int, n: int) -> Plan[None]:
+    def _bump(self, half: int, n: int) -> Steps[None]:
         yield Call("hincrby", (self.hash_keys[half], self.node_id, _check_amount(n)))
 
-    def _read(self) -> Plan[list[dict[str, int]]]:
+    def _read(self) -> Steps[list[dict[str, int]]]:
         replies = yield [Call("hgetall", (k,)) for k in self.hash_keys]
         return [{_text(node): int(count) for node, count in reply.items()} for reply in replies]
 
-    def _send_merge(self, halves: list[dict[str, int]]) -> Plan[int]:
+    def _send_merge(self, halves: list[dict[str, int]]) -> Steps[int]:
         args: list[Any] = []
         for counts in halves:
             if any(c > _SERVER_MAX for c in counts.values()):
@@ -449,22 +449,22 @@ class _ReplicaPlans:
 
 
 class GCounterReplicaPlans(_ReplicaPlans):
-    def _plan_increment(self, n: int = 1) -> Plan[None]:
+    def _plan_increment(self, n: int = 1) -> Steps[None]:
         """Count n (an int ≥ 1) on this node's field (HINCRBY, atomic)."""
         return self._bump(0, n)
 
-    def _plan_merge(self, other: GCounter) -> Plan[int]:
+    def _plan_merge(self, other: GCounter) -> Steps[int]:
         """Merge a GCounter into the stored one, atomically (one script); the entries that grew."""
         if type(other) is not GCounter:
             raise TypeError(f"a GCounterReplica merges a GCounter, not {type(other).__name__}")
         return self._send_merge([other._counts])
 
-    def _plan_state(self) -> Plan[GCounter]:
+    def _plan_state(self) -> Steps[GCounter]:
         """The stored counter as an in-memory GCounter of this node."""
         (counts,) = yield from self._read()
         return GCounter.from_counts(self.node_id, counts)
 
-    def _plan_value(self) -> Plan[int]:
+    def _plan_value(self) -> Steps[int]:
         state = yield from self._plan_state()
         return state.value
 
@@ -489,25 +489,25 @@ class GCounterReplica(GCounterReplicaPlans):
 class PNCounterReplicaPlans(_ReplicaPlans):
     halves = ("p", "n")
 
-    def _plan_increment(self, n: int = 1) -> Plan[None]:
+    def _plan_increment(self, n: int = 1) -> Steps[None]:
         """Add n (an int ≥ 1) on this node (HINCRBY of the increments, atomic)."""
         return self._bump(0, n)
 
-    def _plan_decrement(self, n: int = 1) -> Plan[None]:
+    def _plan_decrement(self, n: int = 1) -> Steps[None]:
         """Subtract n (an int ≥ 1) on this node (HINCRBY of the decrements, atomic)."""
         return self._bump(1, n)
 
-    def _plan_merge(self, other: PNCounter) -> Plan[int]:
+    def _plan_merge(self, other: PNCounter) -> Steps[int]:
         """Merge a PNCounter into the stored one, both halves in one script."""
         if type(other) is not PNCounter:
             raise TypeError(f"a PNCounterReplica merges a PNCounter, not {type(other).__name__}")
         return self._send_merge([other._p, other._n])
 
-    def _plan_state(self) -> Plan[PNCounter]:
+    def _plan_state(self) -> Steps[PNCounter]:
         p, n = yield from self._read()
         return PNCounter.from_counts(self.node_id, p, n)
 
-    def _plan_value(self) -> Plan[int]:
+    def _plan_value(self) -> Steps[int]:
         state = yield from self._plan_state()
         return state.value
 

@@ -30,7 +30,7 @@ import zlib
 from collections import deque
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
-from fastrank._runner import Call, Plan, blocking, run
+from fastrank._runner import Call, Steps, blocking, run, steps
 from fastrank._scorebits import Points
 from fastrank.leaderboard import (SIZE_LIMIT, BoardPlans, Change, Entry, PlayerId, When, _count, _info, _player,
                                   _Ranker, _raw, _tag_part, _text)
@@ -104,7 +104,7 @@ class ShardedBoardPlans:
 
     # -- rank helpers: plans that answer in one pipelined round --------------------
 
-    def _ordinal_ranks(self, targets: Sequence[Tuple[Any, float]], season: Any = None) -> Plan[List[int]]:
+    def _ordinal_ranks(self, targets: Sequence[Tuple[Any, float]], season: Any = None) -> Steps[List[int]]:
         """The 1-based ordinal rank of each (member, score) among all shards."""
         if not targets:
             return []
@@ -125,7 +125,7 @@ class ShardedBoardPlans:
             ranks.append(ahead + 1)
         return ranks
 
-    def _points_ranks(self, points: Sequence[Points], style: str, season: Any = None) -> Plan[List[int]]:
+    def _points_ranks(self, points: Sequence[Points], style: str, season: Any = None) -> Steps[List[int]]:
         """The competition (``c``) or dense (``d``) rank each points value has."""
         if not points:
             return []
@@ -146,7 +146,7 @@ class ShardedBoardPlans:
             out.append(better + 1)
         return out
 
-    def _ranks(self, targets: Sequence[Tuple[Any, float]], style: str, season: Any = None) -> Plan[List[int]]:
+    def _ranks(self, targets: Sequence[Tuple[Any, float]], style: str, season: Any = None) -> Steps[List[int]]:
         if style == "o":
             ranks = yield from self._ordinal_ranks(targets, season)
             return ranks
@@ -166,7 +166,7 @@ class ShardedBoardPlans:
             out.append(Entry(rank, _text(member), points, None, None if infos is None else _info(infos[i])))
         return out
 
-    def _with_info(self, pairs: Sequence[Pair], season: Any = None) -> Plan[List[Any]]:
+    def _with_info(self, pairs: Sequence[Pair], season: Any = None) -> Steps[List[Any]]:
         """Each pair's entry data, in one pipelined round."""
         calls = [Call("hget", (self._key(self._board(_text(m)), season, 4), m)) for m, _ in pairs]
         infos = yield calls
@@ -175,20 +175,20 @@ class ShardedBoardPlans:
     # -- writes ---------------------------------------------------------------------
 
     def _plan_submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-                     with_rank: bool = False) -> Plan[Any]:
+                     with_rank: bool = False) -> Steps[Any]:
         """Apply a result on the player's shard (one atomic script); the new points,
         or with ``with_rank=True`` a :class:`Change` with global ranks, read
         around the write."""
         board = self._board(player)
         if not with_rank:
-            result = yield from board._plan_submit(player, points, at=at, rule=rule)
+            result = yield from steps(board._plan_submit(player, points, at=at, rule=rule))
             return result
         member = _player(player)
         old = yield Call("zscore", (self._key(board), member))
         previous = None
         if old is not None:
             (previous,) = yield from self._ranks([(member, float(old))], self._style)
-        new_points = yield from board._plan_submit(player, points, at=at, rule=rule)
+        new_points = yield from steps(board._plan_submit(player, points, at=at, rule=rule))
         score = yield Call("zscore", (self._key(board), member))
         (rank,) = yield from self._ranks([(member, float(score))], self._style)
         passed: List[str] = []
@@ -198,7 +198,7 @@ class ShardedBoardPlans:
             passed = [_text(m) for m, _ in between]
         return Change(new_points, rank, previous, passed)
 
-    def _between(self, new: float, old: float, member: Any, limit: int) -> Plan[List[Pair]]:
+    def _between(self, new: float, old: float, member: Any, limit: int) -> Steps[List[Pair]]:
         """Up to ``limit`` players ranked between a player's new place and their old
         one, nearest first: per shard the first ``limit`` strictly between the two
         scores, and the players tied on either score."""
@@ -220,7 +220,7 @@ class ShardedBoardPlans:
                    if self._ahead_of(old, member, p) and not self._ahead_of(new, member, p)]
         return self._sorted(between)[:limit]
 
-    def _plan_submit_many(self, results: Any, *, at: When = None, rule: Optional[str] = None) -> Plan[List[Points]]:
+    def _plan_submit_many(self, results: Any, *, at: When = None, rule: Optional[str] = None) -> Steps[List[Points]]:
         """Apply many results: one atomic script per shard touched; each result's new points."""
         pairs = list(results.items()) if hasattr(results, "items") else list(results)
         groups: Dict[int, List[Tuple[int, Any]]] = {}
@@ -228,45 +228,45 @@ class ShardedBoardPlans:
             groups.setdefault(self.shard_of(pair[0]), []).append((i, pair))
         out: List[Points] = [0] * len(pairs)
         for shard, items in groups.items():
-            new = yield from self.boards[shard]._plan_submit_many([p for _, p in items], at=at, rule=rule)
+            new = yield from steps(self.boards[shard]._plan_submit_many([p for _, p in items], at=at, rule=rule))
             for (i, _), value in zip(items, new):
                 out[i] = value
         return out
 
-    def _plan_set_points(self, player: PlayerId, points: Points, *, at: When = None) -> Plan[Points]:
-        result = yield from self._board(player)._plan_set_points(player, points, at=at)
+    def _plan_set_points(self, player: PlayerId, points: Points, *, at: When = None) -> Steps[Points]:
+        result = yield from steps(self._board(player)._plan_set_points(player, points, at=at))
         return result
 
-    def _plan_remove(self, player: PlayerId) -> Plan[bool]:
-        result = yield from self._board(player)._plan_remove(player)
+    def _plan_remove(self, player: PlayerId) -> Steps[bool]:
+        result = yield from steps(self._board(player)._plan_remove(player))
         return result
 
-    def _plan_set_info(self, player: PlayerId, mapping: Any) -> Plan[None]:
-        yield from self._board(player)._plan_set_info(player, mapping)
+    def _plan_set_info(self, player: PlayerId, mapping: Any) -> Steps[None]:
+        yield from steps(self._board(player)._plan_set_info(player, mapping))
 
-    def _plan_rollover(self, new_season: Union[str, int], *, archive: Any = None) -> Plan[None]:
+    def _plan_rollover(self, new_season: Union[str, int], *, archive: Any = None) -> Steps[None]:
         """Roll every shard over to ``new_season`` (see :meth:`Leaderboard.rollover`)."""
         for board in self.boards:
-            yield from board._plan_rollover(new_season, archive=archive)
+            yield from steps(board._plan_rollover(new_season, archive=archive))
         self._options["season"] = new_season
 
     # -- reads ------------------------------------------------------------------------
 
-    def _plan_score(self, player: PlayerId, *, season: Optional[Union[str, int]] = None) -> Plan[Optional[Points]]:
-        result = yield from self._board(player)._plan_score(player, season=season)
+    def _plan_score(self, player: PlayerId, *, season: Optional[Union[str, int]] = None) -> Steps[Optional[Points]]:
+        result = yield from steps(self._board(player)._plan_score(player, season=season))
         return result
 
-    def _plan_info(self, player: PlayerId) -> Plan[Optional[Dict[str, Any]]]:
-        result = yield from self._board(player)._plan_info(player)
+    def _plan_info(self, player: PlayerId) -> Steps[Optional[Dict[str, Any]]]:
+        result = yield from steps(self._board(player)._plan_info(player))
         return result
 
-    def _plan_count(self, *, season: Optional[Union[str, int]] = None) -> Plan[int]:
+    def _plan_count(self, *, season: Optional[Union[str, int]] = None) -> Steps[int]:
         """Players on every shard: ZCARD each, one round."""
         replies = yield [Call("zcard", (self._key(b, season),)) for b in self.boards]
         return sum(int(r) for r in replies)
 
     def _plan_rank(self, player: PlayerId, *, ranking: Optional[str] = None,
-                   season: Optional[Union[str, int]] = None) -> Plan[Optional[int]]:
+                   season: Optional[Union[str, int]] = None) -> Steps[Optional[int]]:
         """A player's exact global rank, None if absent (two rounds; see the module docstring)."""
         style = self._style_of(ranking)
         member = _player(player)
@@ -276,7 +276,7 @@ class ShardedBoardPlans:
         (rank,) = yield from self._ranks([(member, float(score))], style, season)
         return rank
 
-    def _plan_rank_for(self, points: Points, *, ranking: Optional[str] = None) -> Plan[int]:
+    def _plan_rank_for(self, points: Points, *, ranking: Optional[str] = None) -> Steps[int]:
         """The rank ``points`` would get if submitted now (nothing is written)."""
         value = self.codec.check_points(points)
         style = self._style_of(ranking)
@@ -288,7 +288,7 @@ class ShardedBoardPlans:
         replies = yield [Call("zcount", (self._key(b), *bounds)) for b in self.boards]
         return 1 + sum(int(r) for r in replies)
 
-    def _merged_prefix(self, size: int, season: Any = None) -> Plan[List[Pair]]:
+    def _merged_prefix(self, size: int, season: Any = None) -> Steps[List[Pair]]:
         """The first ``size`` entries of the global order."""
         if size == 0:
             return []
@@ -296,7 +296,7 @@ class ShardedBoardPlans:
         return self._sorted([(m, float(s)) for group in replies for m, s in group])[:size]
 
     def _plan_top(self, n: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
-                  season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
+                  season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
         """The best n: every shard's top n in one round, merged. O(N·n)."""
         n = _count(n, "n")
         style = self._style_of(ranking)
@@ -305,12 +305,12 @@ class ShardedBoardPlans:
         return self._entries(pairs, 1, 0, style, infos)
 
     def _plan_standings(self, season: Union[str, int], n: int = 10, *, with_info: bool = False,
-                        ranking: Optional[str] = None) -> Plan[List[Entry]]:
+                        ranking: Optional[str] = None) -> Steps[List[Entry]]:
         entries = yield from self._plan_top(n, with_info=with_info, ranking=ranking, season=season)
         return entries
 
     def _plan_page(self, number: int, size: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
-                   season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
+                   season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
         """Page ``number`` (1-based) of ``size``: every shard's first start + size, merged."""
         number, size = _count(number, "number"), _count(size, "size")
         style = self._style_of(ranking)
@@ -330,7 +330,7 @@ class ShardedBoardPlans:
         return self._entries(pairs, first, start, style, infos)
 
     def _plan_around(self, player: PlayerId, radius: int = 5, *, with_info: bool = False,
-                     ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
+                     ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
         """The entries within ``radius`` places of a player (clipped at the ends, the
         player included); empty if absent."""
         member = _player(player)
@@ -362,7 +362,7 @@ class ShardedBoardPlans:
         return self._entries(window, first, position - 1, style, infos)
 
     def _plan_friends(self, player: PlayerId, friend_ids: Sequence[PlayerId], *, with_info: bool = False,
-                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
+                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
         """The player and their friends ranked among themselves, each with their global
         rank: ZMSCORE per shard in one round, then the global ranks in one more."""
         if isinstance(friend_ids, (str, bytes)):
@@ -387,7 +387,7 @@ class ShardedBoardPlans:
                              None if infos is None else _info(infos[i])))
         return out
 
-    def _standing(self, player: PlayerId) -> Plan[Optional[Tuple[int, int, int]]]:
+    def _standing(self, player: PlayerId) -> Steps[Optional[Tuple[int, int, int]]]:
         """(players with better points, with worse points, all players), or None."""
         member = _player(player)
         score = yield Call("zscore", (self._key(self._board(player)), member))
@@ -404,7 +404,7 @@ class ShardedBoardPlans:
         return (sum(int(x) for x in replies[0::3]), sum(int(x) for x in replies[1::3]),
                 sum(int(x) for x in replies[2::3]))
 
-    def _plan_percentile(self, player: PlayerId) -> Plan[Optional[float]]:
+    def _plan_percentile(self, player: PlayerId) -> Steps[Optional[float]]:
         """The percentage of players with worse points (0..100), None if absent."""
         standing = yield from self._standing(player)
         if standing is None:
@@ -412,7 +412,7 @@ class ShardedBoardPlans:
         _, worse, count = standing
         return 100.0 * worse / count
 
-    def _plan_bucket(self, player: PlayerId) -> Plan[Optional[str]]:
+    def _plan_bucket(self, player: PlayerId) -> Steps[Optional[str]]:
         """``"top 1%"``... as :meth:`Leaderboard.bucket`, over every shard."""
         standing = yield from self._standing(player)
         if standing is None:
@@ -427,7 +427,7 @@ class ShardedBoardPlans:
 
     # -- iteration and resharding ----------------------------------------------------
 
-    def _refill(self, state: Dict[str, Any], batch: int, season: Any) -> Plan[None]:
+    def _refill(self, state: Dict[str, Any], batch: int, season: Any) -> Steps[None]:
         """Fetch the next batch of every shard whose buffer ran dry."""
         buffers, cursors, done = state["buffers"], state["cursors"], state["done"]
         wanted = [i for i, buf in enumerate(buffers) if not buf and not done[i]]
@@ -440,7 +440,7 @@ class ShardedBoardPlans:
             cursors[i] += len(pairs)
             done[i] = len(pairs) < batch
 
-    def _next_batch(self, state: Dict[str, Any], batch: int, season: Any) -> Plan[List[Pair]]:
+    def _next_batch(self, state: Dict[str, Any], batch: int, season: Any) -> Steps[List[Pair]]:
         """The next ``batch`` entries of the global order (a k-way merge with per-shard cursors)."""
         out: List[Pair] = []
         buffers = state["buffers"]
@@ -459,7 +459,7 @@ class ShardedBoardPlans:
         return {"cursors": [0] * self.shards, "buffers": [deque() for _ in range(self.shards)],
                 "done": [False] * self.shards}
 
-    def _plan_reshard(self, new_count: int, *, batch: int = 10_000, progress: Any = None) -> Plan[int]:
+    def _plan_reshard(self, new_count: int, *, batch: int = 10_000, progress: Any = None) -> Steps[int]:
         """Move every player to a layout of ``new_count`` shards; how many moved.
 
         The old shards are frozen first (writes to them are refused) and keep
