@@ -4,8 +4,10 @@ from fastrank._threads import get_threads, set_threads
 from fastrank.connect import connect
 from fastrank.counters import GCounter, GCounterReplica, PNCounter, PNCounterReplica, ShardedCounter
 from fastrank.engine import Engine
+from fastrank.leaderboard import Change, Entry, Leaderboard
 
 __version__ = "0.1.0"
 
-__all__ = ["CountMinSketch", "Engine", "GCounter", "GCounterReplica", "HyperLogLog", "PNCounter", "PNCounterReplica",
-           "ShardedCounter", "SortedSet", "TopK", "connect", "get_threads", "set_threads", "__version__"]
+__all__ = ["Change", "CountMinSketch", "Engine", "Entry", "GCounter", "GCounterReplica", "HyperLogLog", "Leaderboard",
+           "PNCounter", "PNCounterReplica", "ShardedCounter", "SortedSet", "TopK", "connect", "get_threads",
+           "set_threads", "__version__"]

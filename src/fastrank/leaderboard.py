@@ -422,12 +422,13 @@ class BoardPlans:
         better = yield Call("zcount", (keys[0], *bounds))
         return int(better) + 1
 
-    def _plan_top(self, n: int = 10, *, with_info: bool = False,
+    def _plan_top(self, n: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
                   season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """The best ``n`` entries. O(log n + n); cached for ``cache_ttl`` seconds when set."""
         n = _count(n, "n")
+        style = self._style_of(ranking)
         keys = self.keys(season)
-        slot = (keys[0], n, with_info)
+        slot = (keys[0], n, with_info, style)
         if self.cache_ttl:
             hit = self._cache.get(slot)
             if hit is not None and hit[0] > time.monotonic():
@@ -435,53 +436,56 @@ class BoardPlans:
         if n == 0:
             entries: List[Entry] = []
         elif with_info:
-            entries = yield from self._range_plan(keys, "at", 0, n, self._style, True)
+            entries = yield from self._range_plan(keys, "at", 0, n, style, True)
         else:
             pairs = yield self._slice_call(keys[0], 0, n - 1)
-            entries = self._entries(pairs, 0, 1, self._style)
+            entries = self._entries(pairs, 0, 1, style)
         if self.cache_ttl:
             self._cache[slot] = (time.monotonic() + self.cache_ttl, list(entries))
         return entries
 
-    def _plan_standings(self, season: Union[str, int], n: int = 10, *, with_info: bool = False) -> Plan[List[Entry]]:
+    def _plan_standings(self, season: Union[str, int], n: int = 10, *, with_info: bool = False,
+                        ranking: Optional[str] = None) -> Plan[List[Entry]]:
         """The best ``n`` entries of a past (or any) season. O(log n + n)."""
-        entries = yield from self._plan_top(n, with_info=with_info, season=season)
+        entries = yield from self._plan_top(n, with_info=with_info, ranking=ranking, season=season)
         return entries
 
-    def _plan_page(self, number: int, size: int = 10, *, with_info: bool = False,
+    def _plan_page(self, number: int, size: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
                    season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """Page ``number`` (1-based) of ``size`` entries. O(log n + size)."""
         number, size = _count(number, "number"), _count(size, "size")
+        style = self._style_of(ranking)
         if number < 1:
             raise ValueError(f"page numbers start at 1, not {number}")
         keys = self.keys(season)
         start = (number - 1) * size
         if size == 0:
             return []
-        if self._style == "o" and not with_info:
+        if style == "o" and not with_info:
             pairs = yield self._slice_call(keys[0], start, start + size - 1)
             return self._entries(pairs, start, start + 1, "o")
-        entries = yield from self._range_plan(keys, "at", start, size, self._style, with_info)
+        entries = yield from self._range_plan(keys, "at", start, size, style, with_info)
         return entries
 
     def _plan_around(self, player: PlayerId, radius: int = 5, *, with_info: bool = False,
-                     season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
+                     ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """The entries within ``radius`` places of a player (clipped at the ends,
         the player included); empty if absent. O(log n + radius)."""
         member = _player(player)
         radius = _count(radius, "radius")
-        entries = yield from self._range_plan(self.keys(season), "around", member, radius, self._style, with_info)
+        style = self._style_of(ranking)
+        entries = yield from self._range_plan(self.keys(season), "around", member, radius, style, with_info)
         return entries
 
     def _plan_friends(self, player: PlayerId, friend_ids: Sequence[PlayerId], *, with_info: bool = False,
-                      season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
+                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """The player and their friends ranked among themselves (``rank``) with
         their global rank (``global_rank``); absent ones left out. One script
         around ZMSCORE; O(k log n) for k players."""
         if isinstance(friend_ids, (str, bytes)):
             raise TypeError("friend_ids must be a sequence of player ids, not one id")
         members = list(dict.fromkeys([_player(player), *(_player(f) for f in friend_ids)]))
-        style = self._style
+        style = self._style_of(ranking)
         reply = yield Run(FRIENDS, self.keys(season), (*self._conf, style, "1" if with_info else "0", *members))
         scores, ranks, infos = reply
         present = [(float(scores[i]), _raw(m), int(ranks[i]), infos[i] if with_info else None, m)
@@ -532,6 +536,12 @@ class BoardPlans:
         pairs = yield self._slice_call(self.keys(season)[0], start, start + size - 1)
         return list(pairs)
 
+    def _iter_start(self, batch: int, ranking: Optional[str]) -> _Ranker:
+        """Check ``iter``'s arguments; the ranker that numbers its entries."""
+        if _count(batch, "batch") < 1:
+            raise ValueError("batch must be >= 1")
+        return _Ranker(self._style_of(ranking))
+
     def _iter_entries(self, ranker: _Ranker, start: int, pairs: Sequence[Tuple[Any, float]]) -> Iterator[Entry]:
         for i, (member, score) in enumerate(pairs):
             points = self.codec.points(score)
@@ -541,10 +551,10 @@ class BoardPlans:
 def _blocking(plan: Callable[Concatenate[BoardPlans, _P], Plan[_T]]) -> Callable[Concatenate[BoardPlans, _P], _T]:
     """The sync method that runs ``plan`` on the board's client."""
 
-    @functools.wraps(plan)
-    def method(self: BoardPlans, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+    def method(self: BoardPlans, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
         return run(self._client, plan(self, *args, **kwargs))
 
+    functools.update_wrapper(method, plan)
     method.__name__ = method.__qualname__ = plan.__name__.replace("_plan_", "", 1)
     return method
 
@@ -576,13 +586,11 @@ class Leaderboard(BoardPlans):
     bucket = _blocking(BoardPlans._plan_bucket)
     info = _blocking(BoardPlans._plan_info)
 
-    def iter(self, batch: int = 1000, *, season: Optional[Union[str, int]] = None) -> Iterator[Entry]:
+    def iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
+             season: Optional[Union[str, int]] = None) -> Iterator[Entry]:
         """Every entry in rank order, fetched ``batch`` at a time (O(log n + batch)
         a batch; a board written meanwhile may shift entries between batches)."""
-        batch = _count(batch, "batch")
-        if batch < 1:
-            raise ValueError("batch must be >= 1")
-        ranker = _Ranker(self._style)
+        ranker = self._iter_start(batch, ranking)
         start = 0
         while True:
             pairs = run(self._client, self._plan_slice(start, batch, season))

@@ -44,3 +44,19 @@ def async_client(request: pytest.FixtureRequest) -> Callable[[], Any]:
     from redis.asyncio.cluster import RedisCluster
 
     return lambda: RedisCluster(host="127.0.0.1", port=ports[0])
+
+
+def keyspace(client: Any) -> dict:
+    """Every key with its type and content: compared before and after a rejected call."""
+    state = {}
+    for key in client.keys("*"):
+        kind = client.type(key)
+        kind = kind.decode() if isinstance(kind, bytes) else kind
+        if kind == "zset":
+            value: Any = client.zrange(key, 0, -1, withscores=True)
+        elif kind == "hash":
+            value = client.hgetall(key)
+        else:
+            value = client.dump(key)
+        state[key] = (kind, value, client.ttl(key))
+    return state
