@@ -92,6 +92,7 @@ SCRIPT_NOT_BUSY = "NOTBUSY No scripts in execution right now."
 SHEBANG_ENGINE = "ERR Unexpected engine in script shebang: %s"
 SHEBANG_OPTION = "ERR Unknown lua shebang option: %s"
 SHEBANG_FLAG = "ERR Unexpected flag in script shebang: %s"
+SCRIPT_WRITE_FLAG_RO = "ERR Can not execute a script with write flag using *_ro command."
 # The error tables redis.call raises (redis.pcall returns), as Redis words them.
 LUA_NO_ARGUMENTS = "ERR Please specify at least one argument for this redis lib call"
 LUA_BAD_ARGUMENTS = "ERR Lua redis lib command arguments must be strings or integers"

@@ -55,7 +55,7 @@ def lua_type(value: Any) -> str:
 
 def bad_argument(n: int, name: str, expected: str, got: Any, missing: bool = False) -> Result:
     kind = "no value" if missing else lua_type(got)
-    return False, f"bad argument #{n} to '{name}' ({expected} expected, got {kind})"
+    return False, f"bad argument #{n} to '{name}' ({expected} expected, got {kind})".encode()
 
 
 def to_number(value: Any) -> float | int | None:
@@ -177,7 +177,8 @@ def bit_functions() -> dict[str, PyFn]:
 
 def install_libs(rt: Any, libs: Any) -> None:
     """Fill the ``libs`` Lua table with bit, cjson, cmsgpack and struct."""
-    wrap = rt.execute("return function(...) " + _WRAP + " end")
+    wrap = rt.eval("function(src) return assert(loadstring(src, '=fastrank_sandbox')) end")(
+        _WRAP.encode())
     for name, functions in (("bit", bit_functions()), ("cjson", cjson_functions(rt)),
                             ("cmsgpack", cmsgpack_functions(rt)),
                             ("struct", struct_functions(rt))):

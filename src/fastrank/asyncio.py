@@ -70,6 +70,7 @@ from fastrank.commands import COMMANDS
 from fastrank.commands.sortedset import parse_timeout
 from fastrank.engine import Engine as SyncEngine
 from fastrank.engine import pack_args
+from fastrank.script import AsyncScript
 
 if TYPE_CHECKING:
     from redis._parsers import Encoder
@@ -288,6 +289,10 @@ class Engine(AsyncCoreCommands):
 
         return AsyncTOPKBloom(client=self)
 
+    def register_script(self, script: Any) -> AsyncScript:  # type: ignore[override]
+        """redis-py's ``AsyncScript`` (EVALSHA, SCRIPT LOAD on NOSCRIPT), pipelines too."""
+        return AsyncScript(self, script)
+
     def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> "Pipeline":
         return Pipeline(self, transaction)
 
@@ -420,6 +425,10 @@ class Pipeline(AsyncCoreCommands):
     @property
     def explicit_transaction(self) -> bool:
         return self._pipe.explicit_transaction
+
+    @property
+    def scripts(self) -> Any:
+        return self._pipe.scripts
 
     @property
     def command_stack(self) -> List[Tuple[Tuple[Any, ...], Dict[str, Any]]]:

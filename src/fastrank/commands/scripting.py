@@ -40,12 +40,13 @@ def scripting(db: Engine) -> LuaScripting:
     return lua
 
 
-def read_shebang(body: bytes) -> tuple[bytes, bool]:
-    """(the code Lua compiles, whether the script declared no-writes).
+def read_shebang(body: bytes) -> tuple[bytes, bool | None]:
+    """(the code Lua compiles, whether the script declared no-writes; None
+    without a ``#!`` line).
 
     The ``#!`` line is blanked, not removed, so line numbers stay Redis's."""
     if not body.startswith(b"#!"):
-        return body, False
+        return body, None
     end = body.find(b"\n")
     line = body if end < 0 else body[:end]
     words = line.split(b" ")
@@ -97,7 +98,9 @@ def eval_generic(db: Engine, args: list[bytes], by_sha: bool, read_only: bool) -
     else:
         sha, entry = load(lua, args[0])
     fn, no_writes = entry
-    return lua.run(sha, fn, numkeys, args[2:], read_only or no_writes)
+    if read_only and no_writes is False:  # a #! script without no-writes
+        raise CommandError(E.SCRIPT_WRITE_FLAG_RO)
+    return lua.run(sha, fn, numkeys, args[2:], bool(read_only or no_writes))
 
 
 @command("eval", -3, write=True)

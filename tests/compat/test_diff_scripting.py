@@ -1,0 +1,406 @@
+"""Differential tests of scripting: EVAL/EVALSHA/SCRIPT on the Engine vs Redis 7.0.
+
+Every script runs on both sides with the same keys and arguments; the reply
+(or the exception class and text) and then the whole keyspace are compared.
+The fixed cases pin each conversion and error rule; ``test_random_scripts``
+generates thousands of scripts per run (seeded, see ``conftest.py``).
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, List
+
+import pytest
+import redis
+
+from differential import Pair, steps
+
+# Each case: (script, keys, args). Keys and values are chosen so that both
+# sides start from the same keyspace (the tests set it up through the pair).
+FIXED = [
+    ("return 3.99", [], []),
+    ("return -3.99", [], []),
+    ("return {1, 2, nil, 4}", [], []),
+    ("return {1.5, 2.7, {3, {4, 'x'}}}", [], []),
+    ("return true", [], []),
+    ("return false", [], []),
+    ("return nil", [], []),
+    ("return", [], []),
+    ("return {true, false, 'a'}", [], []),
+    ("return 1e20", [], []),
+    ("return -1e20", [], []),
+    ("return 0/0", [], []),
+    ("return {math.huge, -math.huge, 2^63, -2^63}", [], []),
+    ("return {ok='fine'}", [], []),
+    ("return {ok='a\\r\\nb'}", [], []),
+    ("return {err='bad thing'}", [], []),
+    ("return {err='MYERR bad thing'}", [], []),
+    ("return {1, {err='inner'}, {ok='st'}, {err='NOSCRIPT x'}}", [], []),
+    ("return {ok=5}", [], []),
+    ("return {err=5}", [], []),
+    ("return {double=0.1}", [], []),
+    ("return {double=1/0}", [], []),
+    ("return {double='2.5'}", [], []),
+    ("return {map={a=1}}", [], []),
+    ("return {set={a=true}}", [], []),
+    ("return {big_number='123'}", [], []),
+    ("return redis.error_reply('my err')", [], []),
+    ("return redis.error_reply('ERR my err')", [], []),
+    ("return redis.error_reply('NOSCRIPT xx')", [], []),
+    ("return redis.error_reply(5)", [], []),
+    ("local e = redis.error_reply('x') return {type(e), e.err}", [], []),
+    ("return redis.status_reply('fine')", [], []),
+    ("return redis.sha1hex('')", [], []),
+    ("return redis.sha1hex(5)", [], []),
+    ("local x = redis.sha1hex()", [], []),
+    ("return {KEYS[1], ARGV[2], #KEYS, #ARGV}", ["k1", "k2"], ["a1", "a2"]),
+    ("return ARGV", [], [b"bin\x00ary", b"", b"\xff\xfe"]),
+    ("return {string.len(ARGV[1]), ARGV[1] .. '\\0x'}", [], [b"a\x00b"]),
+    ("KEYS[1] = 'x' return KEYS", [], []),
+    ("return redis.call('set', KEYS[1], 'OK')", ["k"], []),
+    ("return redis.call('get', KEYS[1])", ["k"], []),
+    ("redis.call('set', KEYS[1], 'OK') return redis.call('get', KEYS[1])", ["k"], []),
+    ("return redis.call('zincrby', KEYS[1], 0.1, 'm')", ["z"], []),
+    ("redis.call('zadd', KEYS[1], 1.5, 'a', 2, 'b') return redis.call('zrange', KEYS[1], 0, -1, 'withscores')", ["z"], []),
+    ("redis.call('zadd', KEYS[1], 1, 'a', 2, 'b') return redis.call('zpopmin', KEYS[1], 5)", ["z"], []),
+    ("redis.call('zadd', KEYS[1], 1, 'a') return redis.call('zpopmax', KEYS[1])", ["z"], []),
+    ("redis.call('zadd', KEYS[1], 1, 'a') return redis.call('zmscore', KEYS[1], 'a', 'b')", ["z"], []),
+    ("redis.call('zadd', KEYS[1], 1, 'a') return redis.call('zscore', KEYS[1], 'a')", ["z"], []),
+    ("redis.call('zadd', KEYS[1], 1, 'a') return redis.call('zmpop', 1, KEYS[1], 'min')", ["z"], []),
+    ("redis.call('zadd', KEYS[1], 1, 'a') return redis.call('zrangebyscore', KEYS[1], '-inf', '+inf', 'withscores')", ["z"], []),
+    ("return redis.call('type', KEYS[1])", ["z"], []),
+    ("redis.call('zadd', KEYS[1], 1, 'a') return redis.call('type', KEYS[1])", ["z"], []),
+    ("return redis.call('ping')", [], []),
+    ("return redis.call('ping', 'x')", [], []),
+    ("return redis.call('echo', 'OK')", [], []),
+    ("return redis.call('mset', 'a', 1, 'b', 2)", [], []),
+    ("return redis.call('set', 'a', 1, 'get')", [], []),
+    ("redis.call('set', 'a', 'OK') return redis.call('set', 'a', 1, 'get')", [], []),
+    ("return redis.call('set', 'a', 1, 'nx')", [], []),
+    ("redis.call('set', 'a', 1) return redis.call('set', 'a', 1, 'nx')", [], []),
+    ("redis.call('hset', 'h', 'a', 1, 'b', 2) return redis.call('hgetall', 'h')", [], []),
+    ("return redis.call('hincrbyfloat', 'h', 'f', 0.5)", [], []),
+    ("return redis.call('incrbyfloat', 'f', 1.5)", [], []),
+    ("return redis.call('set', 'k', 0.1) and redis.call('get', 'k')", [], []),
+    ("return redis.call('set', 'k', 1e20) and redis.call('get', 'k')", [], []),
+    ("return redis.call('set', 'k', 1/0) and redis.call('get', 'k')", [], []),
+    ("return redis.call('set', 'k', 123456789012345678) and redis.call('get', 'k')", [], []),
+    ("return redis.call('get', 'nokey')", [], []),
+    ("return type(redis.call('get', 'nokey'))", [], []),
+    ("redis.setresp(3) return {type(redis.call('get', 'nokey'))}", [], []),
+    ("redis.setresp(3) redis.call('zadd', 'z', 1.5, 'a') return redis.call('zscore', 'z', 'a')", [], []),
+    ("redis.setresp(3) redis.call('hset', 'h', 'a', 1) return redis.call('hgetall', 'h')", [], []),
+    ("redis.setresp(3) return {true, false}", [], []),
+    ("redis.setresp(3) return true", [], []),
+    ("local x = redis.setresp(4)", [], []),
+    ("return redis.setresp(3)", [], []),
+    # errors: commands, arguments, runtime, compile, globals
+    ("return redis.call('nosuch')", [], []),
+    ("return redis.pcall('nosuch')", [], []),
+    ("return redis.call(1)", [], []),
+    ("return redis.call()", [], []),
+    ("return redis.call('get')", [], []),
+    ("return redis.pcall('get', 'a', 'b')", [], []),
+    ("return redis.call('set', 'k', true)", [], []),
+    ("return redis.call('set', 'k', {})", [], []),
+    ("return redis.call('set', 'k', nil)", [], []),
+    ("return redis.call('multi')", [], []),
+    ("return redis.call('exec')", [], []),
+    ("return redis.call('watch', 'x')", [], []),
+    ("return redis.call('eval', 'return 1', 0)", [], []),
+    ("return redis.call('script', 'load', 'return 1')", [], []),
+    ("return redis.call('bzpopmin', 'nokey', 0)", [], []),
+    ("redis.call('set', 'z', 1) return redis.call('zadd', 'z', 1, 'a')", [], []),
+    ("redis.call('set', 'z', 1) return redis.pcall('zadd', 'z', 1, 'a')", [], []),
+    ("redis.call('set', 'z', 1) return redis.pcall('zadd', 'z', 1, 'a')['err']", [], []),
+    ("return redis.call('zadd', 'z', 'nan', 'a')", [], []),
+    ("return redis.pcall('incr', 'nokey', 'x')", [], []),
+    ("redis.call('set', 's', 'x') return redis.pcall('incr', 's')", [], []),
+    ("local ok, e = pcall(function() redis.call('nosuch') end) return {type(e), e}", [], []),
+    ("local ok, e = pcall(redis.call, 'get', 'a', 'b') return e", [], []),
+    ("local ok, e = pcall(function() error({err='x'}) end) return {ok, e}", [], []),
+    ("local ok, e = pcall(function() error({foo='x'}) end) return {type(e), e.foo}", [], []),
+    ("local ok, e = pcall(function() redis.call('nosuch') end) error(e)", [], []),
+    ("local ok, e = pcall(error, 'x') return e", [], []),
+    ("return {pcall(function() error('x') end)}", [], []),
+    ("return nil + 1", [], []),
+    ("error('boom')", [], []),
+    ("error('multi\\nline')", [], []),
+    ("error(12)", [], []),
+    ("error()", [], []),
+    ("error({err='X boom'})", [], []),
+    ("error({err='boom'})", [], []),
+    ("\nlocal a = 1\n\nerror('x')", [], []),
+    ("local function f()\n error('deep')\nend\n f()", [], []),
+    ("local function f()\n return redis.call('nosuch')\nend\n\n f()", [], []),
+    ("local function f()\n return redis.call('nosuch')\nend\n\n return f()", [], []),
+    ("local function f()\n return nil + 1\nend\n\n f()", [], []),
+    ("redis.call('set', 'a', 1)\nredis.call('incr', 'a')\nerror('midway')", [], []),
+    ("redis.call('set', 'a', 1)\nredis.call('zadd', 'a', 1, 'x')\nredis.call('set', 'b', 2)", [], []),
+    ("return 1 +", [], []),
+    ("return 'unfinished", [], []),
+    ("x = 1", [], []),
+    ("function f() return 1 end return f()", [], []),
+    ("return undefinedvar", [], []),
+    ("rawset(_G, 'x', 1)", [], []),
+    ("_G.x = 1 return 1", [], []),
+    ("string.x = 1", [], []),
+    ("redis.call = nil return 1", [], []),
+    ("math.random = nil return 1", [], []),
+    ("return _VERSION", [], []),
+    ("return {type(load), type(loadstring), type(coroutine), type(unpack), type(gcinfo)}", [], []),
+    ("return type(os)", [], []),
+    ("return type(io)", [], []),
+    ("return type(debug)", [], []),
+    ("return type(require)", [], []),
+    ("return type(loadfile)", [], []),
+    ("return type(print)", [], []),
+    ("return loadstring('return 1 + 1')()", [], []),
+    ("return loadstring('x = 1')()", [], []),
+    ("local t = {} for k in pairs(redis) do t[#t+1]=k end table.sort(t) return t", [], []),
+    ("local t = {} for k in pairs(_G) do t[#t+1]=k end table.sort(t) return t", [], []),
+    ("local t = {} for k in pairs(string) do t[#t+1]=k end table.sort(t) return t", [], []),
+    ("local t = {} for k in pairs(math) do t[#t+1]=k end table.sort(t) return t", [], []),
+    ("local t = {} for k in pairs(table) do t[#t+1]=k end table.sort(t) return t", [], []),
+    ("local t = {} for k in pairs(bit) do t[#t+1]=k end table.sort(t) return t", [], []),
+    ("return ('abc'):upper()", [], []),
+    ("return string.format('%5.2f|%d|%s|%q', 3.14159, 42, 'x', 'a\\0b')", [], []),
+    ("return tostring(0.1)", [], []),
+    ("return tostring(1e15) .. tostring(1e16) .. tostring(-0.0)", [], []),
+    ("return tonumber('0x10') + tonumber(' 5 ')", [], []),
+    ("return {redis.LOG_WARNING, redis.REPL_ALL, redis.REPL_NONE}", [], []),
+    ("return redis.log(redis.LOG_WARNING, 'hi')", [], []),
+    ("local x = redis.log()", [], []),
+    ("local x = redis.log(99, 'x')", [], []),
+    ("return redis.set_repl(redis.REPL_ALL)", [], []),
+    ("return redis.replicate_commands()", [], []),
+    # math.random: the generator is seeded by randomseed first on both sides
+    ("math.randomseed(42) return {tostring(math.random()), math.random(10), math.random(5, 100)}", [], []),
+    ("math.randomseed(-7) local t = {} for i = 1, 20 do t[i] = math.random(1000) end return t", [], []),
+    ("local x = math.random(0)", [], []),
+    ("local x = math.random(3, 1)", [], []),
+    # bit
+    ("return {bit.band(0xff, 0x0f), bit.bor(1, 2, 4), bit.bxor(7, 2), bit.bnot(0)}", [], []),
+    ("return {bit.lshift(1, 31), bit.rshift(-1, 28), bit.arshift(-256, 4), bit.tobit(2^32 + 5)}", [], []),
+    ("return {bit.tohex(255), bit.tohex(-1, -4), bit.tohex(0x1234, 2), bit.rol(0x12345678, 8), bit.ror(0x12345678, 8), bit.bswap(0x12345678)}", [], []),
+    ("return {bit.tobit(1.5), bit.tobit(2.5), bit.tobit(-1.5), bit.tobit('12')}", [], []),
+    ("local x = bit.band('x')", [], []),
+    # shebang
+    ("#!lua\nreturn redis.call('set', 'a', 'b')", [], []),
+    ("#!lua\nerror('x')", [], []),
+    ("#!lua flags=no-writes\nreturn redis.call('set', 'a', 'b')", [], []),
+    ("#!lua flags=no-writes\nreturn redis.call('get', 'a')", [], []),
+    ("#!lua flags=bad\nreturn 1", [], []),
+    ("#!py\nreturn 1", [], []),
+    ("#!lua name=x\nreturn 1", [], []),
+]
+
+
+@pytest.mark.parametrize("case", range(len(FIXED)))
+def test_fixed_script(pair: Pair, case: int) -> None:
+    script, keys, args = FIXED[case]
+    pair.quiet("eval", script, len(keys), *keys, *args)
+    pair.check_keyspace()
+
+
+@pytest.mark.parametrize("case", range(len(FIXED)))
+def test_fixed_script_read_only(pair: Pair, case: int) -> None:
+    """The same scripts through EVAL_RO: writes refused with Redis's error."""
+    script, keys, args = FIXED[case]
+    pair.quiet("eval_ro", script, len(keys), *keys, *args)
+    pair.check_keyspace()
+
+
+def test_eval_arguments(pair: Pair) -> None:
+    for args in [("return 1", "x"), ("return 1", -1), ("return 1", 2, "a"),
+                 ("return 1", 1.5), ("return 1", "9223372036854775808")]:
+        pair.quiet("eval", *args)
+    pair.quiet("execute_command", "EVAL", "return 1")
+    pair.quiet("execute_command", "EVALSHA", "abc")
+
+
+def test_evalsha_and_script_cache(pair: Pair) -> None:
+    body = "return {KEYS[1], ARGV[1]}"
+    sha = pair.script_load(body)
+    pair.quiet("evalsha", sha, 1, "k", "v")
+    pair.quiet("evalsha", sha.upper(), 1, "k", "v")
+    pair.quiet("evalsha_ro", sha, 1, "k", "v")
+    pair.quiet("evalsha", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", 0)
+    pair.quiet("evalsha", "abc", 0)
+    pair.quiet("script_exists", sha, sha.upper(), "abc")
+    pair.quiet("eval", "return 1", 0)  # EVAL caches too
+    pair.quiet("evalsha", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", 0)
+    pair.quiet("script_load", "return 1 +")
+    pair.quiet("script_flush")
+    pair.quiet("script_exists", sha)
+    pair.quiet("evalsha", sha, 1, "k", "v")
+    pair.quiet("script_flush", "ASYNC")
+    pair.quiet("script_flush", "SYNC")
+    for args in [("SCRIPT", "FLUSH", "BAD"), ("SCRIPT", "FLUSH", "SYNC", "ASYNC"),
+                 ("SCRIPT", "EXISTS"), ("SCRIPT", "FOO"), ("SCRIPT", "KILL"),
+                 ("SCRIPT", "LOAD"), ("SCRIPT", "HELP"), ("SCRIPT",)]:
+        pair.quiet("execute_command", *args)
+
+
+def test_register_script_in_pipelines_and_transactions(pair: Pair) -> None:
+    body = "redis.call('zincrby', KEYS[1], ARGV[1], ARGV[2]) return redis.call('zrevrank', KEYS[1], ARGV[2])"
+
+    def run(client: Any) -> Any:
+        script = client.register_script(body)
+        out = [script(keys=["board"], args=[5, "a"]), script(keys=["board"], args=[7, "b"])]
+        client.script_flush()
+        for transaction in (True, False):
+            pipe = client.pipeline(transaction=transaction)
+            script(keys=["board"], args=[1, "c"], client=pipe)
+            pipe.zscore("board", "c")
+            script(keys=["board"], args=[10, "a"], client=pipe)
+            out.append(pipe.execute())
+            client.script_flush()
+        return out
+
+    pair.apply("register_script in a pipeline", run)
+    pair.check_keyspace()
+
+
+def test_script_error_in_transaction(pair: Pair) -> None:
+    def run(client: Any) -> Any:
+        pipe = client.pipeline()
+        pipe.set("a", 1)
+        pipe.eval("redis.call('incr', KEYS[1]) return redis.call('zadd', KEYS[1], 1, 'x')", 1, "a")
+        pipe.eval("return {KEYS[1], {err='inner'}}", 1, "a")
+        pipe.get("a")
+        return pipe.execute(raise_on_error=False)
+
+    pair.apply("eval in MULTI/EXEC", run)
+    pair.check_keyspace()
+
+
+def test_watch_sees_script_writes(pair: Pair) -> None:
+    def run(client: Any) -> Any:
+        pipe = client.pipeline()
+        pipe.watch("w")
+        client.eval("redis.call('set', KEYS[1], 'x')", 1, "w")
+        pipe.multi()
+        pipe.set("w", "y")
+        try:
+            return pipe.execute()
+        except redis.WatchError as exc:
+            return repr(exc)
+
+    pair.apply("WATCH then a script writes the key", run)
+    pair.check_keyspace()
+
+
+def test_decoded_replies(pair_decoded: Pair) -> None:
+    pair_decoded.quiet("eval", "return {ARGV[1], {ok='x'}, 3.5, {double=2.5}}", 0, "é")
+    pair_decoded.quiet("eval", "redis.setresp(3) redis.call('hset', 'h', 'a', 1) return redis.call('hgetall', 'h')", 0)
+
+
+# -- the random script generator -------------------------------------------------
+
+class ScriptGen:
+    """Random scripts over a small keyspace: zset, string, hash and key commands,
+    pcall of failing commands, every return type, nested tables, error tables,
+    fractions and binary strings."""
+
+    KEYS = ["z1", "z2", "s1", "h1"]
+    MEMBERS = ["a", "b", "c", "m\\0n", "OK"]
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.n = 0
+
+    def pick(self, seq: List[Any]) -> Any:
+        return self.rng.choice(seq)
+
+    def key(self) -> str:
+        r = self.rng.random()
+        if r < 0.5:
+            return f"KEYS[{self.rng.randint(1, 2)}]"
+        return repr(self.pick(self.KEYS))
+
+    def member(self) -> str:
+        if self.rng.random() < 0.3:
+            return f"ARGV[{self.rng.randint(1, 3)}]"
+        return "'" + self.pick(self.MEMBERS) + "'"
+
+    def number(self) -> str:
+        return self.pick(["1", "2.5", "-3", "0.1", "1e3", "'7'", "'x'", "-0.5", "100"])
+
+    def command(self) -> str:
+        k, m, n = self.key(), self.member(), self.number()
+        return self.pick([
+            f"'zadd', {k}, {n}, {m}", f"'zincrby', {k}, {n}, {m}", f"'zscore', {k}, {m}",
+            f"'zrevrank', {k}, {m}", f"'zrank', {k}, {m}", f"'zcard', {k}", f"'zrem', {k}, {m}",
+            f"'zrange', {k}, 0, -1, 'withscores'", f"'zrevrange', {k}, 0, 1",
+            f"'zrangebyscore', {k}, '-inf', '+inf', 'withscores', 'limit', 0, 2",
+            f"'zpopmin', {k}", f"'zmscore', {k}, {m}, 'zz'", f"'zcount', {k}, 0, 10",
+            f"'set', {k}, {m}", f"'get', {k}", f"'incrby', {k}, {n}", f"'incrbyfloat', {k}, {n}",
+            f"'append', {k}, {m}", f"'strlen', {k}", f"'getdel', {k}", f"'set', {k}, {n}, 'get'",
+            f"'hset', {k}, {m}, {n}", f"'hget', {k}, {m}", f"'hincrby', {k}, {m}, {n}",
+            f"'hincrbyfloat', {k}, {m}, {n}", f"'hdel', {k}, {m}", f"'hlen', {k}",
+            f"'hmget', {k}, {m}, 'zz'", f"'del', {k}", f"'exists', {k}, 'z1', 'h1'",
+            f"'type', {k}", f"'expire', {k}, 100", f"'persist', {k}", f"'ttl', {k}",
+            f"'rename', {k}, 'z9'", "'nosuch', 1", f"'get', {k}, 'extra'", f"'zadd', {k}",
+            "'ping'", f"'echo', {m}", f"'mget', {k}, 'h1'", f"'setnx', {k}, {m}",
+        ])
+
+    def value(self, depth: int = 0) -> str:
+        choices = ["number", "string", "local", "bool", "nil"]
+        if depth < 3:
+            choices += ["table", "table", "err", "ok", "double"]
+        kind = self.pick(choices)
+        if kind == "number":
+            return self.pick(["1", "2.75", "-3.5", "1e300", "0.1", "-0", "42"])
+        if kind == "string":
+            return self.pick(["'x'", "'a\\0b'", "''", "ARGV[3]", "'OK'"])
+        if kind == "local":
+            return f"v{self.rng.randrange(self.n)}" if self.n else "1"
+        if kind == "bool":
+            return self.pick(["true", "false"])
+        if kind == "nil":
+            return "nil"
+        if kind == "err":
+            return "{err=" + self.pick(["'ERR x'", "'MY code'", "'plain'"]) + "}"
+        if kind == "ok":
+            return "{ok=" + self.pick(["'fine'", "'OK'"]) + "}"
+        if kind == "double":
+            return "{double=" + self.pick(["1.5", "0.1", "3"]) + "}"
+        items = [self.value(depth + 1) for _ in range(self.rng.randint(0, 4))]
+        return "{" + ", ".join(items) + "}"
+
+    def script(self) -> str:
+        self.n = 0
+        lines = []
+        for _ in range(self.rng.randint(1, 5)):
+            r = self.rng.random()
+            if r < 0.6:
+                lines.append(f"local v{self.n} = redis.pcall({self.command()})")
+                self.n += 1
+            elif r < 0.9:
+                lines.append(f"local v{self.n} = redis.call({self.command()})")
+                self.n += 1
+            elif r < 0.95:
+                lines.append(self.pick(["error('stop')", "error({err='STOP here'})",
+                                        "local x = nil + 1"]))
+            else:
+                lines.append(f"local v{self.n} = type(v{self.n - 1})" if self.n else "local v0 = 0")
+                self.n += 1
+        lines.append("return " + self.value())
+        return "\n".join(lines)
+
+
+def test_random_scripts(pair: Pair, seed: int) -> None:
+    rng = random.Random(seed)
+    gen = ScriptGen(rng)
+    for i in range(steps(1000)):
+        script = gen.script()
+        args = ["z1", "h1", rng.choice(["a", "b", "7"]), rng.choice(["2.5", "x"]),
+                rng.choice([b"bin\x00", b"\xff", b"c"])]
+        if rng.random() < 0.5:
+            pair.quiet("eval", script, 2, *args)
+        else:
+            pair.quiet("eval_ro" if rng.random() < 0.2 else "eval", script, 2, *args)
+        if i % 100 == 99:
+            pair.check_keyspace(f"after script {i}")
+    pair.check_keyspace("at the end")
