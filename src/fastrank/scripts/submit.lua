@@ -8,23 +8,9 @@ if frozen() then return redis.error_reply(FROZEN) end
 local player, rule, given, tick = ARGV[6], ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])
 local style, limit, expire_at = ARGV[10], tonumber(ARGV[11]), tonumber(ARGV[12])
 
-local old = redis.call('ZSCORE', board, player)
-local old_points = false
-if old then old_points = points_of(tonumber(old)) end
-
-local new_points
-if rule == 'incr' then
-  new_points = (old_points or 0) + given
-elseif rule == 'set' then
-  new_points = given
-elseif old_points == false or (desc and given > old_points) or ((not desc) and given < old_points) then
-  new_points = given
-else
-  new_points = old_points
-end
-if new_points > max_points or new_points < -max_points then
-  return redis.error_reply(RANGE .. num(max_points))
-end
+local old_points = points_now(player)
+local new_points = points_after(rule, old_points, given)
+if not new_points then return redis.error_reply(RANGE .. num(max_points)) end
 
 local previous_index, previous_rank = false, 0
 if style ~= '' and old_points then
@@ -32,16 +18,7 @@ if style ~= '' and old_points then
   previous_rank = rank_in(style, previous_index, old_points)
 end
 
-if old_points == false or new_points ~= old_points then
-  redis.call('ZADD', board, num(encode(new_points, tick)), player)
-  if dense then
-    if old_points then count_points(old_points, -1) end
-    count_points(new_points, 1)
-  end
-  if expire_at > 0 then
-    for _, key in ipairs(KEYS) do redis.call('PEXPIREAT', key, expire_at) end
-  end
-end
+store_points(player, old_points, new_points, tick, expire_at)
 
 if style == '' then return num(new_points) end
 local index = index_of(player)
