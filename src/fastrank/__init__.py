@@ -5,9 +5,10 @@ from fastrank.connect import connect
 from fastrank.counters import GCounter, GCounterReplica, PNCounter, PNCounterReplica, ShardedCounter
 from fastrank.engine import Engine
 from fastrank.leaderboard import Change, Entry, Leaderboard
+from fastrank.service import PostgresStore, SQLiteStore, ScoreService
 
 __version__ = "0.1.0"
 
 __all__ = ["Change", "CountMinSketch", "Engine", "Entry", "GCounter", "GCounterReplica", "HyperLogLog", "Leaderboard",
-           "PNCounter", "PNCounterReplica", "ShardedCounter", "SortedSet", "TopK", "connect", "get_threads",
+           "PNCounter", "PNCounterReplica", "PostgresStore", "SQLiteStore", "ScoreService", "ShardedCounter", "SortedSet", "TopK", "connect", "get_threads",
            "set_threads", "__version__"]

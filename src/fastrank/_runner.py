@@ -8,7 +8,10 @@ A *plan* is a generator that yields the I/O it needs and receives the replies:
 - a :class:`Run` (a Lua :class:`Script` with keys and arguments) → its reply,
   sent as EVALSHA; on NOSCRIPT the script is loaded (SCRIPT LOAD, which a
   cluster client sends to every primary) and the EVALSHA retried, so each
-  server learns a script once.
+  server learns a script once;
+- a :class:`Do` (a blocking local call, such as a database query) → its
+  result: called directly by the sync runner, in a worker thread by the
+  asyncio runner (so the event loop never waits on it).
 
 The plan's return value is the method's result. A server error raised while
 sending a step is thrown into the plan, which may translate it (a script's
@@ -22,6 +25,7 @@ internals: only redis-py's command methods are called.
 """
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 from importlib import resources
@@ -75,7 +79,15 @@ class Run(NamedTuple):
     args: Tuple[Any, ...]
 
 
-Step = Union[Call, List[Call], Run]
+class Do(NamedTuple):
+    """Call ``function(*args, **kwargs)`` here (blocking I/O other than the client's)."""
+
+    function: Callable[..., Any]
+    args: Tuple[Any, ...] = ()
+    kwargs: Dict[str, Any] = {}
+
+
+Step = Union[Call, List[Call], Run, Do]
 Plan = Generator[Step, Any, _T]
 
 
@@ -84,6 +96,8 @@ def _is_noscript(exc: Exception) -> bool:
 
 
 def _send(client: Any, step: Step) -> Any:
+    if isinstance(step, Do):
+        return step.function(*step.args, **step.kwargs)
     if isinstance(step, Run):
         argv = (step.script.sha, len(step.keys), *step.keys, *step.args)
         try:
@@ -102,6 +116,8 @@ def _send(client: Any, step: Step) -> Any:
 
 
 async def _send_async(client: Any, step: Step) -> Any:
+    if isinstance(step, Do):
+        return await asyncio.to_thread(step.function, *step.args, **step.kwargs)
     if isinstance(step, Run):
         argv = (step.script.sha, len(step.keys), *step.keys, *step.args)
         try:
