@@ -237,14 +237,14 @@ class ServicePlans:
         after: Optional[str] = ""
         done = 0
         while after is not None:
-            page, after = yield Do(self.store.totals_upto, (self.season, upto, after, batch))
-            if page:
-                encode, tick = codec.encode, codec.tick_of
-                yield Call("zadd", (self._keys[0], {t.player: encode(t.points, tick(t.at, 0.0))
-                                                    for t in page}))
+            page = yield Do(self.store.totals_upto, (self.season, upto, after, batch))
+            after = page.next_after
+            if page.players:
+                scores = codec.encode_many(page.points, page.ats)
+                yield Call("zadd", (self._keys[0], dict(zip(page.players, scores))))
                 if keep_dense:
-                    dense.update(t.points for t in page)
-            done += len(page)
+                    dense.update(page.points)
+            done += len(page.players)
             if progress is not None:
                 progress(done, max(expected, done))
         if dense:

@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
-__all__ = ["CeilingExceeded", "ConflictingResubmit", "Event", "SQLStore", "Standing", "Total"]
+__all__ = ["CeilingExceeded", "ConflictingResubmit", "Event", "SQLStore", "Standing", "Total", "TotalsPage"]
 
 DAY_SECONDS = 86_400
 
@@ -50,6 +50,15 @@ class Total(NamedTuple):
     player: str
     points: int
     at: float
+
+
+class TotalsPage(NamedTuple):
+    """Totals as columns (what a rebuild loads), and the cursor of the next page."""
+
+    players: list[str]
+    points: list[int]
+    ats: list[float]
+    next_after: str | None
 
 
 class Standing(NamedTuple):
@@ -300,32 +309,38 @@ class SQLStore:
             after = rows[-1][0]
 
     def totals_upto(self, season: str, upto: int, after: str = "",
-                    batch: int = 50_000) -> tuple[list[Total], str | None]:
-        """One page of the totals as of event ``upto``, and the cursor of the next.
+                    batch: int = 50_000) -> TotalsPage:
+        """One page of the totals as of event ``upto``, as columns.
 
         The page holds up to ``batch`` players after ``after`` in player
-        order; the cursor is the ``after`` of the next page, None at the end.
-
-        A row no event after ``upto`` has changed is read as is; the few rows
-        changed since are summed again from their events up to ``upto``
-        (players with no event by then are left out). Every page is exact
-        for ``upto`` whatever was committed in between, so a board loaded
-        page by page and then given the events after ``upto`` is exact.
+        order; its ``next_after`` is the ``after`` of the next page, None at
+        the end. A row no event after ``upto`` has changed is read as is; the
+        few rows changed since are summed again from their events up to
+        ``upto`` (players with no event by then are left out). Every page is
+        exact for ``upto`` whatever was committed in between, so a board
+        loaded page by page and then given the events after ``upto`` is exact.
         """
         rows = self._read("SELECT player, points, at, last_id FROM totals WHERE season = ? AND "
                           "player > ? ORDER BY player LIMIT ?", (season, after, batch))
-        page: list[Total] = []
-        for player, points, at, last_id in rows:
-            if int(last_id) <= upto:
-                page.append(Total(player, int(points), float(at)))
-                continue
-            (count, total, reached), = self._read(
-                "SELECT COUNT(*), COALESCE(SUM(points), 0), COALESCE(MAX(at), 0) FROM events "
-                "WHERE season = ? AND player = ? AND kind = 'score' AND NOT tombstoned AND id <= ?",
-                (season, player, upto))
-            if int(count):
-                page.append(Total(player, int(total), float(reached)))
-        return page, (rows[-1][0] if len(rows) == batch else None)
+        next_after = rows[-1][0] if len(rows) == batch else None
+        if not rows:
+            return TotalsPage([], [], [], None)
+        players, points, ats, last_ids = (list(column) for column in zip(*rows))
+        if max(last_ids) <= upto:
+            return TotalsPage(players, points, ats, next_after)
+        page = TotalsPage([], [], [], next_after)
+        for player, pts, at, last_id in rows:
+            if last_id > upto:
+                (count, pts, at), = self._read(
+                    "SELECT COUNT(*), COALESCE(SUM(points), 0), COALESCE(MAX(at), 0) FROM events WHERE "
+                    "season = ? AND player = ? AND kind = 'score' AND NOT tombstoned AND id <= ?",
+                    (season, player, upto))
+                if not int(count):
+                    continue
+            page.players.append(player)
+            page.points.append(int(pts))
+            page.ats.append(float(at))
+        return page
 
     def count(self, season: str) -> int:
         return int(self._read("SELECT COUNT(*) FROM totals WHERE season = ?", (season,))[0][0])
