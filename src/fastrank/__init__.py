@@ -6,9 +6,11 @@ from fastrank.counters import GCounter, GCounterReplica, PNCounter, PNCounterRep
 from fastrank.engine import Engine
 from fastrank.leaderboard import Change, Entry, Leaderboard
 from fastrank.sharded import ShardedLeaderboard
+from fastrank.service import PostgresStore, SQLiteStore, ScoreService
 
 __version__ = "0.1.0"
 
 __all__ = ["Change", "CountMinSketch", "Engine", "Entry", "GCounter", "GCounterReplica", "HyperLogLog", "Leaderboard",
-           "PNCounter", "PNCounterReplica", "ShardedCounter", "ShardedLeaderboard", "SortedSet", "TopK", "connect", "get_threads",
+           "PNCounter", "PNCounterReplica", "PostgresStore", "SQLiteStore", "ScoreService", "ShardedCounter",
+           "ShardedLeaderboard", "SortedSet", "TopK", "connect", "get_threads",
            "set_threads", "__version__"]

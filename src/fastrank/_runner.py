@@ -9,7 +9,10 @@ A *plan* is a generator that yields the I/O it needs and receives the replies
 - a :class:`Run` (a Lua :class:`Script` with keys and arguments) → its reply,
   sent as EVALSHA; on NOSCRIPT the script is loaded (SCRIPT LOAD, which a
   cluster client sends to every primary) and the EVALSHA retried, so each
-  server learns a script once.
+  server learns a script once;
+- a :class:`Do` (a blocking local call, such as a database query) → its
+  result: called directly by the sync runner, in a worker thread by the
+  asyncio runner (so the event loop never waits on it).
 
 The plan's return value is the method's result. A server error raised while
 sending a step is thrown into the plan, which may translate it (a script's
@@ -23,6 +26,7 @@ internals: only redis-py's command methods are called.
 """
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 from importlib import resources
@@ -76,6 +80,14 @@ class Run(NamedTuple):
     args: Tuple[Any, ...]
 
 
+class Do(NamedTuple):
+    """Call ``function(*args, **kwargs)`` here (blocking I/O other than the client's)."""
+
+    function: Callable[..., Any]
+    args: Tuple[Any, ...] = ()
+    kwargs: Dict[str, Any] = {}
+
+
 class Direct(Generic[_T]):
     """A plan of a single command: ``parse(reply)`` is the result.
 
@@ -89,7 +101,7 @@ class Direct(Generic[_T]):
         self.parse = parse
 
 
-Step = Union[Call, List[Call], Run]
+Step = Union[Call, List[Call], Run, Do]
 Steps = Generator[Step, Any, _T]
 Plan = Union[Steps[_T], Direct[_T]]
 
@@ -108,6 +120,8 @@ def _is_noscript(exc: Exception) -> bool:
 
 
 def _send(client: Any, step: Step) -> Any:
+    if isinstance(step, Do):
+        return step.function(*step.args, **step.kwargs)
     if isinstance(step, Run):
         argv = (step.script.sha, len(step.keys), *step.keys, *step.args)
         try:
@@ -126,6 +140,8 @@ def _send(client: Any, step: Step) -> Any:
 
 
 async def _send_async(client: Any, step: Step) -> Any:
+    if isinstance(step, Do):
+        return await asyncio.to_thread(step.function, *step.args, **step.kwargs)
     if isinstance(step, Run):
         argv = (step.script.sha, len(step.keys), *step.keys, *step.args)
         try:

@@ -67,6 +67,7 @@ from redis.exceptions import RedisError, ResponseError, WatchError
 from fastrank._async_counters import GCounterReplica, PNCounterReplica, ShardedCounter
 from fastrank._async_leaderboard import Leaderboard
 from fastrank._async_sharded import ShardedLeaderboard
+from fastrank._async_service import ScoreService
 from fastrank.commands import COMMANDS
 from fastrank.commands.sortedset import parse_timeout
 from fastrank.engine import Engine as SyncEngine
@@ -85,7 +86,8 @@ _T = TypeVar("_T")
 #: A coroutine function standing in for a redis-py async command method.
 _CommandMethod = Callable[..., Coroutine[Any, Any, Any]]
 
-__all__ = ["Engine", "GCounterReplica", "Leaderboard", "PNCounterReplica", "Pipeline", "ShardedCounter", "ShardedLeaderboard", "connect"]
+__all__ = ["Engine", "GCounterReplica", "Leaderboard", "PNCounterReplica", "Pipeline", "ScoreService", "ShardedCounter",
+           "ShardedLeaderboard", "connect"]
 
 #: Methods that may send a blocking command: they go through the async
 #: ``execute_command`` (redis-py's async mixin method), never the sync method.

@@ -7,6 +7,9 @@ whoever reached the total first, and the board answers what a game asks (the
 top 10 with dense ranks beside ordinal ones, one player's rank in each style,
 the players around them, who they just overtook) while it is being written.
 
+``fastrank apply`` and ``fastrank rebuild`` run the score service's applier
+and rebuild (``fastrank.service.cli``).
+
 ``fastrank bench`` runs the side-by-side comparison of ``fastrank.bench``
 (fastrank vs redis-py, sortedcontainers, fakeredis and the sketch libraries)
 at several board sizes, prints the table, writes it as Markdown and JSON, and
@@ -23,6 +26,7 @@ import numpy as np
 
 from fastrank.bench import runner as benchmark
 from fastrank.bench.progress import Progress
+from fastrank.service import cli as service_cli
 
 SEASON_START = 1_790_000_000  # seconds since the epoch: the season's first match (Sep 2026)
 
@@ -117,10 +121,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                              description=benchmark.__doc__,
                              formatter_class=argparse.RawDescriptionHelpFormatter)
     benchmark.add_arguments(p_bench)
+    service_cli.add_commands(sub)
     argv = list(argv) if argv is not None else sys.argv[1:]
     args = parser.parse_args(argv)
     if args.command == "bench":
         return benchmark.run_cli(args, p_bench, " ".join(["fastrank", *argv]))
+    if args.command in ("apply", "rebuild"):
+        return service_cli.run_command(args)
     if args.command == "demo":
         if args.players < 1 or args.matches < 0:
             parser.error("--players must be >= 1 and --matches >= 0")

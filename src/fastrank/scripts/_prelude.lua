@@ -102,3 +102,38 @@ end
 
 local FROZEN = 'FASTRANK_FROZEN this season is frozen (rolled over); write to the current season'
 local RANGE = 'FASTRANK_RANGE the new points do not fit the board: magnitude above '
+
+-- the points a player holds now, or false when absent: O(1)
+local function points_now(player)
+  local score = redis.call('ZSCORE', board, player)
+  if score then return points_of(tonumber(score)) end
+  return false
+end
+
+-- the points after applying `given` by `rule` (incr|set|best) to `old`
+-- (false: absent), or nil when they would not fit the board
+local function points_after(rule, old, given)
+  local new
+  if rule == 'incr' then
+    new = (old or 0) + given
+  elseif rule == 'set' then
+    new = given
+  elseif old == false or (desc and given > old) or ((not desc) and given < old) then
+    new = given
+  else
+    new = old
+  end
+  if new > max_points or new < -max_points then return nil end
+  return new
+end
+
+-- write `new` points reached at `tick` when they differ from `old`, keeping
+-- the dense companion in step: O(log n)
+local function store_points(player, old, new, tick)
+  if old ~= false and new == old then return end
+  redis.call('ZADD', board, num(encode(new, tick)), player)
+  if dense then
+    if old then count_points(old, -1) end
+    count_points(new, 1)
+  end
+end

@@ -14,23 +14,10 @@ local limit, expire_at = tonumber(ARGV[9]), tonumber(ARGV[10])
 local olds, news, order, reply = {}, {}, {}, {}
 for i = 11, #ARGV, 2 do
   local player, given = ARGV[i], tonumber(ARGV[i + 1])
-  local old = redis.call('ZSCORE', board, player)
-  local old_points = false
-  if old then old_points = points_of(tonumber(old)) end
+  local old_points = points_now(player)
   if olds[player] ~= nil then old_points = news[player] end   -- the same player twice
-  local new_points
-  if rule == 'incr' then
-    new_points = (old_points or 0) + given
-  elseif rule == 'set' then
-    new_points = given
-  elseif old_points == false or (desc and given > old_points) or ((not desc) and given < old_points) then
-    new_points = given
-  else
-    new_points = old_points
-  end
-  if new_points > max_points or new_points < -max_points then
-    return redis.error_reply(RANGE .. num(max_points))
-  end
+  local new_points = points_after(rule, old_points, given)
+  if not new_points then return redis.error_reply(RANGE .. num(max_points)) end
   if olds[player] == nil then
     olds[player] = old_points
     order[#order + 1] = player
@@ -48,14 +35,7 @@ end
 
 -- pass 2: write what changed
 for _, player in ipairs(order) do
-  local old_points, new_points = olds[player], news[player]
-  if old_points == false or new_points ~= old_points then
-    redis.call('ZADD', board, num(encode(new_points, tick)), player)
-    if dense then
-      if old_points then count_points(old_points, -1) end
-      count_points(new_points, 1)
-    end
-  end
+  store_points(player, olds[player], news[player], tick)
 end
 if expire_at > 0 then
   for _, key in ipairs(KEYS) do redis.call('PEXPIREAT', key, expire_at) end

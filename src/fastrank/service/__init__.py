@@ -3,11 +3,13 @@
 - ``store``: the log and the per-season totals, logic written once
   (``SQLStore``), with its records and errors;
 - ``sqlite``: ``SQLiteStore``, the embedded default (one file);
-- ``postgres``: ``PostgresStore`` (psycopg 3).
+- ``postgres``: ``PostgresStore`` (psycopg 3);
+- ``service``: ``ScoreService``, which records first and applies after.
 """
 from fastrank.service.postgres import PostgresStore
 from fastrank.service.sqlite import SQLiteStore
+from fastrank.service.service import RanksUpdating, Receipt, ScoreService
 from fastrank.service.store import CeilingExceeded, ConflictingResubmit, Event, Standing, Total
 
-__all__ = ["CeilingExceeded", "ConflictingResubmit", "Event", "PostgresStore", "SQLiteStore",
-           "Standing", "Total"]
+__all__ = ["CeilingExceeded", "ConflictingResubmit", "Event", "PostgresStore", "RanksUpdating", "Receipt",
+           "SQLiteStore", "ScoreService", "Standing", "Total"]

@@ -9,10 +9,11 @@ Two tables, written together in one transaction:
   Event ids grow in commit order (writers take one lock per transaction), so
   an applier that remembers the last id it applied can tail the log with
   ``events_after`` and never skip a late commit.
-- ``totals``: per season and player, the sum of the surviving score events
-  and the time of the latest one (the time the player reached that total,
-  which a tie-breaking board needs). ``top`` is an indexed query on it and
-  ``totals`` streams it for a rebuild.
+- ``totals``: per season and player, the sum of the surviving score events,
+  the time of the latest one (the time the player reached that total, which
+  a tie-breaking board needs) and the id of the last event that changed the
+  row. ``top`` is an indexed query on it; ``totals_upto`` pages through it as
+  of one event id, which is what a board rebuild loads.
 
 ``SQLStore`` holds the logic once; ``SQLiteStore`` and ``PostgresStore``
 supply the connection, the placeholder style, the DDL and the writer lock.
@@ -24,7 +25,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
-__all__ = ["CeilingExceeded", "ConflictingResubmit", "Event", "SQLStore", "Standing", "Total"]
+__all__ = ["CeilingExceeded", "ConflictingResubmit", "Event", "SQLStore", "Standing", "Total", "TotalsPage"]
 
 DAY_SECONDS = 86_400
 
@@ -49,6 +50,15 @@ class Total(NamedTuple):
     player: str
     points: int
     at: float
+
+
+class TotalsPage(NamedTuple):
+    """Totals as columns (what a rebuild loads), and the cursor of the next page."""
+
+    players: list[str]
+    points: list[int]
+    ats: list[float]
+    next_after: str | None
 
 
 class Standing(NamedTuple):
@@ -110,10 +120,12 @@ class SQLStore:
             "CREATE INDEX IF NOT EXISTS events_by_player_day ON events (player, day)",
             "CREATE INDEX IF NOT EXISTS events_by_season_player ON events (season, player)",
             "CREATE TABLE IF NOT EXISTS totals (season TEXT NOT NULL, player TEXT NOT NULL, "
-            "points BIGINT NOT NULL, at DOUBLE PRECISION NOT NULL, PRIMARY KEY (season, player))",
+            "points BIGINT NOT NULL, at DOUBLE PRECISION NOT NULL, last_id BIGINT NOT NULL, "
+            "PRIMARY KEY (season, player))",
             "CREATE INDEX IF NOT EXISTS totals_by_rank ON totals (season, points DESC, at, player)",
-            "CREATE TABLE IF NOT EXISTS standings (season TEXT NOT NULL, rank BIGINT NOT NULL, "
-            "player TEXT NOT NULL, points BIGINT NOT NULL, PRIMARY KEY (season, rank))",
+            "CREATE TABLE IF NOT EXISTS standings (season TEXT NOT NULL, position BIGINT NOT NULL, "
+            "rank BIGINT NOT NULL, player TEXT NOT NULL, points BIGINT NOT NULL, "
+            "PRIMARY KEY (season, position))",
         ]
 
     def _begin_write(self, cur: Any) -> None:
@@ -157,7 +169,8 @@ class SQLStore:
     # -- writes -------------------------------------------------------------------------
 
     def record(self, season: str, match_id: str, points: Mapping[str, int], at: float, *,
-               max_per_day: int | None = None) -> tuple[list[Event], bool]:
+               max_per_day: int | None = None,
+               max_total: int | None = None) -> tuple[list[Event], bool]:
         """Record one match's points for each player, all or nothing.
 
         Returns (the events, duplicate): a match already recorded with the
@@ -166,7 +179,8 @@ class SQLStore:
         :raises ConflictingResubmit: a (match id, player) exists with other
             points or another season (nothing recorded).
         :raises CeilingExceeded: a player would pass ``max_per_day`` points on
-            the UTC day of ``at`` (nothing recorded).
+            the UTC day of ``at``, or a total of magnitude ``max_total`` (the
+            most the board holds); nothing is recorded.
         """
         day = int(at // DAY_SECONDS)
         out: list[Event] = []
@@ -197,8 +211,9 @@ class SQLStore:
                                       "at, day, tombstoned) VALUES ('score', ?, ?, ?, ?, ?, ?, "
                                       "FALSE) RETURNING " + _EVENT_COLUMNS),
                             (season, match_id, player, pts, at, day))
-                out.append(_event(cur.fetchone()))
-                self._upsert_total(cur, season, player, pts, at)
+                event = _event(cur.fetchone())
+                out.append(event)
+                self._upsert_total(cur, season, player, pts, at, event.id, max_total)
                 fresh += 1
             if fresh and fresh != len(out):
                 # Part of the match was there already: a resubmit that names
@@ -206,15 +221,20 @@ class SQLStore:
                 raise ConflictingResubmit(f"match {match_id!r} was recorded with other players")
         return out, fresh == 0
 
-    def _upsert_total(self, cur: Any, season: str, player: str, points: int, at: float) -> None:
-        cur.execute(self._sql("INSERT INTO totals (season, player, points, at) VALUES (?, ?, ?, ?) "
-                              "ON CONFLICT (season, player) DO UPDATE SET "
+    def _upsert_total(self, cur: Any, season: str, player: str, points: int, at: float,
+                      event_id: int, max_total: int | None) -> None:
+        cur.execute(self._sql("INSERT INTO totals (season, player, points, at, last_id) "
+                              "VALUES (?, ?, ?, ?, ?) ON CONFLICT (season, player) DO UPDATE SET "
                               "points = totals.points + excluded.points, "
                               "at = CASE WHEN excluded.at > totals.at THEN excluded.at "
-                              "ELSE totals.at END"),
-                    (season, player, points, at))
+                              "ELSE totals.at END, last_id = excluded.last_id RETURNING points"),
+                    (season, player, points, at, event_id))
+        total = int(cur.fetchone()[0])
+        if max_total is not None and not -max_total <= total <= max_total:
+            raise CeilingExceeded(f"{player!r} would have {total} points, more than the board holds "
+                                  f"(magnitude at most {max_total})")
 
-    def tombstone_player(self, season: str, player: str, at: float) -> Event | None:
+    def tombstone_player(self, season: str, player: str) -> Event | None:
         """Tombstone a player's score events in a season; the correction event
         with their total from what survives (None if nothing was live)."""
         with self._write() as cur:
@@ -223,37 +243,42 @@ class SQLStore:
                         (season, player))
             if cur.rowcount == 0:
                 return None
-            return self._correct(cur, season, player, at)
+            return self._correct(cur, season, player)
 
-    def tombstone_match(self, match_id: str, at: float) -> list[Event]:
+    def tombstone_match(self, match_id: str) -> list[Event]:
         """Tombstone a match's events; one correction event per player it touched."""
         with self._write() as cur:
             cur.execute(self._sql("UPDATE events SET tombstoned = TRUE WHERE match_id = ? AND "
                                   "NOT tombstoned RETURNING season, player"), (match_id,))
             touched = sorted(set(cur.fetchall()))
-            return [self._correct(cur, season, player, at) for season, player in touched]
+            return [self._correct(cur, season, player) for season, player in touched]
 
-    def _correct(self, cur: Any, season: str, player: str, at: float) -> Event:
-        """Recompute a player's total from surviving events; log it as a correction."""
+    def _correct(self, cur: Any, season: str, player: str) -> Event:
+        """Recompute a player's total from surviving events; log it as a correction
+        whose ``at`` is when the player reached that total (their latest surviving
+        event; 0 when none survives)."""
         cur.execute(self._sql("SELECT COALESCE(SUM(points), 0), COALESCE(MAX(at), 0) FROM events "
                               "WHERE season = ? AND player = ? AND kind = 'score' "
                               "AND NOT tombstoned"), (season, player))
         total, reached = cur.fetchone()
-        cur.execute(self._sql("UPDATE totals SET points = ?, at = ? WHERE season = ? AND player = ?"),
-                    (int(total), float(reached), season, player))
         cur.execute(self._sql("INSERT INTO events (kind, season, match_id, player, points, at, day, "
                               "tombstoned) VALUES ('correction', ?, NULL, ?, ?, ?, ?, FALSE) "
                               "RETURNING " + _EVENT_COLUMNS),
-                    (season, player, int(total), at, int(at // DAY_SECONDS)))
-        return _event(cur.fetchone())
+                    (season, player, int(total), float(reached), int(reached // DAY_SECONDS)))
+        event = _event(cur.fetchone())
+        cur.execute(self._sql("UPDATE totals SET points = ?, at = ?, last_id = ? "
+                              "WHERE season = ? AND player = ?"),
+                    (int(total), float(reached), event.id, season, player))
+        return event
 
     def archive(self, season: str, standings: list[Standing]) -> int:
         """Write a season's final standings (replacing an earlier archive of it)."""
         with self._write() as cur:
             cur.execute(self._sql("DELETE FROM standings WHERE season = ?"), (season,))
-            for s in standings:
-                cur.execute(self._sql("INSERT INTO standings (season, rank, player, points) "
-                                      "VALUES (?, ?, ?, ?)"), (season, s.rank, s.player, s.points))
+            for position, s in enumerate(standings):
+                cur.execute(self._sql("INSERT INTO standings (season, position, rank, player, points) "
+                                      "VALUES (?, ?, ?, ?, ?)"),
+                            (season, position, s.rank, s.player, s.points))
         return len(standings)
 
     # -- reads ----------------------------------------------------------------------------
@@ -283,13 +308,56 @@ class SQLStore:
             yield [Total(p, int(pts), float(at)) for p, pts, at in rows]
             after = rows[-1][0]
 
+    def totals_upto(self, season: str, upto: int, after: str = "",
+                    batch: int = 50_000) -> TotalsPage:
+        """One page of the totals as of event ``upto``, as columns.
+
+        The page holds up to ``batch`` players after ``after`` in player
+        order; its ``next_after`` is the ``after`` of the next page, None at
+        the end. A row no event after ``upto`` has changed is read as is; the
+        few rows changed since are summed again from their events up to
+        ``upto`` (players with no event by then are left out). Every page is
+        exact for ``upto`` whatever was committed in between, so a board
+        loaded page by page and then given the events after ``upto`` is exact.
+        """
+        rows = self._read("SELECT player, points, at, last_id FROM totals WHERE season = ? AND "
+                          "player > ? ORDER BY player LIMIT ?", (season, after, batch))
+        next_after = rows[-1][0] if len(rows) == batch else None
+        if not rows:
+            return TotalsPage([], [], [], None)
+        players, points, ats, last_ids = (list(column) for column in zip(*rows))
+        if max(last_ids) <= upto:
+            return TotalsPage(players, points, ats, next_after)
+        page = TotalsPage([], [], [], next_after)
+        for player, pts, at, last_id in rows:
+            if last_id > upto:
+                (count, pts, at), = self._read(
+                    "SELECT COUNT(*), COALESCE(SUM(points), 0), COALESCE(MAX(at), 0) FROM events WHERE "
+                    "season = ? AND player = ? AND kind = 'score' AND NOT tombstoned AND id <= ?",
+                    (season, player, upto))
+                if not int(count):
+                    continue
+            page.players.append(player)
+            page.points.append(int(pts))
+            page.ats.append(float(at))
+        return page
+
     def count(self, season: str) -> int:
         return int(self._read("SELECT COUNT(*) FROM totals WHERE season = ?", (season,))[0][0])
 
-    def top(self, season: str, n: int) -> list[Total]:
-        """The n best totals: most points, then the earliest to reach them, then by id."""
-        rows = self._read("SELECT player, points, at FROM totals WHERE season = ? "
-                          "ORDER BY points DESC, at ASC, player ASC LIMIT ?", (season, n))
+    def top(self, season: str, n: int, *, descending: bool = True,
+            earliest_first: bool | None = True) -> list[Total]:
+        """The n best totals, in a board's order: points (most first when
+        ``descending``), then who reached them first (``earliest_first``;
+        False: last; None: no tie-break), then the player id as a sorted set
+        orders equal scores (reversed on a descending board)."""
+        way = "DESC" if descending else "ASC"
+        if earliest_first is None:
+            ties = f"player {way}"
+        else:
+            ties = f"at {'ASC' if earliest_first else 'DESC'}, player {way}"
+        rows = self._read(f"SELECT player, points, at FROM totals WHERE season = ? "
+                          f"ORDER BY points {way}, {ties} LIMIT ?", (season, n))
         return [Total(p, int(pts), float(at)) for p, pts, at in rows]
 
     def history(self, player: str, season: str | None = None) -> list[Event]:
@@ -305,5 +373,5 @@ class SQLStore:
     def standings(self, season: str, n: int | None = None) -> list[Standing]:
         """An archived season's standings, best first (all of them, or the first n)."""
         rows = self._read("SELECT rank, player, points FROM standings WHERE season = ? "
-                          "ORDER BY rank LIMIT ?", (season, self.unlimited if n is None else n))
+                          "ORDER BY position LIMIT ?", (season, self.unlimited if n is None else n))
         return [Standing(int(r), p, int(pts)) for r, p, pts in rows]

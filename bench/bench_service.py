@@ -1,0 +1,95 @@
+"""ScoreService.rebuild: players per second from a SQLite store into a board.
+
+    python bench/bench_service.py [--players 1000000] [--ranking ordinal]
+
+Fills a SQLite store with one score event per player (written with one
+executemany, as a season's log would be after play), then rebuilds the
+board from it into the in-process Engine and into a local Redis through
+redis-py (a throwaway redis-server on loopback), and prints players/s for
+each, with the time split between reading the store and writing the board.
+Also times ``submit`` (record + apply) per match on both boards.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from typing import Any, Dict, List
+
+import fastrank
+from fastrank import Leaderboard, SQLiteStore, ScoreService
+from fastrank.testing import free_port, start_redis
+
+T0 = 1_790_000_000
+
+
+def fill(path: str, players: int) -> None:
+    store = SQLiteStore(path)
+    rows = [(f"player:{i}", (i * 7919) % 100_000, float(T0 + i % 86_400)) for i in range(players)]
+    with store._write() as cur:  # bulk set-up of the benchmark's log, not a service path
+        cur.executemany("INSERT INTO events (kind, season, match_id, player, points, at, day, tombstoned) "
+                        "VALUES ('score', 's', 'bulk:' || ?, ?, ?, ?, 0, FALSE)",
+                        [(p, p, pts, at) for p, pts, at in rows])
+        cur.executemany("INSERT INTO totals (season, player, points, at, last_id) VALUES ('s', ?, ?, ?, 1)",
+                        rows)
+    store.close()
+
+
+def rebuild(client: Any, path: str, ranking: str) -> Dict[str, float]:
+    store = SQLiteStore(path)
+    board = Leaderboard(client, "bench", season="s", ranking=ranking)
+    service = ScoreService(board, store)
+    reading = [0.0]
+    original = store.totals_upto
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        t = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            reading[0] += time.perf_counter() - t
+
+    store.totals_upto = timed  # type: ignore[method-assign]
+    t0 = time.perf_counter()
+    players = service.rebuild()
+    took = time.perf_counter() - t0
+    assert board.count() == players
+    store.totals_upto = original  # type: ignore[method-assign]
+    t1 = time.perf_counter()
+    for i in range(200):
+        service.submit(f"live:{i}", f"player:{i}", 1, at=T0 + 100_000 + i)
+    per_submit = (time.perf_counter() - t1) / 200
+    store.close()
+    return {"players": players, "seconds": took, "reading": reading[0], "submit_us": per_submit * 1e6}
+
+
+def main(argv: List[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--players", type=int, default=1_000_000)
+    ap.add_argument("--ranking", default="ordinal", choices=["ordinal", "competition", "dense"])
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as root:
+        path = os.path.join(root, "scores.db")
+        t = time.perf_counter()
+        fill(path, args.players)
+        print(f"store filled with {args.players:,} players in {time.perf_counter() - t:.1f} s")
+        rows = [("fastrank.Engine", rebuild(fastrank.Engine(), path, args.ranking))]
+        server = start_redis(free_port(), root)
+        try:
+            rows.append(("Redis via redis-py (loopback)", rebuild(server.client(), path, args.ranking)))
+        finally:
+            server.stop()
+    print(f"\nfastrank {fastrank.__version__}, {os.cpu_count()} CPUs, load average "
+          f"{os.getloadavg()[0]:.1f}; {args.players:,} players, ranking={args.ranking}\n")
+    print("| board | rebuild players/s | of which reading the store | submit (record + apply) |")
+    print("|---|---:|---:|---:|")
+    for name, r in rows:
+        print(f"| {name} | {r['players'] / r['seconds']:,.0f} | {r['reading'] / r['seconds']:.0%} | "
+              f"{r['submit_us']:,.0f} µs |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,110 @@
+"""``fastrank apply`` and ``fastrank rebuild``: the score service from the shell.
+
+Both name a store (a SQLite file, or a PostgreSQL DSN / URL) and a board (a
+``fastrank.connect`` URL plus the board's name, season and configuration,
+which must match the one the application uses). With the in-process engine
+(``--board memory://``) the board lives in an Engine snapshot file
+(``--snapshot``): loaded first when it exists, saved at the end.
+
+- ``fastrank apply``: apply every committed event not yet on the board (the
+  applier of a board whose API processes only record); ``--follow`` keeps
+  tailing the log.
+- ``fastrank rebuild``: drop the board and load it again from the store,
+  with a progress bar.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Any, TextIO
+
+from fastrank.bench.progress import Progress
+from fastrank.connect import connect
+from fastrank.engine import Engine
+from fastrank.leaderboard import Leaderboard
+from fastrank.service.postgres import PostgresStore
+from fastrank.service.service import ScoreService
+from fastrank.service.sqlite import SQLiteStore
+from fastrank.service.store import SQLStore
+
+__all__ = ["add_commands", "run_command"]
+
+
+def open_store(spec: str) -> SQLStore:
+    """A PostgresStore for a DSN or postgres URL, else a SQLiteStore for the path."""
+    if spec.startswith(("postgres://", "postgresql://")) or "=" in spec:
+        return PostgresStore(spec)
+    return SQLiteStore(spec)
+
+
+def _board_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--store", required=True, help="SQLite file, or PostgreSQL DSN / URL")
+    p.add_argument("--board", default="memory://", help="where the board lives (fastrank.connect URL)")
+    p.add_argument("--snapshot", default=None, metavar="PATH",
+                   help="with --board memory://: the Engine snapshot to load first and save after")
+    p.add_argument("--name", required=True, help="the board's name")
+    p.add_argument("--season", required=True, help="the board's season")
+    p.add_argument("--order", default="desc", choices=["desc", "asc"])
+    p.add_argument("--tiebreak", default="earliest", choices=["earliest", "latest", "none"])
+    p.add_argument("--ranking", default="ordinal", choices=["ordinal", "competition", "dense"])
+    p.add_argument("--point-bits", type=int, default=20)
+    p.add_argument("--time-bits", type=int, default=33)
+
+
+def add_commands(sub: Any) -> None:
+    """Add ``apply`` and ``rebuild`` to the ``fastrank`` command's subparsers."""
+    p_apply = sub.add_parser("apply", help="apply committed scores to the board (exactly once)",
+                             description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _board_options(p_apply)
+    p_apply.add_argument("--follow", action="store_true", help="keep tailing the log (Ctrl-C stops)")
+    p_apply.add_argument("--interval", type=float, default=0.5, help="seconds between polls with --follow")
+    p_rebuild = sub.add_parser("rebuild", help="rebuild the board from the score store",
+                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _board_options(p_rebuild)
+    p_rebuild.add_argument("--batch", type=int, default=50_000, help="players per pipelined batch")
+
+
+def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """Run ``fastrank apply`` or ``fastrank rebuild`` with parsed arguments."""
+    out = sys.stdout if out is None else out
+    engine = Engine() if args.board.startswith("memory:") else None
+    client: Any = engine if engine is not None else connect(args.board)
+    snapshot = args.snapshot if engine is not None else None
+    if engine is not None and snapshot and os.path.exists(snapshot):
+        engine.load(snapshot)
+    board = Leaderboard(client, args.name, season=args.season, order=args.order,
+                        tiebreak=None if args.tiebreak == "none" else args.tiebreak,
+                        ranking=args.ranking, point_bits=args.point_bits, time_bits=args.time_bits)
+    store = open_store(args.store)
+    try:
+        service = ScoreService(board, store)
+        if args.command == "rebuild":
+            bar = Progress(0, "rebuilding")
+
+            def progress(done: int, total: int) -> None:
+                bar.total = total
+                bar.update(done)
+
+            t0 = time.perf_counter()
+            players = service.rebuild(progress=progress, batch=args.batch)
+            bar.close()
+            took = time.perf_counter() - t0
+            print(f"rebuilt {args.name}:{args.season}: {players:,} players in {took:.2f} s "
+                  f"({players / max(took, 1e-9):,.0f} players/s)", file=out)
+        else:
+            applied = service.apply_pending()
+            print(f"applied {applied:,} events", file=out)
+            while args.follow:
+                time.sleep(args.interval)
+                applied = service.apply_pending()
+                if applied:
+                    print(f"applied {applied:,} events", file=out)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        store.close()
+    if engine is not None and snapshot:
+        engine.save(snapshot)
+    return 0

@@ -1,0 +1,324 @@
+"""ScoreService: record first, then apply, so no accepted score is ever lost.
+
+The store (``SQLiteStore``, ``PostgresStore``) is the record of truth; the
+board (a :class:`fastrank.Leaderboard` on the Engine, Redis or a cluster) is
+a view of it that can always be rebuilt. The service is the only writer of
+its board's season:
+
+1. ``submit`` / ``submit_match`` validate (types, the ceilings per match and
+   per player per day, the board's range) and commit the match's events to
+   the store in one transaction. A retry of the same (match id, player)
+   returns the first receipt and adds nothing; the same key with other
+   points raises ``ConflictingResubmit`` and the original stays.
+2. ``apply_pending`` tails the store's log after the board's offset (the id
+   of the last event applied, kept under the board's hash tag) and applies
+   the events with one script per batch that moves the offset in the same
+   atomic step. An event is therefore applied once: a crash before the
+   script leaves it pending (``recover`` applies it at start), a crash after
+   leaves the offset past it.
+3. ``rebuild`` drops the board and loads every total as of one event id,
+   then applies what came after. While it runs the board carries a
+   ``rebuilding`` flag: ``top`` answers from the store's indexed query,
+   ``rank`` raises ``RanksUpdating``, and appliers leave events pending.
+
+Tombstoning a player or a match marks events and logs a correction (the
+recomputed total), which the applier writes like any event.
+
+The logic is written once as plans (``fastrank._runner``): ``ScoreService``
+runs them on a sync client and ``fastrank.asyncio.ScoreService`` awaits them,
+with the store's blocking calls in a worker thread.
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from typing import Any, List, NamedTuple, Optional
+
+from redis.exceptions import ResponseError
+
+from fastrank._runner import Call, Do, Run, Steps, blocking, packaged_script, steps
+from fastrank.leaderboard import BoardPlans, Entry, _Ranker
+from fastrank.service.store import CeilingExceeded, Event, SQLStore, Standing
+
+__all__ = ["RanksUpdating", "Receipt", "ScoreService", "ServicePlans"]
+
+APPLY = packaged_script("service_apply")
+
+Progress = Callable[[int, int], Any]
+
+
+class Receipt(NamedTuple):
+    """What the store recorded for one player of a match (a retry gets the same)."""
+
+    event_id: int
+    match_id: str
+    player: str
+    points: int
+    at: float
+
+
+class RanksUpdating(RuntimeError):
+    """The board is being rebuilt from the store: its ranks are not exact yet."""
+
+
+def _receipt(e: Event) -> Receipt:
+    return Receipt(e.id, e.match_id or "", e.player, e.points, e.at)
+
+
+def _limit(value: Optional[int], name: str) -> Optional[int]:
+    if value is not None and (type(value) is not int or value < 1):
+        raise ValueError(f"{name} must be an int >= 1 or None, not {value!r}")
+    return value
+
+
+class ServicePlans:
+    """The service's configuration and its methods as plans (no I/O here)."""
+
+    def __init__(self, board: BoardPlans, store: SQLStore, *, max_points_per_match: Optional[int] = None,
+                 max_points_per_day: Optional[int] = None, allow_negative: bool = False,
+                 apply: bool = True, batch: int = 1000) -> None:
+        if not isinstance(board, BoardPlans):
+            raise TypeError(f"board must be a fastrank Leaderboard, not {type(board).__name__}")
+        if not isinstance(store, SQLStore):
+            raise TypeError(f"store must be a SQLiteStore or PostgresStore, not {type(store).__name__}")
+        if board.period is not None:
+            raise ValueError("a ScoreService writes one season: give the board a season, not a period")
+        if board.rule != "incr":
+            raise ValueError(f"a ScoreService adds up points: the board's rule must be 'incr', not {board.rule!r}")
+        if type(batch) is not int or batch < 1:
+            raise ValueError(f"batch must be an int >= 1, not {batch!r}")
+        self.board = board
+        self.store = store
+        self._client = board._client
+        self.max_points_per_match = _limit(max_points_per_match, "max_points_per_match")
+        self.max_points_per_day = _limit(max_points_per_day, "max_points_per_day")
+        self.allow_negative = bool(allow_negative)
+        self.apply = bool(apply)
+        self.batch = batch
+        #: the season the store files this board's events under
+        self.season = board.season if board.season is not None else ""
+        self._keys = board.keys()
+        #: the id of the last event applied to the board (the board's hash tag)
+        self.offset_key = self._keys[0] + ":applied"
+        #: present while a rebuild runs
+        self.rebuild_key = self._keys[0] + ":rebuilding"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.board!r}, {self.store!r})"
+
+    # -- validation -------------------------------------------------------------
+
+    def _player(self, player: Any) -> str:
+        if type(player) is int:
+            return str(player)
+        if type(player) is not str:
+            raise TypeError(f"player ids are str or int, not {type(player).__name__}")
+        if not player:
+            raise ValueError("a player id cannot be empty")
+        return player
+
+    def _points(self, player: str, points: Any) -> int:
+        if type(points) is not int:
+            raise TypeError(f"points must be an int, not {type(points).__name__} ({player!r})")
+        if points < 0 and not self.allow_negative:
+            raise ValueError(f"negative points ({points} for {player!r}) need allow_negative=True")
+        if self.max_points_per_match is not None and abs(points) > self.max_points_per_match:
+            raise CeilingExceeded(f"{points} points for {player!r} in one match: at most "
+                                  f"{self.max_points_per_match}")
+        self.board.codec.check_points(points)
+        return points
+
+    def _seconds(self, at: Any) -> float:
+        if at is None:
+            at = time.time()
+        elif isinstance(at, datetime):
+            at = (at if at.tzinfo is not None else at.replace(tzinfo=timezone.utc)).timestamp()
+        self.board.codec.tick_of(at, 0.0)  # a type, finiteness and time_bits check
+        return float(at)
+
+    # -- writes ---------------------------------------------------------------------
+
+    def _plan_submit_match(self, match_id: str, points: Mapping[Any, int], *,
+                           at: Any = None) -> Steps[List[Receipt]]:
+        """Record one match (players → points) in one transaction, then apply it.
+
+        :returns: a receipt per player (the first ones again for a retry).
+        :raises ConflictingResubmit: the match was recorded with other points.
+        :raises CeilingExceeded: a ceiling or the board's range would be passed.
+        """
+        if type(match_id) is not str or not match_id:
+            raise TypeError(f"match_id must be a non-empty str, not {match_id!r}")
+        if not isinstance(points, Mapping) or not points:
+            raise ValueError("a match needs at least one player: {player: points}")
+        clean: dict[str, int] = {}
+        for player, value in points.items():
+            name = self._player(player)
+            if name in clean:
+                raise ValueError(f"player {name!r} appears twice in match {match_id!r}")
+            clean[name] = self._points(name, value)
+        seconds = self._seconds(at)
+        events, _ = yield Do(self.store.record, (self.season, match_id, clean, seconds),
+                             {"max_per_day": self.max_points_per_day,
+                              "max_total": self.board.codec.max_points})
+        if self.apply:
+            yield from self._plan_apply_pending()
+        return [_receipt(e) for e in events]
+
+    def _plan_submit(self, match_id: str, player: Any, points: int, *, at: Any = None) -> Steps[Receipt]:
+        """Record and apply one player's points from one match (see ``submit_match``)."""
+        receipts = yield from self._plan_submit_match(match_id, {player: points}, at=at)
+        return receipts[0]
+
+    def _plan_apply_pending(self) -> Steps[int]:
+        """Apply every event logged after the board's offset, exactly once; how many.
+
+        Nothing is applied while a rebuild runs (the events stay pending).
+        """
+        applied = 0
+        keys = (*self._keys, self.offset_key, self.rebuild_key)
+        codec = self.board.codec
+        while True:
+            raw = yield Call("get", (self.offset_key,))
+            events = yield Do(self.store.events_after, (int(raw or 0), self.batch))
+            if not events:
+                return applied
+            args: list[Any] = [events[-1].id, 0]
+            for e in events:
+                if e.season == self.season:
+                    rule = "incr" if e.kind == "score" else "set"
+                    args += [e.id, e.player, rule, e.points, codec.tick_of(e.at, 0.0)]
+                    args[1] += 1
+            try:
+                reply = yield Run(APPLY, keys, (*self.board._conf, *args))
+            except ResponseError as exc:
+                raise self.board._translate(exc) from exc
+            self.board._invalidate()
+            if int(reply[1]) < 0:
+                return applied  # a rebuild is running: it applies them when done
+            applied += int(reply[1])
+
+    def _plan_recover(self) -> Steps[int]:
+        """Apply what was committed but not yet applied (call at start); how many."""
+        applied = yield from self._plan_apply_pending()
+        return applied
+
+    def _plan_tombstone(self, player: Any) -> Steps[Optional[int]]:
+        """Void a player's events this season; their new total (None if none were live)."""
+        name = self._player(player)
+        fix = yield Do(self.store.tombstone_player, (self.season, name))
+        yield from self._plan_apply_pending()
+        return None if fix is None else fix.points
+
+    def _plan_tombstone_match(self, match_id: str) -> Steps[dict[str, int]]:
+        """Void a match's events; each touched player's new total."""
+        if type(match_id) is not str or not match_id:
+            raise TypeError(f"match_id must be a non-empty str, not {match_id!r}")
+        fixes = yield Do(self.store.tombstone_match, (match_id,))
+        yield from self._plan_apply_pending()
+        return {f.player: f.points for f in fixes}
+
+    def _plan_rebuild(self, progress: Optional[Progress] = None, batch: int = 50_000) -> Steps[int]:
+        """Drop the board and load it again from the store; how many players.
+
+        The totals are loaded as of one event id in pipelined batches (one
+        ZADD of ``batch`` players each), with the dense companion when the
+        board keeps one, then the events after that id are applied.
+        ``progress(done, total)`` is called after each batch.
+        """
+        board, codec = self.board, self.board.codec
+        yield Call("set", (self.rebuild_key, "1"))
+        upto = yield Do(self.store.last_event_id)
+        expected = yield Do(self.store.count, (self.season,))
+        yield Call("delete", (self._keys[0], self._keys[1], self._keys[2], self.offset_key))
+        dense: Counter[int] = Counter()
+        keep_dense = board.ranking == "dense"
+        after: Optional[str] = ""
+        done = 0
+        while after is not None:
+            page = yield Do(self.store.totals_upto, (self.season, upto, after, batch))
+            after = page.next_after
+            if page.players:
+                scores = codec.encode_many(page.points, page.ats)
+                yield Call("zadd", (self._keys[0], dict(zip(page.players, scores))))
+                if keep_dense:
+                    dense.update(page.points)
+            done += len(page.players)
+            if progress is not None:
+                progress(done, max(expected, done))
+        if dense:
+            fields = {"%.17g" % p: n for p, n in dense.items()}
+            yield [Call("hset", (self._keys[2],), {"mapping": fields}),
+                   Call("zadd", (self._keys[1], {f: float(f) for f in fields}))]
+        yield [Call("set", (self.offset_key, upto)), Call("delete", (self.rebuild_key,))]
+        board._invalidate()
+        yield from self._plan_apply_pending()
+        return done
+
+    def _plan_archive(self, batch: int = 10_000) -> Steps[int]:
+        """Write the season's final standings (the board, in rank order) into the store."""
+        ranker = _Ranker(self.board._style)
+        rows: list[Standing] = []
+        while True:
+            pairs = yield from steps(self.board._slice_plan(len(rows), batch, None))
+            rows += [Standing(e.rank, e.player, int(e.points))
+                     for e in self.board._iter_entries(ranker, len(rows), pairs)]
+            if len(pairs) < batch:
+                break
+        written = yield Do(self.store.archive, (self.season, rows))
+        return int(written)
+
+    # -- reads ------------------------------------------------------------------------
+
+    def _plan_rebuilding(self) -> Steps[bool]:
+        flag = yield Call("exists", (self.rebuild_key,))
+        return bool(flag)
+
+    def _plan_top(self, n: int = 10) -> Steps[List[Entry]]:
+        """The best n: from the board, or from the store while the board is rebuilt."""
+        if (yield from self._plan_rebuilding()):
+            codec = self.board.codec
+            rows = yield Do(self.store.top, (self.season, n),
+                            {"descending": codec.desc, "earliest_first": None if not codec.integer
+                             else (self.board.tiebreak == "earliest")})
+            ranker = _Ranker(self.board._style if self.board._style != "d" else "c")
+            return [Entry(ranker.rank_at(i, t.points), t.player, t.points) for i, t in enumerate(rows)]
+        entries = yield from steps(self.board._plan_top(n))
+        return entries
+
+    def _plan_rank(self, player: Any) -> Steps[Optional[int]]:
+        """A player's rank on the board; RanksUpdating while it is rebuilt."""
+        if (yield from self._plan_rebuilding()):
+            raise RanksUpdating("ranks updating: the board is being rebuilt from the store; try again shortly")
+        rank = yield from steps(self.board._plan_rank(self._player(player)))
+        return rank
+
+    def _plan_history(self, player: Any) -> Steps[List[Event]]:
+        """Every event of a player this season (scores and corrections), oldest first."""
+        events = yield Do(self.store.history, (self._player(player), self.season))
+        return list(events)
+
+
+class ScoreService(ServicePlans):
+    """The durable score service over a sync board (see the module docstring).
+
+    ``ScoreService(board, store, *, max_points_per_match=None,
+    max_points_per_day=None, allow_negative=False, apply=True, batch=1000)``;
+    ``apply=False`` for API processes whose events another process applies
+    (``apply_pending`` / ``fastrank apply``).
+    """
+
+    submit = blocking(ServicePlans._plan_submit)
+    submit_match = blocking(ServicePlans._plan_submit_match)
+    apply_pending = blocking(ServicePlans._plan_apply_pending)
+    recover = blocking(ServicePlans._plan_recover)
+    tombstone = blocking(ServicePlans._plan_tombstone)
+    tombstone_match = blocking(ServicePlans._plan_tombstone_match)
+    rebuild = blocking(ServicePlans._plan_rebuild)
+    archive = blocking(ServicePlans._plan_archive)
+    rebuilding = blocking(ServicePlans._plan_rebuilding)
+    top = blocking(ServicePlans._plan_top)
+    rank = blocking(ServicePlans._plan_rank)
+    history = blocking(ServicePlans._plan_history)
+
