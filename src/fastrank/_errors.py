@@ -27,6 +27,7 @@ EXPIRE_GT_AND_LT = "ERR GT and LT options at the same time are not compatible"
 STRING_TOO_LONG = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
 OFFSET_OUT_OF_RANGE = "ERR offset is out of range"
 INVALID_CURSOR = "ERR invalid cursor"
+UNKNOWN_SUBCOMMAND = "ERR unknown subcommand '%s'. Try %s HELP."
 OUT_OF_RANGE_POSITIVE = "ERR value is out of range, must be positive"
 TIMEOUT_NOT_FLOAT = "ERR timeout is not a float or out of range"
 TIMEOUT_NEGATIVE = "ERR timeout is negative"
@@ -74,3 +75,11 @@ HLL_CORRUPTED = "INVALIDOBJ Corrupted HLL object detected"
 # -- RedisBloom 2.8 (module errors carry no ERR prefix; the other CMS/TopK
 # texts are the CMS_ERR_* / TOPK_ERR_* constants of fastrank._core) ----------
 CMS_NUMKEYS_POSITIVE = "CMS: Number of keys must be positive"
+
+# -- fastrank's own (no Redis counterpart) -------------------------------------
+ENGINE_NOT_PICKLABLE = (
+    "a fastrank.Engine cannot be pickled or copied: it holds locks, blocked "
+    "clients and WATCH state. Save its data instead: walk engine.scan_iter() and "
+    "read each key with the commands of its type (or pickle the values "
+    "themselves: SortedSet, HyperLogLog, CountMinSketch and TopK pickle on their own)"
+)

@@ -82,3 +82,4 @@ def syntax_error() -> CommandError:
 
 
 from fastrank.commands import keys, strings, hashes, sets, sortedset, hyperloglog, bloom  # noqa: E402,F401,E501
+from fastrank.commands import memory  # noqa: E402,F401
