@@ -218,15 +218,17 @@ cdef _Members _members_of(object members):
 
 
 cdef object _float_of(object v, str what):
-    """One score of a sequence as a Python float: int, float and numpy
-    integer/floating values (or objects with __float__ / __index__ that are
-    not bool, complex or dates); TypeError otherwise."""
+    """One score of a sequence as a Python float: int, float, numpy
+    integer/floating values, objects with __float__ / __index__ and numeric
+    text; bool, complex and dates raise TypeError."""
     if type(v) is float:
         return v
     if isinstance(v, (bool, np.bool_, complex, np.complexfloating, np.datetime64,
-                      np.timedelta64, str, bytes, bytearray)):
+                      np.timedelta64)):
         raise TypeError(f"{what} must be real numbers, not {type(v).__name__}")
-    return float(v)
+    if isinstance(v, (list, tuple, np.ndarray)):
+        raise ValueError(f"{what} must be one-dimensional")
+    return float(v)  # numbers, and text as float() reads it (ValueError if not)
 
 
 cdef object _floats(object values, Py_ssize_t n, str what):
