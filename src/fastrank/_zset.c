@@ -1437,6 +1437,14 @@ int frz_lex_ref_lte_max(const frz_set *s, frz_ref x, const frz_lexrange *r)
  * level 0 only (O(n)), which is what Redis's skip list does whenever its
  * nodes have level 1 and always what its listpack does going forward. */
 
+/* Redis's zslIsInLexRange: the range is not empty, the last member is >= min
+ * and the first is <= max (with one score, exactly "some member is in r"). */
+static int frz_lex_possible(const frz_set *s, const frz_lexrange *r)
+{
+    return !frz_lex_empty(r) && s->tail && frz_lex_gte_min(FRZ_N(s, s->tail), r) &&
+           frz_lex_lte_max(FRZ_N(s, frz_first(s)), r);
+}
+
 /* First node with member in r and its rank, or FRZ_NIL (see above). */
 frz_ref frz_first_in_lex(const frz_set *s, const frz_lexrange *r, uint64_t *rank)
 {
@@ -1444,7 +1452,7 @@ frz_ref frz_first_in_lex(const frz_set *s, const frz_lexrange *r, uint64_t *rank
     frz_ref x = FRZ_HEAD, f;
     uint64_t t = 0;
     int i;
-    if (frz_lex_empty(r) || !s->tail || !frz_lex_gte_min(FRZ_N(s, s->tail), r))
+    if (!frz_lex_possible(s, r))
         return FRZ_NIL;
     for (i = frz_one_score(s) ? s->level - 1 : 0; i >= 0; i--) {
         while ((f = xn->fwd[i]) && !frz_lex_gte_min(FRZ_N(s, f), r)) {
@@ -1468,7 +1476,7 @@ frz_ref frz_last_in_lex(const frz_set *s, const frz_lexrange *r, uint64_t *rank)
     frz_ref x = FRZ_HEAD, f;
     uint64_t t = 0;
     int i;
-    if (frz_lex_empty(r) || !s->tail || !frz_lex_lte_max(FRZ_N(s, frz_first(s)), r))
+    if (!frz_lex_possible(s, r))
         return FRZ_NIL;
     for (i = frz_one_score(s) ? s->level - 1 : 0; i >= 0; i--) {
         while ((f = xn->fwd[i]) && frz_lex_lte_max(FRZ_N(s, f), r)) {
