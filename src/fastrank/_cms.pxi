@@ -651,31 +651,29 @@ cdef class CountMinSketch:
         cdef size_t d = self.c.depth, n = arr.shape[0]
         cdef Py_ssize_t i
         cdef const uint64_t *incp = NULL if incr is None else <const uint64_t *>incr.data
-        par.p = fr_cms_par_new(&self.c, arr.data, arr.dtype.kind == "u", n, incp, incr1,
-                               NULL if out is None else <uint32_t *>out.data, k,
-                               _CMS_PAR_BLOCK)
-        if par.p != NULL:
-            par.keep = (arr, incr, out)
-            self.gate.enter()  # other calls wait for it (gate.wait)
-            try:
-                _threads.run_parallel(_cms_par_part, [(par, i) for i in range(k)])
-                fr_cms_add_count(&self.c, n, incp, incr1)
-            finally:
-                self.gate.leave()
-            return 0
-        job.sk = self
-        job.items = arr
-        job.unsigned = arr.dtype.kind == "u"
-        job.incr = incr
-        job.incp = NULL if incr is None else <const uint64_t *>incr.data
-        job.incr1 = incr1
-        outs = [out] + [None if out is None else np.empty(n, dtype=np.uint32)
-                        for i in range(1, k)]
-        calls = [(i * d // k, (i + 1) * d // k, outs[i]) for i in range(k)]
+        # Enter the gate (which may wait, GIL released) before any pointer
+        # into the arrays is handed to C; every array is held by this call.
         self.gate.enter()  # other calls wait for it (gate.wait)
         try:
+            par.p = fr_cms_par_new(&self.c, arr.data, arr.dtype.kind == "u", n, incp, incr1,
+                                   NULL if out is None else <uint32_t *>out.data, k,
+                                   _CMS_PAR_BLOCK)
+            if par.p != NULL:
+                par.keep = (arr, incr, out)
+                _threads.run_parallel(_cms_par_part, [(par, i) for i in range(k)])
+                fr_cms_add_count(&self.c, n, incp, incr1)
+                return 0
+            job.sk = self
+            job.items = arr
+            job.unsigned = arr.dtype.kind == "u"
+            job.incr = incr
+            job.incp = incp
+            job.incr1 = incr1
+            outs = [out] + [None if out is None else np.empty(n, dtype=np.uint32)
+                            for i in range(1, k)]
+            calls = [(i * d // k, (i + 1) * d // k, outs[i]) for i in range(k)]
             _threads.run_parallel(job.run, calls)
-            fr_cms_add_count(&self.c, n, job.incp, incr1)
+            fr_cms_add_count(&self.c, n, incp, incr1)
         finally:
             self.gate.leave()
         if out is not None:
