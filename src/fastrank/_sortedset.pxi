@@ -237,6 +237,8 @@ cdef object _floats(object values, Py_ssize_t n, str what):
     turn them into numbers).  A sequence is read once, into a new array."""
     cdef Py_ssize_t i
     cdef double[::1] ov
+    if isinstance(values, np.ndarray) and values.dtype.kind == "O":
+        values = values.tolist()  # checked element by element below
     if isinstance(values, np.ndarray):
         if values.dtype.kind not in "iuf":
             raise TypeError(f"{what} must be real numbers, not {values.dtype}")

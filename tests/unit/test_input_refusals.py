@@ -53,6 +53,14 @@ def test_cms_non_integer_increment_says_cannot_parse(incr: object) -> None:
     assert c.query(["a"]) == [0]
 
 
+def test_object_arrays_of_numbers_are_still_scores() -> None:
+    z = SortedSet()
+    assert z.add_many(["a", "b"], np.array([1.5, 2], dtype=object)) == 2
+    assert z.items() == [(b"a", 1.5), (b"b", 2.0)]
+    with pytest.raises(TypeError, match="real numbers"):
+        z.add_many(["c"], np.array([True], dtype=object))
+
+
 def test_numpy_integer_increment_is_accepted() -> None:
     c = CountMinSketch(8, 2)
     assert c.incrby(["a"], np.int32(3)) == [3]
