@@ -165,6 +165,7 @@ cdef class _SkItems:
     here, whatever the caller does to its own sequence.
     """
     cdef tuple seq
+    cdef list src     # _sk_list_now: the caller's list the pointers point into
     cdef cnp.ndarray ptrs
     cdef cnp.ndarray lens
     cdef Py_ssize_t n
@@ -197,6 +198,40 @@ cdef class _SkItems:
 
     cdef inline const size_t *sizes(self):
         return <const size_t *>self.lens.data
+
+
+cdef _SkItems _sk_list_now(list items):
+    """The fast form of _SkItems for a list of exact bytes / str, bound at
+    once to the caller's own list (no copy), or None when an item needs a
+    conversion (which may run Python code): then use _SkItems.
+
+    Only for a caller that, from here to its last C call on the pointers,
+    runs no Python code and does not release the GIL (it has already
+    converted its other arguments and waited for the object's gate): the
+    list cannot change in that window, so it is what the call started with.
+    """
+    cdef Py_ssize_t i, size, n = len(items)
+    cdef _SkItems b = _SkItems.__new__(_SkItems, ())
+    cdef size_t *pp
+    cdef size_t *lp
+    cdef object item
+    b.n = n
+    b.ptrs = np.empty(n, dtype=np.uintp)
+    b.lens = np.empty(n, dtype=np.uintp)
+    pp = <size_t *>b.ptrs.data
+    lp = <size_t *>b.lens.data
+    for i in range(n):
+        item = items[i]
+        if type(item) is bytes:
+            pp[i] = <size_t>PyBytes_AS_STRING(item)
+            size = PyBytes_GET_SIZE(item)
+        elif type(item) is str:
+            pp[i] = <size_t>PyUnicode_AsUTF8AndSize(item, &size)
+        else:
+            return None
+        lp[i] = <size_t>size
+    b.src = items
+    return b
 
 
 cdef object _sk_int_array(object items):
@@ -607,6 +642,19 @@ cdef class CountMinSketch:
         self._ready()
         one = _sk_scalar_increment(increments, _INT64_MAX, CMS_ERR_PARSE, CMS_ERR_NEGATIVE,
                                    CMS_ERR_PARSE)
+        if one is not None and type(items) is list:
+            # A list of bytes / str with one increment: wait for the gate,
+            # then point straight into the caller's list; nothing from here
+            # to the C call runs Python code or lets go of the GIL.
+            self.gate.wait()
+            batch = _sk_list_now(<list>items)
+            if batch is not None:
+                n = batch.n
+                if replies:
+                    out = np.empty(n, dtype=np.uint32)
+                    res = <uint32_t *>out.data
+                fr_cms_incrby_strs(&self.c, batch.items(), batch.sizes(), n, NULL, one, res)
+                return _cms_int_list(res, n) if replies else None
         if arr is None:
             batch = _SkItems(items)  # the batch's own copy (see _SkItems)
             n = batch.n
@@ -706,6 +754,15 @@ cdef class CountMinSketch:
             fr_cms_query_ints(&self.c, arr.data, unsigned, n,
                               <uint32_t *>out.data)
             return out
+        if type(items) is list:  # as in _incrby: the caller's list, gate first
+            self.gate.wait()
+            batch = _sk_list_now(<list>items)
+            if batch is not None:
+                n = batch.n
+                out = np.empty(n, dtype=np.uint32)
+                fr_cms_query_strs(&self.c, batch.items(), batch.sizes(), n,
+                                  <uint32_t *>out.data)
+                return _cms_int_list(<uint32_t *>out.data, n)
         batch = _SkItems(items)
         n = batch.n
         out = np.empty(n, dtype=np.uint32)

@@ -227,8 +227,12 @@ cdef int _hll_add_seq(hll_t *h, object items, size_t smax, HyperLogLog owner=Non
         else:
             raise TypeError("add_many takes integer, bytes ('S'), str or object arrays, not %s"
                             % arr.dtype)
-    cdef tuple seq = _hll_members(items)
+    cdef object seq
     cdef Py_ssize_t i
+    if type(items) is list and _hll_all_plain(<list>items):
+        seq = items  # checked without running Python code, so unchanged since
+    else:
+        seq = _hll_members(items)
     for i in range(len(seq)):
         rc = _hll_add_obj(h, seq[i], smax)
         if rc < 0:
@@ -236,6 +240,26 @@ cdef int _hll_add_seq(hll_t *h, object items, size_t smax, HyperLogLog owner=Non
         if rc:
             changed = 1
     return changed
+
+
+cdef bint _hll_all_plain(list items) except -1:
+    """True when every member is exact bytes, str (UTF-8 encodable; cached)
+    or an int in int64 range: adding them runs no Python code, so the list
+    can be used as it is.  Checking runs no Python code either."""
+    cdef Py_ssize_t i, size
+    cdef object item, t
+    for i in range(len(items)):
+        item = items[i]
+        t = type(item)
+        if t is bytes:
+            continue
+        if t is str:
+            PyUnicode_AsUTF8AndSize(item, &size)  # raises for lone surrogates
+            continue
+        if t is int and -9223372036854775807 <= item <= 9223372036854775807:
+            continue
+        return False
+    return True
 
 
 cdef tuple _hll_members(object items):

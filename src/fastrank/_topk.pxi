@@ -211,6 +211,15 @@ cdef class TopK:
         if increments is not None:
             one = _sk_scalar_increment(increments, TOPK_MAX_INCREMENT, TOPK_ERR_INCREMENT,
                                        TOPK_ERR_INCREMENT, TOPK_ERR_INCREMENT)
+        if arr is None and (increments is None or one is not None) and type(items) is list:
+            # One increment and a list of bytes / str: point straight into
+            # the caller's list (no Python code runs from here to the C call).
+            batch = _sk_list_now(<list>items)
+            if batch is not None:
+                if fr_topk_add_strs(&self.t, batch.items(), batch.sizes(), batch.n, NULL,
+                                    <uint32_t>(1 if increments is None else one)) != FR_TOPK_OK:
+                    raise MemoryError()
+                return None
         if arr is None:
             batch = _SkItems(items)
             n = batch.n
