@@ -111,4 +111,5 @@ def test_engine_memory_usage_of_every_type(value: str) -> None:
         r.pfadd("k", "a", "b")
     usage = r.memory_usage("k")
     assert isinstance(usage, int) and usage > 0
+    assert r.execute_command("MEMORY", "USAGE", "k") == usage
     assert r.memory_usage("k", samples=0) >= 1
