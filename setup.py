@@ -2,6 +2,15 @@
 
 FASTRANK_DEBUG=1 builds with -O0 -g and C assertions on; FASTRANK_NATIVE=1
 adds -march=native. The default is an optimised (-O3), portable build.
+
+FASTRANK_ASAN=1 is the debug build under AddressSanitizer (-fsanitize=address,
+frame pointers kept, Cython bounds checks on). Python itself is not built
+with it, so run the tests with the runtime preloaded and Python's own
+allocator off, e.g.:
+
+    FASTRANK_ASAN=1 python setup.py build_ext --inplace -q
+    LD_PRELOAD=$(gcc -print-file-name=libasan.so) PYTHONMALLOC=malloc \
+        ASAN_OPTIONS=detect_leaks=0 python -m pytest tests/unit -q
 """
 import os
 
@@ -9,15 +18,20 @@ import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-DEBUG = os.environ.get("FASTRANK_DEBUG") == "1"
+ASAN = os.environ.get("FASTRANK_ASAN") == "1" and os.name != "nt"
+DEBUG = os.environ.get("FASTRANK_DEBUG") == "1" or ASAN
 
 compile_args = ["-std=c99", "-Wall", "-Wextra", "-Wno-unused-function"]
+link_args = []
 if os.name == "nt":
     compile_args = ["/O2"]
 elif DEBUG:
     compile_args += ["-O0", "-g", "-UNDEBUG"]
 else:
     compile_args += ["-O3", "-DNDEBUG"]
+if ASAN:
+    compile_args += ["-fsanitize=address", "-fno-omit-frame-pointer"]
+    link_args += ["-fsanitize=address"]
 if os.environ.get("FASTRANK_NATIVE") == "1" and os.name != "nt":
     compile_args.append("-march=native")
 
@@ -27,6 +41,7 @@ core = Extension(
     include_dirs=["src/fastrank", numpy.get_include()],
     define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     extra_compile_args=compile_args,
+    extra_link_args=link_args,
 )
 
 setup(

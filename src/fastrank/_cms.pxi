@@ -56,7 +56,8 @@ CMS_ERR_WIDTH = "CMS: invalid width"                   # INITBYDIM, not an integ
 CMS_ERR_DEPTH = "CMS: invalid depth"
 CMS_ERR_ERROR = "CMS: invalid overestimation value"    # INITBYPROB error not in (0, 1)
 CMS_ERR_PROB = "CMS: invalid prob value"               # INITBYPROB probability not in (0, 1)
-CMS_ERR_INIT = "CMS: invalid init arguments"           # INITBYPROB sizes unusable (depth 0, too big)
+CMS_ERR_INIT = "CMS: invalid init arguments"           # width * depth past 2^63 - 1, depth 0 ...
+CMS_ERR_NO_MEMORY = "CMS: Insufficient memory to create the key"  # accepted sizes, no memory
 CMS_ERR_PARSE = "CMS: Cannot parse number"             # INCRBY increment not an integer (or >= 2^63)
 CMS_ERR_NEGATIVE = "CMS: Number cannot be negative"
 CMS_ERR_INCRBY_OVERFLOW = "CMS: INCRBY overflow"       # an error ELEMENT of the INCRBY reply
@@ -72,6 +73,8 @@ TOPK_ERR_K = "TopK: invalid k"
 TOPK_ERR_WIDTH = "TopK: invalid width"
 TOPK_ERR_DEPTH = "TopK: invalid depth"
 TOPK_ERR_DECAY = "TopK: invalid decay value. must be '<= 1' & '> 0'"
+# The whole line (RedisBloom sends this one with an ERR prefix).
+TOPK_ERR_NO_MEMORY = "ERR Insufficient memory to create topk data structure"
 # 28 spaces inside, as sent (RedisBloom splits a C string literal there).
 TOPK_ERR_INCREMENT = ("TopK: increment must be an integer greater or equal to 0"
                       + " " * 28 + "and smaller or equal to 100,000")
@@ -79,6 +82,11 @@ TOPK_ERR_WITHCOUNT = "WITHCOUNT keyword expected"
 TOPK_MAX_INCREMENT = 100000
 
 CMS_OVERFLOW = 0xFFFFFFFF    # a saturated counter: incrby's overflow marker
+# fastrank's own: a sketch used before __init__ gave it its counters.
+CMS_ERR_NOT_READY = ("CountMinSketch is not initialised: call CountMinSketch.__init__ "
+                     "(width, depth), or make it with from_error() / from_bytes()")
+TOPK_ERR_NOT_READY = ("TopK is not initialised: call TopK.__init__(k, width, depth, decay), "
+                      "or make it with from_bytes()")
 _INT64_MAX = 0x7FFFFFFFFFFFFFFF
 _UINT32_MAX = 0xFFFFFFFF
 
@@ -113,17 +121,22 @@ cdef inline const char *_sk_ptr(object obj, Py_ssize_t *size) except NULL:
     return PyUnicode_AsUTF8AndSize(obj, size)
 
 
-cdef list _sk_items(object items):
-    """items as a list whose elements are exactly bytes or str.
+cdef tuple _sk_items(object items):
+    """items as a new tuple whose elements are exactly bytes or str.
 
     Every item is checked (and every str UTF-8 encoded once, which CPython
-    caches) here, before a caller changes any state.
+    caches) here, before a caller changes any state.  The tuple is the
+    batch's own: code that runs later (an increment's __int__, another
+    thread) may change or free the caller's sequence, never these items,
+    and bytes and str never move, so pointers into them stay valid.
     """
     cdef Py_ssize_t size
-    cdef list seq
+    cdef tuple seq
     if isinstance(items, (bytes, str, bytearray, memoryview, int, float)):
         raise TypeError("items must be a sequence of items, not a single item")
-    seq = items if type(items) is list else list(items)
+    if isinstance(items, np.ndarray):
+        items = items.tolist()
+    seq = tuple(items)
     cdef list out = None
     cdef Py_ssize_t i, n = len(seq)
     for i in range(n):
@@ -134,63 +147,91 @@ cdef list _sk_items(object items):
             PyUnicode_AsUTF8AndSize(item, &size)
             continue
         if out is None:
-            out = seq[:]
+            out = list(seq)
         out[i] = _sk_item_bytes(item)
-    return seq if out is None else out
+    return seq if out is None else tuple(out)
 
 
 cdef class _SkItems:
     """A batch of items as C pointer/length arrays for the *_strs C paths.
 
-    Holds the sequence and any converted bytes alive as long as the arrays
-    are used.  Every item is checked (and every str UTF-8 encoded, which
-    CPython caches in the str) when this is built, before anything changes.
-    The pointers stay valid only while the GIL is held (the caller's list is
-    not copied), so the C calls that use them keep the GIL.
+    Built in two steps.  The constructor copies the items into the batch's
+    own tuple of bytes / str (_sk_items: every item checked, every str
+    UTF-8 encoded and cached) and allocates the arrays; ``bind`` fills the
+    arrays with pointers into those objects.  A method calls ``bind`` after
+    converting its other arguments and after waiting for the object's gate,
+    right before the C call: nothing in between runs Python code or
+    releases the GIL, and the pointed-to objects are immutable and held
+    here, whatever the caller does to its own sequence.
     """
-    cdef list seq
-    cdef list keep
+    cdef tuple seq
+    cdef list src     # _sk_list_now: the caller's list the pointers point into
     cdef cnp.ndarray ptrs
     cdef cnp.ndarray lens
     cdef Py_ssize_t n
 
     def __cinit__(self, items):
-        cdef Py_ssize_t i, size
-        cdef const char *p
-        cdef size_t *pp
-        cdef size_t *lp
-        if isinstance(items, (bytes, str, bytearray, memoryview, int, float)):
-            raise TypeError("items must be a sequence of items, not a single item")
-        if isinstance(items, np.ndarray):
-            items = items.tolist()
-        self.seq = items if type(items) is list else list(items)
+        self.seq = _sk_items(items)
         self.n = len(self.seq)
         self.ptrs = np.empty(self.n, dtype=np.uintp)
         self.lens = np.empty(self.n, dtype=np.uintp)
-        pp = <size_t *>self.ptrs.data
-        lp = <size_t *>self.lens.data
+
+    cdef int bind(self) except -1:
+        """Points the arrays at the items (no allocation, no Python code:
+        every str's UTF-8 form is cached already)."""
+        cdef Py_ssize_t i, size
+        cdef size_t *pp = <size_t *>self.ptrs.data
+        cdef size_t *lp = <size_t *>self.lens.data
+        cdef object item
         for i in range(self.n):
             item = self.seq[i]
             if type(item) is bytes:
-                p = PyBytes_AS_STRING(item)
+                pp[i] = <size_t>PyBytes_AS_STRING(item)
                 size = PyBytes_GET_SIZE(item)
-            elif type(item) is str:
-                p = PyUnicode_AsUTF8AndSize(item, &size)
             else:
-                b = _sk_item_bytes(item)
-                if self.keep is None:
-                    self.keep = []
-                self.keep.append(b)
-                p = PyBytes_AS_STRING(b)
-                size = PyBytes_GET_SIZE(b)
-            pp[i] = <size_t>p
+                pp[i] = <size_t>PyUnicode_AsUTF8AndSize(item, &size)
             lp[i] = <size_t>size
+        return 0
 
     cdef inline const char *const *items(self):
         return <const char *const *>self.ptrs.data
 
     cdef inline const size_t *sizes(self):
         return <const size_t *>self.lens.data
+
+
+cdef _SkItems _sk_list_now(list items):
+    """The fast form of _SkItems for a list of exact bytes / str, bound at
+    once to the caller's own list (no copy), or None when an item needs a
+    conversion (which may run Python code): then use _SkItems.
+
+    Only for a caller that, from here to its last C call on the pointers,
+    runs no Python code and does not release the GIL (it has already
+    converted its other arguments and waited for the object's gate): the
+    list cannot change in that window, so it is what the call started with.
+    """
+    cdef Py_ssize_t i, size, n = len(items)
+    cdef _SkItems b = _SkItems.__new__(_SkItems, ())
+    cdef size_t *pp
+    cdef size_t *lp
+    cdef object item
+    b.n = n
+    b.ptrs = np.empty(n, dtype=np.uintp)
+    b.lens = np.empty(n, dtype=np.uintp)
+    pp = <size_t *>b.ptrs.data
+    lp = <size_t *>b.lens.data
+    for i in range(n):
+        item = items[i]
+        if type(item) is bytes:
+            pp[i] = <size_t>PyBytes_AS_STRING(item)
+            size = PyBytes_GET_SIZE(item)
+        elif type(item) is str:
+            pp[i] = <size_t>PyUnicode_AsUTF8AndSize(item, &size)
+        else:
+            return None
+        lp[i] = <size_t>size
+    b.src = items
+    return b
 
 
 cdef object _sk_int_array(object items):
@@ -213,7 +254,8 @@ cdef object _sk_scalar_increment(object increments, object limit, str err_type,
                                  str err_negative, str err_big):
     """The value when increments is a single int (checked as
     _sk_uint_increments checks), else None."""
-    if isinstance(increments, bool) or isinstance(increments, float):
+    if isinstance(increments, (bool, float, np.bool_, np.floating, np.complexfloating, complex,
+                               str, bytes, bytearray)):
         raise TypeError(err_type)
     if isinstance(increments, int) or isinstance(increments, np.integer):
         v = int(increments)
@@ -222,6 +264,8 @@ cdef object _sk_scalar_increment(object increments, object limit, str err_type,
         if v > limit:
             raise ValueError(err_big)
         return v
+    if isinstance(increments, np.generic) or not hasattr(increments, "__iter__"):
+        raise TypeError(err_type)  # a scalar of another kind
     return None
 
 
@@ -230,8 +274,12 @@ cdef object _sk_uint_increments(object increments, Py_ssize_t n, object limit, s
     """increments (one int for all, or a sequence/array of n ints) as a
     C-contiguous uint64 array; all checked before anything is applied.
     err_* are the messages for a non-integer, a negative and a too-big value."""
-    if isinstance(increments, bool) or isinstance(increments, float):
+    if isinstance(increments, (bool, float, np.bool_, np.floating, np.complexfloating, complex,
+                               str, bytes, bytearray)):
         raise TypeError(err_type)
+    if isinstance(increments, np.generic) or not hasattr(increments, "__iter__"):
+        if not (isinstance(increments, int) or isinstance(increments, np.integer)):
+            raise TypeError(err_type)  # a scalar of another kind
     if isinstance(increments, int) or isinstance(increments, np.integer):
         v = int(increments)
         if v < 0:
@@ -251,7 +299,7 @@ cdef object _sk_uint_increments(object increments, Py_ssize_t n, object limit, s
         if n and int(increments.max()) > limit:
             raise ValueError(err_big)
         return np.ascontiguousarray(increments, dtype=np.uint64)
-    seq = list(increments)
+    seq = tuple(increments)
     if len(seq) != n:
         raise ValueError("items and increments differ in length")
     cdef cnp.ndarray[cnp.uint64_t, ndim=1] out = np.empty(n, dtype=np.uint64)
@@ -423,9 +471,13 @@ cdef class CountMinSketch:
     call on the same sketch waits for it.  Do not modify the array while
     such a batch reads it.
 
-    :param width: columns, an int >= 1 (ValueError ``CMS: invalid width``).
-    :param depth: rows, an int >= 1 (ValueError ``CMS: invalid depth``).
-    :raises MemoryError: when the counters cannot be allocated.
+    :param width: columns, an int in [1, 2**63 - 1] (ValueError ``CMS:
+        invalid width``).
+    :param depth: rows, likewise (``CMS: invalid depth``).
+    :raises ValueError: ``CMS: invalid init arguments`` when width * depth
+        passes 2**63 - 1 (RedisBloom 2.8's limit).
+    :raises MemoryError: ``CMS: Insufficient memory to create the key`` when
+        the counters cannot be allocated.
     """
 
     cdef fr_cms c
@@ -445,20 +497,34 @@ cdef class CountMinSketch:
     def __init__(self, width, depth):
         if self.c.cells != NULL:
             raise TypeError("CountMinSketch is already initialised")
-        cdef size_t w = _sk_dim(width, CMS_ERR_WIDTH, <uint64_t>0xFFFFFFFFFFFFFFFF)
-        cdef size_t d = _sk_dim(depth, CMS_ERR_DEPTH, <uint64_t>0xFFFFFFFFFFFFFFFF)
+        cdef size_t w = _sk_dim(width, CMS_ERR_WIDTH, <uint64_t>_INT64_MAX)
+        cdef size_t d = _sk_dim(depth, CMS_ERR_DEPTH, <uint64_t>_INT64_MAX)
         self._alloc(w, d)
 
     cdef int _alloc(self, size_t w, size_t d) except -1:
+        """Counters for w x d (each in [1, 2^63 - 1]).  As RedisBloom 2.8:
+        ValueError ``CMS: invalid init arguments`` when w * d passes
+        2^63 - 1; MemoryError ``CMS: Insufficient memory to create the key``
+        when the counters cannot be allocated."""
         cdef fr_cms fresh
+        if w > <size_t>_INT64_MAX // d:
+            raise ValueError(CMS_ERR_INIT)
         if fr_cms_init(&fresh, w, d) != FR_CMS_OK:
-            raise MemoryError(f"cannot allocate a {w} x {d} Count-Min Sketch")
+            raise MemoryError(CMS_ERR_NO_MEMORY)
         fr_cms_release(&self.c)
         self.c = fresh
         return 0
 
     def __dealloc__(self):
         fr_cms_release(&self.c)
+
+    cdef inline int _ready(self) except -1:
+        """TypeError unless __init__ (or from_error / from_bytes) gave the
+        sketch its counters: an object made by __new__ alone, or by a
+        subclass whose __init__ skips CountMinSketch.__init__, has none."""
+        if self.c.cells == NULL:
+            raise TypeError(CMS_ERR_NOT_READY)
+        return 0
 
     @classmethod
     def from_error(cls, error, probability):
@@ -491,13 +557,11 @@ cdef class CountMinSketch:
         cdef double wd = ceil(2.0 / e)
         cdef float q = log10f(<float>p) / log10f(<float>0.5)
         cdef float dd = ceilf(q)
-        if not isfinite(wd) or not isfinite(dd) or dd < 1.0 or wd >= 18446744073709551616.0:
+        if (not isfinite(wd) or not isfinite(dd) or dd < 1.0 or wd >= 9223372036854775808.0
+                or dd >= 9223372036854775808.0):
             raise ValueError(CMS_ERR_INIT)
         cdef CountMinSketch out = cls.__new__(cls)
-        try:
-            out._alloc(<size_t>wd, <size_t>dd)
-        except MemoryError:
-            raise ValueError(CMS_ERR_INIT)
+        out._alloc(<size_t>wd, <size_t>dd)
         return out
 
     # -- properties --------------------------------------------------------
@@ -521,6 +585,7 @@ cdef class CountMinSketch:
 
     def info(self):
         """CMS.INFO as a dict: ``{'width': w, 'depth': d, 'count': total}``. O(1)."""
+        self._ready()
         return {"width": self.c.width, "depth": self.c.depth, "count": self.total}
 
     # -- counting ------------------------------------------------------------
@@ -574,10 +639,24 @@ cdef class CountMinSketch:
         cdef const uint64_t *incp = NULL
         cdef uint64_t incr1 = 0
         cdef uint32_t *res = NULL
+        self._ready()
         one = _sk_scalar_increment(increments, _INT64_MAX, CMS_ERR_PARSE, CMS_ERR_NEGATIVE,
                                    CMS_ERR_PARSE)
+        if one is not None and type(items) is list:
+            # A list of bytes / str with one increment: wait for the gate,
+            # then point straight into the caller's list; nothing from here
+            # to the C call runs Python code or lets go of the GIL.
+            self.gate.wait()
+            batch = _sk_list_now(<list>items)
+            if batch is not None:
+                n = batch.n
+                if replies:
+                    out = np.empty(n, dtype=np.uint32)
+                    res = <uint32_t *>out.data
+                fr_cms_incrby_strs(&self.c, batch.items(), batch.sizes(), n, NULL, one, res)
+                return _cms_int_list(res, n) if replies else None
         if arr is None:
-            batch = _SkItems(items)
+            batch = _SkItems(items)  # the batch's own copy (see _SkItems)
             n = batch.n
         else:
             n = arr.shape[0]
@@ -592,6 +671,8 @@ cdef class CountMinSketch:
             res = <uint32_t *>out.data
         if arr is not None and n >= _CMS_PARALLEL_MIN and self.c.depth >= 2:
             k = min(_threads.get_threads(), self.c.depth)
+        if arr is not None and arr.shape[0] != n:
+            raise RuntimeError("the items array was resized during the call")
         if k > 1:
             self._incrby_threaded(k, arr, incr, incr1, out)
         elif arr is not None:
@@ -600,6 +681,7 @@ cdef class CountMinSketch:
             fr_cms_incrby_ints(&self.c, arr.data, unsigned, n, incp, incr1, res)
         else:
             self.gate.wait()
+            batch.bind()
             fr_cms_incrby_strs(&self.c, batch.items(), batch.sizes(), n, incp, incr1, res)
         if not replies or isinstance(items, np.ndarray):
             return out
@@ -617,31 +699,29 @@ cdef class CountMinSketch:
         cdef size_t d = self.c.depth, n = arr.shape[0]
         cdef Py_ssize_t i
         cdef const uint64_t *incp = NULL if incr is None else <const uint64_t *>incr.data
-        par.p = fr_cms_par_new(&self.c, arr.data, arr.dtype.kind == "u", n, incp, incr1,
-                               NULL if out is None else <uint32_t *>out.data, k,
-                               _CMS_PAR_BLOCK)
-        if par.p != NULL:
-            par.keep = (arr, incr, out)
-            self.gate.enter()  # other calls wait for it (gate.wait)
-            try:
-                _threads.run_parallel(_cms_par_part, [(par, i) for i in range(k)])
-                fr_cms_add_count(&self.c, n, incp, incr1)
-            finally:
-                self.gate.leave()
-            return 0
-        job.sk = self
-        job.items = arr
-        job.unsigned = arr.dtype.kind == "u"
-        job.incr = incr
-        job.incp = NULL if incr is None else <const uint64_t *>incr.data
-        job.incr1 = incr1
-        outs = [out] + [None if out is None else np.empty(n, dtype=np.uint32)
-                        for i in range(1, k)]
-        calls = [(i * d // k, (i + 1) * d // k, outs[i]) for i in range(k)]
+        # Enter the gate (which may wait, GIL released) before any pointer
+        # into the arrays is handed to C; every array is held by this call.
         self.gate.enter()  # other calls wait for it (gate.wait)
         try:
+            par.p = fr_cms_par_new(&self.c, arr.data, arr.dtype.kind == "u", n, incp, incr1,
+                                   NULL if out is None else <uint32_t *>out.data, k,
+                                   _CMS_PAR_BLOCK)
+            if par.p != NULL:
+                par.keep = (arr, incr, out)
+                _threads.run_parallel(_cms_par_part, [(par, i) for i in range(k)])
+                fr_cms_add_count(&self.c, n, incp, incr1)
+                return 0
+            job.sk = self
+            job.items = arr
+            job.unsigned = arr.dtype.kind == "u"
+            job.incr = incr
+            job.incp = incp
+            job.incr1 = incr1
+            outs = [out] + [None if out is None else np.empty(n, dtype=np.uint32)
+                            for i in range(1, k)]
+            calls = [(i * d // k, (i + 1) * d // k, outs[i]) for i in range(k)]
             _threads.run_parallel(job.run, calls)
-            fr_cms_add_count(&self.c, n, job.incp, incr1)
+            fr_cms_add_count(&self.c, n, incp, incr1)
         finally:
             self.gate.leave()
         if out is not None:
@@ -665,6 +745,7 @@ cdef class CountMinSketch:
         cdef _SkItems batch
         cdef Py_ssize_t n
         cdef bint unsigned
+        self._ready()
         if arr is not None:
             n = arr.shape[0]
             out = np.empty(n, dtype=np.uint32)
@@ -673,10 +754,20 @@ cdef class CountMinSketch:
             fr_cms_query_ints(&self.c, arr.data, unsigned, n,
                               <uint32_t *>out.data)
             return out
+        if type(items) is list:  # as in _incrby: the caller's list, gate first
+            self.gate.wait()
+            batch = _sk_list_now(<list>items)
+            if batch is not None:
+                n = batch.n
+                out = np.empty(n, dtype=np.uint32)
+                fr_cms_query_strs(&self.c, batch.items(), batch.sizes(), n,
+                                  <uint32_t *>out.data)
+                return _cms_int_list(<uint32_t *>out.data, n)
         batch = _SkItems(items)
         n = batch.n
         out = np.empty(n, dtype=np.uint32)
         self.gate.wait()
+        batch.bind()
         fr_cms_query_strs(&self.c, batch.items(), batch.sizes(), n, <uint32_t *>out.data)
         if isinstance(items, np.ndarray):
             return out
@@ -709,11 +800,13 @@ cdef class CountMinSketch:
         cdef list srcs = list(sources)
         cdef Py_ssize_t i, n = len(srcs)
         cdef CountMinSketch s
+        self._ready()
         if n == 0:
             raise ValueError("merge needs at least one source")
         for i in range(n):
             if not isinstance(srcs[i], CountMinSketch):
                 raise TypeError("merge sources must be CountMinSketch objects")
+            (<CountMinSketch>srcs[i])._ready()
         if weights is None:
             wlist = [1] * n
         else:
@@ -759,6 +852,7 @@ cdef class CountMinSketch:
     # -- copies, equality, serialization -------------------------------------
     def counters(self):
         """A copy of the counters as a (depth, width) uint32 ndarray. O(w*d)."""
+        self._ready()
         out = np.empty((self.c.depth, self.c.width), dtype=np.uint32)
         cdef cnp.ndarray o = out
         self.gate.wait()
@@ -766,12 +860,22 @@ cdef class CountMinSketch:
         return out
 
     def copy(self):
-        """An independent copy. O(width * depth)."""
-        cdef CountMinSketch out = CountMinSketch.__new__(CountMinSketch)
+        """An independent copy, of type(self) with its instance attributes
+        (shallow) when that is a subclass. O(width * depth)."""
+        self._ready()
+        cdef CountMinSketch out = type(self).__new__(type(self))
         self.gate.wait()
         if fr_cms_copy(&out.c, &self.c) != FR_CMS_OK:
             raise MemoryError()
-        return out
+        return _set_instance_state(out, _instance_state(self))
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        import copy as _copy
+        out = self.copy()
+        return _set_instance_state(out, _copy.deepcopy(_instance_state(self), memo))
 
     def __eq__(self, other):
         if not isinstance(other, CountMinSketch):
@@ -787,6 +891,7 @@ cdef class CountMinSketch:
     def to_bytes(self):
         """Serialize (fastrank's own format, version 1, little-endian; the
         byte layout is documented atop _cms.c). O(width * depth)."""
+        self._ready()
         cdef size_t size = fr_cms_serialized_size(&self.c)
         cdef bytes out = PyBytes_FromStringAndSize(NULL, size)
         self.gate.wait()
@@ -814,7 +919,14 @@ cdef class CountMinSketch:
         return out
 
     def __reduce__(self):
-        return (CountMinSketch.from_bytes, (self.to_bytes(),))
+        """Pickles as from_bytes of type(self) (a subclass stays one), with
+        the instance attributes of a subclass."""
+        return (type(self).from_bytes, (self.to_bytes(),), _instance_state(self))
+
+    def __setstate__(self, state):
+        _set_instance_state(self, state)
 
     def __repr__(self):
+        if self.c.cells == NULL:
+            return "CountMinSketch(not initialised)"
         return f"CountMinSketch(width={self.c.width}, depth={self.c.depth}, total={self.total})"

@@ -72,7 +72,8 @@ class SortedSet:
     def items(self) -> List[Tuple[bytes, float]]:
         """All (member, score) pairs in ascending order."""
     def clear(self) -> None: ...
-    def copy(self) -> "SortedSet": ...
+    def copy(self, *, cls: Optional[type] = None, attributes: bool = True) -> Any:
+        """A copy of type(self) (or cls), a subclass's attributes included."""
     def __copy__(self) -> "SortedSet": ...
     def __deepcopy__(self, memo: Any) -> "SortedSet": ...
     # -- ranges --------------------------------------------------------
@@ -188,6 +189,8 @@ CMS_ERR_DEPTH: str
 CMS_ERR_ERROR: str
 CMS_ERR_PROB: str
 CMS_ERR_INIT: str
+CMS_ERR_NO_MEMORY: str
+CMS_ERR_NOT_READY: str
 CMS_ERR_PARSE: str
 CMS_ERR_NEGATIVE: str
 CMS_ERR_INCRBY_OVERFLOW: str
@@ -203,6 +206,8 @@ TOPK_ERR_K: str
 TOPK_ERR_WIDTH: str
 TOPK_ERR_DEPTH: str
 TOPK_ERR_DECAY: str
+TOPK_ERR_NO_MEMORY: str
+TOPK_ERR_NOT_READY: str
 TOPK_ERR_INCREMENT: str
 TOPK_ERR_WITHCOUNT: str
 TOPK_MAX_INCREMENT: int  # 100000
@@ -270,6 +275,9 @@ class CountMinSketch:
     def counters(self) -> npt.NDArray[np.uint32]:
         """A (depth, width) copy of the counters."""
     def copy(self) -> "CountMinSketch": ...
+    def __copy__(self) -> "CountMinSketch": ...
+    def __deepcopy__(self, memo: Any) -> "CountMinSketch": ...
+    def __setstate__(self, state: Any) -> None: ...
     def to_bytes(self) -> bytes:
         """fastrank's own format, version 1, little-endian (layout atop _cms.c)."""
     @classmethod
@@ -330,6 +338,9 @@ class TopK:
         """Merge another TopK of the same k/width/depth/decay (ValueError
         otherwise).  Not a RedisBloom command."""
     def copy(self) -> "TopK": ...
+    def __copy__(self) -> "TopK": ...
+    def __deepcopy__(self, memo: Any) -> "TopK": ...
+    def __setstate__(self, state: Any) -> None: ...
     def to_bytes(self) -> bytes:
         """fastrank's own format, version 1, little-endian (layout atop _topk.c)."""
     @classmethod
@@ -384,6 +395,7 @@ class HyperLogLog:
         """The Redis string (GET)."""
     def copy(self) -> "HyperLogLog": ...
     def __copy__(self) -> "HyperLogLog": ...
+    def __setstate__(self, state: Any) -> None: ...
     def __deepcopy__(self, memo: Any) -> "HyperLogLog": ...
     def __len__(self) -> int:
         """STRLEN of the value: 18.. sparse, 12304 dense."""

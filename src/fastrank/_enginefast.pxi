@@ -12,10 +12,11 @@
 #
 # Locking: the Engine's lock (an EngineLock, below) is taken around the
 # lookup and the change, blocking as ``with lock:`` does, so a MULTI/EXEC
-# holding it is never interleaved.  Inside the lock only C code runs (dict
-# lookups with exact-bytes keys, the C skip list), except ``Engine._written``
-# after a write while someone watches a key or waits in a blocking pop -- as
-# in the Python fast paths.
+# holding it is never interleaved. Taking it may wait with the GIL released,
+# so pointers into the member are (re)taken once it is held. Inside the lock
+# only C code runs (dict lookups with exact-bytes keys, the C skip list),
+# except ``Engine._written`` after a write while someone watches a key or
+# waits in a blocking pop -- as in the Python fast paths.
 
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.exc cimport PyErr_CheckSignals
@@ -325,6 +326,9 @@ def engine_zincrby(self, name, amount, value):
         return self._py_zincrby(name, amount, value)
     st.lock.enter()
     try:
+        # Point at the member again: the lock may have waited with the GIL
+        # released, and no pointer is kept across such a wait.
+        _fast_member(value, buf, &p, &n)
         v = PyDict_GetItem(st.data, key)
         # Only a skiplist: a listpack may convert (Engine._py_zincrby does it).
         if v == NULL or type(<object>v) is not SortedSet or not _no_ttl(st, key):
@@ -357,6 +361,9 @@ def engine_zscore(self, name, value):
         return self._py_zscore(name, value)
     st.lock.enter()
     try:
+        # Point at the member again: the lock may have waited with the GIL
+        # released, and no pointer is kept across such a wait.
+        _fast_member(value, buf, &p, &n)
         z = _zset_at(st, key)
         if z is not None:
             found = True
@@ -382,6 +389,9 @@ cdef object _fast_rank(EngineState st, object name, object value, bint reverse):
         return False
     st.lock.enter()
     try:
+        # Point at the member again: the lock may have waited with the GIL
+        # released, and no pointer is kept across such a wait.
+        _fast_member(value, buf, &p, &n)
         z = _zset_at(st, key)
         if z is None:
             return False

@@ -27,6 +27,7 @@ EXPIRE_GT_AND_LT = "ERR GT and LT options at the same time are not compatible"
 STRING_TOO_LONG = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
 OFFSET_OUT_OF_RANGE = "ERR offset is out of range"
 INVALID_CURSOR = "ERR invalid cursor"
+UNKNOWN_SUBCOMMAND = "ERR unknown subcommand '%s'. Try %s HELP."
 OUT_OF_RANGE_POSITIVE = "ERR value is out of range, must be positive"
 TIMEOUT_NOT_FLOAT = "ERR timeout is not a float or out of range"
 TIMEOUT_NEGATIVE = "ERR timeout is negative"
@@ -123,3 +124,10 @@ SCRIPT_ERROR_OBJECT = "ERR Error running script: error object is not a string or
 # the loop guard stopped a script that ran longer than Engine.script_time_limit.
 SCRIPT_TIMEOUT = ("ERR Script killed: it ran longer than the engine's script time limit "
                   "(%d ms); writes made before it stay")
+# -- fastrank's own (no Redis counterpart) -------------------------------------
+ENGINE_NOT_PICKLABLE = (
+    "a fastrank.Engine cannot be pickled or copied: it holds locks, blocked "
+    "clients and WATCH state. Save its data instead: engine.save(path) writes "
+    "a snapshot that Engine().load(path) reads back (the core values "
+    "SortedSet, HyperLogLog, CountMinSketch and TopK also pickle on their own)"
+)

@@ -227,13 +227,67 @@ cdef int _hll_add_seq(hll_t *h, object items, size_t smax, HyperLogLog owner=Non
         else:
             raise TypeError("add_many takes integer, bytes ('S'), str or object arrays, not %s"
                             % arr.dtype)
-    for item in items:
-        rc = _hll_add_obj(h, item, smax)
+    cdef object seq
+    cdef Py_ssize_t i
+    if type(items) is list and _hll_all_plain(<list>items):
+        seq = items  # checked without running Python code, so unchanged since
+    else:
+        seq = _hll_members(items)
+    for i in range(len(seq)):
+        rc = _hll_add_obj(h, seq[i], smax)
         if rc < 0:
             return rc
         if rc:
             changed = 1
     return changed
+
+
+cdef bint _hll_all_plain(list items) except -1:
+    """True when every member is exact bytes, str (UTF-8 encodable; cached)
+    or an int in int64 range: adding them runs no Python code, so the list
+    can be used as it is.  Checking runs no Python code either."""
+    cdef Py_ssize_t i, size
+    cdef object item, t
+    for i in range(len(items)):
+        item = items[i]
+        t = type(item)
+        if t is bytes:
+            continue
+        if t is str:
+            PyUnicode_AsUTF8AndSize(item, &size)  # raises for lone surrogates
+            continue
+        if t is int and -9223372036854775807 <= item <= 9223372036854775807:
+            continue
+        return False
+    return True
+
+
+cdef tuple _hll_members(object items):
+    """items as the batch's own tuple of exact bytes, str (UTF-8 cached) and
+    int (int64 range) members, every item checked first: a refused batch
+    adds nothing, as for the other structures.  A lone str, bytes,
+    bytearray or memoryview is refused (it is one member, not a batch)."""
+    cdef Py_ssize_t i, size
+    cdef list out = None
+    cdef object t
+    if isinstance(items, (str, bytes, bytearray, memoryview)):
+        raise TypeError("add_many takes a sequence of members, not a single %s"
+                        % type(items).__name__)
+    cdef tuple seq = tuple(items)
+    for i in range(len(seq)):
+        item = seq[i]
+        t = type(item)
+        if t is bytes:
+            continue
+        if t is str:
+            PyUnicode_AsUTF8AndSize(item, &size)
+            continue
+        if t is int and -9223372036854775807 <= item <= 9223372036854775807:
+            continue
+        if out is None:
+            out = list(seq)
+        out[i] = _hll_member_bytes(item)
+    return seq if out is None else tuple(out)
 
 
 cdef class HyperLogLog:
@@ -315,23 +369,31 @@ cdef class HyperLogLog:
         return PyBytes_FromStringAndSize(<char *>self._h.buf, <Py_ssize_t>self._h.len)
 
     def copy(self):
-        """An independent copy (same bytes, same sparse_max_bytes)."""
+        """An independent copy (same bytes, same sparse_max_bytes), of
+        type(self) with its instance attributes (shallow) for a subclass."""
         self._gate.wait()
-        cdef HyperLogLog other = HyperLogLog.__new__(HyperLogLog)
+        cdef HyperLogLog other = type(self).__new__(type(self))
         hll_release(&other._h)
         if hll_copy(&other._h, &self._h) != HLL_OK:
             raise MemoryError()
         other._smax = self._smax
-        return other
+        return _set_instance_state(other, _instance_state(self))
 
     def __copy__(self):
         return self.copy()
 
     def __deepcopy__(self, memo):
-        return self.copy()
+        import copy as _copy
+        out = self.copy()
+        return _set_instance_state(out, _copy.deepcopy(_instance_state(self), memo))
 
     def __reduce__(self):
-        return (_hll_restore, (self.to_bytes(), self._smax))
+        if type(self) is HyperLogLog:
+            return (_hll_restore, (self.to_bytes(), self._smax))
+        return (_hll_restore, (self.to_bytes(), self._smax, type(self)), _instance_state(self))
+
+    def __setstate__(self, state):
+        _set_instance_state(self, state)
 
     def __len__(self):
         """Length of the Redis string (STRLEN): 18.. for sparse, 12304 dense."""
@@ -498,8 +560,10 @@ cdef class HyperLogLog:
         assert rc == HLL_OK, "invalid HLL (%d): %s" % (rc, self.to_bytes().hex())
 
 
-def _hll_restore(data, sparse_max_bytes):
-    return HyperLogLog.from_bytes(data, sparse_max_bytes=sparse_max_bytes, strict=False)
+def _hll_restore(data, sparse_max_bytes, cls=None):
+    if cls is None:
+        cls = HyperLogLog
+    return cls.from_bytes(data, sparse_max_bytes=sparse_max_bytes, strict=False)
 
 
 cdef int _hll_merge_one(uint8_t *regmax, object other, int *use_dense) except -9:

@@ -3,9 +3,17 @@
 # Included by _core.pyx.  The C side knows nothing of Python; this file
 # turns Python members into bytes (coercion below), refuses NaN before any C
 # call, keeps node refs only within one method (the arena may move on any
-# insert) and builds result lists.  Point methods take positional arguments
-# and use exact-type fast paths for bytes and str members; batch methods
-# check every input before the first change.
+# insert, and a compaction renames every node) and builds result lists.
+# Point methods take positional arguments and use exact-type fast paths for
+# bytes and str members; batch methods check every input before the first
+# change.
+#
+# Batch arguments: every batch method first turns its arguments into
+# objects it owns -- a tuple copy of the members (so code run by a score's
+# __float__, or by another thread, cannot shrink or free what it reads),
+# bytearray members copied to bytes, scores into a float64 array -- and only
+# then takes pointers into them; from there to the C calls that use the
+# pointers no Python code runs and the GIL is held.
 
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_GET_SIZE
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
@@ -52,10 +60,8 @@ cdef object _member_slow(object m, char *buf, const char **p, Py_ssize_t *n):
         p[0] = PyUnicode_AsUTF8AndSize(m, n)
         return m
     if isinstance(m, bytearray):
-        p[0] = PyByteArray_AS_STRING(m)
-        n[0] = PyByteArray_GET_SIZE(m)
-        return m
-    if isinstance(m, memoryview):
+        b = bytes(m)  # a copy: the bytearray may be resized while b is used
+    elif isinstance(m, memoryview):
         b = m.tobytes()
     elif isinstance(m, bool):
         raise TypeError(_bad_type(m))
@@ -107,7 +113,7 @@ cdef class _Members:
     integer array whose items are formatted as decimal text in C."""
     cdef Py_ssize_t n
     cdef int kind              # 0: sequence, 1: int64 array, 2: uint64 array
-    cdef list seq
+    cdef tuple seq             # our own copy of the members (kind 0)
     cdef object arr
     cdef const int64_t *i64
     cdef const uint64_t *u64
@@ -137,12 +143,23 @@ cdef class _Members:
         return _member(self.seq[i], buf, p, n)
 
     cdef int validate(self) except -1:
-        """Coerces every member once, so that a bad one raises before any change."""
+        """Coerces every member once, so that a bad one raises before any
+        change, and points i64 / u64 at the array.  Call it after every other
+        argument is converted: from here on no Python code may run until the
+        batch's last C call (the pointers are into objects we hold)."""
         cdef Py_ssize_t i, n
         cdef const char *p
+        cdef const int64_t[::1] iv
+        cdef const uint64_t[::1] uv
         if self.kind == 0:
             for i in range(self.n):
                 self.get(i, &p, &n)
+        elif self.n and self.kind == 1:
+            iv = self.arr
+            self.i64 = &iv[0]
+        elif self.n:
+            uv = self.arr
+            self.u64 = &uv[0]
         return 0
 
 
@@ -175,8 +192,6 @@ cdef class _Batch:
 
 cdef _Members _members_of(object members):
     cdef _Members ms = _Members.__new__(_Members)
-    cdef const int64_t[::1] iv
-    cdef const uint64_t[::1] uv
     if isinstance(members, np.ndarray):
         if members.ndim != 1:
             raise ValueError("members must be one-dimensional")
@@ -185,34 +200,60 @@ cdef _Members _members_of(object members):
             ms.arr = np.ascontiguousarray(members, dtype=np.uint64)
             ms.kind = 2
             ms.n = ms.arr.shape[0]
-            if ms.n:
-                uv = ms.arr
-                ms.u64 = &uv[0]
         elif kind == "i" or kind == "u":
             ms.arr = np.ascontiguousarray(members, dtype=np.int64)
             ms.kind = 1
             ms.n = ms.arr.shape[0]
-            if ms.n:
-                iv = ms.arr
-                ms.i64 = &iv[0]
         elif kind in "OSU":
-            ms.seq = members.tolist()
+            ms.seq = tuple(members.tolist())
             ms.n = len(ms.seq)
         else:
             raise TypeError(f"members array must hold integers, not {members.dtype}")
         return ms
     if isinstance(members, (str, bytes, bytearray, memoryview)):
         raise TypeError(_members_seq_error + f", not a single {type(members).__name__}")
-    ms.seq = members if type(members) is list else list(members)
+    ms.seq = tuple(members)  # a copy, whatever runs later (see the top of this file)
     ms.n = len(ms.seq)
     return ms
 
 
-cdef object _floats(object values, Py_ssize_t n, str what):
-    """values as a contiguous float64 array of length n, or ValueError."""
-    arr = np.ascontiguousarray(values, dtype=np.float64)
-    if arr.ndim != 1:
+cdef object _float_of(object v, str what):
+    """One score of a sequence as a Python float: int, float, numpy
+    integer/floating values, objects with __float__ / __index__ and numeric
+    text; bool, complex and dates raise TypeError."""
+    if type(v) is float:
+        return v
+    if isinstance(v, (bool, np.bool_, complex, np.complexfloating, np.datetime64,
+                      np.timedelta64)):
+        raise TypeError(f"{what} must be real numbers, not {type(v).__name__}")
+    if isinstance(v, (list, tuple, np.ndarray)):
         raise ValueError(f"{what} must be one-dimensional")
+    return float(v)  # numbers, and text as float() reads it (ValueError if not)
+
+
+cdef object _floats(object values, Py_ssize_t n, str what):
+    """values as a C-contiguous float64 array of length n, or TypeError /
+    ValueError.  Bool, complex and date scores are refused (numpy would
+    turn them into numbers).  A sequence is read once, into a new array."""
+    cdef Py_ssize_t i
+    cdef double[::1] ov
+    if isinstance(values, np.ndarray) and values.dtype.kind == "O":
+        values = values.tolist()  # checked element by element below
+    if isinstance(values, np.ndarray):
+        if values.dtype.kind not in "iuf":
+            raise TypeError(f"{what} must be real numbers, not {values.dtype}")
+        if values.ndim != 1:
+            raise ValueError(f"{what} must be one-dimensional")
+        arr = np.ascontiguousarray(values, dtype=np.float64)
+    else:
+        if isinstance(values, (str, bytes, bytearray, memoryview)):
+            raise TypeError(f"{what} must be a sequence of numbers, not a single "
+                            f"{type(values).__name__}")
+        seq = tuple(values)
+        arr = np.empty(len(seq), dtype=np.float64)
+        ov = arr
+        for i in range(len(seq)):
+            ov[i] = _float_of(seq[i], what)
     if arr.shape[0] != n:
         raise ValueError(f"{n} members but {arr.shape[0]} {what}")
     return arr
@@ -273,12 +314,36 @@ cdef object _lex_range(frz_lexrange *lr, object min, object max, bint minex, bin
     return (k1, k2)
 
 
-def _sortedset_from_items(items):
-    """Rebuilds a SortedSet from (member, score) pairs (used by pickle)."""
-    z = SortedSet()
+def _sortedset_from_items(items, cls=None):
+    """Rebuilds a SortedSet (or an instance of the subclass cls, made
+    without calling its __init__) from (member, score) pairs; for pickle."""
+    z = SortedSet() if cls is None else cls.__new__(cls)
     if items:
         z.add_many([m for m, _ in items], [s for _, s in items])
     return z
+
+
+cdef object _instance_state(object obj):
+    """The attributes of an instance of a Python subclass (its __dict__ and
+    slots, as object.__getstate__ gives them), or None."""
+    state = obj.__getstate__()
+    return state if state else None
+
+
+cdef object _set_instance_state(object obj, object state):
+    """Copies attributes taken by _instance_state onto obj."""
+    if state is None:
+        return obj
+    if isinstance(state, tuple):  # (dict or None, slots dict)
+        d, slots = state
+    else:
+        d, slots = state, None
+    if d:
+        obj.__dict__.update(d)
+    if slots:
+        for k, v in slots.items():
+            setattr(obj, k, v)
+    return obj
 
 
 # ---------------------------------------------------------------------------
@@ -397,7 +462,10 @@ cdef class SortedSet:
         cdef Py_ssize_t n
         cdef char buf[24]
         keep = _member(member, buf, &p, &n)
-        return frz_delete(self._s, p, <size_t>n) != 0
+        if frz_delete(self._s, p, <size_t>n) == 0:
+            return False
+        frz_shrink(self._s)
+        return True
 
     def score(self, member):
         """member's score, or None when absent.  O(1).
@@ -462,13 +530,18 @@ cdef class SortedSet:
         return f"<fastrank.SortedSet of {len(self)} members>"
 
     def __reduce__(self):
-        return (_sortedset_from_items, (self.items(),))
+        if type(self) is SortedSet:
+            return (_sortedset_from_items, (self.items(),))
+        return (_sortedset_from_items, (self.items(), type(self)), _instance_state(self))
 
     def __copy__(self):
         return self.copy()
 
     def __deepcopy__(self, memo):
-        return self.copy()
+        import copy as _copy
+        c = self.copy(cls=type(self), attributes=False)
+        state = _instance_state(self)
+        return _set_instance_state(c, _copy.deepcopy(state, memo))
 
     def items(self):
         """All (member, score) pairs in ascending order.  O(n)."""
@@ -479,20 +552,31 @@ cdef class SortedSet:
         if frz_clear(self._s) != 0:
             raise MemoryError()
 
-    def copy(self):
+    def copy(self, *, cls=None, bint attributes=True):
         """An independent copy.  O(n), a few memcpy calls.
+
+        The copy is of type(self) -- a subclass stays a subclass, with its
+        instance attributes (shallow) -- or of cls when given (a subclass of
+        SortedSet, made without calling its __init__; attributes are then
+        copied only when cls is type(self)).
 
         >>> z = SortedSet(); z.add("a", 1); c = z.copy(); c.add("b", 2); len(z), len(c)
         True
         True
         (1, 2)
         """
-        cdef SortedSet c = SortedSet.__new__(SortedSet)
+        if cls is None:
+            cls = type(self)
+        elif not (isinstance(cls, type) and issubclass(cls, SortedSet)):
+            raise TypeError("cls must be SortedSet or a subclass of it")
+        cdef SortedSet c = <SortedSet>cls.__new__(cls)
         cdef frz_set *s = frz_copy(self._s)
         if s == NULL:
             raise MemoryError()
         frz_free(c._s)
         c._s = s
+        if attributes and cls is type(self) and cls is not SortedSet:
+            _set_instance_state(c, _instance_state(self))
         return c
 
     # -- ranges -------------------------------------------------------------
@@ -601,8 +685,11 @@ cdef class SortedSet:
         """Members between min and max in member order (ZRANGEBYLEX).  O(log n + m).
 
         None stands for an open end (Redis's ``-`` for min, ``+`` for max).
-        Meaningful when all scores are equal, as in Redis.  offset/count as
-        range_by_score.
+        Meaningful when all scores are equal, as in Redis.  Over members of
+        different scores the answer is Redis's skip-list walk: from the
+        first member (in set order) >= min, while members are <= max (in
+        reverse: from the member before the first one > max, while members
+        are >= min), O(n) then.  offset/count as range_by_score.
 
         >>> z = SortedSet(); z.add_many(["a", "b", "c", "d"], [0] * 4)
         4
@@ -617,6 +704,8 @@ cdef class SortedSet:
         keep = _lex_range(&lr, min, max, min_exclusive, max_exclusive, buf1, buf2)
         if offset < 0 or count == 0:
             return []
+        if not frz_one_score(self._s):
+            return self._lex_walk(&lr, reverse, offset, count)
         first = frz_first_in_lex(self._s, &lr, &r1)
         if first == FRZ_NIL:
             return []
@@ -637,6 +726,29 @@ cdef class SortedSet:
             first = frz_at_rank(self._s, r1 + <uint64_t>offset)
         return self._collect(first, count, False, False)
 
+    cdef list _lex_walk(self, const frz_lexrange *lr, bint reverse, Py_ssize_t offset,
+                        Py_ssize_t count):
+        """range_by_lex over members of different scores: Redis's walk (see
+        range_by_lex).  O(n)."""
+        cdef frz_set *s = self._s
+        cdef uint64_t r
+        cdef frz_ref x = (frz_last_in_lex(s, lr, &r) if reverse
+                          else frz_first_in_lex(s, lr, &r))
+        cdef list out = []
+        while x != FRZ_NIL and offset > 0:
+            x = frz_prev(s, x) if reverse else frz_next(s, x)
+            offset -= 1
+        while x != FRZ_NIL and count != 0:
+            if reverse:
+                if not frz_lex_ref_gte_min(s, x, lr):
+                    break
+            elif not frz_lex_ref_lte_max(s, x, lr):
+                break
+            out.append(_mbytes(s, x))
+            x = frz_prev(s, x) if reverse else frz_next(s, x)
+            count -= 1
+        return out
+
     def count_by_lex(self, min, max, *, bint min_exclusive=False, bint max_exclusive=False):
         """Number of members between min and max (ZLEXCOUNT).  O(log n).
 
@@ -651,7 +763,11 @@ cdef class SortedSet:
         keep = _lex_range(&lr, min, max, min_exclusive, max_exclusive, buf1, buf2)
         if frz_first_in_lex(self._s, &lr, &r1) == FRZ_NIL:
             return 0
-        if frz_last_in_lex(self._s, &lr, &r2) == FRZ_NIL or r2 < r1:
+        if frz_last_in_lex(self._s, &lr, &r2) == FRZ_NIL:
+            # Only over members of different scores (see range_by_lex):
+            # Redis then counts from the first member to the end.
+            return <Py_ssize_t>(frz_len(self._s) - r1 + 1)
+        if r2 < r1:
             return 0
         return <Py_ssize_t>(r2 - r1 + 1)
 
@@ -669,6 +785,7 @@ cdef class SortedSet:
             n = <Py_ssize_t>frz_len(self._s)
         out = self._collect(frz_first(self._s), n, False, True)
         frz_delete_range_by_rank(self._s, 1, <uint64_t>n)
+        frz_shrink(self._s)
         return out
 
     def pop_max(self, Py_ssize_t n=1):
@@ -688,6 +805,7 @@ cdef class SortedSet:
             n = <Py_ssize_t>ln
         out = self._collect(frz_last(self._s), n, True, True)
         frz_delete_range_by_rank(self._s, ln - <uint64_t>n + 1, ln)
+        frz_shrink(self._s)
         return out
 
     def remove_range_by_rank(self, Py_ssize_t start, Py_ssize_t stop):
@@ -710,8 +828,10 @@ cdef class SortedSet:
             return 0
         if stop >= n:
             stop = n - 1
-        return <Py_ssize_t>frz_delete_range_by_rank(self._s, <uint64_t>start + 1,
-                                                     <uint64_t>stop + 1)
+        n = <Py_ssize_t>frz_delete_range_by_rank(self._s, <uint64_t>start + 1,
+                                                  <uint64_t>stop + 1)
+        frz_shrink(self._s)
+        return n
 
     def remove_range_by_score(self, double min, double max, *, bint min_exclusive=False,
                               bint max_exclusive=False):
@@ -721,7 +841,9 @@ cdef class SortedSet:
         """
         cdef frz_range rg
         _score_range(&rg, min, max, min_exclusive, max_exclusive)
-        return <Py_ssize_t>frz_delete_range_by_score(self._s, &rg)
+        cdef Py_ssize_t n = <Py_ssize_t>frz_delete_range_by_score(self._s, &rg)
+        frz_shrink(self._s)
+        return n
 
     def remove_range_by_lex(self, min, max, *, bint min_exclusive=False,
                             bint max_exclusive=False):
@@ -733,7 +855,9 @@ cdef class SortedSet:
         cdef char buf1[24]
         cdef char buf2[24]
         keep = _lex_range(&lr, min, max, min_exclusive, max_exclusive, buf1, buf2)
-        return <Py_ssize_t>frz_delete_range_by_lex(self._s, &lr)
+        cdef Py_ssize_t n = <Py_ssize_t>frz_delete_range_by_lex(self._s, &lr)
+        frz_shrink(self._s)
+        return n
 
     # -- batch (numpy) ------------------------------------------------------
 
@@ -889,7 +1013,10 @@ cdef class SortedSet:
     # -- diagnostics --------------------------------------------------------
 
     def memory_usage(self):
-        """Bytes allocated by the C structures (struct, node arena, index, long members)."""
+        """Bytes allocated by the C structures (struct, node arena, index, long
+        members).  O(1).  Removals give memory back: the arena is compacted
+        when its live nodes fill less than a quarter of it (and it is over
+        64 KiB), the index when under 1/8 full."""
         return frz_memory(self._s)
 
     def _check(self):

@@ -39,13 +39,18 @@ cdef class TopK:
     >>> t.list(withcount=True)
     [(b'a', 3), (b'b', 2), (b'd', 1)]
 
-    :param k: heap size, an int >= 1 (ValueError ``TopK: invalid k``).
+    :param k: heap size, an int in [1, 2**32 - 1] (ValueError ``TopK: invalid
+        k``; RedisBloom 2.8 takes k up to 2**63 - 1 and keeps its low 32 bits,
+        crashing when they are 0, so larger k are refused here).
     :param width: buckets per row, int >= 1 (``TopK: invalid width``).
     :param depth: rows, int >= 1 (``TopK: invalid depth``).
     :param decay: in (0, 1] (``TopK: invalid decay value. must be '<= 1' &
         '> 0'``).
     :param seed: an int seeding the decay generator; None draws one from
         ``os.urandom``.
+    :raises MemoryError: ``Insufficient memory to create topk data
+        structure`` (RedisBloom's text) when the buckets or heap cannot be
+        allocated.
 
     Every method holds the GIL while it reads or changes the sketch (a big
     ``add_many`` lets go of it only while its helper thread starts, before
@@ -75,7 +80,7 @@ cdef class TopK:
         cdef uint64_t s = _sk_seed(seed)
         cdef fr_topk fresh
         if fr_topk_init(&fresh, <uint32_t>kk, <uint32_t>w, <uint32_t>d, dc, s) != FR_TOPK_OK:
-            raise MemoryError(f"cannot allocate a TopK of k={kk}, {w} x {d}")
+            raise MemoryError(TOPK_ERR_NO_MEMORY[4:])
         self._adopt(&fresh)
 
     cdef int _adopt(self, fr_topk *fresh) except -1:
@@ -92,6 +97,14 @@ cdef class TopK:
     def __dealloc__(self):
         fr_topk_release(&self.t)
         free(self.order)
+
+    cdef inline int _ready(self) except -1:
+        """TypeError unless __init__ (or from_bytes) built the sketch: an
+        object made by __new__ alone, or by a subclass whose __init__ skips
+        TopK.__init__, has no buckets or heap."""
+        if self.t.heap == NULL or self.order == NULL:
+            raise TypeError(TOPK_ERR_NOT_READY)
+        return 0
 
     # -- properties ----------------------------------------------------------
     @property
@@ -112,11 +125,13 @@ cdef class TopK:
 
     def info(self):
         """TOPK.INFO as a dict: ``{'k', 'width', 'depth', 'decay'}``. O(1)."""
+        self._ready()
         return {"k": self.t.k, "width": self.t.width, "depth": self.t.depth,
                 "decay": self.t.decay}
 
     def seed(self, seed):
         """Re-seed the decay generator (None: from os.urandom). O(1)."""
+        self._ready()
         fr_topk_seed(&self.t, _sk_seed(seed))
 
     # -- adding ----------------------------------------------------------------
@@ -130,8 +145,8 @@ cdef class TopK:
         >>> t.add(["x", "y"])
         [None, b'x']
         """
-        return self._add(_sk_items(items.tolist() if isinstance(items, np.ndarray) else items),
-                         None)
+        self._ready()
+        return self._add(_sk_items(items), None)
 
     def incrby(self, items, increments):
         """TOPK.INCRBY: add each increment to its item, in order.
@@ -147,12 +162,13 @@ cdef class TopK:
             greater or equal to 0 ... and smaller or equal to 100,000`` (the
             exact text is ``TOPK_ERR_INCREMENT``); lengths that differ.
         """
-        seq = _sk_items(items.tolist() if isinstance(items, np.ndarray) else items)
+        self._ready()
+        seq = _sk_items(items)  # the batch's own tuple: increments' code cannot touch it
         incr = _sk_uint_increments(increments, len(seq), TOPK_MAX_INCREMENT,
                                    TOPK_ERR_INCREMENT, TOPK_ERR_INCREMENT, TOPK_ERR_INCREMENT)
         return self._add(seq, incr)
 
-    cdef list _add(self, list seq, cnp.ndarray incr):
+    cdef list _add(self, tuple seq, cnp.ndarray incr):
         cdef Py_ssize_t i, n = len(seq), size
         cdef const char *p
         cdef unsigned char *gone
@@ -191,9 +207,19 @@ cdef class TopK:
         cdef bint unsigned
         cdef int rc
         cdef uint32_t incr1 = 1
+        self._ready()
         if increments is not None:
             one = _sk_scalar_increment(increments, TOPK_MAX_INCREMENT, TOPK_ERR_INCREMENT,
                                        TOPK_ERR_INCREMENT, TOPK_ERR_INCREMENT)
+        if arr is None and (increments is None or one is not None) and type(items) is list:
+            # One increment and a list of bytes / str: point straight into
+            # the caller's list (no Python code runs from here to the C call).
+            batch = _sk_list_now(<list>items)
+            if batch is not None:
+                if fr_topk_add_strs(&self.t, batch.items(), batch.sizes(), batch.n, NULL,
+                                    <uint32_t>(1 if increments is None else one)) != FR_TOPK_OK:
+                    raise MemoryError()
+                return None
         if arr is None:
             batch = _SkItems(items)
             n = batch.n
@@ -207,6 +233,8 @@ cdef class TopK:
             else:
                 incr1 = one
         cdef const uint32_t *incp = <const uint32_t *>inc32.data if inc32 is not None else NULL
+        if arr is not None and arr.shape[0] != n:
+            raise RuntimeError("the items array was resized during the call")
         if arr is not None:
             unsigned = arr.dtype.kind == "u"
             if (incp == NULL and incr1 == 1 and n >= _TOPK_TWO_THREADS_MIN
@@ -215,6 +243,7 @@ cdef class TopK:
             else:
                 rc = fr_topk_add_ints(&self.t, arr.data, unsigned, n, incp, incr1)
         else:
+            batch.bind()
             rc = fr_topk_add_strs(&self.t, batch.items(), batch.sizes(), n, incp, incr1)
         if rc != FR_TOPK_OK:
             raise MemoryError()
@@ -241,7 +270,8 @@ cdef class TopK:
     def query(self, items):
         """TOPK.QUERY: whether each item is in the heap (bytes compared).
         O(n * k). A list of bool."""
-        cdef list seq = _sk_items(items.tolist() if isinstance(items, np.ndarray) else items)
+        self._ready()
+        cdef tuple seq = _sk_items(items)
         cdef Py_ssize_t i, size
         cdef const char *p
         out = []
@@ -254,7 +284,8 @@ cdef class TopK:
         """TOPK.COUNT: each item's estimated count -- the largest bucket count
         among rows holding its fingerprint (for an item in the heap, only
         counts >= the heap minimum).  O(n * (depth + k)). A list of int."""
-        cdef list seq = _sk_items(items.tolist() if isinstance(items, np.ndarray) else items)
+        self._ready()
+        cdef tuple seq = _sk_items(items)
         cdef Py_ssize_t i, size
         cdef const char *p
         out = []
@@ -271,6 +302,7 @@ cdef class TopK:
         Items are returned whole; RedisBloom cuts names at the first NUL
         byte when it replies (the Engine does that, not the core).
         """
+        self._ready()
         cdef size_t i, n = fr_topk_list(&self.t, self.order)
         cdef fr_topk_slot *s
         out = []
@@ -296,6 +328,8 @@ cdef class TopK:
         if not isinstance(other, TopK):
             raise TypeError("can only merge a TopK")
         cdef TopK o = <TopK>other
+        self._ready()
+        o._ready()
         cdef int rc = fr_topk_merge(&self.t, &o.t)
         if rc == FR_TOPK_ESHAPE:
             raise ValueError("TopK merge needs the same k, width, depth and decay: "
@@ -304,12 +338,23 @@ cdef class TopK:
             raise MemoryError()
 
     def copy(self):
-        """An independent copy (generator state included). O(size)."""
-        return TopK.from_bytes(self.to_bytes())
+        """An independent copy (generator state included), of type(self) with
+        its instance attributes (shallow) when that is a subclass. O(size)."""
+        return _set_instance_state(type(self).from_bytes(self.to_bytes()),
+                                   _instance_state(self))
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        import copy as _copy
+        out = type(self).from_bytes(self.to_bytes())
+        return _set_instance_state(out, _copy.deepcopy(_instance_state(self), memo))
 
     def to_bytes(self):
         """Serialize (fastrank's own format, version 1, little-endian; the
         layout is documented atop _topk.c).  O(size)."""
+        self._ready()
         cdef size_t size = fr_topk_serialized_size(&self.t)
         cdef bytes out = PyBytes_FromStringAndSize(NULL, size)
         fr_topk_serialize(&self.t, <unsigned char *>PyBytes_AS_STRING(out))
@@ -335,7 +380,12 @@ cdef class TopK:
         return out
 
     def __reduce__(self):
-        return (TopK.from_bytes, (self.to_bytes(),))
+        """Pickles as from_bytes of type(self) (a subclass stays one), with
+        the instance attributes of a subclass."""
+        return (type(self).from_bytes, (self.to_bytes(),), _instance_state(self))
+
+    def __setstate__(self, state):
+        _set_instance_state(self, state)
 
     def __eq__(self, other):
         if not isinstance(other, TopK):
@@ -346,11 +396,13 @@ cdef class TopK:
 
     def _check(self):
         """Verify the heap invariants; AssertionError with the heap if broken."""
+        self._ready()
         if fr_topk_check(&self.t) != 0:
             raise AssertionError(f"TopK heap invariant broken: {self._heap()}")
 
     def _heap(self):
         """The raw heap slots as (item or None, count, fingerprint), slot order."""
+        self._ready()
         cdef uint32_t i
         cdef fr_topk_slot *s
         out = []

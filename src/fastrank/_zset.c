@@ -24,9 +24,11 @@
  *     (frz_ref, in 8-byte units; see the byte diagram in _zset.h).  Links,
  *     backward pointers and index slots are 4 bytes instead of 8, and there
  *     is no per-node malloc header.  Freed nodes go to a free list per size
- *     (in units) and are reused by the next node of the same size; the arena
- *     itself only shrinks on clear.  Growing the arena may move it, so a
- *     node pointer is only used between allocations.
+ *     (in units) and are reused by the next node of the same size; when the
+ *     live nodes fill less than a quarter of a big arena, frz_shrink moves
+ *     them into a fresh arena of their size (see "COMPACTION").  Growing
+ *     the arena may move it, so a node pointer is only used between
+ *     allocations; a compaction also renames every node (new refs).
  *   - The member is stored inline after the links (one cache line holds a
  *     typical node), the score is inside the node, and there is no separate
  *     dict entry or sds string: Redis spends ~120 bytes on a 9-byte member,
@@ -530,6 +532,7 @@ static frz_ref frz_node_alloc(frz_set *s, int level, const char *m, size_t len)
         r = (frz_ref)s->top;
         s->top += units;
     }
+    s->live_units += units;
     n = FRZ_N(s, r);
     n->score = 0.0;
     n->backward = FRZ_NIL;
@@ -563,6 +566,7 @@ static void frz_node_free(frz_set *s, frz_ref r)
     }
     n->level = 0;
     n->mlen = 0;
+    s->live_units -= n->units;
     n->backward = s->freelist[n->units];
     s->freelist[n->units] = r;
 }
@@ -1404,16 +1408,53 @@ frz_ref frz_last_in_range(const frz_set *s, const frz_range *r, uint64_t *rank)
     return x;
 }
 
-/* First node with member in r (assumes one score, as ZRANGEBYLEX), its rank. */
+/* True when every member has the same score (or there are fewer than two):
+ * then the list is in member order and lex searches may use every level. */
+int frz_one_score(const frz_set *s)
+{
+    return !s->tail || FRZ_N(s, frz_first(s))->score == FRZ_N(s, s->tail)->score;
+}
+
+/* Whether node x's member is >= r's min (<= r's max): ZRANGEBYLEX's tests. */
+int frz_lex_ref_gte_min(const frz_set *s, frz_ref x, const frz_lexrange *r)
+{
+    return frz_lex_gte_min(FRZ_N(s, x), r);
+}
+
+int frz_lex_ref_lte_max(const frz_set *s, frz_ref x, const frz_lexrange *r)
+{
+    return frz_lex_lte_max(FRZ_N(s, x), r);
+}
+
+/* LEX SEARCHES OVER MIXED SCORES.  Redis calls lex ranges over members of
+ * different scores unspecified, but what it does is a fixed walk: the
+ * searches below move forward "while the next member is below min" (first)
+ * or "while the next member is <= max" (last), and the range commands then
+ * walk from there until the first member out of range.  When the members
+ * are not in member order, a descent that starts on a high level can jump
+ * past the member where a level-0 walk stops, so its answer would depend on
+ * the random node levels; with more than one score these functions use
+ * level 0 only (O(n)), which is what Redis's skip list does whenever its
+ * nodes have level 1 and always what its listpack does going forward. */
+
+/* Redis's zslIsInLexRange: the range is not empty, the last member is >= min
+ * and the first is <= max (with one score, exactly "some member is in r"). */
+static int frz_lex_possible(const frz_set *s, const frz_lexrange *r)
+{
+    return !frz_lex_empty(r) && s->tail && frz_lex_gte_min(FRZ_N(s, s->tail), r) &&
+           frz_lex_lte_max(FRZ_N(s, frz_first(s)), r);
+}
+
+/* First node with member in r and its rank, or FRZ_NIL (see above). */
 frz_ref frz_first_in_lex(const frz_set *s, const frz_lexrange *r, uint64_t *rank)
 {
     const frz_node *xn = FRZ_N(s, FRZ_HEAD);
     frz_ref x = FRZ_HEAD, f;
     uint64_t t = 0;
     int i;
-    if (frz_lex_empty(r) || !s->tail || !frz_lex_gte_min(FRZ_N(s, s->tail), r))
+    if (!frz_lex_possible(s, r))
         return FRZ_NIL;
-    for (i = s->level - 1; i >= 0; i--) {
+    for (i = frz_one_score(s) ? s->level - 1 : 0; i >= 0; i--) {
         while ((f = xn->fwd[i]) && !frz_lex_gte_min(FRZ_N(s, f), r)) {
             t += frz_span(xn, i);
             x = f;
@@ -1428,16 +1469,16 @@ frz_ref frz_first_in_lex(const frz_set *s, const frz_lexrange *r, uint64_t *rank
     return x;
 }
 
-/* Last node with member in r (assumes one score), its rank, or FRZ_NIL. */
+/* Last node with member in r, its rank, or FRZ_NIL (see above). */
 frz_ref frz_last_in_lex(const frz_set *s, const frz_lexrange *r, uint64_t *rank)
 {
     const frz_node *xn = FRZ_N(s, FRZ_HEAD);
     frz_ref x = FRZ_HEAD, f;
     uint64_t t = 0;
     int i;
-    if (frz_lex_empty(r) || !s->tail || !frz_lex_lte_max(FRZ_N(s, frz_first(s)), r))
+    if (!frz_lex_possible(s, r))
         return FRZ_NIL;
-    for (i = s->level - 1; i >= 0; i--) {
+    for (i = frz_one_score(s) ? s->level - 1 : 0; i >= 0; i--) {
         while ((f = xn->fwd[i]) && frz_lex_lte_max(FRZ_N(s, f), r)) {
             t += frz_span(xn, i);
             x = f;
@@ -1510,21 +1551,31 @@ uint64_t frz_delete_range_by_score(frz_set *s, const frz_range *r)
     return removed;
 }
 
-/* ZREMRANGEBYLEX; the number removed. */
+/* ZREMRANGEBYLEX: from the first member >= min (a level-0 walk over mixed
+ * scores, see above) while members are <= max; the number removed. */
 uint64_t frz_delete_range_by_lex(frz_set *s, const frz_lexrange *r)
 {
     frz_ref upd[FRZ_MAXLEVEL], x = FRZ_HEAD, f;
     const frz_node *xn = FRZ_N(s, FRZ_HEAD);
-    uint64_t removed = 0;
+    uint64_t removed = 0, t = 0;
     int i;
     if (frz_lex_empty(r))
         return 0;
-    for (i = s->level - 1; i >= 0; i--) {
-        while ((f = xn->fwd[i]) && !frz_lex_gte_min(FRZ_N(s, f), r)) {
-            x = f;
+    if (frz_one_score(s)) {
+        for (i = s->level - 1; i >= 0; i--) {
+            while ((f = xn->fwd[i]) && !frz_lex_gte_min(FRZ_N(s, f), r)) {
+                x = f;
+                xn = FRZ_N(s, f);
+            }
+            upd[i] = x;
+        }
+    } else {
+        while ((f = xn->fwd[0]) && !frz_lex_gte_min(FRZ_N(s, f), r)) {
+            t++;
             xn = FRZ_N(s, f);
         }
-        upd[i] = x;
+        frz_path_to_rank(s, t + 1, upd);
+        xn = FRZ_N(s, upd[0]);
     }
     x = xn->fwd[0];
     while (x && frz_lex_lte_max(FRZ_N(s, x), r)) {
@@ -1715,7 +1766,9 @@ int frz_bulk_begin(frz_set *s, uint64_t extra)
 }
 
 /* Sets m's score (not NaN), adding m if absent (*added is incremented);
- * the list is not maintained until frz_bulk_end.  0, or -1 no memory. */
+ * an equal score is no change (an existing 0.0 stays 0.0 when -0.0 comes,
+ * as in frz_add).  The list is not maintained until frz_bulk_end.  0, or
+ * -1 no memory. */
 int frz_bulk_put(frz_set *s, const char *m, size_t len, double score, uint64_t *added)
 {
     uint64_t h = frz_hash(m, len, s->seed);
@@ -1729,8 +1782,10 @@ int frz_bulk_put(frz_set *s, const char *m, size_t len, double score, uint64_t *
             return -1;
         frz_hash_put(s, r, h);
         (*added)++;
+        FRZ_N(s, r)->score = score;
+    } else if (FRZ_N(s, r)->score != score) {
+        FRZ_N(s, r)->score = score;
     }
-    FRZ_N(s, r)->score = score;
     return 0;
 }
 
@@ -1903,6 +1958,85 @@ frz_set *frz_copy(const frz_set *s)
     return c;
 }
 
+/* COMPACTION.  Freed nodes go to free lists, so a set that lost most of
+ * its members (a board trimmed to its top N) would keep its peak arena.
+ * frz_shrink moves the live nodes, in list order, into a fresh arena of
+ * exactly their size and frees the old one, when the live nodes fill less
+ * than a quarter of an arena of more than FRZ_SHRINK_MIN units.  Right after
+ * a shrink the arena is full, so it takes losing 3/4 of the members again
+ * (or growing and then losing them) before the next one: each shrink costs
+ * O(n) against the >= 3n removals that made it due, and a steady churn of
+ * adds and removes never triggers it.  The index shrinks on its own (see
+ * frz_hash_remove).  Every ref changes: callers only shrink between whole
+ * operations, never while they hold refs. */
+#define FRZ_SHRINK_MIN 8192u /* 64 KiB */
+
+/* Units the live nodes take when laid out in list order from unit `top`,
+ * pads included. */
+static uint64_t frz_compact_units(const frz_set *s, uint64_t top)
+{
+    frz_ref x;
+    for (x = frz_first(s); x; x = FRZ_N(s, x)->fwd[0]) {
+        const frz_node *xn = FRZ_N(s, x);
+        unsigned hot = (unsigned)(frz_member_offset(xn->level) + 7) / 8;
+        unsigned off = (unsigned)(top % FRZ_LINE_UNITS);
+        if (off != 0 && off + hot > FRZ_LINE_UNITS)
+            top += FRZ_LINE_UNITS - off;
+        top += xn->units;
+    }
+    return top;
+}
+
+/* Compacts the arena when it is mostly free (see above).  1 when it was
+ * compacted, 0 when not due, -1 when out of memory (nothing changed). */
+int frz_shrink(frz_set *s)
+{
+    frz_set old = *s;
+    uint64_t hu = FRZ_N(s, FRZ_HEAD)->units, need, j;
+    frz_rec *recs;
+    frz_ref x;
+    size_t k = 0;
+    if (s->bulk || s->cap <= FRZ_SHRINK_MIN || (FRZ_HEAD + hu + s->live_units) * 4 >= s->cap)
+        return 0;
+    need = frz_compact_units(s, FRZ_HEAD + hu);
+    recs = (frz_rec *)malloc((size_t)(s->length ? s->length : 1) * sizeof(frz_rec));
+    s->arena = (char *)frz_big_alloc((size_t)need * 8, 0);
+    if (!recs || !s->arena) {
+        free(recs);
+        frz_big_free(s->arena, (size_t)need * 8);
+        *s = old;
+        return -1;
+    }
+    s->cap = need;
+    memcpy(s->arena + 8 * FRZ_HEAD, old.arena + 8 * FRZ_HEAD, (size_t)hu * 8);
+    s->top = FRZ_HEAD + hu;
+    memset(s->freelist, 0, sizeof s->freelist);
+    /* Copy each node; its old copy's backward field records the new ref. */
+    for (x = frz_first(&old); x; x = FRZ_N(&old, x)->fwd[0]) {
+        frz_node *on = FRZ_N(&old, x);
+        unsigned pad = frz_pad_units(s, on->level);
+        if (pad) {
+            uint64_t w = FRZ_PAD_TAG | pad;
+            memcpy(s->arena + (s->top << 3), &w, 8);
+            s->top += pad;
+        }
+        memcpy(s->arena + (s->top << 3), on, (size_t)on->units * 8);
+        on->backward = (frz_ref)s->top;
+        recs[k++].ref = (frz_ref)s->top;
+        s->top += on->units;
+    }
+    assert(s->top == need && k == s->length);
+    for (j = 0; j < s->nslots; j++) {
+        uint64_t v = s->slots[j];
+        if (v)
+            s->slots[j] = (v & 0xffffffff00000000ULL) | FRZ_N(&old, (frz_ref)v)->backward;
+    }
+    frz_relink(s, recs, k);
+    free(recs);
+    frz_big_free(old.arena, (size_t)old.cap * 8);
+    return 1;
+}
+
 /* Bytes allocated for the set: struct, arena, index, long members. */
 size_t frz_memory(const frz_set *s)
 {
@@ -1926,7 +2060,7 @@ int frz_check(const frz_set *s, char *err, size_t errlen)
 {
     const frz_node *head = FRZ_N(s, FRZ_HEAD);
     frz_ref x, prev = FRZ_NIL;
-    uint64_t n = 0, u, live = 0, slots = 0, j;
+    uint64_t n = 0, u, live = 0, live_units = 0, slots = 0, j;
     int i;
     if (s->bulk)
         FRZ_FAIL("inside a bulk load");
@@ -2013,11 +2147,15 @@ int frz_check(const frz_set *s, char *err, size_t errlen)
             if (xn->units != frz_units_for(xn->level, len))
                 FRZ_FAIL("node %llu: size %u", (unsigned long long)u, (unsigned)xn->units);
             live++;
+            live_units += xn->units;
         }
     }
     if (u != s->top || live != n)
         FRZ_FAIL("arena: %llu live chunks, %llu members", (unsigned long long)live,
                  (unsigned long long)n);
+    if (live_units != s->live_units)
+        FRZ_FAIL("arena: %llu live units counted, %llu recorded",
+                 (unsigned long long)live_units, (unsigned long long)s->live_units);
     for (j = 0; j < s->nslots; j++) {
         uint64_t v = s->slots[j];
         if (!v)

@@ -48,6 +48,7 @@ cdef extern from "_zset.h" nogil:
     int frz_clear(frz_set *s)
     frz_set *frz_copy(const frz_set *s)
     size_t frz_memory(const frz_set *s)
+    int frz_shrink(frz_set *s)
 
     # point operations
     frz_ref frz_find(const frz_set *s, const char *m, size_t len)
@@ -79,6 +80,9 @@ cdef extern from "_zset.h" nogil:
     uint64_t frz_delete_range_by_rank(frz_set *s, uint64_t start, uint64_t end)
     uint64_t frz_delete_range_by_score(frz_set *s, const frz_range *r)
     uint64_t frz_delete_range_by_lex(frz_set *s, const frz_lexrange *r)
+    int frz_one_score(const frz_set *s)
+    int frz_lex_ref_gte_min(const frz_set *s, frz_ref x, const frz_lexrange *r)
+    int frz_lex_ref_lte_max(const frz_set *s, frz_ref x, const frz_lexrange *r)
 
     # bulk load
     int frz_bulk_begin(frz_set *s, uint64_t extra)

@@ -156,6 +156,9 @@ class Engine(CoreCommands):
     #: run before it is stopped with an error; None: no limit.
     script_time_limit: float | None = 5.0
 
+    def __reduce__(self) -> Any:
+        raise TypeError(E.ENGINE_NOT_PICKLABLE)
+
     def __init__(self, decode_responses: bool = False, encoding: str = "utf-8",
                  encoding_errors: str = "strict") -> None:
         # key → value; the value's Python type is the Redis type (module docstring).
@@ -314,7 +317,7 @@ class Engine(CoreCommands):
     def lookup(self, key: bytes) -> Any:
         """The live value at key, or None (expired keys are deleted here)."""
         value = self._data.get(key)
-        if value is not None and key in self._expires and self._expires[key] <= now_ms():
+        if value is not None and key in self._expires and self._expires[key] < now_ms():
             del self._data[key]
             del self._expires[key]
             if self._watched:
@@ -386,9 +389,9 @@ class Engine(CoreCommands):
                     w._dirty = True
 
     def _expired(self, key: bytes) -> bool:
-        """Redis keyIsExpired: present with a deadline that has passed."""
+        """Redis keyIsExpired: present with a deadline that has passed (now > deadline)."""
         deadline = self._expires.get(key)
-        return deadline is not None and key in self._data and deadline <= now_ms()
+        return deadline is not None and key in self._data and deadline < now_ms()
 
     def watch_keys(self, watcher: Pipeline, keys: Iterable[bytes]) -> None:
         """WATCH keys for watcher (a Pipeline): remembers which were already expired."""
@@ -547,7 +550,7 @@ class Engine(CoreCommands):
                 if type(z) is ListpackZSet and key not in self._expires:
                     score = z.incr(value, amount)  # never -0.0: amount is not zero
                     if len(z) > LISTPACK_ENTRIES or blen(value) > LISTPACK_VALUE:
-                        self._data[key] = z.copy()  # Redis converts to a skiplist
+                        self._data[key] = z.copy(cls=SortedSet)  # Redis converts to a skiplist
                     if self._observed:
                         self._written(key)
                     return score

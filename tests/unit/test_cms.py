@@ -357,12 +357,21 @@ def test_add_many_equals_incrby_without_results():
 
 
 def test_dimensions_too_big_to_allocate():
-    with pytest.raises(MemoryError):
-        CountMinSketch(2**63, 1)
-    with pytest.raises(MemoryError):
-        CountMinSketch(2**64 - 1, 2**64 - 1)
+    # RedisBloom 2.8: width and depth are signed 64-bit; a product past
+    # 2**63 - 1 is "invalid init arguments"; a smaller one that cannot be
+    # allocated is "Insufficient memory to create the key".
+    with pytest.raises(MemoryError, match="^CMS: Insufficient memory to create the key$"):
+        CountMinSketch(2**63 - 1, 1)
+    with pytest.raises(MemoryError, match="^CMS: Insufficient memory to create the key$"):
+        CountMinSketch(2**62 - 1, 2)
+    with pytest.raises(ValueError, match="^CMS: invalid init arguments$"):
+        CountMinSketch(2**62, 2)
+    with pytest.raises(ValueError, match="^CMS: invalid init arguments$"):
+        CountMinSketch(2**40, 2**40)
     with pytest.raises(ValueError, match="CMS: invalid width"):
-        CountMinSketch(2**64, 1)
+        CountMinSketch(2**63, 1)
+    with pytest.raises(ValueError, match="CMS: invalid depth"):
+        CountMinSketch(1, 2**64 - 1)
 
 
 @pytest.mark.parametrize("n", [50, 20_000])  # without and with the remembered-address memo

@@ -119,13 +119,18 @@ def _positive(arg: bytes, error: str) -> int:
     return value
 
 
-def _core_call(fn: Callable[..., _T], *args: Any) -> _T:
+def _core_call(fn: Callable[..., _T], *args: Any, no_memory: Optional[str] = None) -> _T:
     """Run a core method; its ValueError/TypeError/OverflowError texts are
-    RedisBloom's error lines."""
+    RedisBloom's error lines.  With no_memory, a MemoryError (sizes RedisBloom
+    accepts but that cannot be allocated) is that error line."""
     try:
         return fn(*args)
     except (ValueError, TypeError, OverflowError) as exc:
         raise CommandError(str(exc)) from None
+    except MemoryError:
+        if no_memory is None:
+            raise
+        raise CommandError(no_memory) from None
 
 
 # -- Count-Min Sketch -----------------------------------------------------------
@@ -139,7 +144,8 @@ def cms_initbydim(db: Engine, args: list[bytes]) -> Any:
     _create(db, args[0], _core.CMS_ERR_KEY_EXISTS)
     width = _positive(args[1], _core.CMS_ERR_WIDTH)
     depth = _positive(args[2], _core.CMS_ERR_DEPTH)
-    db.store(args[0], _core_call(CountMinSketch, width, depth))
+    db.store(args[0], _core_call(CountMinSketch, width, depth,
+                                 no_memory=_core.CMS_ERR_NO_MEMORY))
     return b"OK"
 
 
@@ -158,7 +164,8 @@ def cms_initbyprob(db: Engine, args: list[bytes]) -> Any:
     _create(db, args[0], _core.CMS_ERR_KEY_EXISTS)
     error = _unit_interval(args[1], _core.CMS_ERR_ERROR)
     probability = _unit_interval(args[2], _core.CMS_ERR_PROB)
-    db.store(args[0], _core_call(CountMinSketch.from_error, error, probability))
+    db.store(args[0], _core_call(CountMinSketch.from_error, error, probability,
+                                 no_memory=_core.CMS_ERR_NO_MEMORY))
     return b"OK"
 
 
@@ -274,7 +281,8 @@ def topk_reserve(db: Engine, args: list[bytes]) -> Any:
         decay = parse_score(args[4])
         if decay is None or not 0.0 < decay <= 1.0:
             raise CommandError(_core.TOPK_ERR_DECAY)
-    db.store(args[0], _core_call(TopK, k, width, depth, decay, _new_seed(db)))
+    db.store(args[0], _core_call(TopK, k, width, depth, decay, _new_seed(db),
+                                 no_memory=_core.TOPK_ERR_NO_MEMORY))
     return b"OK"
 
 

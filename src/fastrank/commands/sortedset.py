@@ -60,9 +60,108 @@ LISTPACK_VALUE = 64     # zset-max-listpack-value
 
 
 class ListpackZSet(SortedSet):
-    """A zset Redis would hold listpack-encoded: scores are stored -0.0 → 0.0."""
+    """A zset Redis would hold listpack-encoded: scores are stored -0.0 → 0.0.
+
+    Lex ranges over members of different scores follow Redis's listpack
+    walks, which differ from its skip list's in reverse (see _lex_walk);
+    with one score they are the core's, as in Redis.
+    """
 
     __slots__ = ()
+
+    def range_by_lex(self, min: bytes | None, max: bytes | None, *,  # noqa: A002
+                     min_exclusive: bool = False, max_exclusive: bool = False,
+                     reverse: bool = False, offset: int = 0, count: int = -1) -> list[bytes]:
+        if self._one_score():
+            return super().range_by_lex(min, max, min_exclusive=min_exclusive,
+                                        max_exclusive=max_exclusive, reverse=reverse,
+                                        offset=offset, count=count)
+        if offset < 0 or count == 0:
+            return []
+        bounds = _LexBounds(min, max, min_exclusive, max_exclusive)
+        members = [m for m, _ in self.items()]
+        i = bounds.last(members) if reverse else bounds.first(members)
+        if i is None:
+            return []
+        step = -1 if reverse else 1
+        i += step * offset
+        out: list[bytes] = []
+        while 0 <= i < len(members) and count != 0:
+            m = members[i]
+            if not (bounds.gte_min(m) if reverse else bounds.lte_max(m)):
+                break
+            out.append(m)
+            i += step
+            count -= 1
+        return out
+
+    def count_by_lex(self, min: bytes | None, max: bytes | None, *,  # noqa: A002
+                     min_exclusive: bool = False, max_exclusive: bool = False) -> int:
+        if self._one_score():
+            return super().count_by_lex(min, max, min_exclusive=min_exclusive,
+                                        max_exclusive=max_exclusive)
+        return len(self.range_by_lex(min, max, min_exclusive=min_exclusive,
+                                     max_exclusive=max_exclusive))
+
+    def remove_range_by_lex(self, min: bytes | None, max: bytes | None, *,  # noqa: A002
+                            min_exclusive: bool = False, max_exclusive: bool = False) -> int:
+        if self._one_score():
+            return super().remove_range_by_lex(min, max, min_exclusive=min_exclusive,
+                                               max_exclusive=max_exclusive)
+        gone = self.range_by_lex(min, max, min_exclusive=min_exclusive,
+                                 max_exclusive=max_exclusive)
+        for m in gone:
+            self.remove(m)
+        return len(gone)
+
+    def _one_score(self) -> bool:
+        return len(self) < 2 or self.range(0, 0, False, True)[0][1] == \
+            self.range(-1, -1, False, True)[0][1]
+
+
+class _LexBounds:
+    """Redis's listpack lex walks (zzlFirstInLexRange / zzlLastInLexRange)
+    over a zset's members in set order, for members of different scores.
+
+    Both first check that the range can hold anything: it is not empty, the
+    last member is >= min and the first is <= max.  first: the first member
+    >= min, if it is <= max.  last: scanning back from the end, the first
+    member <= max, if it is >= min.  A range then walks on from there until
+    the first member out of range (ZRANGEBYLEX forward, ZLEXCOUNT,
+    ZREMRANGEBYLEX), or back (ZREVRANGEBYLEX).  O(n): a listpack has at most
+    128 members.
+    """
+
+    def __init__(self, lo: bytes | None, hi: bytes | None, lo_ex: bool, hi_ex: bool) -> None:
+        self.lo, self.hi, self.lo_ex, self.hi_ex = lo, hi, lo_ex, hi_ex
+
+    def gte_min(self, m: bytes) -> bool:
+        return self.lo is None or (m > self.lo if self.lo_ex else m >= self.lo)
+
+    def lte_max(self, m: bytes) -> bool:
+        return self.hi is None or (m < self.hi if self.hi_ex else m <= self.hi)
+
+    def _possible(self, members: list[bytes]) -> bool:
+        if self.lo is not None and self.hi is not None:
+            if self.lo > self.hi or (self.lo == self.hi and (self.lo_ex or self.hi_ex)):
+                return False
+        return bool(members) and self.gte_min(members[-1]) and self.lte_max(members[0])
+
+    def first(self, members: list[bytes]) -> int | None:
+        if not self._possible(members):
+            return None
+        for i, m in enumerate(members):
+            if self.gte_min(m):
+                return i if self.lte_max(m) else None
+        return None
+
+    def last(self, members: list[bytes]) -> int | None:
+        if not self._possible(members):
+            return None
+        for i in range(len(members) - 1, -1, -1):
+            if self.lte_max(members[i]):
+                return i if self.gte_min(members[i]) else None
+        return None
 
 
 ZSET_TYPES = (SortedSet, ListpackZSet)
@@ -93,7 +192,7 @@ def zset_add(z: SortedSet, member: bytes | str, score: float, nx: bool = False,
     if type(z) is ListpackZSet:
         if not xx and (blen(member) > LISTPACK_VALUE
                        or (len(z) >= LISTPACK_ENTRIES and member not in z)):
-            z = z.copy()
+            z = z.copy(cls=SortedSet)
         elif score == 0.0:
             score = 0.0
     return z, z.add_status(member, score, nx, xx, gt, lt)

@@ -1,0 +1,51 @@
+"""A key lives through its deadline millisecond: Redis's keyIsExpired is
+``now > deadline`` (issue: keys expired 1 ms early)."""
+from __future__ import annotations
+
+import pytest
+
+import fastrank
+import fastrank.engine
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> list:
+    now = [1_700_000_000_000]
+    monkeypatch.setattr(fastrank.engine, "now_ms", lambda: now[0])
+    return now
+
+
+def test_value_and_pttl_at_the_deadline(clock: list) -> None:
+    r = fastrank.Engine()
+    r.set("k", "v")
+    r.zadd("z", {"a": 1})
+    assert r.pexpire("k", 100) and r.pexpire("z", 100)
+    clock[0] += 100                       # exactly at the deadline
+    assert r.get("k") == b"v"
+    assert r.pttl("k") == 0
+    assert r.zscore("z", "a") == 1.0
+    assert r.exists("k", "z") == 2
+    clock[0] += 1                         # one past it
+    assert r.get("k") is None
+    assert r.pttl("k") == -2
+    assert r.zscore("z", "a") is None
+    assert r.exists("k", "z") == 0
+
+
+def test_watch_sees_expiry_only_past_the_deadline(clock: list) -> None:
+    r = fastrank.Engine()
+    r.set("k", "v", px=10)
+    with r.pipeline() as p:
+        p.watch("k")
+        clock[0] += 10                    # at the deadline: not expired yet
+        p.multi()
+        p.get("k")
+        assert p.execute() == [b"v"]
+
+
+def test_pexpireat_now_deletes_at_once(clock: list) -> None:
+    # EXPIRE with a time <= now deletes the key (checkAlreadyExpired uses <=).
+    r = fastrank.Engine()
+    r.set("k", "v")
+    assert r.pexpireat("k", clock[0]) is True
+    assert r.exists("k") == 0
