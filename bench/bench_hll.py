@@ -59,7 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 import fastrank  # noqa: E402
 from fastrank import HyperLogLog  # noqa: E402
-from fastrank.benchmark import cpu_name  # noqa: E402
+from fastrank.bench.runner import cpu_name  # noqa: E402
 
 
 def best_rate(n: int, make: Callable[[], object], feed: Callable[[object], None], repeats: int) -> float:

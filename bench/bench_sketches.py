@@ -60,7 +60,7 @@ except ImportError:
 
 import fastrank  # noqa: E402
 from fastrank import CountMinSketch, TopK  # noqa: E402
-from fastrank.benchmark import cpu_name  # noqa: E402
+from fastrank.bench.runner import cpu_name  # noqa: E402
 
 WIDTH, DEPTH = 65536, 4
 TOPK = dict(k=10, width=8, depth=7, decay=0.9)

@@ -1,7 +1,7 @@
 """Side-by-side benchmark: ``python bench/compare.py [args]`` is ``fastrank bench [args]``.
 
-The runner lives in the package (``fastrank.benchmark``, backends in
-``fastrank._bench_peers``) so the installed ``fastrank bench`` command works
+The runner lives in the package (``fastrank.bench.runner``, backends in
+``fastrank.bench.peers``) so the installed ``fastrank bench`` command works
 without this folder; see ``fastrank bench --help`` or bench/README.md for the
 method.
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from fastrank.benchmark import main, make_board  # noqa: F401  (make_board: used by the pytest-benchmark suite)
+from fastrank.bench.runner import main, make_board  # noqa: F401  (make_board: used by the pytest-benchmark suite)
 
 if __name__ == "__main__":
     sys.exit(main(prog="bench/compare.py"))

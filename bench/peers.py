@@ -1,5 +1,5 @@
-"""The leaderboard and sketch backends live in the package now: ``fastrank._bench_peers``."""
-from fastrank._bench_peers import (  # noqa: F401
+"""The leaderboard and sketch backends live in the package now: ``fastrank.bench.peers``."""
+from fastrank.bench.peers import (  # noqa: F401
     KEY,
     RedisPyClient,
     RedisPyPipelined,

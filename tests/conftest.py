@@ -9,6 +9,9 @@
   before each test.
 - ``r``: parametrised over the backends a domain test must run on
   (``engine`` = fastrank.Engine, ``redis`` = the real server).
+- ``postgres_server``: a PostgreSQL server (Debian's ``postgresql``) started
+  with ``initdb`` + ``pg_ctl`` on a free loopback port; ``postgres_dsn``: a
+  DSN whose search path is a fresh schema for each test.
 
 Without a server binary these fixtures skip their tests with the reason; with
 ``FASTRANK_REQUIRE_REDIS=1`` (set by CI) a missing server fails instead.
@@ -26,6 +29,7 @@ import pytest
 import redis
 
 from fastrank.testing import RedisProcess, free_port, redisbloom_path, start_redis
+from postgres_server import PostgresServer, pg_binary, start_postgres
 
 REQUIRE_REDIS = os.environ.get("FASTRANK_REQUIRE_REDIS") == "1"
 
@@ -142,3 +146,32 @@ def r(request: pytest.FixtureRequest):
         yield Engine()
     else:
         yield request.getfixturevalue("redis_client")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    if pg_binary("initdb") is None or pg_binary("pg_ctl") is None:
+        _missing("PostgreSQL (initdb, pg_ctl) is not installed")
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        _missing("psycopg is not installed")
+    root = tempfile.mkdtemp(prefix="fastrank-pg-")
+    server = start_postgres(root)
+    yield server
+    server.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+_schemas = iter(range(1, 1 << 30))
+
+
+@pytest.fixture
+def postgres_dsn(postgres_server: PostgresServer) -> str:
+    """A DSN on the test server whose tables land in a schema of this test's own."""
+    import psycopg
+
+    schema = f"t{next(_schemas)}"
+    with psycopg.connect(postgres_server.dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    return f"{postgres_server.dsn} options='-csearch_path={schema}'"

@@ -10,7 +10,7 @@
  * depth = ceil(ln(1 / delta)) it overcounts by more than eps * N (N = sum of
  * all increments) with probability at most delta.
  *
- * WHAT WE MATCH (RedisBloom 2.8.2, COMPAT.md section 4)
+ * WHAT WE MATCH (RedisBloom 2.8.2, docs/compatibility.md §4)
  * fastrank's sketch must answer CMS.INCRBY / CMS.QUERY / CMS.MERGE / CMS.INFO
  * exactly as RedisBloom 2.8 does for the same inserts, so the choices that are
  * free in the paper are fixed here:

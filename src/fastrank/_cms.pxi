@@ -47,7 +47,7 @@ cdef extern from "Python.h":
 
 # ---- RedisBloom 2.8.2 error texts ------------------------------------------
 # Exactly as the server sends them (verified against redisbloom.so 2.8.2; see
-# COMPAT.md sections 4 and 5).  The core raises with these texts where the
+# docs/compatibility.md §4 and §5).  The core raises with these texts where the
 # same condition exists, so fastrank.Engine can re-raise them as
 # redis.exceptions.ResponseError; fastrank._errors owns the Engine's copies.
 CMS_ERR_KEY_EXISTS = "CMS: key already exists"

@@ -341,7 +341,7 @@ class TopK:
 # -- HyperLogLog (_hyperloglog.pxi, _hll.c) ---------------------------------
 # The state of a HyperLogLog *is* the Redis 7.0 HLL string: to_bytes() equals
 # GET after the same PFADD/PFCOUNT/PFMERGE on a Redis server, byte for byte,
-# and a value read from Redis works here.  See COMPAT.md section 1.
+# and a value read from Redis works here.  See docs/compatibility.md §1.
 
 HLL_NOT_VALID_TEXT: str  # "WRONGTYPE Key is not a valid HyperLogLog string value."
 HLL_CORRUPTED_TEXT: str  # "INVALIDOBJ Corrupted HLL object detected"

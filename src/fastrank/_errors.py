@@ -30,7 +30,6 @@ INVALID_CURSOR = "ERR invalid cursor"
 OUT_OF_RANGE_POSITIVE = "ERR value is out of range, must be positive"
 TIMEOUT_NOT_FLOAT = "ERR timeout is not a float or out of range"
 TIMEOUT_NEGATIVE = "ERR timeout is negative"
-TIMEOUT_OUT_OF_RANGE = "ERR timeout is out of range"
 VALUE_OUT_OF_RANGE = "ERR value is out of range"
 WITHOUT_MULTI = "ERR %s without MULTI"
 WATCH_INSIDE_MULTI = "ERR WATCH inside MULTI is not allowed"
@@ -59,6 +58,16 @@ ZRANGE_WITHSCORES_BYLEX = (
 ZRANDMEMBER_COUNT_RANGE = (
     "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 )
+
+# -- lists, LCS, SORT --------------------------------------------------------
+INDEX_OUT_OF_RANGE = "ERR index out of range"
+LPOS_RANK_ZERO = ("ERR RANK can't be zero: use 1 to start from the first match, 2 from the "
+                  "second ... or use negative to start from the end of the list")
+LPOS_COUNT_NEGATIVE = "ERR COUNT can't be negative"
+LPOS_MAXLEN_NEGATIVE = "ERR MAXLEN can't be negative"
+LCS_NOT_STRINGS = "ERR The specified keys must contain string values"
+LCS_IDX_AND_LEN = "ERR If you want both the length and indexes, please just use IDX."
+SORT_NOT_DOUBLE = "ERR One or more scores can't be converted into double"
 
 
 def message(line: str, *fmt: str) -> str:

@@ -9,7 +9,7 @@
  * Ertl's "improved raw estimator" ("New cardinality estimation algorithms
  * for HyperLogLog sketches", arXiv:1702.01284), as Redis 7.0 does.  The
  * facts were learnt from the Redis 7.0.15 sources and checked against a
- * live server (COMPAT.md section 1); the code here is our own.
+ * live server (docs/compatibility.md §1); the code here is our own.
  *
  * HASH, INDEX AND RANK
  * --------------------

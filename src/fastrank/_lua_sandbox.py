@@ -61,7 +61,8 @@ NOT_IN_SCRIPTS = frozenset({b"MULTI", b"EXEC", b"DISCARD", b"WATCH", b"UNWATCH",
 #: Commands whose bytes replies are status replies (+OK, +PONG, +string...).
 STATUS_COMMANDS = frozenset({b"MSET", b"RENAME", b"FLUSHDB", b"FLUSHALL", b"HMSET",
                              b"PFMERGE", b"PSETEX", b"SETEX", b"TYPE", b"CMS.INITBYDIM",
-                             b"CMS.INITBYPROB", b"CMS.MERGE", b"TOPK.RESERVE", b"SELECT"})
+                             b"CMS.INITBYPROB", b"CMS.MERGE", b"TOPK.RESERVE", b"SELECT",
+                             b"LTRIM", b"LSET"})
 #: Commands whose RESP3 reply nests (member, score) pairs that RESP2 flattens.
 PAIR_COMMANDS = frozenset({b"ZRANGE", b"ZREVRANGE", b"ZRANGEBYSCORE", b"ZREVRANGEBYSCORE",
                            b"ZPOPMIN", b"ZPOPMAX", b"ZRANDMEMBER", b"ZUNION", b"ZINTER",

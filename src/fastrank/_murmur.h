@@ -4,7 +4,7 @@
  * rendering of the well-known algorithm, not a copy of any particular file.
  * RedisBloom 2.8 uses it with seed = row index (0, 1, 2, ...) to pick a column
  * of each Count-Min / HeavyKeeper row, and with seed 1919 for the TopK
- * fingerprint; see COMPAT.md section 4.1.
+ * fingerprint; see docs/compatibility.md §4.
  *
  *   m = 0x5bd1e995, r = 24, all arithmetic mod 2^32
  *   h = seed ^ len

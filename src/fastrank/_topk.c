@@ -11,7 +11,7 @@
  * evicted while small ones are quickly replaced.  The heap is fed with the
  * largest count the item reached in any row.
  *
- * WHAT WE MATCH (RedisBloom 2.8.2, COMPAT.md section 5)
+ * WHAT WE MATCH (RedisBloom 2.8.2, docs/compatibility.md §5)
  *   - fingerprint = MurmurHash2(item, seed 1919); the bucket of row i is
  *     MurmurHash2(item, seed i) mod width (see _murmur.h);
  *   - buckets are one row-major array of (fp u32, count u32);

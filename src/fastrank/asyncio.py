@@ -266,6 +266,15 @@ class Engine(AsyncCoreCommands):
     def set_response_callback(self, command: str, callback: Callable[..., Any]) -> None:
         self._sync.set_response_callback(command, callback)
 
+    async def save(self, path: Optional[str] = None,  # type: ignore[override]
+                   **kwargs: Any) -> bool:
+        """:meth:`fastrank.Engine.save`, its file I/O in a worker thread."""
+        return await asyncio.to_thread(self._sync.save, path)
+
+    async def load(self, path: str) -> int:
+        """:meth:`fastrank.Engine.load`, its file I/O in a worker thread."""
+        return await asyncio.to_thread(self._sync.load, path)
+
     def cms(self) -> AsyncCMSBloom:
         """redis-py's AsyncCMSBloom bound to this engine (as ``redis.asyncio.Redis.cms()``)."""
         from redis.commands.bf import AsyncCMSBloom
@@ -324,10 +333,12 @@ class Engine(AsyncCoreCommands):
         while True:
             with core._lock:
                 no_block, core._no_block = core._no_block, True
+                core._retrying = started  # a retry: keys of another type are passed over
                 try:
                     reply = core.execute_command(*args, **options)
                 finally:
                     core._no_block = no_block
+                    core._retrying = False
                 if reply is not None:
                     return reply
                 if not started:  # the first try parsed every argument

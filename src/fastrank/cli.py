@@ -5,7 +5,7 @@ a stream of match results moves ratings with ZINCRBY, and the board answers
 the questions a game asks (top 10, one player's exact rank, the players
 around them) while it is being written.
 
-``fastrank bench`` runs the side-by-side comparison of ``fastrank.benchmark``
+``fastrank bench`` runs the side-by-side comparison of ``fastrank.bench``
 (fastrank vs redis-py, sortedcontainers, fakeredis and the sketch libraries)
 at several board sizes, prints the table, writes it as Markdown and JSON, and
 with ``--plot`` draws it.
@@ -19,31 +19,10 @@ from typing import List, Optional, Sequence, TextIO, Tuple, cast
 
 import numpy as np
 
+from fastrank.bench import runner as benchmark
+from fastrank.bench.progress import Progress
+
 BOARD = "season:1"
-
-
-class Progress:
-    """A one-line text progress bar on a terminal stream (quiet when not a tty)."""
-
-    def __init__(self, total: int, label: str, stream: TextIO = sys.stderr, width: int = 30) -> None:
-        self.total, self.label, self.stream, self.width = total, label, stream, width
-        self.start = time.perf_counter()
-        self.live = stream.isatty()
-
-    def update(self, done: int) -> None:
-        if not self.live:
-            return
-        frac = done / self.total if self.total else 1.0
-        filled = int(frac * self.width)
-        rate = done / max(time.perf_counter() - self.start, 1e-9)
-        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (self.width - filled)}] "
-                          f"{done:,}/{self.total:,} {rate:,.0f}/s")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.live:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def _name(member: bytes) -> str:
@@ -133,8 +112,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p_demo.add_argument("--players", type=int, default=1_000_000)
     p_demo.add_argument("--matches", type=int, default=1_000_000)
     p_demo.add_argument("--seed", type=int, default=2026)
-    from fastrank import benchmark
-
     p_bench = sub.add_parser("bench", help="compare fastrank with Redis and the Python libraries",
                              description=benchmark.__doc__,
                              formatter_class=argparse.RawDescriptionHelpFormatter)

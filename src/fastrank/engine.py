@@ -37,8 +37,10 @@ otherwise defers to the generic path, so both give the same answer.
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -60,6 +62,7 @@ from fastrank._core import (CountMinSketch, EngineLock, EngineState, SortedSet, 
                             engine_zrevrange, engine_zrevrank, engine_zscore)
 from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.scripting import evalsha_fast
+from fastrank.snapshot import read_snapshot, write_snapshot
 from fastrank.commands.sortedset import (LISTPACK_ENTRIES, LISTPACK_VALUE, ListpackZSet, blen,
                                          zset_add, zset_add_bulk)
 
@@ -73,6 +76,7 @@ if TYPE_CHECKING:
 TYPE_NAMES: dict[type, bytes] = {bytes: b"string", SortedSet: b"zset", ListpackZSet: b"zset",
                                  dict: b"hash", set: b"set"}
 TYPE_NAMES.update({CountMinSketch: b"CMSk-TYPE", TopK: b"TopK-TYPE"})  # RedisBloom 2.8
+TYPE_NAMES[deque] = b"list"  # commands/lists.py
 _PACK_ERROR = "A tuple item must be str, int, float or bytes."
 _parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
 
@@ -162,6 +166,7 @@ class Engine(CoreCommands):
         self._cond = threading.Condition(self._lock)  # type: ignore[arg-type]
         self._waiters = 0
         self._no_block = False  # set while a transaction runs
+        self._retrying = False  # set while fastrank.asyncio retries a blocked command
         self._watched: dict[bytes, list[Pipeline]] = {}  # key → pipelines WATCHing it
         # True while someone waits for a write or watches a key: the one
         # attribute the fast paths test after writing.
@@ -176,6 +181,7 @@ class Engine(CoreCommands):
         )
         self._event_dispatcher = EventDispatcher()
         self._lua: LuaScripting | None = None  # the Lua state, made by the first script
+        self._snapshot_path: str | os.PathLike[str] | None = None  # save() without a path
         # What the compiled fast paths read in C (shares _data, _expires, _lock).
         self._fast = EngineState(self._data, self._expires, self._lock, decode_responses,
                                  encoding, encoding_errors)
@@ -249,6 +255,59 @@ class Engine(CoreCommands):
                     if watch_delay is not None and watch_delay > 0:
                         time.sleep(watch_delay)
                     continue
+
+    # -- snapshots (fastrank/snapshot.py) ------------------------------------
+
+    def save(self, path: str | os.PathLike[str] | None = None, **kwargs: Any) -> bool:
+        """Write the whole keyspace to a snapshot file, atomically; True.
+
+        The file is written beside ``path``, fsynced and renamed over it, so a
+        crash leaves the old snapshot or the new one. Without ``path``, the
+        path of the last ``save``/``load`` is used. Commands wait while it
+        runs, as Redis's SAVE blocks the server. O(size of the keyspace).
+
+        >>> import os, tempfile
+        >>> r = Engine(); r.zadd("board", {"ann": 3}); r.set("motd", "hi", px=60_000)
+        1
+        True
+        >>> path = os.path.join(tempfile.mkdtemp(), "engine.snap")
+        >>> r.save(path), Engine().load(path)
+        (True, 2)
+        """
+        if path is None:
+            path = self._snapshot_path
+            if path is None:
+                raise ValueError("Engine.save needs a path (no earlier save or load named one)")
+        with self._lock:
+            expires = self._expires
+            write_snapshot(path, ((k, v, expires.get(k, -1)) for k, v in self._data.items()))
+        self._snapshot_path = path
+        return True
+
+    def load(self, path: str | os.PathLike[str]) -> int:
+        """Replace the whole keyspace with a snapshot's; the number of keys read.
+
+        The file is read and checked completely first: a missing, truncated,
+        altered or unknown-version file raises (``OSError``,
+        ``fastrank.snapshot.SnapshotError``) and the keyspace stays as it was.
+        Keys whose deadline has passed expire on their first access, as any
+        key does. Watching transactions fail as after FLUSHALL; blocked pops
+        wake up. O(size of the snapshot).
+        """
+        data, expires = read_snapshot(path)
+        with self._lock:
+            self.flushed()
+            # The compiled fast paths share these two dicts: fill them in place.
+            self._data.clear()
+            self._data.update(data)
+            self._expires.clear()
+            self._expires.update(expires)
+            for key in list(self._watched):
+                self._touch(key)
+            if self._waiters:
+                self._cond.notify_all()
+        self._snapshot_path = path
+        return len(data)
 
     # -- keyspace helpers used by the command handlers ---------------------
 

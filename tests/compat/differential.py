@@ -370,6 +370,8 @@ class Pair:
                 self.engine.sadd(key, *self.real.smembers(key))
             elif kind == "hash":
                 self.engine.hset(key, mapping=self.real.hgetall(key))
+            elif kind == "list":
+                self.engine.rpush(key, *self.real.lrange(key, 0, -1))
             when = self.real.pexpiretime(key)
             if when > 0:
                 self.engine.pexpireat(key, when)

@@ -55,7 +55,7 @@ def test_wheel_carries_the_module_only(dist):
         wheel_names = whl.namelist()
     assert any(n.startswith("fastrank/_core.") and n.endswith((".so", ".pyd")) for n in wheel_names)
     assert "fastrank/py.typed" in wheel_names and "fastrank/_core.pyi" in wheel_names
-    assert "fastrank/benchmark.py" in wheel_names and "fastrank/_bench_peers.py" in wheel_names
+    assert "fastrank/bench/runner.py" in wheel_names and "fastrank/bench/peers.py" in wheel_names
     assert "fastrank/_lua_sandbox.lua" in wheel_names and "fastrank/_lua_cjson.lua" in wheel_names
     assert not any(n.endswith((".c", ".pyx", ".pxi")) for n in wheel_names)
 
@@ -72,12 +72,30 @@ def _repair(wheel, out):
     return repaired
 
 
+def _see_running_environment(py):
+    """Let the new venv import what the running interpreter has (numpy, redis, pytest).
+
+    ``--system-site-packages`` shows the *base* interpreter's site-packages; when
+    the tests run from inside a virtualenv, its packages are elsewhere. A .pth
+    file appends those directories after the new venv's own site-packages, so
+    the wheel installed there is still the fastrank that gets imported (the
+    directories' own .pth files, such as an editable install's, are not run).
+    """
+    if sys.prefix == sys.base_prefix:
+        return
+    import site
+    target = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                            check=True, capture_output=True, text=True).stdout.strip()
+    (Path(target) / "running-environment.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+
+
 def test_repaired_wheel_installs_in_a_fresh_venv_and_passes_the_smoke_tests(dist, tmp_path):
     wheel = _repair(_one(dist, "fastrank-*.whl"), tmp_path / "repaired")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")
     py = bindir / "python"
+    _see_running_environment(py)
     subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--disable-pip-version-check",
                     str(wheel)], check=True, capture_output=True)
     where = json.loads(subprocess.run([str(py), "-c", WHERE], check=True, capture_output=True, text=True,

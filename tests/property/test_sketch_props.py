@@ -4,7 +4,7 @@
   layout) must agree counter for counter; estimates never undercount; merge
   is the weighted sum; numpy and list paths agree; bytes round-trip.
 - TopK with decay = 1 is deterministic, so a plain Python HeavyKeeper written
-  from COMPAT.md section 5 must agree with the C core reply for reply, on
+  from docs/compatibility.md §5 must agree with the C core reply for reply, on
   narrow sketches where buckets collide all the time.
 """
 from __future__ import annotations
@@ -128,7 +128,7 @@ def test_cms_bytes_roundtrip(width, depth, ops):
 # -- TopK, decay = 1 ------------------------------------------------------------------
 
 class TopKModel:
-    """HeavyKeeper with decay 1 (every decay step succeeds), per COMPAT.md 5.2-5.3."""
+    """HeavyKeeper with decay 1 (every decay step succeeds), per docs/compatibility.md §5."""
 
     def __init__(self, k: int, width: int, depth: int) -> None:
         self.k, self.width, self.depth = k, width, depth

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 import fastrank
-from fastrank.benchmark import BASELINE, LEADERBOARD_OPS, parse_size, size_label, to_markdown
+from fastrank.bench.runner import BASELINE, LEADERBOARD_OPS, parse_size, size_label, to_markdown
 from fastrank.testing import redisbloom_path
 
 HAVE_MPL = importlib.util.find_spec("matplotlib") is not None
@@ -110,7 +110,7 @@ def test_sizes_parse_and_print():
 
 
 def test_without_a_redis_server_the_redis_rows_are_left_out_with_a_note(tmp_path, monkeypatch):
-    from fastrank import benchmark
+    from fastrank.bench import runner as benchmark
 
     monkeypatch.setattr(benchmark.shutil, "which", lambda name: None)
     data = benchmark.run([500], ops=500, repeat=1, memory=False, fakeredis=False)

@@ -305,7 +305,7 @@ def test_reinit_refused():
 
 
 def test_docstring_examples():
-    """The examples in the sketches' docstrings run and hold (STYLE: doctests are run)."""
+    """The examples in the sketches' docstrings run and hold (every doctest in the package is run)."""
     import doctest
 
     from fastrank import TopK

@@ -1,5 +1,5 @@
-"""Engine HLL and RedisBloom commands without a server: the COMPAT examples
-(§1.8, §1.11, §4.3, §5.4, §6.3), error texts, state unchanged after errors,
+"""Engine HLL and RedisBloom commands without a server: the examples of
+docs/compatibility.md (§1, §4, §5, §6) and the vectors in tests/vectors, error texts, state unchanged after errors,
 TTLs, TYPE, the redis-py helper objects and the Top-K seed.
 
 The same behaviour is checked reply for reply against real Redis 7.0.15 +

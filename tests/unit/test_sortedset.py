@@ -1,6 +1,6 @@
 """Unit tests of fastrank._core.SortedSet, one public method at a time.
 
-Expected values follow COMPAT.md section 2 (Redis 7.0 sorted sets).
+Expected values follow docs/compatibility.md §2 (Redis 7.0 sorted sets).
 """
 import copy
 import doctest
@@ -319,7 +319,7 @@ def test_repr():
     assert "2" in repr(make([("a", 1), ("b", 1)]))
 
 
-# -- rank ranges (COMPAT 2.7) ----------------------------------------------------
+# -- rank ranges (docs/compatibility.md §2)-------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -365,7 +365,7 @@ def test_remove_range_by_rank(abcde):
     abcde._check()
 
 
-# -- score ranges (COMPAT 2.8) ---------------------------------------------------
+# -- score ranges (docs/compatibility.md §2)------------------------------------------------
 
 
 def test_range_by_score_bounds(abcde):
@@ -515,7 +515,7 @@ def test_lex_binary_order():
     assert z.range_by_lex(None, b"") == [b""]
 
 
-# -- pops (COMPAT 2.11) ------------------------------------------------------------
+# -- pops (docs/compatibility.md §2) ----------------------------------------------------------------
 
 
 def test_pops_with_ties():

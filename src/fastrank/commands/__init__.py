@@ -83,3 +83,4 @@ def syntax_error() -> CommandError:
 
 from fastrank.commands import keys, strings, hashes, sets, sortedset, hyperloglog, bloom  # noqa: E402,F401,E501
 from fastrank.commands import scripting  # noqa: E402,F401
+from fastrank.commands import lists, lcs, sort  # noqa: E402,F401

@@ -2,7 +2,7 @@
 
 A key holds a ``fastrank.CountMinSketch`` (TYPE ``CMSk-TYPE``) or a
 ``fastrank.TopK`` (``TopK-TYPE``); the compiled core gives RedisBloom 2.8's
-counters, replies and error texts (COMPAT §4, §5). This module adds what the
+counters, replies and error texts (docs/compatibility.md §4, §5). This module adds what the
 module adds around them, as observed on RedisBloom 2.8.2:
 
 - Module commands are registered with arity -1 (``COMMAND INFO``), so the

@@ -1,7 +1,7 @@
 """HyperLogLog commands (Redis 7.0 hyperloglog.c): PFADD, PFCOUNT, PFMERGE.
 
 An HLL *is* a string: the value stays ``bytes`` in the keyspace, byte for
-byte the string Redis stores (COMPAT §1), so GET/SET/APPEND/SETRANGE/STRLEN
+byte the string Redis stores (docs/compatibility.md §1), so GET/SET/APPEND/SETRANGE/STRLEN
 work on it unchanged and a value moved to or from a real Redis keeps
 working. The register work is done on those bytes by the compiled core's
 raw-value helpers (``pfadd_bytes``...), which also validate untrusted

@@ -31,6 +31,7 @@ from __future__ import annotations
 import enum
 import math
 import random
+import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Final, Iterable, Sequence, TypeVar, Union
 
@@ -504,13 +505,16 @@ def zremrangebylex(db: Engine, args: list[bytes]) -> int:
 
 
 def pop_first(
-    db: Engine, keys: Sequence[bytes], where_max: bool, count: int
+    db: Engine, keys: Sequence[bytes], where_max: bool, count: int, waiting: bool = False
 ) -> tuple[bytes, list[tuple[bytes, float]]] | tuple[None, None]:
     """Redis genericZpopCommand core: (key, items) from the first non-empty key.
 
-    Type errors stop at the first existing key of another type.
+    Type errors stop at the first existing key of another type, except for a
+    client already ``waiting`` (see ``blocking_pop``), which passes it over.
     """
     for key in keys:
+        if waiting and type(db.lookup(key)) not in (SortedSet, ListpackZSet, type(None)):
+            continue
         z = get_zset(db, key)
         if z is None:
             continue
@@ -577,37 +581,51 @@ def zmpop(db: Engine, args: list[bytes]) -> list[Any] | None:
     return None if items is None else [key, pairs(items)]  # items is None iff key is
 
 
+_FOREVER_S = threading.TIMEOUT_MAX / 2
+
+
 def parse_timeout(arg: bytes) -> float | None:
     """Redis getTimeoutFromObjectOrReply (seconds): a monotonic deadline or None."""
     value = parse_long_double(arg)
     if value is None:
         raise CommandError(E.TIMEOUT_NOT_FLOAT)
     ms = value * 1000
-    if ms > INT64_MAX:
-        raise CommandError(E.TIMEOUT_OUT_OF_RANGE)
-    if ms < 0:
+    # Past INT64_MAX the server's conversion to a long long yields its most
+    # negative value, hence "negative"; a deadline beyond what a wait can
+    # take (centuries) is never reached: no deadline.
+    if ms < 0 or ms > INT64_MAX:
         raise CommandError(E.TIMEOUT_NEGATIVE)
     ms = math.ceil(ms)
-    return None if ms == 0 else time.monotonic() + ms / 1000.0
+    if ms == 0 or ms / 1000.0 > _FOREVER_S:
+        return None
+    return time.monotonic() + ms / 1000.0
 
 
 def blocking_pop(db: Engine, deadline: float | None,
-                 attempt: Callable[[], _T | None]) -> _T | None:
-    """Retry ``attempt()`` after every write until it answers or time runs out."""
+                 attempt: Callable[[bool], _T | None]) -> _T | None:
+    """Retry ``attempt(waiting)`` after every write until it answers or time runs out.
+
+    ``waiting`` is False on the first try, True on the retries (also when
+    fastrank.asyncio retries a blocked command afresh: ``db._retrying``). The
+    server wakes a blocked client only for a key of the type it waits for, so
+    a retry passes over keys that have turned into another type.
+    """
+    waiting = db._retrying
     while True:
-        reply = attempt()
+        reply = attempt(waiting)
         if reply is not None:
             return reply
         if not db.wait_for_write(deadline):
             return None
+        waiting = True
 
 
 def _bzpop(db: Engine, args: list[bytes], where_max: bool) -> list[Any] | None:
     deadline = parse_timeout(args[-1])
     keys = args[:-1]
 
-    def attempt() -> list[Any] | None:
-        key, items = pop_first(db, keys, where_max, 1)
+    def attempt(waiting: bool) -> list[Any] | None:
+        key, items = pop_first(db, keys, where_max, 1, waiting)
         return None if not items else [key, items[0][0], items[0][1]]
 
     return blocking_pop(db, deadline, attempt)
@@ -628,8 +646,8 @@ def bzmpop(db: Engine, args: list[bytes]) -> list[Any] | None:
     deadline = parse_timeout(args[0])
     keys, where_max, count = parse_mpop(args[1:])
 
-    def attempt() -> list[Any] | None:
-        key, items = pop_first(db, keys, where_max, count)
+    def attempt(waiting: bool) -> list[Any] | None:
+        key, items = pop_first(db, keys, where_max, count, waiting)
         return None if items is None else [key, pairs(items)]  # items is None iff key is
 
     return blocking_pop(db, deadline, attempt)

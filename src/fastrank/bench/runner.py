@@ -53,7 +53,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 
 import numpy as np
 
-from fastrank import _bench_peers as peers
+from fastrank.bench import peers
+from fastrank.bench.progress import Progress
 
 LEADERBOARD_OPS = ("load", "zincrby", "zrevrank", "zrevrange_top10")
 SKETCH_OPS = ("hll_add", "cms_incrby")
@@ -166,7 +167,7 @@ def _probe_main(argv: Sequence[str]) -> None:
 
 def rss_per_member(backend: str, n: int) -> Optional[float]:
     """RSS growth per member of a fresh process loading an n-member board into backend."""
-    code = "import sys; from fastrank.benchmark import _probe_main; _probe_main(sys.argv[1:])"
+    code = "import sys; from fastrank.bench.runner import _probe_main; _probe_main(sys.argv[1:])"
     out = subprocess.run([sys.executable, "-c", code, backend, str(n)], check=True,
                          capture_output=True, text=True).stdout.strip()
     value = float(out)
@@ -297,11 +298,9 @@ def _run_leaderboard(factory: Callable[[], Any], ids: np.ndarray, scores: np.nda
 
 
 class _Bar:
-    """cli.Progress over the steps of the whole run, its label naming the current step."""
+    """Progress over the steps of the whole run, its label naming the current step."""
 
     def __init__(self, total: int, stream: TextIO) -> None:
-        from fastrank.cli import Progress
-
         self.progress = Progress(total, "", stream)
         self.done = 0
 

@@ -1,0 +1,46 @@
+"""PostgresStore: the record of truth in PostgreSQL, through psycopg 3.
+
+Each write transaction first takes one transaction-scoped advisory lock, so
+writers commit one at a time and event ids (an identity column) grow in
+commit order: an applier tailing ``id > last`` can never miss an event that
+commits late with a smaller id. Reads take no lock.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from fastrank.service.store import SQLStore
+
+__all__ = ["PostgresStore"]
+
+#: The advisory lock key of the writers (any constant the application does not use).
+WRITER_LOCK = 0x66726B  # "frk"
+
+
+class PostgresStore(SQLStore):
+    """The event log and totals in PostgreSQL (see ``fastrank.service.store``).
+
+    ``dsn`` is a libpq connection string or URL
+    (``"host=127.0.0.1 port=5432 dbname=scores user=app"``).
+    """
+
+    placeholder = "%s"
+    unlimited = None
+    id_column = "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+    bool_type = "BOOLEAN"
+
+    def __init__(self, dsn: str) -> None:
+        self.dsn = dsn
+        super().__init__()
+
+    def _connect(self) -> Any:
+        import psycopg  # an optional dependency: pip install 'fastrank[postgres]'
+
+        return psycopg.connect(self.dsn, autocommit=True)
+
+    def _begin_write(self, cur: Any) -> None:
+        cur.execute("BEGIN")
+        cur.execute("SELECT pg_advisory_xact_lock(%s)", (WRITER_LOCK,))
+
+    def __repr__(self) -> str:
+        return "PostgresStore(...)"
