@@ -223,6 +223,10 @@ FIXED = [
      "return redis.call('zrange', 'zz', 0, -1, 'withscores')", [], []),
     ("redis.setresp(3) return {map={a=1}, x=2}", [], []),
     ("redis.setresp(3) return {double=1/0}", [], []),
+    ("redis.call('rpush', 'l', 'a', 'b') return {redis.call('ltrim', 'l', 0, 0), "
+     "redis.call('lset', 'l', 0, 'z'), redis.call('lrange', 'l', 0, -1)}", [], []),
+    ("return redis.call('blpop', 'l', 0)", [], []),
+    ("redis.call('rpush', 'l', 'b', 'a') return redis.call('sort', 'l', 'alpha')", [], []),
     # shebang
     ("#!lua\nreturn redis.call('set', 'a', 'b')", [], []),
     ("#!lua\nerror('x')", [], []),
