@@ -15,7 +15,7 @@ local type, error, rawget, rawset, rawequal = type, error, rawget, rawset, raweq
 local setmetatable, getmetatable, select, tostring = setmetatable, getmetatable, select, tostring
 local tonumber, next, pairs, ipairs, setfenv = tonumber, next, pairs, ipairs, setfenv
 local loadstring, load, xpcall, pcall, unpack = loadstring, load, xpcall, pcall, unpack
-local floor, huge, fmt, concat, strlen = math.floor, math.huge, string.format, table.concat, string.len
+local fmt, concat, strlen = string.format, table.concat, string.len
 local getinfo, sethook = debug.getinfo, debug.sethook
 local INTERNAL = getinfo(1, "S").source
 
@@ -36,55 +36,6 @@ local function readonly(t)
   local p = setmetatable({}, {__index = t, __newindex = refuse, __metatable = false})
   backing[p] = t
   return p
-end
-
--- -- math.random as Redis has it: rand48, state kept as two 24-bit halves ----
-local TWO24, TWO17 = 16777216, 131072
-local r_hi, r_lo = 0x1234AB, 0xCD330E  -- 0x1234ABCD330E, rand48's default state
-local A_HI, A_LO = 0x5DE, 0xECE66D      -- 0x5DEECE66D
-local RAND_MAX = 2147483647
-
-local function lrand48()
-  local p0 = r_lo * A_LO + 0xB
-  local carry = floor(p0 / TWO24)
-  local p1 = r_hi * A_LO + r_lo * A_HI + carry
-  r_lo = p0 % TWO24
-  r_hi = p1 % TWO24
-  return r_hi * 128 + floor(r_lo / TWO17)  -- the top 31 bits of the 48
-end
-
-local function checkint(v, n, name)
-  local x = tonumber(v)
-  if x == nil then
-    local got = v == nil and select("#", v) == 0 and "no value" or type(v)
-    error(fmt("bad argument #%d to '%s' (number expected, got %s)", n, name, got), 3)
-  end
-  if x >= 0 then return floor(x) end
-  return -floor(-x)
-end
-
-local function random(...)
-  local r = (lrand48() % RAND_MAX) / RAND_MAX
-  local n = select("#", ...)
-  if n == 0 then return r end
-  if n == 1 then
-    local u = checkint((...), 1, "random")
-    if u < 1 then error("bad argument #1 to 'random' (interval is empty)", 2) end
-    return floor(r * u) + 1
-  end
-  if n == 2 then
-    local l, u = checkint((...), 1, "random"), checkint(select(2, ...), 2, "random")
-    if l > u then error("bad argument #2 to 'random' (interval is empty)", 2) end
-    return floor(r * (u - l + 1)) + l
-  end
-  error("wrong number of arguments", 2)
-end
-
-local function randomseed(...)
-  local seed = checkint((...), 1, "randomseed") % 4294967296  -- int32, two's complement
-  local low, high = seed % 65536, floor(seed / 65536) % 65536
-  local state = high * 4294967296 + low * 65536 + 0x330E
-  r_hi, r_lo = floor(state / TWO24), state % TWO24
 end
 
 -- -- the loop guard: an instruction-count hook reads the clock ---------------
@@ -223,7 +174,7 @@ local function copy(t, into)
 end
 
 local m = copy(math)
-m.random, m.randomseed = random, randomseed
+m.random, m.randomseed = py.math.random, py.math.randomseed  -- _lua_rand48.py
 
 local G = {}    -- the real globals; scripts see them through the proxy env
 local env = readonly(G)

@@ -45,6 +45,7 @@ from redis.exceptions import ResponseError
 
 from fastrank import _errors as E
 from fastrank._lua_libs import install_libs
+from fastrank._lua_rand48 import Rand48
 from fastrank._lua_libs_base import LibError, as_string
 from fastrank.commands import COMMANDS, CommandError
 
@@ -206,7 +207,7 @@ class LuaScripting:
             b"timeout_line": self._timeout_line, b"setresp": self._setresp,
             b"acl_check": self._acl_check, b"libs": libs,
         })
-        install_libs(rt, libs)
+        py[b"math"] = install_libs(rt, libs, Rand48())
         source = resources.files("fastrank").joinpath("_lua_sandbox.lua").read_bytes()
         loader = rt.eval("function(src) return assert(loadstring(src, '=fastrank_sandbox')) end")
         api = loader(source)(py)
