@@ -331,8 +331,6 @@ end
 
 local function finish(ok, res)
   limit, deadline, killed = nil, nil, nil
-  rawset(G, "KEYS", nil)
-  rawset(G, "ARGV", nil)
   if ok then
     local t = type(res)
     if t == "string" or t == "number" or t == "boolean" or t == "nil" then return true, res end
@@ -349,19 +347,18 @@ local function finish(ok, res)
 end
 
 function api.run(f, time_limit, nkeys, ...)
-  local keys, argv
-  if nkeys == 0 then
-    keys, argv = {}, {...}
+  local argv = {select(nkeys + 1, ...)}
+  local keys
+  if nkeys == 1 then keys = {(...)}
+  elseif nkeys == 0 then keys = {}
   else
-    local n = select("#", ...)
-    keys, argv = {...}, {}
-    for i = nkeys + 1, n do argv[i - nkeys] = keys[i]; keys[i] = nil end
+    keys = {...}
+    for i = nkeys + 1, select("#", ...) do keys[i] = nil end
   end
   rawset(G, "KEYS", keys)
   rawset(G, "ARGV", argv)
   resp = 2
-  killed = nil
-  limit, deadline = time_limit, nil
+  limit, deadline, killed = time_limit, nil, nil
   return finish(xpcall(f, error_info))
 end
 
