@@ -7,6 +7,7 @@ generates thousands of scripts per run (seeded, see ``conftest.py``).
 """
 from __future__ import annotations
 
+import hashlib
 import random
 from typing import Any, List
 
@@ -611,14 +612,22 @@ class ScriptGen:
 def test_random_scripts(pair: Pair, seed: int) -> None:
     rng = random.Random(seed)
     gen = ScriptGen(rng)
+    previous = "return 1"
+    pair.quiet("script_flush")  # the server's cache outlives the other tests' keyspaces
     for i in range(steps(1000)):
         script = gen.script()
         args = ["z1", "h1", rng.choice(["a", "b", "7"]), rng.choice(["2.5", "x"]),
                 rng.choice([b"bin\x00", b"\xff", b"c"])]
-        if rng.random() < 0.5:
+        r = rng.random()
+        if r < 0.6:
             pair.quiet("eval", script, 2, *args)
-        else:
-            pair.quiet("eval_ro" if rng.random() < 0.2 else "eval", script, 2, *args)
+        elif r < 0.75:
+            pair.quiet("eval_ro", script, 2, *args)
+        else:  # the script's SHA1: cached by an earlier EVAL of it, or NOSCRIPT
+            body = script if rng.random() < 0.5 else previous
+            sha = hashlib.sha1(body.encode()).hexdigest()
+            pair.quiet("evalsha_ro" if rng.random() < 0.2 else "evalsha", sha, 2, *args)
+        previous = script
         if i % 100 == 99:
             pair.check_keyspace(f"after script {i}")
     pair.check_keyspace("at the end")
