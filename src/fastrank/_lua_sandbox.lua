@@ -142,22 +142,15 @@ local function status_reply(...)
   return {ok = s}
 end
 
+-- the RESP version redis.setresp chose (kept by Python, read for table replies)
 local resp = 2
-local function setresp(...)
-  if select("#", ...) ~= 1 then
-    error(push_error("redis.setresp() requires one argument."), 0)
-  end
-  local v = tonumber((...))
-  if v ~= 2 and v ~= 3 then error(push_error("RESP version must be 2 or 3."), 0) end
-  resp = v
-  py.setresp(v)
-end
+local get_resp = py.getresp
 
 local function noop() end
 
 local redis = {
   call = call, pcall = rpcall, error_reply = error_reply, status_reply = status_reply,
-  sha1hex = py.sha1hex, log = py.log, setresp = setresp, set_repl = py.set_repl,
+  sha1hex = py.sha1hex, log = py.log, setresp = py.setresp, set_repl = py.set_repl,
   replicate_commands = function() return true end,
   breakpoint = function() return false end, debug = noop,
   acl_check_cmd = function(...) return py.acl_check(...) end,
@@ -334,6 +327,7 @@ local function finish(ok, res)
   if ok then
     local t = type(res)
     if t == "string" or t == "number" or t == "boolean" or t == "nil" then return true, res end
+    resp = get_resp()
     local out = {}
     encode(res, out)
     return true, nil, concat(out)
@@ -357,7 +351,6 @@ function api.run(f, time_limit, nkeys, ...)
   end
   rawset(G, "KEYS", keys)
   rawset(G, "ARGV", argv)
-  resp = 2
   limit, deadline, killed = time_limit, nil, nil
   return finish(xpcall(f, error_info))
 end

@@ -46,7 +46,7 @@ from redis.exceptions import ResponseError
 from fastrank import _errors as E
 from fastrank._lua_libs import install_libs
 from fastrank._lua_rand48 import Rand48
-from fastrank._lua_libs_base import LibError, as_string
+from fastrank._lua_libs_base import LibError, as_string, to_number
 from fastrank.commands import COMMANDS, CommandError
 
 if TYPE_CHECKING:
@@ -205,6 +205,7 @@ class LuaScripting:
             b"sha1hex": _sha1hex, b"log": self._log, b"set_repl": _set_repl,
             b"now": time.monotonic,
             b"timeout_line": self._timeout_line, b"setresp": self._setresp,
+            b"getresp": self._getresp,
             b"acl_check": self._acl_check, b"libs": libs,
         })
         py[b"math"] = install_libs(rt, libs, Rand48())
@@ -363,8 +364,17 @@ class LuaScripting:
             return self.table_from({b"err": str(reply)})
         return reply
 
-    def _setresp(self, version: int) -> None:
+    def _setresp(self, *args: Any) -> None:
+        """redis.setresp(2 or 3): the RESP of the replies the script sees."""
+        if len(args) != 1:
+            raise ScriptCallError(E.LUA_SETRESP_ARGUMENTS)
+        version = to_number(args[0])
+        if version != 2 and version != 3:
+            raise ScriptCallError(E.LUA_SETRESP_VERSION)
         self.resp = int(version)
+
+    def _getresp(self) -> int:
+        return self.resp
 
     def _timeout_line(self) -> bytes:
         limit = self.engine.script_time_limit or 0.0

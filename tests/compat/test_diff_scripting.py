@@ -240,6 +240,10 @@ FIXED = [
     ("return math.randomseed()", [], []),
     ("math.randomseed('12') return {math.random(100), math.random(7.9), math.random(-5, -2)}", [], []),
     ("math.randomseed(2^40 + 3) return math.random(1000)", [], []),
+    ("return redis.setresp(4)", [], []),
+    ("return redis.setresp()", [], []),
+    ("return {pcall(redis.setresp, 5)}", [], []),
+    ("redis.setresp('3') return redis.call('zscore', 'nokey', 'a')", [], []),
     # shebang
     ("#!lua\nreturn redis.call('set', 'a', 'b')", [], []),
     ("#!lua\nerror('x')", [], []),
