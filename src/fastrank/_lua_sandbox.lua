@@ -1,14 +1,16 @@
 -- The script environment Redis 7.0 gives EVAL scripts, built once per Engine
 -- inside a lupa Lua 5.1 runtime (see _lua_sandbox.py, which runs this chunk).
 --
--- It receives the Python side's bridge functions and returns a table of the
--- entry points Python calls: compile(body), run(fn, numkeys, ...) and
--- flush(). User code only ever sees the readonly environment built here:
--- every library table and the globals are proxies (writes raise "Attempt to
--- modify a readonly table", reading an unknown global raises "Script
--- attempted to access nonexistent global variable"), no os/io/debug/
--- loadfile/dofile/require/print, and Python objects are reachable only
--- through Lua closures (their upvalues), never as values.
+-- It receives the Python side's functions (`py`) and returns the entry points
+-- Python calls: compile(body), run(fn, time_limit, numkeys, ...) and
+-- install_guard(). User code only ever sees the readonly environment built
+-- here: every library table and the globals are proxies (writes raise
+-- "Attempt to modify a readonly table", reading an unknown global raises
+-- "Script attempted to access nonexistent global variable"), no os/io/debug/
+-- loadfile/dofile/require/print. The Python callables it sees (redis.call,
+-- the libraries' functions) and the Python exceptions their errors carry are
+-- lupa userdata whose attributes the runtime's attribute filter refuses;
+-- pcall, xpcall and coroutine.resume hand scripts Redis's values instead.
 local py = ...
 
 local type, error, rawget, rawset, rawequal = type, error, rawget, rawset, rawequal
@@ -197,6 +199,8 @@ local function s_rawset(t, k, v)
   return rawset(t, k, v)
 end
 
+local function pack(...) return {n = select("#", ...), ...} end
+
 -- coroutines get the loop guard too (each Lua thread has its own hook)
 local co_create, co_resume = coroutine.create, coroutine.resume
 
@@ -212,18 +216,26 @@ local function s_coroutine()
   c.wrap = function(f)
     local co = s_create(f)
     return function(...)
-      return (function(ok, ...)
-        if ok then return ... end
-        local e = ...
-        if type(e) == "string" then error(e, 2) end
-        error(e, 0)
-      end)(co_resume(co, ...))
+      local r = pack(co_resume(co, ...))
+      if r[1] then return unpack(r, 2, r.n) end
+      if killed ~= nil then error(killed, 0) end
+      if type(r[2]) == "string" then error(r[2], 2) end  -- the caller's position, as auxwrap
+      error(r[2], 0)
     end
   end
   c.resume = function(co, ...)
     return (function(ok, ...)
-      if not ok and killed ~= nil then error(killed, 0) end
-      return ok, ...
+      if ok then return ok, ... end
+      if killed ~= nil then error(killed, 0) end
+      local e = ...
+      if type(e) == "userdata" then
+        local text, plain, executed = error_text(e)
+        if plain then return false, text end
+        e = {err = text}
+        if executed then e.ignore_error_stats_update = true end
+        return false, e
+      end
+      return false, ...
     end)(co_resume(co, ...))
   end
   return readonly(c)

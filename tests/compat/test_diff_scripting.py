@@ -244,6 +244,14 @@ FIXED = [
     ("return redis.setresp()", [], []),
     ("return {pcall(redis.setresp, 5)}", [], []),
     ("redis.setresp('3') return redis.call('zscore', 'nokey', 'a')", [], []),
+    ("local co = coroutine.create(function() redis.call('nosuch') end) "
+     "local ok, e = coroutine.resume(co) return {tostring(ok), type(e), cjson.encode(e)}", [], []),
+    ("local co = coroutine.create(function() bit.band('x') end) "
+     "local ok, e = coroutine.resume(co) return {tostring(ok), type(e), e}", [], []),
+    ("local co = coroutine.wrap(function() redis.call('nosuch') end) co()", [], []),
+    ("local co = coroutine.wrap(function() error('inner') end) co()", [], []),
+    ("local co = coroutine.wrap(function(a) local b = coroutine.yield(a + 1) return b * 2 end) "
+     "return {co(1), co(5)}", [], []),
     # shebang
     ("#!lua\nreturn redis.call('set', 'a', 'b')", [], []),
     ("#!lua\nerror('x')", [], []),
