@@ -175,12 +175,27 @@ local G = {}    -- the real globals; scripts see them through the proxy env
 local env = readonly(G)
 
 local function s_loadstring(s, name)
+  if type(s) == "string" and s:sub(1, 1) == "\27" then
+    -- no precompiled chunks (Redis reads them as text, which fails)
+    return loadstring(" " .. s, name or s)
+  end
   local f, e = loadstring(s, name)
   if f then setfenv(f, env) end
   return f, e
 end
 
 local function s_load(fn, name)
+  if type(fn) == "function" then
+    local reader, first = fn, true
+    fn = function()  -- a precompiled chunk is read as text, as by s_loadstring
+      local piece = reader()
+      if first and type(piece) == "string" and piece ~= "" then
+        first = false
+        if piece:sub(1, 1) == "\27" then piece = " " .. piece end
+      end
+      return piece
+    end
+  end
   local f, e = load(fn, name)
   if f then setfenv(f, env) end
   return f, e
@@ -256,8 +271,13 @@ copy({
 for name, lib in next, libs do G[name] = readonly(lib) end
 G._G = env
 
--- strings index the readonly string library, as Redis's do
-getmetatable("").__index = G.string
+-- strings index the readonly string library, as Redis's do; scripts see the
+-- string metatable (and cannot see lupa's one for Python objects) only as a
+-- readonly table, so no script changes them for the next
+local string_mt = getmetatable("")
+string_mt.__index = G.string
+string_mt.__metatable = readonly({__index = G.string})
+getmetatable(call).__metatable = false
 
 setmetatable(G, {__index = function(_, k)
   error(fmt("Script attempted to access nonexistent global variable '%s'", tostring(k)), 2)

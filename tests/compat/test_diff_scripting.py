@@ -252,6 +252,14 @@ FIXED = [
     ("local co = coroutine.wrap(function() error('inner') end) co()", [], []),
     ("local co = coroutine.wrap(function(a) local b = coroutine.yield(a + 1) return b * 2 end) "
      "return {co(1), co(5)}", [], []),
+    ("local m = getmetatable('') m.__index = {} return 1", [], []),
+    ("return {('x'):upper(), getmetatable('').__index == string, "
+     "tostring(getmetatable('').__metatable), rawequal(getmetatable(''), getmetatable('a'))}", [], []),
+    ("local f, e = loadstring(string.dump(function() return 1 end)) return {tostring(f), tostring(e)}",
+     [], []),
+    ("local done = false local f, e = load(function() if done then return nil end done = true "
+     "return string.dump(function() return 1 end) end) return {tostring(f), type(e)}", [], []),
+    ("local f = load(function() return nil end) return type(f)", [], []),
     # shebang
     ("#!lua\nreturn redis.call('set', 'a', 'b')", [], []),
     ("#!lua\nerror('x')", [], []),
