@@ -19,13 +19,14 @@ Conversions, as Redis 7.0 does them:
   becomes ``false``, status replies (known per command, as the Engine's bytes
   do not say) become ``{ok=...}``. With ``redis.setresp(3)`` doubles, maps,
   booleans and nulls come as ``{double=}``, ``{map=}``, ``true/false``, ``nil``.
-- The script's reply → the client: a number is truncated to an integer (C's
-  cast: out of range or NaN gives INT64_MIN), ``true`` is 1, ``false`` and
-  ``nil`` are nil, an array stops at its first nil, ``{ok=}``/``{err=}``
+- The script's reply → the client (redis-py 8's default, RESP3): a number is
+  truncated to an integer (C's cast: out of range or NaN gives INT64_MIN),
+  ``true`` is 1 and ``false`` nil (RESP3 booleans after ``setresp(3)``),
+  ``nil`` is nil, an array stops at its first nil, ``{ok=}``/``{err=}``
   tables are status/error replies (nested errors are exception objects in
-  the list, as redis-py's parser gives them), ``{double=}`` is its text. The
-  Lua side serialises tables (rawget, as Redis reads them) and
-  :func:`parse_reply` reads that back.
+  the list, as redis-py's parser gives them), ``{double=}`` a float,
+  ``{map=}`` a dict. The Lua side serialises tables (rawget, as Redis reads
+  them) and :func:`parse_reply` reads that back.
 
 Errors raised by a script end as Redis words them: the error's text, then
 `` script: <sha>, on @user_script:<line>.``; a runtime error's text is
@@ -59,7 +60,9 @@ _TWO63 = float(1 << 63)
 #: Commands a script may not call (Redis flags them noscript).
 NOT_IN_SCRIPTS = frozenset({b"MULTI", b"EXEC", b"DISCARD", b"WATCH", b"UNWATCH", b"EVAL",
                             b"EVALSHA", b"EVAL_RO", b"EVALSHA_RO", b"SCRIPT"})
-#: Commands whose bytes replies are status replies (+OK, +PONG, +string...).
+#: Commands whose bytes replies are status replies (+OK, +PONG, +string...);
+#: the Engine's replies do not tell status from bulk, so a new command that
+#: answers +OK belongs here (SET and PING are decided by their arguments).
 STATUS_COMMANDS = frozenset({b"MSET", b"RENAME", b"FLUSHDB", b"FLUSHALL", b"HMSET",
                              b"PFMERGE", b"PSETEX", b"SETEX", b"TYPE", b"CMS.INITBYDIM",
                              b"CMS.INITBYPROB", b"CMS.MERGE", b"TOPK.RESERVE", b"SELECT",
