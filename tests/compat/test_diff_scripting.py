@@ -260,6 +260,13 @@ FIXED = [
     ("local done = false local f, e = load(function() if done then return nil end done = true "
      "return string.dump(function() return 1 end) end) return {tostring(f), type(e)}", [], []),
     ("local f = load(function() return nil end) return type(f)", [], []),
+    # status replies reach Lua as {ok=...} tables, bulk replies as strings
+    ("local r = {} local function t(...) r[#r + 1] = type(redis.call(...)) end "
+     "t('mset', 'a', 1) t('set', 'b', 'OK') t('get', 'b') t('set', 'b', 1, 'get') t('set', 'c', 1, 'nx') "
+     "t('setex', 'd', 10, 'x') t('psetex', 'e', 10000, 'x') t('type', 'a') t('rename', 'a', 'f') "
+     "t('hmset', 'h', 'k', 'v') t('pfadd', 'p', 'x') t('pfmerge', 'p2', 'p') t('ping') t('ping', 'x') "
+     "t('echo', 'OK') t('rpush', 'l', 'x') t('ltrim', 'l', 0, 5) t('lset', 'l', 0, 'y') "
+     "t('cms.initbydim', 'c', 10, 2) t('topk.reserve', 'tk', 2) t('flushdb') return r", [], []),
     # shebang
     ("#!lua\nreturn redis.call('set', 'a', 'b')", [], []),
     ("#!lua\nerror('x')", [], []),
