@@ -1,7 +1,9 @@
 """The libraries Redis 7.0 loads into its Lua that lupa's Lua 5.1 lacks:
 ``bit`` (LuaBitOp), ``cjson``, ``cmsgpack`` and ``struct``.
 
-cjson is Lua (``_lua_cjson.lua``); the functions of the others are Python,
+cjson is Lua (``_lua_cjson.lua``; encode and decode are reached through
+Python, :func:`_through_python`); the functions of the others, and
+math.random/math.randomseed (``_lua_rand48.py``), are Python,
 put in the library tables as the callables themselves (lupa makes them
 C-level calls to Lua, so a library call in tail position keeps the script's
 frame for error positions, as Redis's C functions do). A Python function
@@ -21,6 +23,7 @@ from typing import Any, Callable
 
 from fastrank._lua_libs_base import LibError, Result, bad_argument, to_number
 from fastrank._lua_msgpack import cmsgpack_functions
+from fastrank._lua_rand48 import Rand48
 from fastrank._lua_struct import struct_functions
 
 PyFn = Callable[..., Result]
@@ -173,16 +176,45 @@ _FIELDS = {"cmsgpack": {"_NAME": "cmsgpack", "_VERSION": "lua-cmsgpack 0.4.0",
                         "_DESCRIPTION": "MessagePack C implementation for Lua"}}
 
 
-def install_libs(rt: Any, libs: Any) -> None:
-    """Fill the ``libs`` Lua table with bit, cjson, cmsgpack and struct."""
+_PROTECT = """
+local pcall, type, error = pcall, type, error
+local function pass(ok, ...)
+  if ok or type((...)) == "string" then return ok, ... end
+  error((...), 0)
+end
+return function(f) return function(...) return pass(pcall(f, ...)) end end
+"""
+
+
+def _through_python(protected: Any) -> PyFn:
+    """A Lua function (run under pcall) as a Python library function, so that
+    Lua sees a C-level call: its errors take the caller's position."""
+    def fn(*args: Any) -> Result:
+        result = protected(*args)
+        if type(result) is not tuple:
+            result = (result,)
+        if result[0]:
+            return (True, len(result) - 1, *result[1:])
+        return False, result[1]
+    return fn
+
+
+def install_libs(rt: Any, libs: Any, rand48: Rand48) -> Any:
+    """Fill the ``libs`` Lua table with bit, cjson, cmsgpack and struct; the
+    table of math.random and math.randomseed (rand48's state) is returned."""
     load = rt.eval("function(src) return assert(loadstring(src, '=fastrank_sandbox')) end")
     where = load(_WHERE.encode())()
+    protect = load(_PROTECT.encode())()
     cjson_source = resources.files("fastrank").joinpath("_lua_cjson.lua").read_bytes()
     null = rt.eval("newproxy(false)")
-    libs[b"cjson"] = load(cjson_source)(null)()
+    cjson = load(cjson_source)(null)()
+    for function in (b"encode", b"decode"):
+        cjson[function] = expose(_through_python(protect(cjson[function])), where)
+    libs[b"cjson"] = cjson
     for name, functions in (("bit", bit_functions()), ("cmsgpack", cmsgpack_functions(rt)),
                             ("struct", struct_functions(rt))):
         lib = rt.table_from({k.encode(): expose(fn, where) for k, fn in functions.items()})
         for field, text in _FIELDS.get(name, {}).items():
             lib[field.encode()] = text.encode()
         libs[name.encode()] = lib
+    return rt.table_from({k.encode(): expose(fn, where) for k, fn in rand48.functions().items()})

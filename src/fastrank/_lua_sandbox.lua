@@ -1,21 +1,23 @@
 -- The script environment Redis 7.0 gives EVAL scripts, built once per Engine
 -- inside a lupa Lua 5.1 runtime (see _lua_sandbox.py, which runs this chunk).
 --
--- It receives the Python side's bridge functions and returns a table of the
--- entry points Python calls: compile(body), run(fn, numkeys, ...) and
--- flush(). User code only ever sees the readonly environment built here:
--- every library table and the globals are proxies (writes raise "Attempt to
--- modify a readonly table", reading an unknown global raises "Script
--- attempted to access nonexistent global variable"), no os/io/debug/
--- loadfile/dofile/require/print, and Python objects are reachable only
--- through Lua closures (their upvalues), never as values.
+-- It receives the Python side's functions (`py`) and returns the entry points
+-- Python calls: compile(body), run(fn, time_limit, numkeys, ...) and
+-- install_guard(). User code only ever sees the readonly environment built
+-- here: every library table and the globals are proxies (writes raise
+-- "Attempt to modify a readonly table", reading an unknown global raises
+-- "Script attempted to access nonexistent global variable"), no os/io/debug/
+-- loadfile/dofile/require/print. The Python callables it sees (redis.call,
+-- the libraries' functions) and the Python exceptions their errors carry are
+-- lupa userdata whose attributes the runtime's attribute filter refuses;
+-- pcall, xpcall and coroutine.resume hand scripts Redis's values instead.
 local py = ...
 
 local type, error, rawget, rawset, rawequal = type, error, rawget, rawset, rawequal
 local setmetatable, getmetatable, select, tostring = setmetatable, getmetatable, select, tostring
 local tonumber, next, pairs, ipairs, setfenv = tonumber, next, pairs, ipairs, setfenv
 local loadstring, load, xpcall, pcall, unpack = loadstring, load, xpcall, pcall, unpack
-local floor, huge, fmt, concat, strlen = math.floor, math.huge, string.format, table.concat, string.len
+local fmt, concat, strlen = string.format, table.concat, string.len
 local getinfo, sethook = debug.getinfo, debug.sethook
 local INTERNAL = getinfo(1, "S").source
 
@@ -36,55 +38,6 @@ local function readonly(t)
   local p = setmetatable({}, {__index = t, __newindex = refuse, __metatable = false})
   backing[p] = t
   return p
-end
-
--- -- math.random as Redis has it: rand48, state kept as two 24-bit halves ----
-local TWO24, TWO17 = 16777216, 131072
-local r_hi, r_lo = 0x1234AB, 0xCD330E  -- 0x1234ABCD330E, rand48's default state
-local A_HI, A_LO = 0x5DE, 0xECE66D      -- 0x5DEECE66D
-local RAND_MAX = 2147483647
-
-local function lrand48()
-  local p0 = r_lo * A_LO + 0xB
-  local carry = floor(p0 / TWO24)
-  local p1 = r_hi * A_LO + r_lo * A_HI + carry
-  r_lo = p0 % TWO24
-  r_hi = p1 % TWO24
-  return r_hi * 128 + floor(r_lo / TWO17)  -- the top 31 bits of the 48
-end
-
-local function checkint(v, n, name)
-  local x = tonumber(v)
-  if x == nil then
-    local got = v == nil and select("#", v) == 0 and "no value" or type(v)
-    error(fmt("bad argument #%d to '%s' (number expected, got %s)", n, name, got), 3)
-  end
-  if x >= 0 then return floor(x) end
-  return -floor(-x)
-end
-
-local function random(...)
-  local r = (lrand48() % RAND_MAX) / RAND_MAX
-  local n = select("#", ...)
-  if n == 0 then return r end
-  if n == 1 then
-    local u = checkint((...), 1, "random")
-    if u < 1 then error("bad argument #1 to 'random' (interval is empty)", 2) end
-    return floor(r * u) + 1
-  end
-  if n == 2 then
-    local l, u = checkint((...), 1, "random"), checkint(select(2, ...), 2, "random")
-    if l > u then error("bad argument #2 to 'random' (interval is empty)", 2) end
-    return floor(r * (u - l + 1)) + l
-  end
-  error("wrong number of arguments", 2)
-end
-
-local function randomseed(...)
-  local seed = checkint((...), 1, "randomseed") % 4294967296  -- int32, two's complement
-  local low, high = seed % 65536, floor(seed / 65536) % 65536
-  local state = high * 4294967296 + low * 65536 + 0x330E
-  r_hi, r_lo = floor(state / TWO24), state % TWO24
 end
 
 -- -- the loop guard: an instruction-count hook reads the clock ---------------
@@ -191,22 +144,15 @@ local function status_reply(...)
   return {ok = s}
 end
 
+-- the RESP version redis.setresp chose (kept by Python, read for table replies)
 local resp = 2
-local function setresp(...)
-  if select("#", ...) ~= 1 then
-    error(push_error("redis.setresp() requires one argument."), 0)
-  end
-  local v = tonumber((...))
-  if v ~= 2 and v ~= 3 then error(push_error("RESP version must be 2 or 3."), 0) end
-  resp = v
-  py.setresp(v)
-end
+local get_resp = py.getresp
 
 local function noop() end
 
 local redis = {
   call = call, pcall = rpcall, error_reply = error_reply, status_reply = status_reply,
-  sha1hex = py.sha1hex, log = py.log, setresp = setresp, set_repl = py.set_repl,
+  sha1hex = py.sha1hex, log = py.log, setresp = py.setresp, set_repl = py.set_repl,
   replicate_commands = function() return true end,
   breakpoint = function() return false end, debug = noop,
   acl_check_cmd = function(...) return py.acl_check(...) end,
@@ -223,18 +169,33 @@ local function copy(t, into)
 end
 
 local m = copy(math)
-m.random, m.randomseed = random, randomseed
+m.random, m.randomseed = py.math.random, py.math.randomseed  -- _lua_rand48.py
 
 local G = {}    -- the real globals; scripts see them through the proxy env
 local env = readonly(G)
 
 local function s_loadstring(s, name)
+  if type(s) == "string" and s:sub(1, 1) == "\27" then
+    -- no precompiled chunks (Redis reads them as text, which fails)
+    return loadstring(" " .. s, name or s)
+  end
   local f, e = loadstring(s, name)
   if f then setfenv(f, env) end
   return f, e
 end
 
 local function s_load(fn, name)
+  if type(fn) == "function" then
+    local reader, first = fn, true
+    fn = function()  -- a precompiled chunk is read as text, as by s_loadstring
+      local piece = reader()
+      if first and type(piece) == "string" and piece ~= "" then
+        first = false
+        if piece:sub(1, 1) == "\27" then piece = " " .. piece end
+      end
+      return piece
+    end
+  end
   local f, e = load(fn, name)
   if f then setfenv(f, env) end
   return f, e
@@ -253,6 +214,8 @@ local function s_rawset(t, k, v)
   return rawset(t, k, v)
 end
 
+local function pack(...) return {n = select("#", ...), ...} end
+
 -- coroutines get the loop guard too (each Lua thread has its own hook)
 local co_create, co_resume = coroutine.create, coroutine.resume
 
@@ -268,18 +231,26 @@ local function s_coroutine()
   c.wrap = function(f)
     local co = s_create(f)
     return function(...)
-      return (function(ok, ...)
-        if ok then return ... end
-        local e = ...
-        if type(e) == "string" then error(e, 2) end
-        error(e, 0)
-      end)(co_resume(co, ...))
+      local r = pack(co_resume(co, ...))
+      if r[1] then return unpack(r, 2, r.n) end
+      if killed ~= nil then error(killed, 0) end
+      if type(r[2]) == "string" then error(r[2], 2) end  -- the caller's position, as auxwrap
+      error(r[2], 0)
     end
   end
   c.resume = function(co, ...)
     return (function(ok, ...)
-      if not ok and killed ~= nil then error(killed, 0) end
-      return ok, ...
+      if ok then return ok, ... end
+      if killed ~= nil then error(killed, 0) end
+      local e = ...
+      if type(e) == "userdata" then
+        local text, plain, executed = error_text(e)
+        if plain then return false, text end
+        e = {err = text}
+        if executed then e.ignore_error_stats_update = true end
+        return false, e
+      end
+      return false, ...
     end)(co_resume(co, ...))
   end
   return readonly(c)
@@ -300,8 +271,13 @@ copy({
 for name, lib in next, libs do G[name] = readonly(lib) end
 G._G = env
 
--- strings index the readonly string library, as Redis's do
-getmetatable("").__index = G.string
+-- strings index the readonly string library, as Redis's do; scripts see the
+-- string metatable (and cannot see lupa's one for Python objects) only as a
+-- readonly table, so no script changes them for the next
+local string_mt = getmetatable("")
+string_mt.__index = G.string
+string_mt.__metatable = readonly({__index = G.string})
+getmetatable(call).__metatable = false
 
 setmetatable(G, {__index = function(_, k)
   error(fmt("Script attempted to access nonexistent global variable '%s'", tostring(k)), 2)
@@ -380,11 +356,10 @@ end
 
 local function finish(ok, res)
   limit, deadline, killed = nil, nil, nil
-  rawset(G, "KEYS", nil)
-  rawset(G, "ARGV", nil)
   if ok then
     local t = type(res)
     if t == "string" or t == "number" or t == "boolean" or t == "nil" then return true, res end
+    resp = get_resp()
     local out = {}
     encode(res, out)
     return true, nil, concat(out)
@@ -398,19 +373,17 @@ local function finish(ok, res)
 end
 
 function api.run(f, time_limit, nkeys, ...)
-  local keys, argv
-  if nkeys == 0 then
-    keys, argv = {}, {...}
+  local argv = {select(nkeys + 1, ...)}
+  local keys
+  if nkeys == 1 then keys = {(...)}
+  elseif nkeys == 0 then keys = {}
   else
-    local n = select("#", ...)
-    keys, argv = {...}, {}
-    for i = nkeys + 1, n do argv[i - nkeys] = keys[i]; keys[i] = nil end
+    keys = {...}
+    for i = nkeys + 1, select("#", ...) do keys[i] = nil end
   end
   rawset(G, "KEYS", keys)
   rawset(G, "ARGV", argv)
-  resp = 2
-  killed = nil
-  limit, deadline = time_limit, nil
+  limit, deadline, killed = time_limit, nil, nil
   return finish(xpcall(f, error_info))
 end
 

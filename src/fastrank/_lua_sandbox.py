@@ -19,13 +19,14 @@ Conversions, as Redis 7.0 does them:
   becomes ``false``, status replies (known per command, as the Engine's bytes
   do not say) become ``{ok=...}``. With ``redis.setresp(3)`` doubles, maps,
   booleans and nulls come as ``{double=}``, ``{map=}``, ``true/false``, ``nil``.
-- The script's reply → the client: a number is truncated to an integer (C's
-  cast: out of range or NaN gives INT64_MIN), ``true`` is 1, ``false`` and
-  ``nil`` are nil, an array stops at its first nil, ``{ok=}``/``{err=}``
+- The script's reply → the client (redis-py 8's default, RESP3): a number is
+  truncated to an integer (C's cast: out of range or NaN gives INT64_MIN),
+  ``true`` is 1 and ``false`` nil (RESP3 booleans after ``setresp(3)``),
+  ``nil`` is nil, an array stops at its first nil, ``{ok=}``/``{err=}``
   tables are status/error replies (nested errors are exception objects in
-  the list, as redis-py's parser gives them), ``{double=}`` is its text. The
-  Lua side serialises tables (rawget, as Redis reads them) and
-  :func:`parse_reply` reads that back.
+  the list, as redis-py's parser gives them), ``{double=}`` a float,
+  ``{map=}`` a dict. The Lua side serialises tables (rawget, as Redis reads
+  them) and :func:`parse_reply` reads that back.
 
 Errors raised by a script end as Redis words them: the error's text, then
 `` script: <sha>, on @user_script:<line>.``; a runtime error's text is
@@ -45,7 +46,8 @@ from redis.exceptions import ResponseError
 
 from fastrank import _errors as E
 from fastrank._lua_libs import install_libs
-from fastrank._lua_libs_base import LibError, as_string
+from fastrank._lua_rand48 import Rand48
+from fastrank._lua_libs_base import LibError, as_string, to_number
 from fastrank.commands import COMMANDS, CommandError
 
 if TYPE_CHECKING:
@@ -58,10 +60,13 @@ _TWO63 = float(1 << 63)
 #: Commands a script may not call (Redis flags them noscript).
 NOT_IN_SCRIPTS = frozenset({b"MULTI", b"EXEC", b"DISCARD", b"WATCH", b"UNWATCH", b"EVAL",
                             b"EVALSHA", b"EVAL_RO", b"EVALSHA_RO", b"SCRIPT"})
-#: Commands whose bytes replies are status replies (+OK, +PONG, +string...).
+#: Commands whose bytes replies are status replies (+OK, +PONG, +string...);
+#: the Engine's replies do not tell status from bulk, so a new command that
+#: answers +OK belongs here (SET and PING are decided by their arguments).
 STATUS_COMMANDS = frozenset({b"MSET", b"RENAME", b"FLUSHDB", b"FLUSHALL", b"HMSET",
                              b"PFMERGE", b"PSETEX", b"SETEX", b"TYPE", b"CMS.INITBYDIM",
-                             b"CMS.INITBYPROB", b"CMS.MERGE", b"TOPK.RESERVE", b"SELECT"})
+                             b"CMS.INITBYPROB", b"CMS.MERGE", b"TOPK.RESERVE", b"SELECT",
+                             b"LTRIM", b"LSET"})
 #: Commands whose RESP3 reply nests (member, score) pairs that RESP2 flattens.
 PAIR_COMMANDS = frozenset({b"ZRANGE", b"ZREVRANGE", b"ZRANGEBYSCORE", b"ZREVRANGEBYSCORE",
                            b"ZPOPMIN", b"ZPOPMAX", b"ZRANDMEMBER", b"ZUNION", b"ZINTER",
@@ -203,9 +208,10 @@ class LuaScripting:
             b"sha1hex": _sha1hex, b"log": self._log, b"set_repl": _set_repl,
             b"now": time.monotonic,
             b"timeout_line": self._timeout_line, b"setresp": self._setresp,
+            b"getresp": self._getresp,
             b"acl_check": self._acl_check, b"libs": libs,
         })
-        install_libs(rt, libs)
+        py[b"math"] = install_libs(rt, libs, Rand48())
         source = resources.files("fastrank").joinpath("_lua_sandbox.lua").read_bytes()
         loader = rt.eval("function(src) return assert(loadstring(src, '=fastrank_sandbox')) end")
         api = loader(source)(py)
@@ -361,8 +367,17 @@ class LuaScripting:
             return self.table_from({b"err": str(reply)})
         return reply
 
-    def _setresp(self, version: int) -> None:
+    def _setresp(self, *args: Any) -> None:
+        """redis.setresp(2 or 3): the RESP of the replies the script sees."""
+        if len(args) != 1:
+            raise ScriptCallError(E.LUA_SETRESP_ARGUMENTS)
+        version = to_number(args[0])
+        if version != 2 and version != 3:
+            raise ScriptCallError(E.LUA_SETRESP_VERSION)
         self.resp = int(version)
+
+    def _getresp(self) -> int:
+        return self.resp
 
     def _timeout_line(self) -> bytes:
         limit = self.engine.script_time_limit or 0.0

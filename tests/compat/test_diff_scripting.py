@@ -7,6 +7,7 @@ generates thousands of scripts per run (seeded, see ``conftest.py``).
 """
 from __future__ import annotations
 
+import hashlib
 import random
 from typing import Any, List
 
@@ -223,6 +224,49 @@ FIXED = [
      "return redis.call('zrange', 'zz', 0, -1, 'withscores')", [], []),
     ("redis.setresp(3) return {map={a=1}, x=2}", [], []),
     ("redis.setresp(3) return {double=1/0}", [], []),
+    ("redis.call('rpush', 'l', 'a', 'b') return {redis.call('ltrim', 'l', 0, 0), "
+     "redis.call('lset', 'l', 0, 'z'), redis.call('lrange', 'l', 0, -1)}", [], []),
+    ("return redis.call('blpop', 'l', 0)", [], []),
+    ("redis.call('rpush', 'l', 'b', 'a') return redis.call('sort', 'l', 'alpha')", [], []),
+    ("return cjson.decode('[1,')", [], []),
+    ("return cjson.encode()", [], []),
+    ("return cjson.encode({[20]=1})", [], []),
+    ("return {pcall(cjson.encode)}", [], []),
+    ("return {pcall(cjson.decode, '{')}", [], []),
+    ("return math.random(0)", [], []),
+    ("return math.random(1, 2, 3)", [], []),
+    ("return math.random('x')", [], []),
+    ("return {pcall(math.random, 0)}", [], []),
+    ("return math.randomseed()", [], []),
+    ("math.randomseed('12') return {math.random(100), math.random(7.9), math.random(-5, -2)}", [], []),
+    ("math.randomseed(2^40 + 3) return math.random(1000)", [], []),
+    ("return redis.setresp(4)", [], []),
+    ("return redis.setresp()", [], []),
+    ("return {pcall(redis.setresp, 5)}", [], []),
+    ("redis.setresp('3') return redis.call('zscore', 'nokey', 'a')", [], []),
+    ("local co = coroutine.create(function() redis.call('nosuch') end) "
+     "local ok, e = coroutine.resume(co) return {tostring(ok), type(e), cjson.encode(e)}", [], []),
+    ("local co = coroutine.create(function() bit.band('x') end) "
+     "local ok, e = coroutine.resume(co) return {tostring(ok), type(e), e}", [], []),
+    ("local co = coroutine.wrap(function() redis.call('nosuch') end) co()", [], []),
+    ("local co = coroutine.wrap(function() error('inner') end) co()", [], []),
+    ("local co = coroutine.wrap(function(a) local b = coroutine.yield(a + 1) return b * 2 end) "
+     "return {co(1), co(5)}", [], []),
+    ("local m = getmetatable('') m.__index = {} return 1", [], []),
+    ("return {('x'):upper(), getmetatable('').__index == string, "
+     "tostring(getmetatable('').__metatable), rawequal(getmetatable(''), getmetatable('a'))}", [], []),
+    ("local f, e = loadstring(string.dump(function() return 1 end)) return {tostring(f), tostring(e)}",
+     [], []),
+    ("local done = false local f, e = load(function() if done then return nil end done = true "
+     "return string.dump(function() return 1 end) end) return {tostring(f), type(e)}", [], []),
+    ("local f = load(function() return nil end) return type(f)", [], []),
+    # status replies reach Lua as {ok=...} tables, bulk replies as strings
+    ("local r = {} local function t(...) r[#r + 1] = type(redis.call(...)) end "
+     "t('mset', 'a', 1) t('set', 'b', 'OK') t('get', 'b') t('set', 'b', 1, 'get') t('set', 'c', 1, 'nx') "
+     "t('setex', 'd', 10, 'x') t('psetex', 'e', 10000, 'x') t('type', 'a') t('rename', 'a', 'f') "
+     "t('hmset', 'h', 'k', 'v') t('pfadd', 'p', 'x') t('pfmerge', 'p2', 'p') t('ping') t('ping', 'x') "
+     "t('echo', 'OK') t('rpush', 'l', 'x') t('ltrim', 'l', 0, 5) t('lset', 'l', 0, 'y') "
+     "t('cms.initbydim', 'c', 10, 2) t('topk.reserve', 'tk', 2) t('flushdb') return r", [], []),
     # shebang
     ("#!lua\nreturn redis.call('set', 'a', 'b')", [], []),
     ("#!lua\nerror('x')", [], []),
@@ -408,6 +452,7 @@ def test_eval_arguments(pair: Pair) -> None:
 
 
 def test_evalsha_and_script_cache(pair: Pair) -> None:
+    pair.quiet("script_flush")  # the server's cache outlives the other tests' keyspaces
     body = "return {KEYS[1], ARGV[1]}"
     sha = pair.script_load(body)
     pair.quiet("evalsha", sha, 1, "k", "v")
@@ -595,14 +640,22 @@ class ScriptGen:
 def test_random_scripts(pair: Pair, seed: int) -> None:
     rng = random.Random(seed)
     gen = ScriptGen(rng)
+    previous = "return 1"
+    pair.quiet("script_flush")  # the server's cache outlives the other tests' keyspaces
     for i in range(steps(1000)):
         script = gen.script()
         args = ["z1", "h1", rng.choice(["a", "b", "7"]), rng.choice(["2.5", "x"]),
                 rng.choice([b"bin\x00", b"\xff", b"c"])]
-        if rng.random() < 0.5:
+        r = rng.random()
+        if r < 0.6:
             pair.quiet("eval", script, 2, *args)
-        else:
-            pair.quiet("eval_ro" if rng.random() < 0.2 else "eval", script, 2, *args)
+        elif r < 0.75:
+            pair.quiet("eval_ro", script, 2, *args)
+        else:  # the script's SHA1: cached by an earlier EVAL of it, or NOSCRIPT
+            body = script if rng.random() < 0.5 else previous
+            sha = hashlib.sha1(body.encode()).hexdigest()
+            pair.quiet("evalsha_ro" if rng.random() < 0.2 else "evalsha", sha, 2, *args)
+        previous = script
         if i % 100 == 99:
             pair.check_keyspace(f"after script {i}")
     pair.check_keyspace("at the end")

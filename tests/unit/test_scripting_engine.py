@@ -42,3 +42,33 @@ def test_scripts_are_atomic_across_threads() -> None:
     for t in threads:
         t.join()
     assert r.get("counter") == b"1200"
+
+
+def test_no_script_changes_the_environment_of_the_next() -> None:
+    r = Engine()
+    attempts = [
+        "getmetatable('').__index = {}",
+        "redis.call = nil", "string.upper = nil", "cjson.encode = nil", "_G.redis = nil",
+        "rawset(_G, 'x', 1)", "rawset(redis, 'call', nil)", "setmetatable(_G, nil)",
+        "math.randomseed = nil", "KEYS = nil",
+    ]
+    for body in attempts:
+        with pytest.raises(redis.ResponseError):
+            r.eval(body, 0)
+    # lupa's metatable of Python objects is hidden: nothing to change
+    assert r.eval("return getmetatable(redis.call)", 0) is None
+    assert r.eval("return {('x'):upper(), cjson.encode({1}), type(rawget(_G, 'x'))}", 0) == \
+        [b"X", b"[1]", b"nil"]
+    assert r.eval("return redis.call('ping')", 0) == b"PONG"
+
+
+def test_python_objects_stay_out_of_reach() -> None:
+    r = Engine()
+    for body in ["return tostring(redis.call.__class__)", "return redis.call['__self__']"]:
+        with pytest.raises(redis.ResponseError, match="attribute access is not available"):
+            r.eval(body, 0)
+    # errors reach scripts as Redis's values (strings, tables), not Python exceptions
+    for body in ["local ok, e = pcall(redis.call, 'nosuch') return {type(e), tostring(e.__class__)}",
+                 "local co = coroutine.create(function() redis.call('nosuch') end) "
+                 "local ok, e = coroutine.resume(co) return {type(e), tostring(e.__traceback__)}"]:
+        assert r.eval(body, 0)[1] == b"nil"

@@ -143,21 +143,26 @@ def native_decline() -> Any:
 
 @command("eval", -3, write=True)
 def eval_(db: Engine, args: list[bytes]) -> Any:
+    """EVAL script numkeys key... arg...: O(script length) to hash (and compile
+    once), then the script's own cost."""
     return eval_generic(db, args, False, False)
 
 
 @command("evalsha", -3, write=True)
 def evalsha(db: Engine, args: list[bytes]) -> Any:
+    """EVALSHA sha1 numkeys key... arg...: O(1) lookup, then the script's cost."""
     return eval_generic(db, args, True, False)
 
 
 @command("eval_ro", -3)
 def eval_ro(db: Engine, args: list[bytes]) -> Any:
+    """EVAL_RO: EVAL whose redis.call refuses write commands."""
     return eval_generic(db, args, False, True)
 
 
 @command("evalsha_ro", -3)
 def evalsha_ro(db: Engine, args: list[bytes]) -> Any:
+    """EVALSHA_RO: EVALSHA whose redis.call refuses write commands."""
     return eval_generic(db, args, True, True)
 
 
