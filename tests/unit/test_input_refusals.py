@@ -71,4 +71,4 @@ def test_pickling_an_engine_says_what_to_do() -> None:
     with pytest.raises(TypeError) as info:
         pickle.dumps(r)
     assert str(info.value) == E.ENGINE_NOT_PICKLABLE
-    assert "scan_iter" in str(info.value)
+    assert "engine.save(path)" in str(info.value)
