@@ -227,3 +227,19 @@ def test_submit_matches_records_in_one_transaction(client, store):
     assert store.last_event_id() == last
     assert board_state(board) == {"ann": 13, "bob": 5, "cy": 7}
     assert_in_step(board, service)
+
+
+def test_duplicate_and_out_of_order_retries_leave_totals_unchanged(client, store):
+    import random
+
+    board, service = make(client, store)
+    matches = [(f"m{i}", {f"p{i % 5}": i % 9 + 1, f"q{i % 3}": 2}, T0 + i) for i in range(40)]
+    for match_id, points, at in matches:
+        service.submit_match(match_id, points, at=at)
+    expected = board_state(board)
+    retries = matches * 3
+    random.Random(4).shuffle(retries)
+    for match_id, points, at in retries:                # late, repeated, in any order
+        service.submit_match(match_id, points, at=at + 1000)
+    assert board_state(board) == expected
+    assert_in_step(board, service)
