@@ -17,6 +17,7 @@ class ScoreService(ServicePlans):
 
     submit = awaiting(ServicePlans._plan_submit)
     submit_match = awaiting(ServicePlans._plan_submit_match)
+    submit_matches = awaiting(ServicePlans._plan_submit_matches)
     apply_pending = awaiting(ServicePlans._plan_apply_pending)
     recover = awaiting(ServicePlans._plan_recover)
     tombstone = awaiting(ServicePlans._plan_tombstone)

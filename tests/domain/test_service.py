@@ -210,3 +210,36 @@ def test_asyncio_service(async_client, store):
         return result
 
     assert asyncio.run(main()) == (2, [("ann", 5), ("bob", 4)], 1, [3, 2])
+
+
+def test_submit_matches_records_in_one_transaction(client, store):
+    board, service = make(client, store, max_points_per_match=50)
+    batch = [("m1", {"ann": 10, "bob": 5}, T0), ("m2", {"ann": 3}, T0 + 1), ("m3", {"cy": 7}, T0 + 2)]
+    first = service.submit_matches(batch)
+    assert [[(r.match_id, r.player, r.points) for r in match] for match in first] == [
+        [("m1", "ann", 10), ("m1", "bob", 5)], [("m2", "ann", 3)], [("m3", "cy", 7)]]
+    assert service.submit_matches(batch) == first                  # a retried batch adds nothing
+    last = store.last_event_id()
+    with pytest.raises(ConflictingResubmit):                        # one bad match: none recorded
+        service.submit_matches([("m4", {"dan": 1}, T0 + 3), ("m1", {"ann": 11}, T0)])
+    with pytest.raises(CeilingExceeded):
+        service.submit_matches([("m5", {"dan": 1}, T0 + 3), ("m6", {"eve": 51}, T0)])
+    assert store.last_event_id() == last
+    assert board_state(board) == {"ann": 13, "bob": 5, "cy": 7}
+    assert_in_step(board, service)
+
+
+def test_duplicate_and_out_of_order_retries_leave_totals_unchanged(client, store):
+    import random
+
+    board, service = make(client, store)
+    matches = [(f"m{i}", {f"p{i % 5}": i % 9 + 1, f"q{i % 3}": 2}, T0 + i) for i in range(40)]
+    for match_id, points, at in matches:
+        service.submit_match(match_id, points, at=at)
+    expected = board_state(board)
+    retries = matches * 3
+    random.Random(4).shuffle(retries)
+    for match_id, points, at in retries:                # late, repeated, in any order
+        service.submit_match(match_id, points, at=at + 1000)
+    assert board_state(board) == expected
+    assert_in_step(board, service)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any, List, NamedTuple, Optional
 
@@ -140,14 +140,7 @@ class ServicePlans:
 
     # -- writes ---------------------------------------------------------------------
 
-    def _plan_submit_match(self, match_id: str, points: Mapping[Any, int], *,
-                           at: Any = None) -> Steps[List[Receipt]]:
-        """Record one match (players → points) in one transaction, then apply it.
-
-        :returns: a receipt per player (the first ones again for a retry).
-        :raises ConflictingResubmit: the match was recorded with other points.
-        :raises CeilingExceeded: a ceiling or the board's range would be passed.
-        """
+    def _check_match(self, match_id: Any, points: Any) -> dict[str, int]:
         if type(match_id) is not str or not match_id:
             raise TypeError(f"match_id must be a non-empty str, not {match_id!r}")
         if not isinstance(points, Mapping) or not points:
@@ -158,13 +151,34 @@ class ServicePlans:
             if name in clean:
                 raise ValueError(f"player {name!r} appears twice in match {match_id!r}")
             clean[name] = self._points(name, value)
-        seconds = self._seconds(at)
-        events, _ = yield Do(self.store.record, (self.season, match_id, clean, seconds),
-                             {"max_per_day": self.max_points_per_day,
-                              "max_total": self.board.codec.max_points})
+        return clean
+
+    def _plan_submit_match(self, match_id: str, points: Mapping[Any, int], *,
+                           at: Any = None) -> Steps[List[Receipt]]:
+        """Record one match (players → points) in one transaction, then apply it.
+
+        :returns: a receipt per player (the first ones again for a retry).
+        :raises ConflictingResubmit: the match was recorded with other points.
+        :raises CeilingExceeded: a ceiling or the board's range would be passed.
+        """
+        done = yield from self._plan_submit_matches([(match_id, points, at)])
+        return done[0]
+
+    def _plan_submit_matches(self, matches: Sequence[tuple[str, Mapping[Any, int], Any]]
+                             ) -> Steps[List[List[Receipt]]]:
+        """Record many matches, ``(match_id, {player: points}, at)`` each, in one
+        transaction (all or none), then apply them; each match's receipts.
+
+        For importing results in bulk: one commit instead of one per match.
+        """
+        checked = [(match_id, self._check_match(match_id, points), self._seconds(at))
+                   for match_id, points, at in matches]
+        recorded = yield Do(self.store.record_matches, (self.season, checked),
+                            {"max_per_day": self.max_points_per_day,
+                             "max_total": self.board.codec.max_points})
         if self.apply:
             yield from self._plan_apply_pending()
-        return [_receipt(e) for e in events]
+        return [[_receipt(e) for e in events] for events, _ in recorded]
 
     def _plan_submit(self, match_id: str, player: Any, points: int, *, at: Any = None) -> Steps[Receipt]:
         """Record and apply one player's points from one match (see ``submit_match``)."""
@@ -311,6 +325,7 @@ class ScoreService(ServicePlans):
 
     submit = blocking(ServicePlans._plan_submit)
     submit_match = blocking(ServicePlans._plan_submit_match)
+    submit_matches = blocking(ServicePlans._plan_submit_matches)
     apply_pending = blocking(ServicePlans._plan_apply_pending)
     recover = blocking(ServicePlans._plan_recover)
     tombstone = blocking(ServicePlans._plan_tombstone)

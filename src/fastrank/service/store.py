@@ -21,7 +21,7 @@ supply the connection, the placeholder style, the DDL and the writer lock.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
@@ -182,43 +182,56 @@ class SQLStore:
             the UTC day of ``at``, or a total of magnitude ``max_total`` (the
             most the board holds); nothing is recorded.
         """
+        return self.record_matches(season, [(match_id, points, at)], max_per_day=max_per_day,
+                                   max_total=max_total)[0]
+
+    def record_matches(self, season: str, matches: Sequence[tuple[str, Mapping[str, int], float]], *,
+                       max_per_day: int | None = None,
+                       max_total: int | None = None) -> list[tuple[list[Event], bool]]:
+        """Record many matches ((match id, {player: points}, at) each) in one
+        transaction, each as :meth:`record` does; any refusal records none."""
+        with self._write() as cur:
+            return [self._record_match(cur, season, match_id, points, at, max_per_day, max_total)
+                    for match_id, points, at in matches]
+
+    def _record_match(self, cur: Any, season: str, match_id: str, points: Mapping[str, int], at: float,
+                      max_per_day: int | None, max_total: int | None) -> tuple[list[Event], bool]:
         day = int(at // DAY_SECONDS)
         out: list[Event] = []
         fresh = 0
-        with self._write() as cur:
-            for player, pts in points.items():
-                cur.execute(self._sql(f"SELECT {_EVENT_COLUMNS} FROM events "
-                                      "WHERE match_id = ? AND player = ?"), (match_id, player))
-                row = cur.fetchone()
-                if row is not None:
-                    old = _event(row)
-                    if old.points != pts or old.season != season:
-                        raise ConflictingResubmit(
-                            f"match {match_id!r} already recorded {old.points} points for "
-                            f"{player!r} in season {old.season!r}; refusing {pts} in {season!r}")
-                    out.append(old)
-                    continue
-                if max_per_day is not None:
-                    cur.execute(self._sql("SELECT COALESCE(SUM(points), 0) FROM events WHERE "
-                                          "player = ? AND day = ? AND kind = 'score' "
-                                          "AND NOT tombstoned"), (player, day))
-                    today = int(cur.fetchone()[0])
-                    if today + pts > max_per_day:
-                        raise CeilingExceeded(
-                            f"{player!r} would have {today + pts} points on day {day} "
-                            f"(at most {max_per_day} a day)")
-                cur.execute(self._sql("INSERT INTO events (kind, season, match_id, player, points, "
-                                      "at, day, tombstoned) VALUES ('score', ?, ?, ?, ?, ?, ?, "
-                                      "FALSE) RETURNING " + _EVENT_COLUMNS),
-                            (season, match_id, player, pts, at, day))
-                event = _event(cur.fetchone())
-                out.append(event)
-                self._upsert_total(cur, season, player, pts, at, event.id, max_total)
-                fresh += 1
-            if fresh and fresh != len(out):
-                # Part of the match was there already: a resubmit that names
-                # other players than the first one is a conflict too.
-                raise ConflictingResubmit(f"match {match_id!r} was recorded with other players")
+        for player, pts in points.items():
+            cur.execute(self._sql(f"SELECT {_EVENT_COLUMNS} FROM events "
+                                  "WHERE match_id = ? AND player = ?"), (match_id, player))
+            row = cur.fetchone()
+            if row is not None:
+                old = _event(row)
+                if old.points != pts or old.season != season:
+                    raise ConflictingResubmit(
+                        f"match {match_id!r} already recorded {old.points} points for "
+                        f"{player!r} in season {old.season!r}; refusing {pts} in {season!r}")
+                out.append(old)
+                continue
+            if max_per_day is not None:
+                cur.execute(self._sql("SELECT COALESCE(SUM(points), 0) FROM events WHERE "
+                                      "player = ? AND day = ? AND kind = 'score' "
+                                      "AND NOT tombstoned"), (player, day))
+                today = int(cur.fetchone()[0])
+                if today + pts > max_per_day:
+                    raise CeilingExceeded(
+                        f"{player!r} would have {today + pts} points on day {day} "
+                        f"(at most {max_per_day} a day)")
+            cur.execute(self._sql("INSERT INTO events (kind, season, match_id, player, points, "
+                                  "at, day, tombstoned) VALUES ('score', ?, ?, ?, ?, ?, ?, "
+                                  "FALSE) RETURNING " + _EVENT_COLUMNS),
+                        (season, match_id, player, pts, at, day))
+            event = _event(cur.fetchone())
+            out.append(event)
+            self._upsert_total(cur, season, player, pts, at, event.id, max_total)
+            fresh += 1
+        if fresh and fresh != len(out):
+            # Part of the match was there already: a resubmit that names
+            # other players than the first one is a conflict too.
+            raise ConflictingResubmit(f"match {match_id!r} was recorded with other players")
         return out, fresh == 0
 
     def _upsert_total(self, cur: Any, season: str, player: str, points: int, at: float,
