@@ -8,54 +8,32 @@ is generated from the plan of the same name.
 """
 from __future__ import annotations
 
-import functools
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Coroutine, Optional, TypeVar, Union
+from typing import AsyncIterator, Optional, Union
 
-from fastrank._runner import Plan, run_async
+from fastrank._runner import awaiting, run_async
 from fastrank.leaderboard import BoardPlans, Entry
-
-if TYPE_CHECKING:
-    from typing_extensions import Concatenate, ParamSpec
-
-    _P = ParamSpec("_P")
-
-_T = TypeVar("_T")
-
-
-def _awaiting(
-    plan: Callable[Concatenate[BoardPlans, _P], Plan[_T]],
-) -> Callable[Concatenate[BoardPlans, _P], Coroutine[Any, Any, _T]]:
-    """The coroutine method that awaits ``plan`` on the board's asyncio client."""
-
-    async def method(self: BoardPlans, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
-        return await run_async(self._client, plan(self, *args, **kwargs))
-
-    functools.update_wrapper(method, plan)
-    method.__name__ = method.__qualname__ = plan.__name__.replace("_plan_", "", 1)
-    return method
-
 
 class Leaderboard(BoardPlans):
     """:class:`fastrank.Leaderboard` over an asyncio client: every method is a coroutine."""
 
-    submit = _awaiting(BoardPlans._plan_submit)
-    submit_many = _awaiting(BoardPlans._plan_submit_many)
-    set_points = _awaiting(BoardPlans._plan_set_points)
-    remove = _awaiting(BoardPlans._plan_remove)
-    set_info = _awaiting(BoardPlans._plan_set_info)
-    rollover = _awaiting(BoardPlans._plan_rollover)
-    score = _awaiting(BoardPlans._plan_score)
-    rank = _awaiting(BoardPlans._plan_rank)
-    count = _awaiting(BoardPlans._plan_count)
-    rank_for = _awaiting(BoardPlans._plan_rank_for)
-    top = _awaiting(BoardPlans._plan_top)
-    standings = _awaiting(BoardPlans._plan_standings)
-    page = _awaiting(BoardPlans._plan_page)
-    around = _awaiting(BoardPlans._plan_around)
-    friends = _awaiting(BoardPlans._plan_friends)
-    percentile = _awaiting(BoardPlans._plan_percentile)
-    bucket = _awaiting(BoardPlans._plan_bucket)
-    info = _awaiting(BoardPlans._plan_info)
+    submit = awaiting(BoardPlans._plan_submit)
+    submit_many = awaiting(BoardPlans._plan_submit_many)
+    set_points = awaiting(BoardPlans._plan_set_points)
+    remove = awaiting(BoardPlans._plan_remove)
+    set_info = awaiting(BoardPlans._plan_set_info)
+    rollover = awaiting(BoardPlans._plan_rollover)
+    score = awaiting(BoardPlans._plan_score)
+    rank = awaiting(BoardPlans._plan_rank)
+    count = awaiting(BoardPlans._plan_count)
+    rank_for = awaiting(BoardPlans._plan_rank_for)
+    top = awaiting(BoardPlans._plan_top)
+    standings = awaiting(BoardPlans._plan_standings)
+    page = awaiting(BoardPlans._plan_page)
+    around = awaiting(BoardPlans._plan_around)
+    friends = awaiting(BoardPlans._plan_friends)
+    percentile = awaiting(BoardPlans._plan_percentile)
+    bucket = awaiting(BoardPlans._plan_bucket)
+    info = awaiting(BoardPlans._plan_info)
 
     async def iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
                    season: Optional[Union[str, int]] = None) -> AsyncIterator[Entry]:

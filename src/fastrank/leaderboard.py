@@ -31,15 +31,12 @@ Each is O(log n) per player.
 """
 from __future__ import annotations
 
-import functools
 import json
 import time
 import weakref
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import (
-    TYPE_CHECKING,
     Any,
-    Callable,
     Dict,
     Iterator,
     List,
@@ -48,7 +45,6 @@ from typing import (
     Optional,
     Sequence,
     Tuple,
-    TypeVar,
     Union,
 )
 
@@ -56,15 +52,8 @@ from redis.exceptions import ResponseError
 
 from fastrank import _errors
 from fastrank._periods import PERIODS, expiry_ms, season_of, zone
-from fastrank._runner import Call, Direct, Plan, Run, Steps, packaged_script, run
+from fastrank._runner import Call, Direct, Plan, Run, Steps, blocking, packaged_script, run
 from fastrank._scorebits import Points, ScoreCodec
-
-if TYPE_CHECKING:
-    from typing_extensions import Concatenate, ParamSpec
-
-    _P = ParamSpec("_P")
-
-_T = TypeVar("_T")
 
 PlayerId = Union[str, bytes, int]
 When = Union[int, float, datetime, None]
@@ -138,6 +127,14 @@ def _count(value: Any, label: str) -> int:
     if value < 0:
         raise ValueError(f"{label} must be >= 0, not {value}")
     return min(value, SIZE_LIMIT)
+
+
+def _page_slice(number: Any, size: Any) -> Tuple[int, int]:
+    """The 0-based start and the size of page ``number`` (1-based), checked."""
+    number, size = _count(number, "number"), _count(size, "size")
+    if number < 1:
+        raise ValueError(f"page numbers start at 1, not {number}")
+    return (number - 1) * size, size
 
 
 def _tag_part(value: Any, label: str) -> str:
@@ -528,12 +525,9 @@ class BoardPlans:
     def _plan_page(self, number: int, size: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
                    season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
         """Page ``number`` (1-based) of ``size`` entries. O(log n + size)."""
-        number, size = _count(number, "number"), _count(size, "size")
+        start, size = _page_slice(number, size)
         style = self._style_of(ranking)
-        if number < 1:
-            raise ValueError(f"page numbers start at 1, not {number}")
         keys = self.keys(season)
-        start = (number - 1) * size
         if size == 0 or start >= SIZE_LIMIT:
             return []
         if style == "o" and not with_info:
@@ -622,17 +616,6 @@ class BoardPlans:
             yield Entry(ranker.rank_at(start + i, points), _text(member), points)
 
 
-def _blocking(plan: Callable[Concatenate[BoardPlans, _P], Plan[_T]]) -> Callable[Concatenate[BoardPlans, _P], _T]:
-    """The sync method that runs ``plan`` on the board's client."""
-
-    def method(self: BoardPlans, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
-        return run(self._client, plan(self, *args, **kwargs))
-
-    functools.update_wrapper(method, plan)
-    method.__name__ = method.__qualname__ = plan.__name__.replace("_plan_", "", 1)
-    return method
-
-
 class Leaderboard(BoardPlans):
     """A leaderboard over a redis-py style client (``fastrank.Engine``,
     ``redis.Redis``, ``redis.cluster.RedisCluster``).
@@ -642,24 +625,24 @@ class Leaderboard(BoardPlans):
     tz=None, retain=None, buckets=(1, 5, 10, 25, 50), cache_ttl=None, passed=3)``
     """
 
-    submit = _blocking(BoardPlans._plan_submit)
-    submit_many = _blocking(BoardPlans._plan_submit_many)
-    set_points = _blocking(BoardPlans._plan_set_points)
-    remove = _blocking(BoardPlans._plan_remove)
-    set_info = _blocking(BoardPlans._plan_set_info)
-    rollover = _blocking(BoardPlans._plan_rollover)
-    score = _blocking(BoardPlans._plan_score)
-    rank = _blocking(BoardPlans._plan_rank)
-    count = _blocking(BoardPlans._plan_count)
-    rank_for = _blocking(BoardPlans._plan_rank_for)
-    top = _blocking(BoardPlans._plan_top)
-    standings = _blocking(BoardPlans._plan_standings)
-    page = _blocking(BoardPlans._plan_page)
-    around = _blocking(BoardPlans._plan_around)
-    friends = _blocking(BoardPlans._plan_friends)
-    percentile = _blocking(BoardPlans._plan_percentile)
-    bucket = _blocking(BoardPlans._plan_bucket)
-    info = _blocking(BoardPlans._plan_info)
+    submit = blocking(BoardPlans._plan_submit)
+    submit_many = blocking(BoardPlans._plan_submit_many)
+    set_points = blocking(BoardPlans._plan_set_points)
+    remove = blocking(BoardPlans._plan_remove)
+    set_info = blocking(BoardPlans._plan_set_info)
+    rollover = blocking(BoardPlans._plan_rollover)
+    score = blocking(BoardPlans._plan_score)
+    rank = blocking(BoardPlans._plan_rank)
+    count = blocking(BoardPlans._plan_count)
+    rank_for = blocking(BoardPlans._plan_rank_for)
+    top = blocking(BoardPlans._plan_top)
+    standings = blocking(BoardPlans._plan_standings)
+    page = blocking(BoardPlans._plan_page)
+    around = blocking(BoardPlans._plan_around)
+    friends = blocking(BoardPlans._plan_friends)
+    percentile = blocking(BoardPlans._plan_percentile)
+    bucket = blocking(BoardPlans._plan_bucket)
+    info = blocking(BoardPlans._plan_info)
 
     def iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
              season: Optional[Union[str, int]] = None) -> Iterator[Entry]:

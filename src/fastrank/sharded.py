@@ -32,8 +32,8 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from fastrank._runner import Call, Steps, blocking, run, steps
 from fastrank._scorebits import Points
-from fastrank.leaderboard import (SIZE_LIMIT, BoardPlans, Change, Entry, PlayerId, When, _count, _info, _player,
-                                  _Ranker, _raw, _tag_part, _text)
+from fastrank.leaderboard import (SIZE_LIMIT, BoardPlans, Change, Entry, PlayerId, When, _count, _info,
+                                  _page_slice, _player, _Ranker, _raw, _tag_part, _text)
 
 __all__ = ["ShardedLeaderboard", "ShardedBoardPlans"]
 
@@ -312,11 +312,8 @@ class ShardedBoardPlans:
     def _plan_page(self, number: int, size: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
                    season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
         """Page ``number`` (1-based) of ``size``: every shard's first start + size, merged."""
-        number, size = _count(number, "number"), _count(size, "size")
+        start, size = _page_slice(number, size)
         style = self._style_of(ranking)
-        if number < 1:
-            raise ValueError(f"page numbers start at 1, not {number}")
-        start = (number - 1) * size
         if size == 0 or start >= SIZE_LIMIT:
             return []
         prefix = yield from self._merged_prefix(start + size, season)
