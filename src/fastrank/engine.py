@@ -44,7 +44,6 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
 from redis._parsers.base import BaseParser
 from redis._parsers.encoders import Encoder
 # Defined in redis._parsers.response_callbacks; helpers re-exports it
@@ -64,7 +63,7 @@ from fastrank._core import (CountMinSketch, EngineLock, EngineState, SortedSet, 
 from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.scripting import evalsha_fast
 from fastrank.snapshot import read_snapshot, write_snapshot
-from fastrank.commands.sortedset import (BULK_MIN, LISTPACK_ENTRIES, LISTPACK_VALUE, ListpackZSet, blen,
+from fastrank.commands.sortedset import (LISTPACK_ENTRIES, LISTPACK_VALUE, ListpackZSet, blen,
                                          zset_add, zset_add_bulk)
 
 if TYPE_CHECKING:
@@ -80,10 +79,6 @@ TYPE_NAMES.update({CountMinSketch: b"CMSk-TYPE", TopK: b"TopK-TYPE"})  # RedisBl
 TYPE_NAMES[deque] = b"list"  # commands/lists.py
 _PACK_ERROR = "A tuple item must be str, int, float or bytes."
 _parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
-
-
-_TEXT_TYPES = {str, bytes}
-_FLOAT = {float}
 
 
 def now_ms() -> int:
@@ -618,11 +613,6 @@ class Engine(CoreCommands):
                 key = name.encode()
             except UnicodeEncodeError:  # redis-py's own checks come first: generic path
                 pass
-        if key is not None and type(mapping) is dict and len(mapping) >= BULK_MIN \
-                and not (nx or xx or gt or lt or ch or incr):
-            added_in_bulk = self._zadd_columns(key, mapping)
-            if added_in_bulk is not None:
-                return added_in_bulk
         if key is not None and mapping and not incr and not (nx and (xx or gt or lt)) \
                 and not (gt and lt) and type(mapping) is dict:
             pairs: list[tuple[Any, float]] = []
@@ -684,33 +674,6 @@ class Engine(CoreCommands):
                                 self._cond.notify_all()
                         return added + changed if ch else added
         return CoreCommands.zadd(self, name, mapping, nx, xx, ch, incr, gt, lt)
-
-    def _zadd_columns(self, key: bytes, mapping: dict[Any, Any]) -> int | None:
-        """A plain ZADD of many str/bytes members with finite, non-zero float
-        scores into a skiplist zset (or a new key it makes one of) without TTL,
-        while nobody watches: the
-        members and scores go to the core as two columns, checked in C and
-        numpy instead of pair by pair. None when any of that does not hold
-        (the pair-by-pair path then answers)."""
-        if not {type(m) for m in mapping} <= _TEXT_TYPES or {type(s) for s in mapping.values()} != _FLOAT:
-            return None
-        scores = np.fromiter(mapping.values(), dtype=np.float64, count=len(mapping))
-        if not (np.isfinite(scores).all() and scores.all()):
-            return None  # NaN/inf go the generic way; a zero may be -0.0 (see zset_add_bulk)
-        with self._lock:
-            if self._watched or key in self._expires:
-                return None
-            z = self._data.get(key)
-            if z is None and len(mapping) > LISTPACK_ENTRIES:
-                # Redis would start a listpack and convert it to a skip list
-                # within this command: the same members, scores and encoding.
-                z = self._data[key] = SortedSet()
-            if type(z) is not SortedSet:
-                return None
-            added: int = z.add_many(list(mapping), scores)
-            if self._waiters:
-                self._cond.notify_all()
-        return added
 
     def _fast_range(self, name: KeyT, start: Any, end: Any, reverse: bool, withscores: bool,
                     score_cast_func: type | Callable[..., Any]) -> list[Any] | Literal[False]:

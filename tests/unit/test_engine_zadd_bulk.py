@@ -1,4 +1,4 @@
-"""ZADD of many str/bytes members with float scores (the column path) answers as Redis."""
+"""ZADD of many members at once (the bulk insert into a skip list) answers as Redis."""
 from __future__ import annotations
 
 import random
@@ -30,7 +30,7 @@ def test_new_and_existing_keys(r, n):
     assert r.zcard("k") == len({**first, **again})
 
 
-def test_what_the_column_path_leaves_to_the_pair_path(r):
+def test_zero_scores_wrong_types_and_odd_values_in_a_big_zadd(r):
     r.zadd("k", _mapping(200, 3))
     assert r.zadd("k", _mapping(200, 4, zero=True)) == 1    # a zero score (maybe -0.0)
     assert r.zscore("k", "z") == 0.0
