@@ -22,7 +22,6 @@ from typing import Any, TextIO
 
 from fastrank.bench.progress import Progress
 from fastrank.connect import connect
-from fastrank.engine import Engine
 from fastrank.leaderboard import Leaderboard
 from fastrank.service.postgres import PostgresStore
 from fastrank.service.service import ScoreService
@@ -69,11 +68,10 @@ def add_commands(sub: Any) -> None:
 def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run ``fastrank apply`` or ``fastrank rebuild`` with parsed arguments."""
     out = sys.stdout if out is None else out
-    engine = Engine() if args.board.startswith("memory:") else None
-    client: Any = engine if engine is not None else connect(args.board)
-    snapshot = args.snapshot if engine is not None else None
-    if engine is not None and snapshot and os.path.exists(snapshot):
-        engine.load(snapshot)
+    client: Any = connect(args.board)  # memory:// gives a fastrank.Engine, which has save/load
+    snapshot = args.snapshot if args.board.startswith("memory:") else None
+    if snapshot and os.path.exists(snapshot):
+        client.load(snapshot)
     board = Leaderboard(client, args.name, season=args.season, order=args.order,
                         tiebreak=None if args.tiebreak == "none" else args.tiebreak,
                         ranking=args.ranking, point_bits=args.point_bits, time_bits=args.time_bits)
@@ -105,6 +103,6 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
         pass
     finally:
         store.close()
-    if engine is not None and snapshot:
-        engine.save(snapshot)
+    if snapshot:
+        client.save(snapshot)
     return 0
