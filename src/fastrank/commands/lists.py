@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from fastrank import _errors as E
 from fastrank.commands import CommandError, command, syntax_error, to_int
 from fastrank.commands._numbers import INT64_MIN, parse_int
-from fastrank.commands.sortedset import blocking_pop, count_arg, parse_timeout
+from fastrank.commands.sortedset import blocking_pop, count_arg, parse_mpop, parse_timeout
 
 if TYPE_CHECKING:
     from fastrank.engine import Engine
@@ -405,38 +405,20 @@ def brpop(db: Engine, args: list[bytes]) -> Optional[list[bytes]]:
     return _bpop(db, args, RIGHT)
 
 
-def parse_lmpop(args: list[bytes]) -> tuple[list[bytes], bool, int]:
-    """LMPOP arguments from numkeys on: (keys, left, count), in Redis's order of checks."""
-    numkeys = count_arg(args[0], E.NUMKEYS_POSITIVE)
-    where = 1 + numkeys
-    if where >= len(args):
-        raise syntax_error()
-    left = parse_end(args[where])
-    count: Optional[int] = None
-    j = where + 1
-    while j < len(args):
-        if count is None and args[j].upper() == b"COUNT" and j + 1 < len(args):
-            count = count_arg(args[j + 1], E.COUNT_POSITIVE)
-            j += 2
-        else:
-            raise syntax_error()
-    return args[1:where], left, count or 1
-
-
 def _mpop_reply(popped: Optional[tuple[bytes, list[bytes]]]) -> Optional[list[Any]]:
     return None if popped is None else [popped[0], popped[1]]
 
 
 @command("lmpop", -4, write=True)
 def lmpop(db: Engine, args: list[bytes]) -> Optional[list[Any]]:
-    keys, left, count = parse_lmpop(args)
+    keys, left, count = parse_mpop(args, parse_end)
     return _mpop_reply(pop_first(db, keys, left, count))
 
 
 @command("blmpop", -5, write=True, blocking=True)
 def blmpop(db: Engine, args: list[bytes]) -> Optional[list[Any]]:
     """The timeout is parsed after the other arguments, as Redis does."""
-    keys, left, count = parse_lmpop(args[1:])
+    keys, left, count = parse_mpop(args[1:], parse_end)
     deadline = parse_timeout(args[0])
     return blocking_pop(db, deadline,
                         lambda waiting: _mpop_reply(pop_first(db, keys, left, count, waiting)))

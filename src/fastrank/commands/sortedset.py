@@ -653,15 +653,23 @@ def zpopmax(db: Engine, args: list[bytes]) -> list[Any]:
     return _zpop(db, args, True)
 
 
-def parse_mpop(args: list[bytes]) -> tuple[list[bytes], bool, int]:
-    """ZMPOP arguments from numkeys on: (keys, where_max, count)."""
+def min_or_max(arg: bytes) -> bool:
+    """MIN or MAX (any case) → True for MAX; anything else is a syntax error."""
+    word = arg.upper()
+    if word not in (b"MIN", b"MAX"):
+        raise syntax_error()
+    return word == b"MAX"
+
+
+def parse_mpop(args: list[bytes], end: Callable[[bytes], bool] = min_or_max
+               ) -> tuple[list[bytes], bool, int]:
+    """ZMPOP/LMPOP arguments from numkeys on: (keys, the end word as ``end``
+    reads it, count), in Redis's order of checks."""
     numkeys = count_arg(args[0], E.NUMKEYS_POSITIVE)
     where = 1 + numkeys
     if where >= len(args):
         raise syntax_error()
-    word = args[where].upper()
-    if word not in (b"MIN", b"MAX"):
-        raise syntax_error()
+    which = end(args[where])
     count: int | None = None
     j = where + 1
     while j < len(args):
@@ -670,7 +678,7 @@ def parse_mpop(args: list[bytes]) -> tuple[list[bytes], bool, int]:
             j += 2
         else:
             raise syntax_error()
-    return args[1:where], word == b"MAX", count or 1
+    return args[1:where], which, count or 1
 
 
 @command("zmpop", -4, write=True)
