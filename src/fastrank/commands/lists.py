@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from fastrank import _errors as E
 from fastrank.commands import CommandError, command, syntax_error, to_int
 from fastrank.commands._numbers import INT64_MIN, parse_int
-from fastrank.commands.sortedset import blocking_pop, count_arg, parse_mpop, parse_timeout
+from fastrank.commands.sortedset import blocking_pop, parse_mpop, parse_timeout
 
 if TYPE_CHECKING:
     from fastrank.engine import Engine
