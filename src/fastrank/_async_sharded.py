@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import AsyncIterator, Optional, Union
 
 from fastrank._runner import awaiting, run_async
-from fastrank.leaderboard import Entry, _text
+from fastrank.leaderboard import Entry
 from fastrank.sharded import ShardedBoardPlans
 
 __all__ = ["ShardedLeaderboard"]
@@ -45,9 +45,8 @@ class ShardedLeaderboard(ShardedBoardPlans):
         position = 0
         while True:
             pairs = await run_async(self._client, self._next_batch(state, batch, season))
-            for member, score in pairs:
-                points = self.codec.points(score)
-                yield Entry(ranker.rank_at(position, points), _text(member), points)
-                position += 1
+            for entry in self.boards[0]._iter_entries(ranker, position, pairs):
+                yield entry
+            position += len(pairs)
             if len(pairs) < batch:
                 return

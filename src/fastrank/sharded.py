@@ -547,9 +547,7 @@ class ShardedLeaderboard(ShardedBoardPlans):
         position = 0
         while True:
             pairs = run(self._client, self._next_batch(state, batch, season))
-            for member, score in pairs:
-                points = self.codec.points(score)
-                yield Entry(ranker.rank_at(position, points), _text(member), points)
-                position += 1
+            yield from self.boards[0]._iter_entries(ranker, position, pairs)
+            position += len(pairs)
             if len(pairs) < batch:
                 return
