@@ -7,8 +7,13 @@
   ``redis-cli --cluster create``.
 - ``redis_client`` / ``cluster_client``: redis-py clients on them, flushed
   before each test.
-- ``r``: parametrised over the backends a domain test must run on
-  (``engine`` = fastrank.Engine, ``redis`` = the real server).
+- ``r``: the one fixture of that name. The same test runs twice, on a fresh
+  ``fastrank.Engine`` (id ``engine``) and on the real server, flushed
+  (id ``redis``); a test marked ``redisbloom`` needs the module on the server.
+  A command test uses ``r`` when its expected replies are Redis's own, so the
+  server proves them in the same run.
+- ``engine``: a fresh ``fastrank.Engine`` alone, for tests of what only the
+  Engine has (its internals, its deliberate differences, its threads).
 - ``postgres_server``: a PostgreSQL server (Debian's ``postgresql``) started
   with ``initdb`` + ``pg_ctl`` on a free loopback port; ``postgres_dsn``: a
   DSN whose search path is a fresh schema for each test.
@@ -119,7 +124,17 @@ def r(request: pytest.FixtureRequest):
 
         yield Engine()
     else:
+        if request.node.get_closest_marker("redisbloom") is not None:
+            request.getfixturevalue("redisbloom")
         yield request.getfixturevalue("redis_client")
+
+
+@pytest.fixture
+def engine():
+    """A fresh in-process Engine, for tests of what only the Engine has."""
+    from fastrank import Engine
+
+    return Engine()
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-import fastrank
 from fastrank import HyperLogLog
 
 
@@ -24,9 +23,3 @@ def test_lone_string_is_refused(lone: object) -> None:
     with pytest.raises(TypeError, match="not a single"):
         h.add_many(lone)
     assert h.count() == 0
-
-
-def test_engine_pfadd_is_unchanged() -> None:
-    r = fastrank.Engine()
-    assert r.pfadd("h", "hello") == 1
-    assert r.pfcount("h") == 1

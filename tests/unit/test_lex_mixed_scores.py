@@ -1,26 +1,10 @@
-"""Lex ranges over members of different scores walk as Redis walks (issue
-item 3; the differential proof against a server is
-tests/compat/test_diff_lex_mixed_scores.py)."""
+"""SortedSet's lex ranges over members of different scores walk as Redis walks
+(issue item 3). The same through the Engine's commands is in
+tests/unit/commands/test_sortedset.py; the differential proof against a server
+is tests/compat/commands/test_diff_sortedset.py."""
 from __future__ import annotations
 
-import fastrank
 from fastrank import SortedSet
-
-LONG = "L" * 65  # makes the Engine key a skip list, as in Redis
-
-
-def test_issue_example_on_the_engine() -> None:
-    r = fastrank.Engine()
-    r.zadd("lp", {"a": 1, "z": 2, "b": 3})
-    r.zadd("sl", {LONG: 0, "a": 1, "z": 2, "b": 3})
-    r.zrem("sl", LONG)
-    for key in ("lp", "sl"):
-        assert r.zrangebylex(key, "-", "[b") == [b"a"]
-    assert r.zlexcount("lp", "-", "[b") == 1
-    assert r.zrevrangebylex("lp", "[b", "-") == [b"b", b"z", b"a"]   # listpack: from the end
-    assert r.zrevrangebylex("sl", "[b", "-") == [b"a"]               # skip list: from the front
-    assert r.zremrangebylex("lp", "-", "[b") == 1
-    assert r.zrange("lp", 0, -1) == [b"z", b"b"]
 
 
 def test_core_walks() -> None:

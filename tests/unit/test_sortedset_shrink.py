@@ -1,12 +1,10 @@
 """A SortedSet gives memory back when it shrinks (arena compaction with
-hysteresis), measured with its own accounting (memory_usage), and the
-Engine reports a key's footprint through MEMORY USAGE."""
+hysteresis), measured with its own accounting (memory_usage). The Engine's
+MEMORY USAGE of a key is tested in tests/unit/commands/test_memory.py."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-import fastrank
 from fastrank import SortedSet
 
 
@@ -81,35 +79,3 @@ def test_compaction_keeps_order_ranks_scores_and_long_members() -> None:
     assert [z.rank(m) for m in keep] == [expect.rank(m) for m in keep]
     z.add("new", 5.5)
     z._check()
-
-
-def test_engine_memory_usage_follows_the_board() -> None:
-    r = fastrank.Engine()
-    r.zadd("board", {f"p{i}": i for i in range(50_000)})
-    full = r.memory_usage("board")
-    assert isinstance(full, int) and full > 50_000 * 40
-    r.zremrangebyrank("board", 0, -1001)
-    trimmed = r.memory_usage("board")
-    assert isinstance(trimmed, int) and trimmed < full / 10
-    assert r.memory_usage("missing") is None
-
-
-@pytest.mark.parametrize("value", ["string", "hash", "set", "cms", "topk", "hll"])
-def test_engine_memory_usage_of_every_type(value: str) -> None:
-    r = fastrank.Engine()
-    if value == "string":
-        r.set("k", "v" * 1000)
-    elif value == "hash":
-        r.hset("k", mapping={f"f{i}": "x" * 10 for i in range(100)})
-    elif value == "set":
-        r.sadd("k", *[f"m{i}" for i in range(100)])
-    elif value == "cms":
-        r.cms().initbydim("k", 1000, 5)
-    elif value == "topk":
-        r.topk().reserve("k", 10, 100, 5, 0.9)
-    else:
-        r.pfadd("k", "a", "b")
-    usage = r.memory_usage("k")
-    assert isinstance(usage, int) and usage > 0
-    assert r.execute_command("MEMORY", "USAGE", "k") == usage
-    assert r.memory_usage("k", samples=0) >= 1

@@ -1,127 +1,26 @@
-"""Engine HLL and RedisBloom commands without a server: the examples of
-docs/compatibility.md (§1, §4, §5, §6) and the vectors in tests/vectors, error texts, state unchanged after errors,
-TTLs, TYPE, the redis-py helper objects and the Top-K seed.
+"""RedisBloom's CMS.* and TOPK.* commands (commands/bloom.py): the examples of
+docs/compatibility.md (§4, §5, §6), error texts, state unchanged after errors,
+TYPE, the redis-py helper objects and the Top-K seed.
 
-The same behaviour is checked reply for reply against real Redis 7.0.15 +
-RedisBloom 2.8.2 in tests/compat/test_diff_hll_engine.py and
-test_diff_bloom_engine.py.
+Each test taking ``r`` runs on the Engine and on the real server with the
+RedisBloom module (tests/conftest.py); those taking ``engine`` check what only
+the Engine has (its core objects, its seed, its answer where RedisBloom
+corrupts its reply). tests/compat/commands/test_diff_bloom.py compares random
+streams reply for reply.
 """
 import warnings
 
 import pytest
+import redis
+from redis.commands.bf.info import CMSInfo, TopKInfo
 
+from fastrank import CountMinSketch, TopK, _core
+from fastrank import _errors as E
+from fastrank.engine import Engine
 
-import redis  # noqa: E402
-from redis.commands.bf.info import CMSInfo, TopKInfo  # noqa: E402
+from .replies import error_line as err
 
-from fastrank import CountMinSketch, TopK, _core  # noqa: E402
-from fastrank import _errors as E  # noqa: E402
-from fastrank.engine import Engine  # noqa: E402
-
-ABC = bytes.fromhex("48594c4c01000000000000000000008060f38050b1844bfb80425a")
-EMPTY = bytes.fromhex("48594c4c0100000000000000000000807fff")
-
-
-@pytest.fixture
-def r():
-    return Engine()
-
-
-def err(r, *args):
-    with pytest.raises(redis.ResponseError) as info:
-        r.execute_command(*args)
-    return str(info.value)
-
-
-# -- HyperLogLog ------------------------------------------------------------------
-
-def test_pfadd_pfcount_bytes_as_redis(r):
-    assert r.pfadd("k", "a", "b", "c") == 1
-    assert r.get("k") == ABC
-    assert r.pfadd("k", "a") == 0
-    assert r.pfcount("k") == 3
-    assert r.get("k")[8:16] == bytes.fromhex("0300000000000000")
-    assert r.type("k") == b"string"
-    assert r.strlen("k") == len(ABC)
-    assert r.pfadd("k", "d") == 1
-    assert r.get("k")[8:16] == bytes.fromhex("0300000000000080")  # stale, low bytes kept
-
-
-def test_pfadd_without_elements_creates(r):
-    assert r.execute_command("PFADD", "e") == 1
-    assert r.get("e") == EMPTY
-    assert r.execute_command("PFADD", "e") == 0
-    assert r.pfcount("e") == 0
-    assert r.pfcount("missing") == 0
-
-
-def test_cached_count_is_trusted(r):
-    forged = ABC[:8] + (12345).to_bytes(8, "little") + ABC[16:]
-    assert r.set("f", forged) is True
-    assert r.pfcount("f") == 12345
-    assert r.get("f") == forged
-
-
-def test_pfcount_union_and_pfmerge(r):
-    r.pfadd("s1", "a", "b")
-    r.pfadd("s2", "c")
-    assert r.pfcount("s1", "s2", "nokey") == 3
-    assert r.get("s1")[15] & 0x80  # no cache written by a union count
-    assert r.pfmerge("m", "s1", "s2") is True
-    assert r.get("m") == ABC
-    r.pfadd("dst", "zzz")
-    r.pfmerge("dst", "s1")
-    assert r.pfcount("dst") == 3
-    assert r.execute_command("PFMERGE", "alone") is True
-    assert r.get("alone") == EMPTY
-
-
-def test_hll_keeps_ttl(r):
-    r.pfadd("k", "a")
-    r.expire("k", 100)
-    r.pfadd("k", "b")
-    r.pfcount("k")
-    r.pfmerge("k", "k")
-    assert r.ttl("k") > 0
-    r.pfmerge("other", "k")
-    assert r.ttl("other") == -1
-
-
-def test_hll_errors(r):
-    r.set("s", "not an hll at all")
-    r.zadd("z", {"a": 1})
-    r.pfadd("h", "x")
-    before = r.get("h")
-    assert err(r, "PFADD", "s", "a") == E.HLL_NOT_VALID
-    assert err(r, "PFCOUNT", "s") == E.HLL_NOT_VALID
-    assert err(r, "PFADD", "z", "a") == E.WRONGTYPE
-    assert err(r, "PFCOUNT", "h", "z") == E.WRONGTYPE
-    assert err(r, "PFCOUNT", "h", "s", "z") == E.HLL_NOT_VALID
-    assert err(r, "PFCOUNT", "z", "s") == E.WRONGTYPE
-    assert err(r, "PFMERGE", "s", "h") == E.HLL_NOT_VALID
-    assert err(r, "PFMERGE", "h", "z") == E.WRONGTYPE
-    assert err(r, "PFADD") == E.message(E.WRONG_ARITY, "pfadd")
-    assert err(r, "PFCOUNT") == E.message(E.WRONG_ARITY, "pfcount")
-    assert err(r, "PFMERGE") == E.message(E.WRONG_ARITY, "pfmerge")
-    assert r.get("h") == before and r.get("s") == b"not an hll at all"
-
-
-def test_appended_hll_is_corrupt(r):
-    r.pfadd("h", "a", "b")
-    r.append("h", b"\x7f\xff")  # extra XZERO past 16384 registers
-    assert err(r, "PFCOUNT", "h") == E.HLL_CORRUPTED
-    r.pfadd("d", *range(3000))  # dense
-    r.append("d", b"x")
-    assert err(r, "PFCOUNT", "d") == E.HLL_NOT_VALID
-    r.setrange("h", 0, b"XYLL")
-    assert err(r, "PFADD", "h", "q") == E.HLL_NOT_VALID
-
-
-def test_sparse_max_bytes_attribute():
-    r = Engine()
-    r.hll_sparse_max_bytes = 100
-    r.pfadd("k", *range(200))
-    assert len(r.get("k")) == 12304
+pytestmark = pytest.mark.redisbloom
 
 
 # -- Count-Min Sketch --------------------------------------------------------------
@@ -243,15 +142,15 @@ def test_topk_names_cut_at_nul_and_numbers(r):
     assert t.list("n") == [42, "x", 1.5]  # as RedisBloom (ties in heap order)
 
 
-def test_topk_incrby_bad_increment(r):
-    t = r.topk()
+def test_topk_incrby_bad_increment(engine):
+    t = engine.topk()
     t.reserve("t", 3, 1000, 5, 1)
     reply = t.incrby("t", ["a", "b"], [5, 100001])  # last pair: RedisBloom's reply
     assert reply[0] is None and isinstance(reply[1], redis.ResponseError)
     assert str(reply[1]) == _core.TOPK_ERR_INCREMENT
     assert t.list("t", withcount=True) == ["a", 5]
     # elsewhere: a clean error, nothing applied (RedisBloom corrupts its reply)
-    assert err(r, "TOPK.INCRBY", "t", "a", "x", "b", 1) == _core.TOPK_ERR_INCREMENT
+    assert err(engine, "TOPK.INCRBY", "t", "a", "x", "b", 1) == _core.TOPK_ERR_INCREMENT
     assert t.list("t", withcount=True) == ["a", 5]
 
 
@@ -295,18 +194,18 @@ def test_module_arity_errors_fail_at_exec_in_multi(r):
 
 def test_topk_seed_reproduces_decay_runs():
     def run(seed):
-        r = Engine()
-        r.topk_seed = seed
-        r.topk().reserve("t", 5, 4, 3, 0.8)
-        r.topk().add("t", *[f"i{(j * 7919) % 97 % (1 + j % 13)}" for j in range(3000)])
-        return r.topk().list("t", withcount=True)
+        engine = Engine()
+        engine.topk_seed = seed
+        engine.topk().reserve("t", 5, 4, 3, 0.8)
+        engine.topk().add("t", *[f"i{(j * 7919) % 97 % (1 + j % 13)}" for j in range(3000)])
+        return engine.topk().list("t", withcount=True)
 
     assert run(7) == run(7)
 
 
-def test_values_are_core_objects(r):
-    r.cms().initbydim("c", 4, 2)
-    r.topk().reserve("t", 2, 4, 2, 1)
-    assert isinstance(r._data[b"c"], CountMinSketch)
-    assert isinstance(r._data[b"t"], TopK)
-    assert r.rename("c", "c2") is True and r.type("c2") == b"CMSk-TYPE"
+def test_values_are_core_objects(engine):
+    engine.cms().initbydim("c", 4, 2)
+    engine.topk().reserve("t", 2, 4, 2, 1)
+    assert isinstance(engine._data[b"c"], CountMinSketch)
+    assert isinstance(engine._data[b"t"], TopK)
+    assert engine.rename("c", "c2") is True and engine.type("c2") == b"CMSk-TYPE"

@@ -1,4 +1,6 @@
-"""Engine-only scripting properties: the loop guard, atomicity across threads."""
+"""Scripting commands (commands/scripting.py), what only the Engine has: the loop
+guard, atomicity across threads, a clean environment for each script (the
+replies against Redis are in tests/compat/commands/test_diff_scripting.py)."""
 from __future__ import annotations
 
 import threading
@@ -10,27 +12,25 @@ from fastrank import Engine
 from fastrank import _errors as E
 
 
-def test_loop_guard_stops_a_script_and_keeps_the_engine_usable() -> None:
-    r = Engine()
-    r.script_time_limit = 0.05
+def test_loop_guard_stops_a_script_and_keeps_the_engine_usable(engine: Engine) -> None:
+    engine.script_time_limit = 0.05
     for body in ["redis.call('set', 'before', 1) while true do end",
                  "while true do pcall(function() while true do end end) end",
                  "local co = coroutine.wrap(function() while true do end end) co()",
                  "local co = coroutine.create(function() while true do end end) "
                  "while true do coroutine.resume(co) end"]:
         with pytest.raises(redis.ResponseError) as info:
-            r.eval(body, 0)
+            engine.eval(body, 0)
         assert str(info.value).startswith(E.message(E.SCRIPT_TIMEOUT % 50))
-    assert r.get("before") == b"1"  # writes before the stop stay
-    assert r.eval("return redis.call('incr', 'before')", 0) == 2
+    assert engine.get("before") == b"1"  # writes before the stop stay
+    assert engine.eval("return redis.call('incr', 'before')", 0) == 2
 
 
-def test_scripts_are_atomic_across_threads() -> None:
-    r = Engine()
+def test_scripts_are_atomic_across_threads(engine: Engine) -> None:
     body = ("local v = tonumber(redis.call('get', KEYS[1]) or '0') "
             "for i = 1, 200 do local x = i * 2 end "
             "redis.call('set', KEYS[1], v + 1) return v + 1")
-    script = r.register_script(body)
+    script = engine.register_script(body)
 
     def work() -> None:
         for _ in range(300):
@@ -41,11 +41,10 @@ def test_scripts_are_atomic_across_threads() -> None:
         t.start()
     for t in threads:
         t.join()
-    assert r.get("counter") == b"1200"
+    assert engine.get("counter") == b"1200"
 
 
-def test_no_script_changes_the_environment_of_the_next() -> None:
-    r = Engine()
+def test_no_script_changes_the_environment_of_the_next(engine: Engine) -> None:
     attempts = [
         "getmetatable('').__index = {}",
         "redis.call = nil", "string.upper = nil", "cjson.encode = nil", "_G.redis = nil",
@@ -54,21 +53,20 @@ def test_no_script_changes_the_environment_of_the_next() -> None:
     ]
     for body in attempts:
         with pytest.raises(redis.ResponseError):
-            r.eval(body, 0)
+            engine.eval(body, 0)
     # lupa's metatable of Python objects is hidden: nothing to change
-    assert r.eval("return getmetatable(redis.call)", 0) is None
-    assert r.eval("return {('x'):upper(), cjson.encode({1}), type(rawget(_G, 'x'))}", 0) == \
+    assert engine.eval("return getmetatable(redis.call)", 0) is None
+    assert engine.eval("return {('x'):upper(), cjson.encode({1}), type(rawget(_G, 'x'))}", 0) == \
         [b"X", b"[1]", b"nil"]
-    assert r.eval("return redis.call('ping')", 0) == b"PONG"
+    assert engine.eval("return redis.call('ping')", 0) == b"PONG"
 
 
-def test_python_objects_stay_out_of_reach() -> None:
-    r = Engine()
+def test_python_objects_stay_out_of_reach(engine: Engine) -> None:
     for body in ["return tostring(redis.call.__class__)", "return redis.call['__self__']"]:
         with pytest.raises(redis.ResponseError, match="attribute access is not available"):
-            r.eval(body, 0)
+            engine.eval(body, 0)
     # errors reach scripts as Redis's values (strings, tables), not Python exceptions
     for body in ["local ok, e = pcall(redis.call, 'nosuch') return {type(e), tostring(e.__class__)}",
                  "local co = coroutine.create(function() redis.call('nosuch') end) "
                  "local ok, e = coroutine.resume(co) return {type(e), tostring(e.__traceback__)}"]:
-        assert r.eval(body, 0)[1] == b"nil"
+        assert engine.eval(body, 0)[1] == b"nil"

@@ -1,22 +1,15 @@
-"""Engine string commands; expected values verified against redis-server 7.0.15."""
+"""String commands (commands/strings.py).
+
+Each test taking ``r`` runs on the Engine and on the real server (tests/conftest.py),
+so the expected replies are checked against Redis 7.0 in the same run.
+"""
 import pytest
+import redis
 
+from fastrank import _errors as E
+from fastrank.engine import Engine
 
-import redis  # noqa: E402
-
-from fastrank import _errors as E  # noqa: E402
-from fastrank.engine import Engine  # noqa: E402
-
-
-@pytest.fixture
-def r():
-    return Engine()
-
-
-def error_of(fn):
-    with pytest.raises(redis.ResponseError) as info:
-        fn()
-    return str(info.value)
+from .replies import error_of
 
 
 def test_get_set_basic(r):
@@ -155,9 +148,9 @@ def test_wrongtype(r):
 
 
 def test_decode_responses():
-    r = Engine(decode_responses=True)
-    r.set("k", "é")
-    assert r.get("k") == "é"
-    assert r.mget("k", "x") == ["é", None]
-    assert r.type("k") == "string"
-    assert r.incrbyfloat("f", 0.5) == 0.5
+    engine = Engine(decode_responses=True)
+    engine.set("k", "é")
+    assert engine.get("k") == "é"
+    assert engine.mget("k", "x") == ["é", None]
+    assert engine.type("k") == "string"
+    assert engine.incrbyfloat("f", 0.5) == 0.5

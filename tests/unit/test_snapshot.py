@@ -14,105 +14,105 @@ from fastrank import Engine
 from fastrank.snapshot import SnapshotError
 
 
-def fill(r: Engine) -> None:
-    r.set("s", b"bin\0ary")
-    r.set("ttl", "v", px=3_600_000)
-    r.pfadd("hll", *[f"u{i}" for i in range(2000)])
-    r.zadd("small", {"a": 1, "b": -0.0, "c": float("inf")})
-    r.zadd("big", {f"m{i}": i / 7 for i in range(300)})
-    r.zincrby("big", -0.0, "negzero")
-    r.hset("h", mapping={"f": "1", "g": b"\xff"})
-    r.sadd("set", "x", "y", b"\0")
-    r.cms().initbydim("cms", 50, 4)
-    r.cms().incrby("cms", ["a", "b"], [3, 5])
-    r.topk().reserve("tk", 3, 8, 7, 0.9)
-    r.topk().add("tk", "a", "b", "a")
-    r.expire("big", 7200)
-    r.rpush("recent", "m3", b"m\x002", "m1")
+def fill(engine: Engine) -> None:
+    engine.set("s", b"bin\0ary")
+    engine.set("ttl", "v", px=3_600_000)
+    engine.pfadd("hll", *[f"u{i}" for i in range(2000)])
+    engine.zadd("small", {"a": 1, "b": -0.0, "c": float("inf")})
+    engine.zadd("big", {f"m{i}": i / 7 for i in range(300)})
+    engine.zincrby("big", -0.0, "negzero")
+    engine.hset("h", mapping={"f": "1", "g": b"\xff"})
+    engine.sadd("set", "x", "y", b"\0")
+    engine.cms().initbydim("cms", 50, 4)
+    engine.cms().incrby("cms", ["a", "b"], [3, 5])
+    engine.topk().reserve("tk", 3, 8, 7, 0.9)
+    engine.topk().add("tk", "a", "b", "a")
+    engine.expire("big", 7200)
+    engine.rpush("recent", "m3", b"m\x002", "m1")
 
 
-def dump(r: Engine) -> dict:
+def dump(engine: Engine) -> dict:
     """Everything a client can observe about each key."""
     out = {}
-    for key in sorted(r.keys()):
-        kind = r.type(key)
-        ttl = r.pttl(key)
-        entry = {"type": kind, "has_ttl": ttl > 0, "encoding": type(r._data[key]).__name__}  # listpack or skip list
+    for key in sorted(engine.keys()):
+        kind = engine.type(key)
+        ttl = engine.pttl(key)
+        entry = {"type": kind, "has_ttl": ttl > 0, "encoding": type(engine._data[key]).__name__}  # listpack or skip list
         if kind == b"string":
-            entry["value"] = r.get(key)
+            entry["value"] = engine.get(key)
         elif kind == b"zset":
-            entry["value"] = [(m, repr(s)) for m, s in r.zrange(key, 0, -1, withscores=True)]
+            entry["value"] = [(m, repr(s)) for m, s in engine.zrange(key, 0, -1, withscores=True)]
         elif kind == b"hash":
-            entry["value"] = r.hgetall(key)
+            entry["value"] = engine.hgetall(key)
         elif kind == b"set":
-            entry["value"] = sorted(r.smembers(key))
+            entry["value"] = sorted(engine.smembers(key))
         elif kind == b"list":
-            entry["value"] = r.lrange(key, 0, -1)
+            entry["value"] = engine.lrange(key, 0, -1)
         elif kind == b"CMSk-TYPE":
-            entry["value"] = (r.cms().info(key).count, r.cms().query(key, "a", "b", "c"))
+            entry["value"] = (engine.cms().info(key).count, engine.cms().query(key, "a", "b", "c"))
         elif kind == b"TopK-TYPE":
-            entry["value"] = r.topk().list(key, withcount=True)
+            entry["value"] = engine.topk().list(key, withcount=True)
         out[key] = entry
     return out
 
 
 def test_every_value_type_round_trips(tmp_path):
-    r = Engine()
-    fill(r)
+    engine = Engine()
+    fill(engine)
     path = tmp_path / "engine.snap"
-    assert r.save(path) is True
+    assert engine.save(path) is True
     again = Engine()
-    assert again.load(path) == len(r.keys())
-    assert dump(again) == dump(r)
+    assert again.load(path) == len(engine.keys())
+    assert dump(again) == dump(engine)
     assert 3_500_000 < again.pttl("ttl") <= 3_600_000
-    assert again.pfcount("hll") == r.pfcount("hll")
+    assert again.pfcount("hll") == engine.pfcount("hll")
     # The loaded keyspace is live: the compiled fast paths see it too.
-    assert again.zincrby("big", 1, "m1") == r.zincrby("big", 1, "m1")
-    assert again.zrevrank("big", "m1") == r.zrevrank("big", "m1")
+    assert again.zincrby("big", 1, "m1") == engine.zincrby("big", 1, "m1")
+    assert again.zrevrank("big", "m1") == engine.zrevrank("big", "m1")
 
 
 def test_load_replaces_the_whole_keyspace(tmp_path):
-    r = Engine()
-    r.set("kept", 1)
-    r.save(tmp_path / "a.snap")
-    r.set("later", 2)
-    r.delete("kept")
-    assert r.load(tmp_path / "a.snap") == 1
-    assert r.keys() == [b"kept"]
+    engine = Engine()
+    engine.set("kept", 1)
+    engine.save(tmp_path / "a.snap")
+    engine.set("later", 2)
+    engine.delete("kept")
+    assert engine.load(tmp_path / "a.snap") == 1
+    assert engine.keys() == [b"kept"]
 
 
 def test_save_without_a_path_reuses_the_last_one(tmp_path):
-    r = Engine()
+    engine = Engine()
     with pytest.raises(ValueError, match="needs a path"):
-        r.save()
-    r.set("k", 1)
-    r.save(tmp_path / "x.snap")
-    r.set("k", 2)
-    r.save()
+        engine.save()
+    engine.set("k", 1)
+    engine.save(tmp_path / "x.snap")
+    engine.set("k", 2)
+    engine.save()
     fresh = Engine()
     fresh.load(tmp_path / "x.snap")
     assert fresh.get("k") == b"2"
 
 
 def _good_file(tmp_path):
-    r = Engine()
-    fill(r)
+    engine = Engine()
+    fill(engine)
     path = tmp_path / "good.snap"
-    r.save(path)
+    engine.save(path)
     return path, path.read_bytes()
 
 
 def test_every_truncation_is_refused_and_loads_nothing(tmp_path):
     path, raw = _good_file(tmp_path)
-    r = Engine()
-    r.set("mine", "stays")
-    before = dump(r)
+    engine = Engine()
+    engine.set("mine", "stays")
+    before = dump(engine)
     cuts = sorted(set(range(0, 64)) | set(range(0, len(raw), max(1, len(raw) // 300))))
     for cut in cuts:
         path.write_bytes(raw[:cut])
         with pytest.raises(SnapshotError):
-            r.load(path)
-        assert dump(r) == before
+            engine.load(path)
+        assert dump(engine) == before
 
 
 @settings(max_examples=200, deadline=None)
@@ -125,64 +125,64 @@ def test_any_altered_byte_is_refused_and_loads_nothing(tmp_path_factory, data):
     bad = bytearray(raw)
     bad[pos] ^= flip
     path.write_bytes(bytes(bad))
-    r = Engine()
-    r.set("mine", "stays")
+    engine = Engine()
+    engine.set("mine", "stays")
     with pytest.raises(SnapshotError):
-        r.load(path)
-    assert r.keys() == [b"mine"]
+        engine.load(path)
+    assert engine.keys() == [b"mine"]
 
 
 def test_other_files_and_versions_are_refused_by_name(tmp_path):
     path, raw = _good_file(tmp_path)
-    r = Engine()
+    engine = Engine()
     path.write_bytes(b"REDIS0009" + raw[9:])
     with pytest.raises(SnapshotError, match="bad magic"):
-        r.load(path)
+        engine.load(path)
     future = bytearray(raw)
     future[6] = 2
     path.write_bytes(bytes(future))
     with pytest.raises(SnapshotError, match="version 2"):
-        r.load(path)
+        engine.load(path)
     with pytest.raises(FileNotFoundError):
-        r.load(tmp_path / "missing.snap")
-    assert r.keys() == []
+        engine.load(tmp_path / "missing.snap")
+    assert engine.keys() == []
 
 
 def test_a_failed_save_keeps_the_old_file_and_leaves_no_temporary(tmp_path, monkeypatch):
     path, raw = _good_file(tmp_path)
-    r = Engine()
-    r.set("new", "value")
+    engine = Engine()
+    engine.set("new", "value")
 
     def broken_fsync(fd):
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "fsync", broken_fsync)
     with pytest.raises(OSError, match="disk full"):
-        r.save(path)
+        engine.save(path)
     monkeypatch.undo()
     assert path.read_bytes() == raw
     assert sorted(os.listdir(tmp_path)) == ["good.snap"]
-    assert r.get("new") == b"value"
+    assert engine.get("new") == b"value"
 
 
 def test_a_value_a_snapshot_cannot_hold_is_refused_before_the_file_changes(tmp_path):
     path, raw = _good_file(tmp_path)
-    r = Engine()
-    r.set("a", 1)
-    r._data[b"odd"] = object()  # no command makes such a value; the check is the writer's
+    engine = Engine()
+    engine.set("a", 1)
+    engine._data[b"odd"] = object()  # no command makes such a value; the check is the writer's
     with pytest.raises(TypeError, match="cannot hold"):
-        r.save(path)
+        engine.save(path)
     assert path.read_bytes() == raw
     assert sorted(os.listdir(tmp_path)) == ["good.snap"]
 
 
 def test_load_fails_a_watching_transaction(tmp_path):
-    r = Engine()
-    r.set("k", 1)
-    r.save(tmp_path / "s.snap")
-    pipe = r.pipeline()
+    engine = Engine()
+    engine.set("k", 1)
+    engine.save(tmp_path / "s.snap")
+    pipe = engine.pipeline()
     pipe.watch("k")
-    r.load(tmp_path / "s.snap")
+    engine.load(tmp_path / "s.snap")
     pipe.multi()
     pipe.set("k", 2)
     with pytest.raises(WatchError):
@@ -214,20 +214,20 @@ scores = st.floats(allow_nan=False)
                                                     max_size=5), max_size=2),
        sets=st.dictionaries(keys, st.sets(members, min_size=1, max_size=5), max_size=2))
 def test_random_keyspaces_round_trip(tmp_path_factory, strings, zsets, hashes, sets):
-    r = Engine()
+    engine = Engine()
     for k, v in strings.items():
-        r.set(b"s:" + k, v)
+        engine.set(b"s:" + k, v)
     for k, z in zsets.items():
-        r.zadd(b"z:" + k, z)
+        engine.zadd(b"z:" + k, z)
     for k, h in hashes.items():
-        r.hset(b"h:" + k, mapping=h)
+        engine.hset(b"h:" + k, mapping=h)
     for k, s in sets.items():
-        r.sadd(b"t:" + k, *s)
+        engine.sadd(b"t:" + k, *s)
     path = tmp_path_factory.mktemp("snap") / "r.snap"
-    r.save(path)
+    engine.save(path)
     again = Engine()
     again.load(path)
-    assert dump(again) == dump(r)
+    assert dump(again) == dump(engine)
 
 
 def test_docstring_example():

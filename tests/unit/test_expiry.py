@@ -16,26 +16,26 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> list:
 
 
 def test_value_and_pttl_at_the_deadline(clock: list) -> None:
-    r = fastrank.Engine()
-    r.set("k", "v")
-    r.zadd("z", {"a": 1})
-    assert r.pexpire("k", 100) and r.pexpire("z", 100)
+    engine = fastrank.Engine()
+    engine.set("k", "v")
+    engine.zadd("z", {"a": 1})
+    assert engine.pexpire("k", 100) and engine.pexpire("z", 100)
     clock[0] += 100                       # exactly at the deadline
-    assert r.get("k") == b"v"
-    assert r.pttl("k") == 0
-    assert r.zscore("z", "a") == 1.0
-    assert r.exists("k", "z") == 2
+    assert engine.get("k") == b"v"
+    assert engine.pttl("k") == 0
+    assert engine.zscore("z", "a") == 1.0
+    assert engine.exists("k", "z") == 2
     clock[0] += 1                         # one past it
-    assert r.get("k") is None
-    assert r.pttl("k") == -2
-    assert r.zscore("z", "a") is None
-    assert r.exists("k", "z") == 0
+    assert engine.get("k") is None
+    assert engine.pttl("k") == -2
+    assert engine.zscore("z", "a") is None
+    assert engine.exists("k", "z") == 0
 
 
 def test_watch_sees_expiry_only_past_the_deadline(clock: list) -> None:
-    r = fastrank.Engine()
-    r.set("k", "v", px=10)
-    with r.pipeline() as p:
+    engine = fastrank.Engine()
+    engine.set("k", "v", px=10)
+    with engine.pipeline() as p:
         p.watch("k")
         clock[0] += 10                    # at the deadline: not expired yet
         p.multi()
@@ -45,7 +45,7 @@ def test_watch_sees_expiry_only_past_the_deadline(clock: list) -> None:
 
 def test_pexpireat_now_deletes_at_once(clock: list) -> None:
     # EXPIRE with a time <= now deletes the key (checkAlreadyExpired uses <=).
-    r = fastrank.Engine()
-    r.set("k", "v")
-    assert r.pexpireat("k", clock[0]) is True
-    assert r.exists("k") == 0
+    engine = fastrank.Engine()
+    engine.set("k", "v")
+    assert engine.pexpireat("k", clock[0]) is True
+    assert engine.exists("k") == 0

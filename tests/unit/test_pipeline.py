@@ -1,15 +1,12 @@
-"""Engine pipelines: results, error reporting and atomicity as redis-py against Redis 7.0."""
+"""Pipelines (fastrank.pipeline): results, error reporting and atomicity as
+redis-py's against Redis 7.0.
+
+Each test runs on the Engine and on the real server (the ``r`` fixture of
+tests/conftest.py); tests/compat/test_diff_pipeline.py compares random
+pipelines reply for reply.
+"""
 import pytest
-
-
-import redis  # noqa: E402
-
-from fastrank.engine import Engine  # noqa: E402
-
-
-@pytest.fixture
-def r():
-    return Engine()
+import redis
 
 
 def test_transaction_results_and_runtime_errors(r):
