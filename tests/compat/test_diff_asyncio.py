@@ -22,9 +22,9 @@ import redis.asyncio
 import fastrank
 import fastrank.asyncio as fa
 from differential import Outcome, canon, dump_keyspace, fmt_call, steps
+from strings_gen import StringsGen
 from test_diff_pipeline import Spec, draw_specs, is_unordered
-from test_diff_sortedset import ZsetGen
-from test_diff_strings_keys import StringsGen
+from zset_gen import ZsetGen
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

@@ -15,9 +15,9 @@ from typing import Any, Callable, List
 import pytest
 
 from differential import Gen, Outcome, Pair, steps
+from strings_gen import StringsGen
 from test_diff_pipeline import compare_pipeline, draw_specs
-from test_diff_sortedset import RawHeavyGen, ZsetGen
-from test_diff_strings_keys import StringsGen
+from zset_gen import RawHeavyGen, ZsetGen
 
 pytestmark = pytest.mark.filterwarnings("ignore:Call to deprecated:DeprecationWarning")
 

@@ -18,8 +18,8 @@ import redis
 
 from differential import (UNORDERED_COMMANDS, UNORDERED_METHODS, Outcome, Pair, canon,
                           fmt_call, steps)
-from test_diff_sortedset import ZsetGen
-from test_diff_strings_keys import StringsGen
+from strings_gen import StringsGen
+from zset_gen import ZsetGen
 
 pytestmark = pytest.mark.filterwarnings("ignore:Call to deprecated:DeprecationWarning")
 

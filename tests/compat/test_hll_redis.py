@@ -73,19 +73,20 @@ def call(side, name, *args):
         return ("err", str(e))
 
 
-def both(ours, r, name, *args):
-    a, b = call(ours, name, *args), call(r, name, *args)
+def both(ours, server, name, *args):
+    a, b = call(ours, name, *args), call(server, name, *args)
     assert a == b, (name, args[:3], a, b)
     return a
 
 
-def same_keys(ours, r, keys):
+def same_keys(ours, server, keys):
     for k in keys:
-        assert ours.get(k) == r.get(k), k
+        assert ours.get(k) == server.get(k), k
 
 
 @pytest.fixture
-def r(redis_client):
+def server(redis_client):
+    """The real server; its hll-sparse-max-bytes is set back to the default after the test."""
     yield redis_client
     redis_client.config_set("hll-sparse-max-bytes", 3000)
 
@@ -106,26 +107,26 @@ def random_members(rng: random.Random, n: int) -> List[object]:
     return out
 
 
-def test_pfadd_streams_bytes_after_every_step(r, seed):
+def test_pfadd_streams_bytes_after_every_step(server, seed):
     rng = random.Random(seed)
     sparse_max = rng.choice([3000, 3000, 200, 1000, 6000])
-    r.config_set("hll-sparse-max-bytes", sparse_max)
+    server.config_set("hll-sparse-max-bytes", sparse_max)
     ours = Ours(sparse_max)
     keys = ["h1", "h2", "h3"]
     for step in range(int(250 * SCALE)):
         key = rng.choice(keys)
         n = rng.choice([0, 1, 1, 2, 5, 20, 100, 400]) if rng.random() > 0.02 else 3000
-        both(ours, r, "pfadd", key, *random_members(rng, n))
-        same_keys(ours, r, [key])
+        both(ours, server, "pfadd", key, *random_members(rng, n))
+        same_keys(ours, server, [key])
         if rng.random() < 0.3:
-            both(ours, r, "pfcount", key)
-            same_keys(ours, r, [key])
+            both(ours, server, "pfcount", key)
+            same_keys(ours, server, [key])
     for k in keys:
-        both(ours, r, "pfcount", k)
-    same_keys(ours, r, keys)
+        both(ours, server, "pfcount", k)
+    same_keys(ours, server, keys)
 
 
-def test_unions_and_pfmerge(r, seed):
+def test_unions_and_pfmerge(server, seed):
     rng = random.Random(seed)
     ours = Ours()
     keys = ["{m}a", "{m}b", "{m}c", "{m}d"]
@@ -133,42 +134,43 @@ def test_unions_and_pfmerge(r, seed):
         op = rng.random()
         if op < 0.5:
             key = rng.choice(keys)
-            both(ours, r, "pfadd", key, *random_members(rng, rng.choice([1, 10, 200, 1500])))
+            both(ours, server, "pfadd", key, *random_members(rng, rng.choice([1, 10, 200, 1500])))
         elif op < 0.75:
-            both(ours, r, "pfcount", *rng.sample(keys + ["{m}missing"], rng.randint(2, 4)))
+            both(ours, server, "pfcount", *rng.sample(keys + ["{m}missing"], rng.randint(2, 4)))
         else:
             dest = rng.choice(keys + ["{m}new%d" % step])
-            both(ours, r, "pfmerge", dest, *rng.sample(keys + ["{m}missing"], rng.randint(1, 3)))
-            same_keys(ours, r, [dest])
-            both(ours, r, "pfcount", dest)
-            same_keys(ours, r, [dest])
-    same_keys(ours, r, keys)
+            sources = rng.sample(keys + ["{m}missing"], rng.randint(1, 3))
+            both(ours, server, "pfmerge", dest, *sources)
+            same_keys(ours, server, [dest])
+            both(ours, server, "pfcount", dest)
+            same_keys(ours, server, [dest])
+    same_keys(ours, server, keys)
 
 
-def test_bytes_move_both_ways(r, seed):
+def test_bytes_move_both_ways(server, seed):
     rng = random.Random(seed)
     for n in (0, 3, 300, 1700, 20000):
         members = random_members(rng, n)
         # Redis -> fastrank
-        r.delete("src")
-        r.pfadd("src", *members) if members else r.pfadd("src")
-        h = HyperLogLog.from_bytes(r.get("src"))
+        server.delete("src")
+        server.pfadd("src", *members) if members else server.pfadd("src")
+        h = HyperLogLog.from_bytes(server.get("src"))
         extra = random_members(rng, 50)
-        assert h.add_many(extra) == bool(r.pfadd("src", *extra))
-        assert h.to_bytes() == r.get("src")
-        assert h.count() == r.pfcount("src")
-        assert h.to_bytes() == r.get("src")
+        assert h.add_many(extra) == bool(server.pfadd("src", *extra))
+        assert h.to_bytes() == server.get("src")
+        assert h.count() == server.pfcount("src")
+        assert h.to_bytes() == server.get("src")
         # fastrank -> Redis
         mine = HyperLogLog()
         mine.add_many(members)
         if rng.random() < 0.5:
             mine.count()
-        r.set("dst", mine.to_bytes())
-        assert r.pfcount("dst") == mine.count()
-        assert r.get("dst") == mine.to_bytes()
+        server.set("dst", mine.to_bytes())
+        assert server.pfcount("dst") == mine.count()
+        assert server.get("dst") == mine.to_bytes()
         more = random_members(rng, 30)
-        assert bool(r.pfadd("dst", *more)) == mine.add_many(more)
-        assert r.get("dst") == mine.to_bytes()
+        assert bool(server.pfadd("dst", *more)) == mine.add_many(more)
+        assert server.get("dst") == mine.to_bytes()
 
 
 def _mutate(rng: random.Random, v: bytes) -> bytes:
@@ -196,7 +198,7 @@ def _mutate(rng: random.Random, v: bytes) -> bytes:
     return bytes(b)
 
 
-def test_mutated_strings_get_the_same_reply(r, seed):
+def test_mutated_strings_get_the_same_reply(server, seed):
     rng = random.Random(seed)
     bases = []
     for n in (0, 1, 5, 60, 400):
@@ -208,21 +210,21 @@ def test_mutated_strings_get_the_same_reply(r, seed):
         v = rng.choice(bases)
         for _ in range(rng.randint(1, 3)):
             v = _mutate(rng, v)
-        for side in (ours, r):
+        for side in (ours, server):
             side.set("k", v)
             side.set("g", good)
         op = rng.randrange(5)
         if op == 0:
-            both(ours, r, "pfcount", "k")
+            both(ours, server, "pfcount", "k")
         elif op == 1:
-            both(ours, r, "pfadd", "k", *random_members(rng, rng.choice([1, 5, 50])))
+            both(ours, server, "pfadd", "k", *random_members(rng, rng.choice([1, 5, 50])))
         elif op == 2:
-            both(ours, r, "pfcount", "g", "k")
+            both(ours, server, "pfcount", "g", "k")
         elif op == 3:
-            both(ours, r, "pfmerge", "g", "k")
+            both(ours, server, "pfmerge", "g", "k")
         else:
-            both(ours, r, "pfmerge", "k", "g")
-        same_keys(ours, r, ["k", "g"])
+            both(ours, server, "pfmerge", "k", "g")
+        same_keys(ours, server, ["k", "g"])
 
 
 HEADER = b"HYLL\x01\x00\x00\x00" + bytes(7) + b"\x80"
@@ -251,14 +253,14 @@ HOSTILE = {
 
 
 @pytest.mark.parametrize("name", list(HOSTILE))
-def test_hostile_strings(r, name):
+def test_hostile_strings(server, name):
     ours = Ours()
     v = HOSTILE[name]
     good, _ = pfadd_bytes(None, ["a", "b"])
     for args in (("pfcount", "k"), ("pfadd", "k", "a", "zz", "item:7"), ("pfadd", "k"),
                  ("pfcount", "k", "g"), ("pfmerge", "g", "k"), ("pfmerge", "k", "g")):
-        for side in (ours, r):
+        for side in (ours, server):
             side.set("k", v)
             side.set("g", good)
-        both(ours, r, *args)
-        same_keys(ours, r, ["k", "g"])
+        both(ours, server, *args)
+        same_keys(ours, server, ["k", "g"])

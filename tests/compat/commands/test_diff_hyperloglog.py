@@ -1,12 +1,14 @@
-"""HyperLogLog through the Engine vs real Redis 7.0: every reply, every GET.
+"""HyperLogLog commands (commands/hyperloglog.py) through the Engine vs real
+Redis 7.0: every reply, every GET.
 
-The core's raw-bytes helpers are checked against Redis in test_hll_redis.py;
-this suite checks the Engine around them through redis-py: PFADD / PFCOUNT
-(one key and unions) / PFMERGE / GET / SET / APPEND / SETRANGE / STRLEN /
-TYPE / TTL on random seeded streams, comparing every reply and the string
-bytes after every step; hostile and mutated strings (the same error for the
-same command, the same bytes left behind); bytes moved both ways; errors
-and their order, with the keyspace unchanged afterwards.
+The core's raw-bytes helpers are checked against Redis in
+tests/compat/test_hll_redis.py; this suite checks the Engine around them
+through redis-py: PFADD / PFCOUNT (one key and unions) / PFMERGE / GET / SET /
+APPEND / SETRANGE / STRLEN / TYPE / TTL on random seeded streams, comparing
+every reply and the string bytes after every step; hostile and mutated
+strings (the same error for the same command, the same bytes left behind);
+bytes moved both ways; errors and their order, with the keyspace unchanged
+afterwards.
 """
 from __future__ import annotations
 

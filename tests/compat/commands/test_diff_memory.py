@@ -1,6 +1,7 @@
-"""MEMORY USAGE: same shape as Redis 7.0 (an int for a present key, None for
-a missing one) and the same errors; the byte counts themselves are this
-process's (docs/compatibility.md), so only their type is compared."""
+"""MEMORY USAGE (commands/memory.py): same shape as Redis 7.0 (an int for a
+present key, None for a missing one) and the same errors; the byte counts
+themselves are this process's (docs/compatibility.md), so only their type is
+compared."""
 from __future__ import annotations
 
 import pytest
