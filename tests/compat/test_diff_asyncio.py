@@ -302,7 +302,7 @@ def test_every_sync_command_method_is_async() -> None:
     """Each public command method of fastrank.Engine is a coroutine function (or an async
     iterator for *_iter) on fastrank.asyncio.Engine, with redis-py's parameters."""
     # register_script is a plain method on redis.asyncio.Redis too (it returns an
-    # AsyncScript, whose calls are the coroutines): tested in test_diff_scripting_clients.
+    # AsyncScript, whose calls are the coroutines): tested in commands/test_diff_scripting.py.
     names = [n for n in fa.command_method_names() if n != "register_script"]
     assert len(names) > 300 and "zadd" in names and "bzpopmin" in names
     assert not inspect.iscoroutinefunction(fa.Engine.register_script)

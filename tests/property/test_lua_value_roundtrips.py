@@ -12,7 +12,7 @@ checks that
   that fit the format;
 - ARGV carries any bytes unchanged, and ``redis.call('set')``/``get`` too.
 
-The differential suite (tests/compat/test_diff_scripting.py) compares the same
+The differential suite (tests/compat/commands/test_diff_scripting.py) compares the same
 functions with the real server case by case; these properties cover the
 value space.
 """
