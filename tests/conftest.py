@@ -8,10 +8,10 @@
 - ``redis_client`` / ``cluster_client``: redis-py clients on them, flushed
   before each test.
 - ``r``: the one fixture of that name. The same test runs twice, on a fresh
-  ``fastrank.Engine`` (id ``engine``) and on the real server, flushed
-  (id ``redis``); a test marked ``redisbloom`` needs the module on the server.
-  A command test uses ``r`` when its expected replies are Redis's own, so the
-  server proves them in the same run.
+  ``fastrank.Engine`` (id ``engine``) and on the real server, flushed (id
+  ``redis``, marked ``redis``); a test marked ``redisbloom`` needs the module
+  on the server. A command test uses ``r`` when its expected replies are
+  Redis's own, so the server proves them in the same run.
 - ``engine``: a fresh ``fastrank.Engine`` alone, for tests of what only the
   Engine has (its internals, its deliberate differences, its threads).
 - ``postgres_server``: a PostgreSQL server (Debian's ``postgresql``) started
@@ -116,7 +116,7 @@ def cluster_client(redis_cluster: List[int]) -> Iterator["redis.cluster.RedisClu
     client.close()
 
 
-@pytest.fixture(params=["engine", "redis"])
+@pytest.fixture(params=["engine", pytest.param("redis", marks=pytest.mark.redis)])
 def r(request: pytest.FixtureRequest):
     """The same test on the in-process Engine and on the real server."""
     if request.param == "engine":

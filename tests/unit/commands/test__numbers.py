@@ -20,6 +20,8 @@ from fastrank.commands._numbers import (add_long_double, format_double, format_l
                                         parse_bound, parse_int, parse_long_double,
                                         parse_score)
 
+pytestmark = pytest.mark.redis
+
 # The server's text of a member's score: a script's reply is RESP2, a bulk string.
 ZSCORE_TEXT = "return redis.call('zscore', KEYS[1], ARGV[1])"
 
