@@ -110,27 +110,28 @@ def run_model(lst: List[bytes], op: Any) -> Any:
     raise AssertionError(name)
 
 
-def run_engine(r: fastrank.Engine, op: Any) -> Any:
+def run_engine(engine: fastrank.Engine, op: Any) -> Any:
     name = op[0]
     try:
         if name in ("lpush", "rpush"):
-            return getattr(r, name)("k", *op[1])
+            return getattr(engine, name)("k", *op[1])
         if name in ("lpop", "rpop"):
-            return getattr(r, name)("k", op[1])
+            return getattr(engine, name)("k", op[1])
         if name == "ltrim":
-            return r.ltrim("k", op[1], op[2])
+            return engine.ltrim("k", op[1], op[2])
         if name == "lindex":
-            return r.lindex("k", op[1])
+            return engine.lindex("k", op[1])
         if name == "lset":
-            return r.lset("k", op[1], op[2])
+            return engine.lset("k", op[1], op[2])
         if name == "lrem":
-            return r.lrem("k", op[1], op[2])
+            return engine.lrem("k", op[1], op[2])
         if name == "linsert":
-            return r.linsert("k", "BEFORE" if op[1] else "AFTER", op[2], op[3])
+            return engine.linsert("k", "BEFORE" if op[1] else "AFTER", op[2], op[3])
         if name == "lpos":
-            return r.lpos("k", op[1], rank=op[2], count=op[3])
+            return engine.lpos("k", op[1], rank=op[2], count=op[3])
         if name == "lmove":
-            return r.lmove("k", "k", "LEFT" if op[1] else "RIGHT", "LEFT" if op[2] else "RIGHT")
+            source, destination = ("LEFT" if end else "RIGHT" for end in op[1:3])
+            return engine.lmove("k", "k", source, destination)
     except Exception as exc:  # noqa: BLE001 - compared with the model's error text
         return "ERR " + str(exc)
     raise AssertionError(name)
@@ -139,13 +140,13 @@ def run_engine(r: fastrank.Engine, op: Any) -> Any:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(OPS, max_size=40), INDEXES, INDEXES)
 def test_lists_follow_the_model(program: List[Any], start: int, end: int) -> None:
-    r = fastrank.Engine()
+    engine = fastrank.Engine()
     model: List[bytes] = []
     for op in program:
         expected = run_model(model, op)
-        got = run_engine(r, op)
+        got = run_engine(engine, op)
         assert got == expected, (op, got, expected)
-        assert r.exists("k") == (1 if model else 0)
-    assert r.lrange("k", 0, -1) == model
-    assert r.lrange("k", start, end) == model_range(model, start, end)
-    assert r.llen("k") == len(model)
+        assert engine.exists("k") == (1 if model else 0)
+    assert engine.lrange("k", 0, -1) == model
+    assert engine.lrange("k", start, end) == model_range(model, start, end)
+    assert engine.llen("k") == len(model)

@@ -104,47 +104,48 @@ CASES = [
 
 
 def populated():
-    r = Engine()
-    r.zadd("z", {"a": 1, "b": 2, "c": 3})
-    r.zadd("inf", {"a": float("inf")})
-    r.set("str", "abc")
-    r.set("n", 10)
-    r.hset("h", mapping={"t": "abc"})
-    return r
+    engine = Engine()
+    engine.zadd("z", {"a": 1, "b": 2, "c": 3})
+    engine.zadd("inf", {"a": float("inf")})
+    engine.set("str", "abc")
+    engine.set("n", 10)
+    engine.hset("h", mapping={"t": "abc"})
+    return engine
 
 
-def snapshot(r):
+def snapshot(engine):
     out = {}
-    for key, value in r._data.items():
+    for key, value in engine._data.items():
         out[key] = value.items() if hasattr(value, "_check") else copy.deepcopy(value)
-    return out, dict(r._expires)
+    return out, dict(engine._expires)
 
 
 @pytest.mark.parametrize("words, line", CASES, ids=[" ".join(map(str, c[0])) for c in CASES])
 def test_bad_input_error_and_no_change(words, line):
-    r = populated()
-    before = snapshot(r)
+    engine = populated()
+    before = snapshot(engine)
     with pytest.raises(redis.ResponseError) as info:
-        r.execute_command(*words)
+        engine.execute_command(*words)
     assert str(info.value) == E.message(line)
-    assert snapshot(r) == before
+    assert snapshot(engine) == before
 
 
 def test_unknown_command_text():
-    r = Engine()
+    engine = Engine()
     with pytest.raises(redis.ResponseError) as info:
-        r.execute_command("NOSUCHCMD", "x")
+        engine.execute_command("NOSUCHCMD", "x")
     assert str(info.value) == "unknown command 'NOSUCHCMD', with args beginning with: 'x' "
 
 
 @pytest.mark.parametrize("bad", [True, None, 1j, object()])
 def test_client_side_data_errors(bad):
-    r = populated()
-    before = snapshot(r)
-    for call in (lambda: r.zadd("z", {"a": bad}), lambda: r.zincrby("z", bad, "a"),
-                 lambda: r.zscore("z", bad), lambda: r.incrby("n", bad), lambda: r.set(bad, 1)):
+    engine = populated()
+    before = snapshot(engine)
+    for call in (lambda: engine.zadd("z", {"a": bad}), lambda: engine.zincrby("z", bad, "a"),
+                 lambda: engine.zscore("z", bad), lambda: engine.incrby("n", bad),
+                 lambda: engine.set(bad, 1)):
         with pytest.raises(redis.DataError):
             call()
-    assert snapshot(r) == before
+    assert snapshot(engine) == before
     with pytest.raises(redis.DataError, match="ZADD requires at least one element/score pair"):
-        r.zadd("z", {})
+        engine.zadd("z", {})

@@ -9,6 +9,11 @@ from __future__ import annotations
 from differential import Pair
 
 
+def members_sorted(reply):
+    """An SSCAN reply (cursor, members) with the members in sorted order."""
+    return reply[0], sorted(reply[1])
+
+
 def test_set_basics(pair: Pair) -> None:
     pair.sadd("s", "a", "b", "a", 1, 2.5, b"\x80")
     pair.smembers("s")
@@ -30,9 +35,9 @@ def test_sscan(pair: Pair) -> None:
     pair.sscan("ints", 0, match="1*")
     pair.sadd("words", "b", "a", "c", "\x80")               # hashtable: compare as sets
     pair.apply("sscan words as a set",
-               lambda c: (lambda r: (r[0], sorted(r[1])))(c.sscan("words")))
+               lambda c: members_sorted(c.sscan("words")))
     pair.apply("sscan words match as a set",
-               lambda c: (lambda r: (r[0], sorted(r[1])))(c.sscan("words", 0, match="[ab]")))
+               lambda c: members_sorted(c.sscan("words", 0, match="[ab]")))
     pair.sscan("missing")
     pair.quiet("sscan", "ints", 0, count=-1)
     pair.quiet("execute_command", "SSCAN", "ints", "-")
