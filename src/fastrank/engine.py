@@ -52,14 +52,15 @@ from redis._parsers.helpers import get_response_callbacks  # type: ignore[attr-d
 from redis.client import EMPTY_RESPONSE, NEVER_DECODE
 from redis.commands.core import CoreCommands
 from redis.exceptions import DataError, ResponseError, WatchError
-from redis.client import CaseInsensitiveDict
 from redis.event import EventDispatcher, EventDispatcherInterface
 from redis.typing import EncodableT, KeysT, KeyT, ScriptTextT, ZSetRangeResponse
 
 from fastrank import _errors as E
-from fastrank._core import (CountMinSketch, EngineLock, EngineState, SortedSet, TopK,
-                            engine_incrby, engine_zincrby, engine_zrange, engine_zrank,
-                            engine_zrevrange, engine_zrevrank, engine_zscore)
+from fastrank._core import (CountMinSketch, EngineLock, EngineState, ResponseCallbacks, SortedSet,
+                            TopK, dispatch_setup, engine_call, engine_decode,
+                            engine_execute_command, engine_finish, engine_incrby,
+                            engine_run_packed, engine_zincrby, engine_zrange, engine_zrank,
+                            engine_zrevrange, engine_zrevrank, engine_zscore, pack_args)
 from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.scripting import evalsha_fast
 from fastrank.snapshot import read_snapshot, write_snapshot
@@ -77,43 +78,11 @@ TYPE_NAMES: dict[type, bytes] = {bytes: b"string", SortedSet: b"zset", ListpackZ
                                  dict: b"hash", set: b"set"}
 TYPE_NAMES.update({CountMinSketch: b"CMSk-TYPE", TopK: b"TopK-TYPE"})  # RedisBloom 2.8
 TYPE_NAMES[deque] = b"list"  # commands/lists.py
-_PACK_ERROR = "A tuple item must be str, int, float or bytes."
 _parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
 
 
 def now_ms() -> int:
     return int(time.time() * 1000)
-
-
-def pack_args(args: tuple[Any, ...]) -> list[bytes]:
-    """The argument words as redis-py + hiredis put them on the wire."""
-    first = args[0]
-    if isinstance(first, str):
-        args = tuple(first.encode().split()) + tuple(args[1:])
-    elif isinstance(first, bytes) and b" " in first:
-        args = tuple(first.split()) + tuple(args[1:])
-    out: list[bytes] = []
-    for arg in args:
-        kind = type(arg)
-        if kind is bytes:
-            out.append(arg)
-        elif kind is str:
-            out.append(arg.encode())
-        elif kind is int:
-            out.append(b"%d" % arg)
-        elif kind is float:
-            out.append(repr(arg).encode())
-        elif isinstance(arg, (bytearray, memoryview)):
-            out.append(bytes(arg))
-        elif isinstance(arg, bytes):
-            out.append(bytes(arg))
-        elif isinstance(arg, str):
-            out.append(str.encode(arg))
-        elif isinstance(arg, float):
-            out.append(repr(arg).encode())
-        else:
-            raise DataError(_PACK_ERROR)
-    return out
 
 
 def unknown_command_line(argv: list[bytes]) -> str:
@@ -134,6 +103,12 @@ def arity_line(name: str) -> str:
     answered as an aborted transaction (EXECABORT), even with no MULTI open."""
     line = E.WRONG_ARITY % name
     return E.EXEC_REJECTED % line[4:] if name == "exec" else line
+
+
+# The compiled dispatch path (_dispatch.pxi) runs every command through the
+# table of fastrank.commands and raises errors as redis-py's parser does.
+dispatch_setup(COMMANDS, CommandError, _parse_error, unknown_command_line, arity_line, DataError,
+               EMPTY_RESPONSE, NEVER_DECODE)
 
 
 class Engine(CoreCommands):
@@ -178,10 +153,9 @@ class Engine(CoreCommands):
         self._encoding = encoding
         self._encoding_errors = encoding_errors
         self._encoder = Encoder(encoding, encoding_errors, decode_responses)
-        self.response_callbacks: dict[str, Callable[..., Any]] = CaseInsensitiveDict(
-            # redis-py annotates the data Dict[str, str]; it holds the callbacks.
-            get_response_callbacks(user_protocol=None, legacy_responses=True)  # type: ignore[arg-type]
-        )
+        # Case-insensitive as redis-py's; remembers each command's callback.
+        self.response_callbacks: dict[str, Callable[..., Any]] = ResponseCallbacks(
+            get_response_callbacks(user_protocol=None, legacy_responses=True))
         self._event_dispatcher = EventDispatcher()
         self._lua: LuaScripting | None = None  # the Lua state, made by the first script
         self._snapshot_path: str | os.PathLike[str] | None = None  # save() without a path
@@ -450,59 +424,16 @@ class Engine(CoreCommands):
             self._observed = bool(self._waiters or self._watched)
         return deadline is None or time.monotonic() < deadline
 
-    # -- generic path --------------------------------------------------------
+    # -- the one dispatch path (compiled: _dispatch.pxi) -----------------------
+    # execute_command packs, looks up, runs the handler under the lock and
+    # shapes the reply; the others are its stages, which pipelines and the
+    # script bridge call on their own.
 
-    def call(self, argv: list[bytes]) -> Any:
-        """Run one packed command (lock held by the caller); the raw reply."""
-        cmd = COMMANDS.get(argv[0].upper())
-        if cmd is None:
-            raise CommandError(unknown_command_line(argv))
-        n = len(argv)
-        if (cmd.arity > 0 and n != cmd.arity) or n < -cmd.arity:
-            raise CommandError(arity_line(cmd.name))
-        reply = cmd.handler(self, argv[1:])
-        if cmd.write and self._waiters:
-            self._cond.notify_all()
-        return reply
-
-    def decode(self, reply: Any) -> Any:
-        """Decode bytes in a raw reply as hiredis does with decode_responses."""
-        kind = type(reply)
-        if kind is bytes:
-            return reply.decode(self._encoding, self._encoding_errors)
-        if kind is list:
-            return [self.decode(x) for x in reply]
-        if kind is dict:
-            return {self.decode(k): self.decode(v) for k, v in reply.items()}
-        return reply
-
-    def finish(self, command_name: str | bytes, reply: Any, options: dict[str, Any]) -> Any:
-        """Decode and run the response callback, as redis-py's parse_response."""
-        if NEVER_DECODE in options:
-            options.pop(NEVER_DECODE)
-        elif self._decode_responses:
-            reply = self.decode(reply)
-        options.pop(EMPTY_RESPONSE, None)
-        options.pop("keys", None)
-        if command_name in self.response_callbacks:
-            return self.response_callbacks[command_name](reply, **options)
-        return reply
-
-    def execute_command(self, *args: Any, **options: Any) -> Any:
-        argv = pack_args(args)
-        with self._lock:
-            return self.run_packed(args[0], argv, options)
-
-    def run_packed(self, command_name: str | bytes, argv: list[bytes],
-                   options: dict[str, Any]) -> Any:
-        """One packed command with redis-py's reply handling (lock held)."""
-        try:
-            reply = self.call(argv)
-        except CommandError as err:
-            if EMPTY_RESPONSE in options:
-                return options[EMPTY_RESPONSE]
-            raise _parse_error(err.line) from None
-        return self.finish(command_name, reply, options)
+    execute_command = engine_execute_command
+    call = engine_call  # one packed command, lock held by the caller: the raw reply
+    run_packed = engine_run_packed  # call + finish, errors raised as redis-py's
+    decode = engine_decode  # bytes in a raw reply → str, as hiredis decodes
+    finish = engine_finish  # decode and run redis-py's response callback
 
     # -- fast paths ------------------------------------------------------------
     # Each returns exactly what the generic path returns; anything unusual

@@ -32,8 +32,9 @@ from redis.exceptions import ExecAbortError, RedisError, ResponseError, WatchErr
 from redis.utils import safe_str, truncate_text
 
 from fastrank import _errors as E
-from fastrank.commands import COMMANDS, CommandError
-from fastrank.engine import _parse_error, arity_line, pack_args, unknown_command_line
+from fastrank.commands import CommandError
+from fastrank._core import command_for, pack_args
+from fastrank.engine import _parse_error
 
 if TYPE_CHECKING:
     from redis._parsers.encoders import Encoder
@@ -54,12 +55,10 @@ def annotate(exception: Exception, number: int, command: tuple[Any, ...]) -> Non
 def rejection(argv: list[bytes]) -> str | None:
     """The error line Redis rejects argv with before running or queueing it
     (unknown command, wrong arity), or None."""
-    cmd = COMMANDS.get(argv[0].upper())
-    if cmd is None:
-        return unknown_command_line(argv)
-    n = len(argv)
-    if (cmd.arity > 0 and n != cmd.arity) or n < -cmd.arity:
-        return arity_line(cmd.name)
+    try:
+        command_for(argv)
+    except CommandError as err:
+        return err.line
     return None
 
 
