@@ -123,10 +123,12 @@ cdef str _PACK_ERROR = "A tuple item must be str, int, float or bytes."
 
 
 def dispatch_setup(dict commands, command_error, parse_error, unknown_line, arity_line,
-                   data_error, str empty_response, str never_decode):
-    """Hand the dispatch path the command table and its error helpers (once)."""
+                   data_error, str empty_response, str never_decode, generic):
+    """Hand the dispatch path the command table and its error helpers, and the
+    front doors redis-py's command methods (``generic``) to decline to (once)."""
     global _COMMANDS, _CommandError, _parse_error, _unknown_line, _arity_line, _DataError
-    global _EMPTY_RESPONSE, _NEVER_DECODE
+    global _EMPTY_RESPONSE, _NEVER_DECODE, _GENERIC
+    _GENERIC = generic
     _COMMANDS = commands
     _KNOWN.clear()
     _CommandError = command_error

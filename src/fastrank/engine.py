@@ -64,8 +64,7 @@ from fastrank._core import (CountMinSketch, EngineLock, EngineState, ResponseCal
 from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.scripting import evalsha_fast
 from fastrank.snapshot import read_snapshot, write_snapshot
-from fastrank.commands.sortedset import (LISTPACK_ENTRIES, LISTPACK_VALUE, ListpackZSet, blen,
-                                         zset_add, zset_add_bulk)
+from fastrank.commands.sortedset import ListpackZSet, zadd_pairs
 
 if TYPE_CHECKING:
     from redis.commands.bf import CMSBloom, TOPKBloom
@@ -108,7 +107,7 @@ def arity_line(name: str) -> str:
 # The compiled dispatch path (_dispatch.pxi) runs every command through the
 # table of fastrank.commands and raises errors as redis-py's parser does.
 dispatch_setup(COMMANDS, CommandError, _parse_error, unknown_command_line, arity_line, DataError,
-               EMPTY_RESPONSE, NEVER_DECODE)
+               EMPTY_RESPONSE, NEVER_DECODE, CoreCommands)
 
 
 class Engine(CoreCommands):
@@ -435,17 +434,13 @@ class Engine(CoreCommands):
     decode = engine_decode  # bytes in a raw reply → str, as hiredis decodes
     finish = engine_finish  # decode and run redis-py's response callback
 
-    # -- fast paths ------------------------------------------------------------
-    # Each returns exactly what the generic path returns; anything unusual
-    # (other argument types, missing or expiring keys, non-finite numbers)
-    # goes to the generic path. tests/unit/test_engine_fastpaths.py proves it.
-    #
-    # Two levels. The public methods are compiled (``_enginefast.pxi`` in the
-    # core): exact bytes/str key, exact bytes/str/int member, a key without
-    # TTL holding a skiplist SortedSet (any zset for reads), an integer
-    # string for INCRBY -- decided and done in C under the lock. Whatever
-    # they decline goes to the Python fast paths below (``_py_zincrby``...; they
-    # also handle listpack zsets), which decline to the generic path.
+    # -- compiled front doors ----------------------------------------------------
+    # The hottest commands skip redis-py's method and the packing: each front
+    # door (``_enginefast.pxi``) handles the common case in C -- exact
+    # bytes/str key, bytes/str/int member, an existing key without TTL of the
+    # right type, plain numbers -- and hands anything else to redis-py's own
+    # method, i.e. the dispatch path above and the command's one handler.
+    # tests/unit/test_engine_fastpaths.py proves both give the same answers.
 
     zincrby = engine_zincrby
     zscore = engine_zscore
@@ -455,89 +450,12 @@ class Engine(CoreCommands):
     zrevrange = engine_zrevrange
     incrby = incr = engine_incrby
 
-    # The _py_* paths take what the public method (engine_* in _core.pyi,
-    # redis-py's signatures) was given; ``value: Any`` as they dispatch on
-    # ``kind = type(value)``, which mypy does not narrow through.
-
-    def _py_zincrby(self, name: KeyT, amount: float, value: Any) -> float | None:
-        key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
-        kind = type(value)
-        if kind is int:
-            value = b"%d" % value
-        elif kind is not bytes and kind is not str:
-            key = None
-        if type(amount) is int and -1e300 < amount < 1e300:
-            amount = float(amount)
-        # A zero amount goes the generic way: a new member then gets the
-        # amount itself (-0.0 stays -0.0), not 0.0 + amount.
-        if key is not None and type(amount) is float and amount - amount == 0.0 and amount:
-            with self._lock:
-                z = self._data.get(key)
-                if type(z) is SortedSet and key not in self._expires:
-                    score = z.incr(value, amount)
-                    if self._observed:
-                        self._written(key)
-                    return score
-                if type(z) is ListpackZSet and key not in self._expires:
-                    score = z.incr(value, amount)  # never -0.0: amount is not zero
-                    if len(z) > LISTPACK_ENTRIES or blen(value) > LISTPACK_VALUE:
-                        self._data[key] = z.copy(cls=SortedSet)  # Redis converts to a skiplist
-                    if self._observed:
-                        self._written(key)
-                    return score
-        return CoreCommands.zincrby(self, name, amount, value)
-
-    def _py_zscore(self, name: KeyT, value: Any) -> float | None:
-        key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
-        kind = type(value)
-        if kind is int:
-            value = b"%d" % value
-        elif kind is not bytes and kind is not str:
-            key = None
-        if key is not None:
-            with self._lock:
-                z = self._data.get(key)
-                if (type(z) is SortedSet or type(z) is ListpackZSet) \
-                        and key not in self._expires:
-                    return z.score(value)
-        return CoreCommands.zscore(self, name, value)
-
-    def _rank(self, name: KeyT, value: Any, reverse: bool) -> int | None | Literal[False]:
-        """Fast rank, or the sentinel False when the generic path must answer."""
-        key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
-        kind = type(value)
-        if kind is int:
-            value = b"%d" % value
-        elif kind is not bytes and kind is not str:
-            return False
-        if key is None:
-            return False
-        with self._lock:
-            z = self._data.get(key)
-            if (type(z) is SortedSet or type(z) is ListpackZSet) and key not in self._expires:
-                return z.rank(value, reverse)
-        return False
-
-    def _py_zrank(self, name: KeyT, value: EncodableT, withscore: bool = False,
-                  score_cast_func: type | Callable[..., Any] = float) -> int | list[Any] | None:
-        if not withscore:
-            rank = self._rank(name, value, False)
-            if rank is not False:
-                return rank
-        return CoreCommands.zrank(self, name, value, withscore, score_cast_func)
-
-    def _py_zrevrank(self, name: KeyT, value: EncodableT, withscore: bool = False,
-                     score_cast_func: type | Callable[..., Any] = float
-                     ) -> int | list[Any] | None:
-        if not withscore:
-            rank = self._rank(name, value, True)
-            if rank is not False:
-                return rank
-        return CoreCommands.zrevrank(self, name, value, withscore, score_cast_func)
-
     def zadd(self, name: KeyT, mapping: Mapping[Any, EncodableT], nx: bool = False,
              xx: bool = False, ch: bool = False, incr: bool = False, gt: bool = False,
              lt: bool = False) -> int | float | None:
+        """ZADD of a plain mapping without packing each score as text: the
+        pairs go to ZADD's handler logic (``zadd_pairs``) as floats. Anything
+        redis-py would check or refuse takes redis-py's own method."""
         key = name if type(name) is bytes else None
         if type(name) is str:
             try:
@@ -546,153 +464,30 @@ class Engine(CoreCommands):
                 pass
         if key is not None and mapping and not incr and not (nx and (xx or gt or lt)) \
                 and not (gt and lt) and type(mapping) is dict:
-            pairs: list[tuple[Any, float]] = []
+            members: list[Any] = []
+            scores: list[float] = []
             for member, score in mapping.items():
-                kind = type(member)
-                if kind is int:
-                    member = b"%d" % member
-                elif kind is not bytes and kind is not str:
-                    break
+                # In the order redis-py packs them: the score, then the member.
                 if type(score) is int and -1e300 < score < 1e300:
                     score = float(score)
                 if type(score) is not float or score - score != 0.0:
                     break
-                pairs.append((member, score))
-            else:
-                with self._lock:
-                    z = self._data.get(key)
-                    if z is None and key not in self._expires and not xx:
-                        z = self._data[key] = (SortedSet() if blen(pairs[0][0]) > LISTPACK_VALUE
-                                               else ListpackZSet())
-                    bulk: int | None = None
-                    added: int
-                    changed: int
-                    if type(z) is SortedSet and key not in self._expires \
-                            and not (nx or xx or gt or lt or ch):
-                        bulk = zset_add_bulk(self, z, [m for m, _ in pairs],
-                                             [s for _, s in pairs])
-                    if bulk is not None:
-                        added, changed = bulk, 0
-                    elif type(z) is SortedSet and key not in self._expires:
-                        added = changed = 0
-                        add = z.add_status
-                        for member, score in pairs:
-                            status = add(member, score, nx, xx, gt, lt)
-                            if status == 1:
-                                added += 1
-                            elif status == 2:
-                                changed += 1
-                    elif type(z) is ListpackZSet and key not in self._expires:
-                        added = changed = 0
-                        first = z
-                        for member, score in pairs:
-                            z, status = zset_add(z, member, score, nx, xx, gt, lt)
-                            if status == 1:
-                                added += 1
-                            elif status == 2:
-                                changed += 1
-                        if z is not first:
-                            self._data[key] = z
-                    else:
-                        z = None
-                    if z is not None:
-                        if not z:
-                            del self._data[key]
-                        if self._observed:
-                            if self._watched and (added or changed):
-                                self._touch(key)
-                            if self._waiters:
-                                self._cond.notify_all()
-                        return added + changed if ch else added
-        return CoreCommands.zadd(self, name, mapping, nx, xx, ch, incr, gt, lt)
-
-    def _fast_range(self, name: KeyT, start: Any, end: Any, reverse: bool, withscores: bool,
-                    score_cast_func: type | Callable[..., Any]) -> list[Any] | Literal[False]:
-        """Rank range without options, or False for the generic path."""
-        key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
-        if key is None or type(start) is not int or type(end) is not int \
-                or (withscores and score_cast_func is not float):
-            return False
-        with self._lock:
-            z = self._data.get(key)
-            if (type(z) is not SortedSet and type(z) is not ListpackZSet) or key in self._expires:
-                return False
-            if not -(1 << 63) <= start < (1 << 63) or not -(1 << 63) <= end < (1 << 63):
-                return False
-            result: list[Any] = z.range(start, end, reverse, withscores)
-        if self._decode_responses:
-            enc, errors = self._encoding, self._encoding_errors
-            if withscores:
-                return [(m.decode(enc, errors), s) for m, s in result]
-            return [m.decode(enc, errors) for m in result]
-        return result
-
-    def _py_zrange(self, name: KeyT, start: EncodableT, end: EncodableT, desc: bool = False,
-                   withscores: bool = False,
-                   score_cast_func: type | Callable[..., Any] = float, byscore: bool = False,
-                   bylex: bool = False, offset: int | None = None,
-                   num: int | None = None) -> ZSetRangeResponse:
-        if not byscore and not bylex and offset is None and num is None:
-            result = self._fast_range(name, start, end, desc, withscores, score_cast_func)
-            if result is not False:
-                return result
-        return CoreCommands.zrange(self, name, start, end, desc, withscores, score_cast_func,
-                                   byscore, bylex, offset, num)
-
-    def _py_zrevrange(self, name: KeyT, start: int, end: int, withscores: bool = False,
-                      score_cast_func: type | Callable[..., Any] = float) -> ZSetRangeResponse:
-        result = self._fast_range(name, start, end, True, withscores, score_cast_func)
-        if result is not False:
-            return result
-        return CoreCommands.zrevrange(self, name, start, end, withscores, score_cast_func)
-
-    def _py_incrby(self, name: KeyT, amount: int = 1) -> int:
-        key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
-        if key is not None and type(amount) is int:
-            with self._lock:
-                old = self._data.get(key)
-                if type(old) is bytes and key not in self._expires:
-                    value = _canonical_int(old)
-                    if value is not None:
-                        new = value + amount
-                        if -(1 << 63) <= amount < (1 << 63) and -(1 << 63) <= new < (1 << 63):
-                            self._data[key] = b"%d" % new
-                            if self._observed:
-                                self._written(key)
-                            return new
-        return CoreCommands.incrby(self, name, amount)
-
-
-    def mget(self, keys: KeysT, *args: EncodableT) -> list[bytes | str | None]:
-        if not args and type(keys) is list and keys and not self._expires:
-            encoded: list[bytes] = []
-            for k in keys:
-                if type(k) is bytes:
-                    encoded.append(k)
-                elif type(k) is str:
-                    encoded.append(k.encode())
-                else:
+                kind = type(member)
+                if kind is str:
+                    member = member.encode()  # UnicodeEncodeError, as packing raises it
+                elif kind is int:
+                    member = b"%d" % member
+                elif kind is not bytes:
                     break
+                members.append(member)
+                scores.append(score)
             else:
-                get = self._data.get
                 with self._lock:
-                    values = [get(k) for k in encoded]
-                values = [v if type(v) is bytes else None for v in values]
-                if self._decode_responses:
-                    enc, errors = self._encoding, self._encoding_errors
-                    return [None if v is None else v.decode(enc, errors) for v in values]
-                return values
-        return CoreCommands.mget(self, keys, *args)
-
-
-def _canonical_int(text: bytes) -> int | None:
-    """int(text) when text is a canonical int64 decimal, else None (fast check)."""
-    if not text or len(text) > 20:
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        return None
-    if b"%d" % value != text or not -(1 << 63) <= value < (1 << 63):
-        return None
-    return value
+                    try:
+                        reply = zadd_pairs(self, key, members, scores, nx, xx, gt, lt, ch)
+                    except CommandError as err:  # WRONGTYPE
+                        raise _parse_error(err.line) from None
+                    if self._waiters:
+                        self._cond.notify_all()
+                return reply
+        return CoreCommands.zadd(self, name, mapping, nx, xx, ch, incr, gt, lt)
