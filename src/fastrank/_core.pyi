@@ -605,3 +605,13 @@ def engine_run_packed(self: Engine, command_name: Union[str, bytes], argv: List[
     """Engine.run_packed: call + finish, errors raised as redis-py raises them."""
 def engine_execute_command(self: Engine, *args: Any, **options: Any) -> Any:
     """Engine.execute_command: what redis-py's command methods end in."""
+def engine_lookup(self: Engine, key: bytes) -> Any:
+    """Engine.lookup: the live value at key, or None."""
+def engine_run_batch(self: Engine, stack: List[Tuple[Tuple[Any, ...], Dict[str, Any]]],
+                     packed: List[Optional[List[bytes]]]) -> List[Any]:
+    """A pipeline's commands in turn (lock held): replies or ResponseErrors."""
+def engine_callbacks(self: Engine, stack: List[Tuple[Tuple[Any, ...], Dict[str, Any]]],
+                     response: List[Any]) -> List[Any]:
+    """EXEC's replies through their commands' response callbacks."""
+def engine_exec_queue(self: Engine, queue: List[List[bytes]]) -> List[Any]:
+    """EXEC's queue in turn (lock held): raw replies or ResponseErrors."""

@@ -117,17 +117,19 @@ cdef object _parse_error = None
 cdef object _unknown_line = None
 cdef object _arity_line = None
 cdef object _DataError = None
+cdef object _ResponseError = None
 cdef object _EMPTY_RESPONSE = None
 cdef object _NEVER_DECODE = None
 cdef str _PACK_ERROR = "A tuple item must be str, int, float or bytes."
 
 
 def dispatch_setup(dict commands, command_error, parse_error, unknown_line, arity_line,
-                   data_error, str empty_response, str never_decode, generic):
+                   data_error, response_error, str empty_response, str never_decode, generic):
     """Hand the dispatch path the command table and its error helpers, and the
     front doors redis-py's command methods (``generic``) to decline to (once)."""
     global _COMMANDS, _CommandError, _parse_error, _unknown_line, _arity_line, _DataError
-    global _EMPTY_RESPONSE, _NEVER_DECODE, _GENERIC
+    global _EMPTY_RESPONSE, _NEVER_DECODE, _GENERIC, _ResponseError
+    _ResponseError = response_error
     _GENERIC = generic
     _COMMANDS = commands
     _KNOWN.clear()
@@ -311,3 +313,92 @@ def engine_execute_command(self, *args, **options):
     finally:
         st.lock.leave()
     return _finish(st, self, args[0], reply, options)
+
+
+# -- the keyspace lookup every handler starts with ---------------------------------
+
+def engine_lookup(self, key):
+    """Engine.lookup: the live value at key, or None. A key with a deadline
+    goes to ``Engine.lookup_expiring`` (which deletes it once expired)."""
+    cdef EngineState st = self._fast
+    cdef PyObject *v = PyDict_GetItem(st.data, key)
+    if v == NULL:
+        return None
+    if st.expires and PyDict_Contains(st.expires, key):
+        return self.lookup_expiring(key)
+    return <object>v
+
+
+# -- a pipeline's batch --------------------------------------------------------------
+
+def engine_run_batch(self, list stack, list packed):
+    """The commands of a pipeline without transaction, in turn (lock held by
+    the caller): each reply as ``run_packed`` gives it, or the ResponseError
+    it raised. ``stack`` holds (args, options), ``packed`` their argv or None
+    for one redis-py answers itself (packed again here: its error is raised)."""
+    cdef EngineState st = self._fast
+    cdef list out = []
+    cdef Py_ssize_t i
+    cdef tuple args
+    cdef dict options
+    for i in range(len(stack)):
+        args, options = stack[i]
+        argv = packed[i]
+        if argv is None:
+            argv = pack_args(args)
+        try:
+            reply = _call(self, argv)
+        except _CommandError as err:
+            if PyDict_Contains(options, _EMPTY_RESPONSE):
+                out.append(options[_EMPTY_RESPONSE])
+                continue
+            exc = _parse_error(err.line)
+            if not isinstance(exc, _ResponseError):
+                raise exc from None
+            out.append(exc)
+            continue
+        try:
+            out.append(_finish(st, self, args[0], reply, options))
+        except _ResponseError as exc:
+            out.append(exc)
+    return out
+
+
+def engine_callbacks(self, list stack, list response):
+    """The replies of an EXEC read back as redis-py's pipeline does: each
+    reply that is not an exception through its command's response callback
+    (called with the command's options but ``keys``)."""
+    cdef list out = []
+    cdef Py_ssize_t i
+    cdef dict options
+    callbacks = self.response_callbacks
+    for i in range(len(response)):
+        reply = response[i]
+        if isinstance(reply, Exception):
+            out.append(reply)
+            continue
+        args, options = stack[i]
+        if type(callbacks) is ResponseCallbacks:
+            callback = (<ResponseCallbacks>callbacks).callback(args[0])
+        else:
+            callback = callbacks[args[0]] if args[0] in callbacks else None
+        if callback is not None:
+            if options:
+                options = dict(options)
+                options.pop("keys", None)
+            reply = callback(reply, **options) if options else callback(reply)
+        out.append(reply)
+    return out
+
+
+def engine_exec_queue(self, list queue):
+    """The queued commands of an EXEC, in turn (lock held by the caller): each
+    raw reply, or the ResponseError an error reply becomes (Redis runs the
+    rest of the queue after an error)."""
+    cdef list out = []
+    for argv in queue:
+        try:
+            out.append(_call(self, argv))
+        except _CommandError as err:
+            out.append(_parse_error(err.line))
+    return out

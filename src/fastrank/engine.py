@@ -58,7 +58,7 @@ from redis.typing import EncodableT, KeysT, KeyT, ScriptTextT, ZSetRangeResponse
 from fastrank import _errors as E
 from fastrank._core import (CountMinSketch, EngineLock, EngineState, ResponseCallbacks, SortedSet,
                             TopK, dispatch_setup, engine_call, engine_decode,
-                            engine_execute_command, engine_finish, engine_incrby,
+                            engine_execute_command, engine_finish, engine_incrby, engine_lookup,
                             engine_run_packed, engine_zincrby, engine_zrange, engine_zrank,
                             engine_zrevrange, engine_zrevrank, engine_zscore, pack_args)
 from fastrank.commands import COMMANDS, CommandError
@@ -107,7 +107,7 @@ def arity_line(name: str) -> str:
 # The compiled dispatch path (_dispatch.pxi) runs every command through the
 # table of fastrank.commands and raises errors as redis-py's parser does.
 dispatch_setup(COMMANDS, CommandError, _parse_error, unknown_command_line, arity_line, DataError,
-               EMPTY_RESPONSE, NEVER_DECODE, CoreCommands)
+               ResponseError, EMPTY_RESPONSE, NEVER_DECODE, CoreCommands)
 
 
 class Engine(CoreCommands):
@@ -287,8 +287,11 @@ class Engine(CoreCommands):
 
     # -- keyspace helpers used by the command handlers ---------------------
 
-    def lookup(self, key: bytes) -> Any:
-        """The live value at key, or None (expired keys are deleted here)."""
+    lookup = engine_lookup  # compiled: the live value at key, or None
+
+    def lookup_expiring(self, key: bytes) -> Any:
+        """The live value at a key that has a deadline, or None (expired keys
+        are deleted here). ``lookup`` calls it for keys with a deadline."""
         value = self._data.get(key)
         if value is not None and key in self._expires and self._expires[key] < now_ms():
             del self._data[key]
