@@ -571,10 +571,15 @@ class Command:
     def __init__(self, name: str, handler: Callable[[Any, List[bytes]], Any], arity: int,
                  write: bool, blocking: bool) -> None: ...
 
+@disjoint_base
 class ResponseCallbacks(Dict[str, Callable[..., Any]]):
     """redis-py's response callbacks, case-insensitive, remembering each
     command name's callback for the dispatch path."""
     def __init__(self, data: Any = ()) -> None: ...
+    def get(self, k: str, default: Any = None) -> Any: ...
+    def pop(self, k: str, *default: Any) -> Any: ...
+    def setdefault(self, k: str, default: Any = None) -> Any: ...
+    def update(self, data: Any = (), **kwargs: Any) -> None: ...  # type: ignore[override]
 
 def dispatch_setup(
     commands: Dict[bytes, Command],
@@ -583,9 +588,11 @@ def dispatch_setup(
     unknown_line: Callable[[List[bytes]], str],
     arity_line: Callable[[str], str],
     data_error: Type[Exception],
+    response_error: Type[Exception],
     empty_response: str,
     never_decode: str,
     generic: type,
+    wrongtype: str,
 ) -> None:
     """Hand the dispatch path the command table, its error helpers and the
     generic command methods the front doors decline to (once)."""
@@ -615,3 +622,8 @@ def engine_callbacks(self: Engine, stack: List[Tuple[Tuple[Any, ...], Dict[str, 
     """EXEC's replies through their commands' response callbacks."""
 def engine_exec_queue(self: Engine, queue: List[List[bytes]]) -> List[Any]:
     """EXEC's queue in turn (lock held): raw replies or ResponseErrors."""
+def forwarding_method(name: str, word: str, fixed: int, rest: bool,
+                      generic: Callable[..., Any]) -> Callable[..., Any]:
+    """An Engine method sending its positional arguments as command ``word``'s."""
+def engine_lookup_type(self: Engine, key: bytes, kind: type) -> Any:
+    """Engine.lookup_type: the live value at key if of type kind; None; or WRONGTYPE."""

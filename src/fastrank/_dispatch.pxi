@@ -23,8 +23,10 @@ from cpython.dict cimport PyDict_Contains, PyDict_DelItem, PyDict_GetItem, PyDic
 from cpython.list cimport PyList_Append, PyList_GET_SIZE
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.unicode cimport PyUnicode_AsUTF8String
+cimport cython
 
 
+@cython.auto_pickle(False)
 cdef class Command:
     """One entry of the command table: Redis's name, the handler, arity, flags.
 
@@ -48,6 +50,7 @@ cdef class Command:
         return "Command(%r, arity=%d, write=%r)" % (self.name, self.arity, self.write)
 
 
+@cython.auto_pickle(False)
 cdef class ResponseCallbacks(dict):
     """redis-py's response callbacks, case-insensitive as its CaseInsensitiveDict
     (keys are kept upper-case), remembering each command name's callback so
@@ -117,6 +120,7 @@ cdef object _parse_error = None
 cdef object _unknown_line = None
 cdef object _arity_line = None
 cdef object _DataError = None
+cdef str _WRONGTYPE = ""
 cdef object _ResponseError = None
 cdef object _EMPTY_RESPONSE = None
 cdef object _NEVER_DECODE = None
@@ -124,12 +128,14 @@ cdef str _PACK_ERROR = "A tuple item must be str, int, float or bytes."
 
 
 def dispatch_setup(dict commands, command_error, parse_error, unknown_line, arity_line,
-                   data_error, response_error, str empty_response, str never_decode, generic):
+                   data_error, response_error, str empty_response, str never_decode, generic,
+                   str wrongtype):
     """Hand the dispatch path the command table and its error helpers, and the
     front doors redis-py's command methods (``generic``) to decline to (once)."""
     global _COMMANDS, _CommandError, _parse_error, _unknown_line, _arity_line, _DataError
-    global _EMPTY_RESPONSE, _NEVER_DECODE, _GENERIC, _ResponseError
+    global _EMPTY_RESPONSE, _NEVER_DECODE, _GENERIC, _ResponseError, _WRONGTYPE
     _ResponseError = response_error
+    _WRONGTYPE = wrongtype
     _GENERIC = generic
     _COMMANDS = commands
     _KNOWN.clear()
@@ -329,6 +335,23 @@ def engine_lookup(self, key):
     return <object>v
 
 
+def engine_lookup_type(self, key, kind):
+    """Engine.lookup_type: the live value at key if it is of type ``kind``
+    (exactly); None if missing; else WRONGTYPE (CommandError)."""
+    cdef EngineState st = self._fast
+    cdef PyObject *v = PyDict_GetItem(st.data, key)
+    if v == NULL:
+        return None
+    value = <object>v
+    if st.expires and PyDict_Contains(st.expires, key):
+        value = self.lookup_expiring(key)
+        if value is None:
+            return None
+    if type(value) is not kind:
+        raise _CommandError(_WRONGTYPE)
+    return value
+
+
 # -- a pipeline's batch --------------------------------------------------------------
 
 def engine_run_batch(self, list stack, list packed):
@@ -402,3 +425,42 @@ def engine_exec_queue(self, list queue):
         except _CommandError as err:
             out.append(_parse_error(err.line))
     return out
+
+
+# -- methods that only forward their arguments ------------------------------------
+
+def forwarding_method(str name, str word, int fixed, bint rest, generic):
+    """An Engine method for a redis-py method (``generic``) whose body only
+    sends its parameters, in order, as the arguments of command ``word``:
+    ``fixed`` positional parameters, plus any number more when ``rest``. It
+    enters the dispatch path directly (no keyword options to pass: the reply
+    shaping is the same); a call with keywords or another count of arguments
+    takes redis-py's method, so both answer alike."""
+    cdef bytes packed_word = word.encode()
+
+    def method(self, *args, **kwargs):
+        cdef Py_ssize_t n = len(args)
+        if kwargs or n < fixed or (n > fixed and not rest) or n == 0:
+            return generic(self, *args, **kwargs)
+        return _forward(self, word, packed_word, args)
+
+    method.__name__ = name
+    method.__qualname__ = "Engine." + name
+    method.__doc__ = generic.__doc__
+    method.__wrapped__ = generic  # inspect.signature shows redis-py's parameters
+    return method
+
+
+cdef object _forward(object db, str word, bytes packed_word, tuple args):
+    cdef EngineState st = db._fast
+    cdef list argv = [packed_word]
+    for arg in args:
+        PyList_Append(argv, _pack_one(arg))
+    st.lock.enter()
+    try:
+        reply = _call(db, argv)
+    except _CommandError as err:
+        raise _parse_error(err.line) from None
+    finally:
+        st.lock.leave()
+    return _finish(st, db, word, reply, {})

@@ -59,7 +59,8 @@ from fastrank import _errors as E
 from fastrank._core import (CountMinSketch, EngineLock, EngineState, ResponseCallbacks, SortedSet,
                             TopK, dispatch_setup, engine_call, engine_decode,
                             engine_execute_command, engine_finish, engine_incrby, engine_lookup,
-                            engine_run_packed, engine_zincrby, engine_zrange, engine_zrank,
+                            engine_lookup_type,
+                            engine_run_packed, engine_zincrby, forwarding_method, engine_zrange, engine_zrank,
                             engine_zrevrange, engine_zrevrank, engine_zscore, pack_args)
 from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.scripting import evalsha_fast
@@ -82,6 +83,29 @@ _parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
 
 def now_ms() -> int:
     return int(time.time() * 1000)
+
+
+#: redis-py methods whose body only sends their parameters, in order, as the
+#: arguments of one command: (method, command, fixed parameters, any more).
+#: The Engine binds a compiled method for each (``forwarding_method``) that
+#: enters the dispatch path without the detour through redis-py's method;
+#: tests/unit/test_engine_forwarding.py checks every row against redis-py.
+FORWARDED: tuple[tuple[str, str, int, bool], ...] = (
+    ("get", "GET", 1, False), ("strlen", "STRLEN", 1, False),
+    ("getrange", "GETRANGE", 3, False), ("getbit", "GETBIT", 2, False),
+    ("append", "APPEND", 2, False),
+    ("exists", "EXISTS", 0, True), ("delete", "DEL", 0, True), ("type", "TYPE", 1, False),
+    ("ttl", "TTL", 1, False), ("pttl", "PTTL", 1, False), ("persist", "PERSIST", 1, False),
+    ("hget", "HGET", 2, False), ("hexists", "HEXISTS", 2, False), ("hlen", "HLEN", 1, False),
+    ("hgetall", "HGETALL", 1, False), ("hdel", "HDEL", 1, True),
+    ("sismember", "SISMEMBER", 2, False), ("scard", "SCARD", 1, False),
+    ("smembers", "SMEMBERS", 1, False), ("sadd", "SADD", 1, True), ("srem", "SREM", 1, True),
+    ("zcard", "ZCARD", 1, False), ("zcount", "ZCOUNT", 3, False),
+    ("zlexcount", "ZLEXCOUNT", 3, False), ("zrem", "ZREM", 1, True),
+    ("llen", "LLEN", 1, False), ("lindex", "LINDEX", 2, False), ("lrange", "LRANGE", 3, False),
+    ("lpush", "LPUSH", 1, True), ("rpush", "RPUSH", 1, True),
+    ("pfadd", "PFADD", 1, True), ("pfcount", "PFCOUNT", 0, True),
+)
 
 
 def unknown_command_line(argv: list[bytes]) -> str:
@@ -107,7 +131,7 @@ def arity_line(name: str) -> str:
 # The compiled dispatch path (_dispatch.pxi) runs every command through the
 # table of fastrank.commands and raises errors as redis-py's parser does.
 dispatch_setup(COMMANDS, CommandError, _parse_error, unknown_command_line, arity_line, DataError,
-               ResponseError, EMPTY_RESPONSE, NEVER_DECODE, CoreCommands)
+               ResponseError, EMPTY_RESPONSE, NEVER_DECODE, CoreCommands, E.WRONGTYPE)
 
 
 class Engine(CoreCommands):
@@ -301,12 +325,9 @@ class Engine(CoreCommands):
             return None
         return value
 
-    def lookup_type(self, key: bytes, kind: type) -> Any:
-        """The live value at key if it is of ``kind``; None if missing; else WRONGTYPE."""
-        value = self.lookup(key)
-        if value is not None and type(value) is not kind:
-            raise CommandError(E.WRONGTYPE)
-        return value
+    # compiled: the live value at key if it is of type ``kind``; None if
+    # missing; else WRONGTYPE
+    lookup_type = engine_lookup_type
 
     def store(self, key: bytes, value: Any) -> None:
         """Overwrite key with value; any TTL is dropped (as SET does)."""
@@ -444,6 +465,11 @@ class Engine(CoreCommands):
     # right type, plain numbers -- and hands anything else to redis-py's own
     # method, i.e. the dispatch path above and the command's one handler.
     # tests/unit/test_engine_fastpaths.py proves both give the same answers.
+
+    for _name, _word, _fixed, _rest in FORWARDED:
+        locals()[_name] = forwarding_method(_name, _word, _fixed, _rest,
+                                            getattr(CoreCommands, _name))
+    del _name, _word, _fixed, _rest
 
     zincrby = engine_zincrby
     zscore = engine_zscore
