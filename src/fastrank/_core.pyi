@@ -508,11 +508,12 @@ class EngineState:
     ) -> "EngineState": ...
 
 # Bound by fastrank.Engine as its methods (cyfunctions bind as functions do),
-# with redis-py's signatures; each falls back to Engine._py_<name>.
+# with redis-py's signatures; each declines to redis-py's own method (the
+# dispatch path below) for anything but the common case.
 def engine_zincrby(self: Engine, name: KeyT, amount: float, value: EncodableT) -> Optional[float]:
-    """Engine.zincrby: C path for a plain skiplist zset, else Engine._py_zincrby."""
+    """Engine.zincrby: C path for a plain skiplist zset, else the generic path."""
 def engine_zscore(self: Engine, name: KeyT, value: EncodableT) -> Optional[float]:
-    """Engine.zscore: C path for a zset without TTL, else Engine._py_zscore."""
+    """Engine.zscore: C path for a zset without TTL, else the generic path."""
 def engine_zrank(
     self: Engine,
     name: KeyT,
@@ -520,7 +521,7 @@ def engine_zrank(
     withscore: bool = False,
     score_cast_func: Union[type, Callable[..., Any]] = ...,
 ) -> Union[int, List[Any], None]:
-    """Engine.zrank: C path without withscore, else Engine._py_zrank."""
+    """Engine.zrank: C path without withscore, else the generic path."""
 def engine_zrevrank(
     self: Engine,
     name: KeyT,
@@ -528,7 +529,7 @@ def engine_zrevrank(
     withscore: bool = False,
     score_cast_func: Union[type, Callable[..., Any]] = ...,
 ) -> Union[int, List[Any], None]:
-    """Engine.zrevrank: C path without withscore, else Engine._py_zrevrank."""
+    """Engine.zrevrank: C path without withscore, else the generic path."""
 def engine_zrange(
     self: Engine,
     name: KeyT,
@@ -542,7 +543,7 @@ def engine_zrange(
     offset: Optional[int] = None,
     num: Optional[int] = None,
 ) -> ZSetRangeResponse:
-    """Engine.zrange: C path for a plain rank range, else Engine._py_zrange."""
+    """Engine.zrange: C path for a plain rank range, else the generic path."""
 def engine_zrevrange(
     self: Engine,
     name: KeyT,
@@ -551,6 +552,78 @@ def engine_zrevrange(
     withscores: bool = False,
     score_cast_func: Union[type, Callable[..., Any]] = ...,
 ) -> ZSetRangeResponse:
-    """Engine.zrevrange: C path for a plain rank range, else Engine._py_zrevrange."""
+    """Engine.zrevrange: C path for a plain rank range, else the generic path."""
 def engine_incrby(self: Engine, name: KeyT, amount: int = 1) -> int:
-    """Engine.incrby / incr: C path for a canonical int64 string, else Engine._py_incrby."""
+    """Engine.incrby / incr: C path for a canonical int64 string, else the generic path."""
+
+
+# -- fastrank.Engine's one dispatch path (_dispatch.pxi) ----------------------
+
+@disjoint_base
+class Command:
+    """One entry of the command table: Redis's name, the handler, arity
+    (n > 0: exactly n words, n < 0: at least -n), flags."""
+    name: str
+    handler: Callable[[Any, List[bytes]], Any]
+    arity: int
+    write: bool
+    blocking: bool
+    def __init__(self, name: str, handler: Callable[[Any, List[bytes]], Any], arity: int,
+                 write: bool, blocking: bool) -> None: ...
+
+@disjoint_base
+class ResponseCallbacks(Dict[str, Callable[..., Any]]):
+    """redis-py's response callbacks, case-insensitive, remembering each
+    command name's callback for the dispatch path."""
+    def __init__(self, data: Any = ()) -> None: ...
+    def get(self, k: str, default: Any = None) -> Any: ...
+    def pop(self, k: str, *default: Any) -> Any: ...
+    def setdefault(self, k: str, default: Any = None) -> Any: ...
+    def update(self, data: Any = (), **kwargs: Any) -> None: ...  # type: ignore[override]
+
+def dispatch_setup(
+    commands: Dict[bytes, Command],
+    command_error: Type[Exception],
+    parse_error: Callable[[str], Exception],
+    unknown_line: Callable[[List[bytes]], str],
+    arity_line: Callable[[str], str],
+    data_error: Type[Exception],
+    response_error: Type[Exception],
+    empty_response: str,
+    never_decode: str,
+    generic: type,
+    wrongtype: str,
+) -> None:
+    """Hand the dispatch path the command table, its error helpers and the
+    generic command methods the front doors decline to (once)."""
+def pack_args(args: Tuple[Any, ...]) -> List[bytes]:
+    """The argument words as redis-py + hiredis put them on the wire."""
+def command_for(argv: List[bytes]) -> Command:
+    """The Command argv names; CommandError when Redis rejects it unrun."""
+def engine_call(self: Engine, argv: List[bytes]) -> Any:
+    """Engine.call: one packed command (lock held by the caller); the raw reply."""
+def engine_decode(self: Engine, reply: Any) -> Any:
+    """Engine.decode: bytes in a raw reply decoded as hiredis does."""
+def engine_finish(self: Engine, command_name: Union[str, bytes], reply: Any,
+                  options: Dict[str, Any]) -> Any:
+    """Engine.finish: decode and run redis-py's response callback."""
+def engine_run_packed(self: Engine, command_name: Union[str, bytes], argv: List[bytes],
+                      options: Dict[str, Any]) -> Any:
+    """Engine.run_packed: call + finish, errors raised as redis-py raises them."""
+def engine_execute_command(self: Engine, *args: Any, **options: Any) -> Any:
+    """Engine.execute_command: what redis-py's command methods end in."""
+def engine_lookup(self: Engine, key: bytes) -> Any:
+    """Engine.lookup: the live value at key, or None."""
+def engine_run_batch(self: Engine, stack: List[Tuple[Tuple[Any, ...], Dict[str, Any]]],
+                     packed: List[Optional[List[bytes]]]) -> List[Any]:
+    """A pipeline's commands in turn (lock held): replies or ResponseErrors."""
+def engine_callbacks(self: Engine, stack: List[Tuple[Tuple[Any, ...], Dict[str, Any]]],
+                     response: List[Any]) -> List[Any]:
+    """EXEC's replies through their commands' response callbacks."""
+def engine_exec_queue(self: Engine, queue: List[List[bytes]]) -> List[Any]:
+    """EXEC's queue in turn (lock held): raw replies or ResponseErrors."""
+def forwarding_method(name: str, word: str, fixed: int, rest: bool,
+                      generic: Callable[..., Any]) -> Callable[..., Any]:
+    """An Engine method sending its positional arguments as command ``word``'s."""
+def engine_lookup_type(self: Engine, key: bytes, kind: type) -> Any:
+    """Engine.lookup_type: the live value at key if of type kind; None; or WRONGTYPE."""

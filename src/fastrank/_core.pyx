@@ -20,6 +20,9 @@ The includes, in order:
   and dense, byte for byte (``_hll.c``).
 - ``_enginefast.pxi``: ``EngineLock`` and the compiled front doors of
   ``fastrank.Engine``'s hottest commands.
+- ``_dispatch.pxi``: the Engine's one dispatch path (argument packing,
+  command lookup, the handler under the lock, reply shaping), the
+  ``Command`` table entry and ``ResponseCallbacks``.
 """
 include "_batchgate.pxi"
 include "_sortedset.pxi"
@@ -27,3 +30,4 @@ include "_cms.pxi"
 include "_topk.pxi"
 include "_hyperloglog.pxi"
 include "_enginefast.pxi"
+include "_dispatch.pxi"

@@ -6,9 +6,10 @@
 # one handles the commonest case entirely in C: exact bytes/str key, exact
 # bytes/str/int member, an existing key without a TTL holding a SortedSet (or
 # a canonical integer string for INCRBY), plain numeric arguments.  Anything
-# else -- and every case they are unsure of -- calls the Engine's Python fast
-# path (``Engine._py_zincrby`` ...), which in turn defers to redis-py's generic
-# path, so all three give the same answer (tests/unit/test_engine_fastpaths.py).
+# else -- and every case they are unsure of -- calls redis-py's own method
+# (``_GENERIC``, set by ``dispatch_setup``), which ends in the one dispatch
+# path (_dispatch.pxi) and the command's handler, so both give the same
+# answer (tests/unit/test_engine_fastpaths.py).
 #
 # Locking: the Engine's lock (an EngineLock, below) is taken around the
 # lookup and the change, blocking as ``with lock:`` does, so a MULTI/EXEC
@@ -16,7 +17,7 @@
 # so pointers into the member are (re)taken once it is held. Inside the lock
 # only C code runs (dict lookups with exact-bytes keys, the C skip list),
 # except ``Engine._written`` after a write while someone watches a key or
-# waits in a blocking pop -- as in the Python fast paths.
+# waits in a blocking pop.
 
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.exc cimport PyErr_CheckSignals
@@ -35,6 +36,7 @@ cdef extern from "Python.h":
 
 
 cdef object _PyFloat = float
+cdef object _GENERIC = None  # redis-py's CoreCommands: where a front door declines to
 cdef long long INT64_MAX_LL = 0x7FFFFFFFFFFFFFFF
 cdef long long INT64_MIN_LL = -INT64_MAX_LL - 1
 
@@ -213,7 +215,7 @@ cdef class EngineState:
 
 
 cdef inline object _fast_key(object name):
-    """The key as the dict holds it (exact bytes), or None: use the Python path."""
+    """The key as the dict holds it (exact bytes), or None: use the generic path."""
     cdef const char *p
     cdef Py_ssize_t n
     if type(name) is bytes:
@@ -273,7 +275,7 @@ cdef inline bint _int64_arg(object x, long long *out):
 
 
 cdef inline bint _canonical_i64(object text, long long *out):
-    """As engine._canonical_int: text is exactly "%d" % v for an int64 v."""
+    """Text is exactly "%d" % v for an int64 v (what INCRBY accepts unchanged)."""
     cdef const char *p = PyBytes_AS_STRING(text)
     cdef Py_ssize_t n = PyBytes_GET_SIZE(text), i = 0
     cdef bint neg = False
@@ -302,7 +304,7 @@ cdef inline bint _canonical_i64(object text, long long *out):
 
 
 def engine_zincrby(self, name, amount, value):
-    """Engine.zincrby: C path for a plain skiplist zset, else Engine._py_zincrby."""
+    """Engine.zincrby: C path for a plain skiplist zset, else the generic path."""
     cdef EngineState st = self._fast
     cdef double delta, out
     cdef long long iv
@@ -314,23 +316,23 @@ def engine_zincrby(self, name, amount, value):
     cdef SortedSet z
     key = _fast_key(name)
     if key is None:
-        return self._py_zincrby(name, amount, value)
+        return _GENERIC.zincrby(self, name, amount, value)
     if type(amount) is _PyFloat:
         delta = PyFloat_AS_DOUBLE(amount)
     elif _int64_arg(amount, &iv):
         delta = <double>iv
     else:
-        return self._py_zincrby(name, amount, value)
+        return _GENERIC.zincrby(self, name, amount, value)
     # Zero (a new member gets the amount itself) and inf/NaN: the other paths.
     if delta - delta != 0.0 or delta == 0.0 or not _fast_member(value, buf, &p, &n):
-        return self._py_zincrby(name, amount, value)
+        return _GENERIC.zincrby(self, name, amount, value)
     st.lock.enter()
     try:
         # Point at the member again: the lock may have waited with the GIL
         # released, and no pointer is kept across such a wait.
         _fast_member(value, buf, &p, &n)
         v = PyDict_GetItem(st.data, key)
-        # Only a skiplist: a listpack may convert (Engine._py_zincrby does it).
+        # Only a skiplist: a listpack may convert (the handler does it).
         if v == NULL or type(<object>v) is not SortedSet or not _no_ttl(st, key):
             rc = -1
         else:
@@ -344,11 +346,11 @@ def engine_zincrby(self, name, amount, value):
         st.lock.leave()
     if rc == 0:
         return out
-    return self._py_zincrby(name, amount, value)  # rc == -1: nothing was changed
+    return _GENERIC.zincrby(self, name, amount, value)  # rc == -1: nothing was changed
 
 
 def engine_zscore(self, name, value):
-    """Engine.zscore: C path for a zset without TTL, else Engine._py_zscore."""
+    """Engine.zscore: C path for a zset without TTL, else the generic path."""
     cdef EngineState st = self._fast
     cdef const char *p
     cdef Py_ssize_t n
@@ -358,7 +360,7 @@ def engine_zscore(self, name, value):
     cdef bint found = False
     key = _fast_key(name)
     if key is None or not _fast_member(value, buf, &p, &n):
-        return self._py_zscore(name, value)
+        return _GENERIC.zscore(self, name, value)
     st.lock.enter()
     try:
         # Point at the member again: the lock may have waited with the GIL
@@ -374,11 +376,11 @@ def engine_zscore(self, name, value):
         st.lock.leave()
     if found:
         return None
-    return self._py_zscore(name, value)
+    return _GENERIC.zscore(self, name, value)
 
 
 cdef object _fast_rank(EngineState st, object name, object value, bint reverse):
-    """The rank (int or None), or False when the Python path must answer."""
+    """The rank (int or None), or False when the generic path must answer."""
     cdef const char *p
     cdef Py_ssize_t n
     cdef char buf[24]
@@ -406,26 +408,26 @@ cdef object _fast_rank(EngineState st, object name, object value, bint reverse):
 
 
 def engine_zrank(self, name, value, withscore=False, score_cast_func=float):
-    """Engine.zrank: C path without withscore, else Engine._py_zrank."""
+    """Engine.zrank: C path without withscore, else the generic path."""
     if withscore is False:
         rank = _fast_rank(<EngineState?>self._fast, name, value, False)
         if rank is not False:
             return rank
-    return self._py_zrank(name, value, withscore, score_cast_func)
+    return _GENERIC.zrank(self, name, value, withscore, score_cast_func)
 
 
 def engine_zrevrank(self, name, value, withscore=False, score_cast_func=float):
-    """Engine.zrevrank: C path without withscore, else Engine._py_zrevrank."""
+    """Engine.zrevrank: C path without withscore, else the generic path."""
     if withscore is False:
         rank = _fast_rank(<EngineState?>self._fast, name, value, True)
         if rank is not False:
             return rank
-    return self._py_zrevrank(name, value, withscore, score_cast_func)
+    return _GENERIC.zrevrank(self, name, value, withscore, score_cast_func)
 
 
 cdef object _fast_range(EngineState st, object name, object start, object end, object desc,
                         object withscores, object score_cast_func):
-    """ZRANGE by rank without options as Engine._fast_range, or False."""
+    """ZRANGE by rank without options, or False for the generic path."""
     cdef long long a, b
     cdef Py_ssize_t ln, i, count
     cdef SortedSet z
@@ -480,27 +482,27 @@ cdef object _fast_range(EngineState st, object name, object start, object end, o
 
 def engine_zrange(self, name, start, end, desc=False, withscores=False, score_cast_func=float,
                   byscore=False, bylex=False, offset=None, num=None):
-    """Engine.zrange: C path for a plain rank range, else Engine._py_zrange."""
+    """Engine.zrange: C path for a plain rank range, else the generic path."""
     if byscore is False and bylex is False and offset is None and num is None:
         result = _fast_range(<EngineState?>self._fast, name, start, end, desc, withscores,
                              score_cast_func)
         if result is not False:
             return result
-    return self._py_zrange(name, start, end, desc, withscores, score_cast_func, byscore, bylex,
+    return _GENERIC.zrange(self, name, start, end, desc, withscores, score_cast_func, byscore, bylex,
                         offset, num)
 
 
 def engine_zrevrange(self, name, start, end, withscores=False, score_cast_func=float):
-    """Engine.zrevrange: C path for a plain rank range, else Engine._py_zrevrange."""
+    """Engine.zrevrange: C path for a plain rank range, else the generic path."""
     result = _fast_range(<EngineState?>self._fast, name, start, end, True, withscores,
                          score_cast_func)
     if result is not False:
         return result
-    return self._py_zrevrange(name, start, end, withscores, score_cast_func)
+    return _GENERIC.zrevrange(self, name, start, end, withscores, score_cast_func)
 
 
 def engine_incrby(self, name, amount=1):
-    """Engine.incrby / incr: C path for a canonical int64 string, else Engine._py_incrby."""
+    """Engine.incrby / incr: C path for a canonical int64 string, else the generic path."""
     cdef EngineState st = self._fast
     cdef long long by, old, new = 0
     cdef PyObject *v
@@ -508,7 +510,7 @@ def engine_incrby(self, name, amount=1):
     cdef bint done = False
     key = _fast_key(name)
     if key is None or not _int64_arg(amount, &by):
-        return self._py_incrby(name, amount)
+        return _GENERIC.incrby(self, name, amount)
     st.lock.enter()
     try:
         v = PyDict_GetItem(st.data, key)
@@ -525,5 +527,5 @@ def engine_incrby(self, name, amount=1):
         st.lock.leave()
     if done:
         return new
-    return self._py_incrby(name, amount)
+    return _GENERIC.incrby(self, name, amount)
 

@@ -71,7 +71,7 @@ from fastrank._async_service import ScoreService
 from fastrank.commands import COMMANDS
 from fastrank.commands.sortedset import parse_timeout
 from fastrank.engine import Engine as SyncEngine
-from fastrank.engine import pack_args
+from fastrank._core import pack_args
 from fastrank.script import AsyncScript
 
 if TYPE_CHECKING:

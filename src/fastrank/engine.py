@@ -52,19 +52,20 @@ from redis._parsers.helpers import get_response_callbacks  # type: ignore[attr-d
 from redis.client import EMPTY_RESPONSE, NEVER_DECODE
 from redis.commands.core import CoreCommands
 from redis.exceptions import DataError, ResponseError, WatchError
-from redis.client import CaseInsensitiveDict
 from redis.event import EventDispatcher, EventDispatcherInterface
 from redis.typing import EncodableT, KeysT, KeyT, ScriptTextT, ZSetRangeResponse
 
 from fastrank import _errors as E
-from fastrank._core import (CountMinSketch, EngineLock, EngineState, SortedSet, TopK,
-                            engine_incrby, engine_zincrby, engine_zrange, engine_zrank,
-                            engine_zrevrange, engine_zrevrank, engine_zscore)
+from fastrank._core import (CountMinSketch, EngineLock, EngineState, ResponseCallbacks, SortedSet,
+                            TopK, dispatch_setup, engine_call, engine_decode,
+                            engine_execute_command, engine_finish, engine_incrby, engine_lookup,
+                            engine_lookup_type,
+                            engine_run_packed, engine_zincrby, forwarding_method, engine_zrange, engine_zrank,
+                            engine_zrevrange, engine_zrevrank, engine_zscore, pack_args)
 from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.scripting import evalsha_fast
 from fastrank.snapshot import read_snapshot, write_snapshot
-from fastrank.commands.sortedset import (LISTPACK_ENTRIES, LISTPACK_VALUE, ListpackZSet, blen,
-                                         zset_add, zset_add_bulk)
+from fastrank.commands.sortedset import ListpackZSet, zadd_pairs
 
 if TYPE_CHECKING:
     from redis.commands.bf import CMSBloom, TOPKBloom
@@ -77,7 +78,6 @@ TYPE_NAMES: dict[type, bytes] = {bytes: b"string", SortedSet: b"zset", ListpackZ
                                  dict: b"hash", set: b"set"}
 TYPE_NAMES.update({CountMinSketch: b"CMSk-TYPE", TopK: b"TopK-TYPE"})  # RedisBloom 2.8
 TYPE_NAMES[deque] = b"list"  # commands/lists.py
-_PACK_ERROR = "A tuple item must be str, int, float or bytes."
 _parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
 
 
@@ -85,35 +85,27 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def pack_args(args: tuple[Any, ...]) -> list[bytes]:
-    """The argument words as redis-py + hiredis put them on the wire."""
-    first = args[0]
-    if isinstance(first, str):
-        args = tuple(first.encode().split()) + tuple(args[1:])
-    elif isinstance(first, bytes) and b" " in first:
-        args = tuple(first.split()) + tuple(args[1:])
-    out: list[bytes] = []
-    for arg in args:
-        kind = type(arg)
-        if kind is bytes:
-            out.append(arg)
-        elif kind is str:
-            out.append(arg.encode())
-        elif kind is int:
-            out.append(b"%d" % arg)
-        elif kind is float:
-            out.append(repr(arg).encode())
-        elif isinstance(arg, (bytearray, memoryview)):
-            out.append(bytes(arg))
-        elif isinstance(arg, bytes):
-            out.append(bytes(arg))
-        elif isinstance(arg, str):
-            out.append(str.encode(arg))
-        elif isinstance(arg, float):
-            out.append(repr(arg).encode())
-        else:
-            raise DataError(_PACK_ERROR)
-    return out
+#: redis-py methods whose body only sends their parameters, in order, as the
+#: arguments of one command: (method, command, fixed parameters, any more).
+#: The Engine binds a compiled method for each (``forwarding_method``) that
+#: enters the dispatch path without the detour through redis-py's method;
+#: tests/unit/test_engine_forwarding.py checks every row against redis-py.
+FORWARDED: tuple[tuple[str, str, int, bool], ...] = (
+    ("get", "GET", 1, False), ("strlen", "STRLEN", 1, False),
+    ("getrange", "GETRANGE", 3, False), ("getbit", "GETBIT", 2, False),
+    ("append", "APPEND", 2, False),
+    ("exists", "EXISTS", 0, True), ("delete", "DEL", 0, True), ("type", "TYPE", 1, False),
+    ("ttl", "TTL", 1, False), ("pttl", "PTTL", 1, False), ("persist", "PERSIST", 1, False),
+    ("hget", "HGET", 2, False), ("hexists", "HEXISTS", 2, False), ("hlen", "HLEN", 1, False),
+    ("hgetall", "HGETALL", 1, False), ("hdel", "HDEL", 1, True),
+    ("sismember", "SISMEMBER", 2, False), ("scard", "SCARD", 1, False),
+    ("smembers", "SMEMBERS", 1, False), ("sadd", "SADD", 1, True), ("srem", "SREM", 1, True),
+    ("zcard", "ZCARD", 1, False), ("zcount", "ZCOUNT", 3, False),
+    ("zlexcount", "ZLEXCOUNT", 3, False), ("zrem", "ZREM", 1, True),
+    ("llen", "LLEN", 1, False), ("lindex", "LINDEX", 2, False), ("lrange", "LRANGE", 3, False),
+    ("lpush", "LPUSH", 1, True), ("rpush", "RPUSH", 1, True),
+    ("pfadd", "PFADD", 1, True), ("pfcount", "PFCOUNT", 0, True),
+)
 
 
 def unknown_command_line(argv: list[bytes]) -> str:
@@ -134,6 +126,12 @@ def arity_line(name: str) -> str:
     answered as an aborted transaction (EXECABORT), even with no MULTI open."""
     line = E.WRONG_ARITY % name
     return E.EXEC_REJECTED % line[4:] if name == "exec" else line
+
+
+# The compiled dispatch path (_dispatch.pxi) runs every command through the
+# table of fastrank.commands and raises errors as redis-py's parser does.
+dispatch_setup(COMMANDS, CommandError, _parse_error, unknown_command_line, arity_line, DataError,
+               ResponseError, EMPTY_RESPONSE, NEVER_DECODE, CoreCommands, E.WRONGTYPE)
 
 
 class Engine(CoreCommands):
@@ -178,10 +176,9 @@ class Engine(CoreCommands):
         self._encoding = encoding
         self._encoding_errors = encoding_errors
         self._encoder = Encoder(encoding, encoding_errors, decode_responses)
-        self.response_callbacks: dict[str, Callable[..., Any]] = CaseInsensitiveDict(
-            # redis-py annotates the data Dict[str, str]; it holds the callbacks.
-            get_response_callbacks(user_protocol=None, legacy_responses=True)  # type: ignore[arg-type]
-        )
+        # Case-insensitive as redis-py's; remembers each command's callback.
+        self.response_callbacks: dict[str, Callable[..., Any]] = ResponseCallbacks(
+            get_response_callbacks(user_protocol=None, legacy_responses=True))
         self._event_dispatcher = EventDispatcher()
         self._lua: LuaScripting | None = None  # the Lua state, made by the first script
         self._snapshot_path: str | os.PathLike[str] | None = None  # save() without a path
@@ -314,8 +311,11 @@ class Engine(CoreCommands):
 
     # -- keyspace helpers used by the command handlers ---------------------
 
-    def lookup(self, key: bytes) -> Any:
-        """The live value at key, or None (expired keys are deleted here)."""
+    lookup = engine_lookup  # compiled: the live value at key, or None
+
+    def lookup_expiring(self, key: bytes) -> Any:
+        """The live value at a key that has a deadline, or None (expired keys
+        are deleted here). ``lookup`` calls it for keys with a deadline."""
         value = self._data.get(key)
         if value is not None and key in self._expires and self._expires[key] < now_ms():
             del self._data[key]
@@ -325,12 +325,9 @@ class Engine(CoreCommands):
             return None
         return value
 
-    def lookup_type(self, key: bytes, kind: type) -> Any:
-        """The live value at key if it is of ``kind``; None if missing; else WRONGTYPE."""
-        value = self.lookup(key)
-        if value is not None and type(value) is not kind:
-            raise CommandError(E.WRONGTYPE)
-        return value
+    # compiled: the live value at key if it is of type ``kind``; None if
+    # missing; else WRONGTYPE
+    lookup_type = engine_lookup_type
 
     def store(self, key: bytes, value: Any) -> None:
         """Overwrite key with value; any TTL is dropped (as SET does)."""
@@ -450,71 +447,29 @@ class Engine(CoreCommands):
             self._observed = bool(self._waiters or self._watched)
         return deadline is None or time.monotonic() < deadline
 
-    # -- generic path --------------------------------------------------------
+    # -- the one dispatch path (compiled: _dispatch.pxi) -----------------------
+    # execute_command packs, looks up, runs the handler under the lock and
+    # shapes the reply; the others are its stages, which pipelines and the
+    # script bridge call on their own.
 
-    def call(self, argv: list[bytes]) -> Any:
-        """Run one packed command (lock held by the caller); the raw reply."""
-        cmd = COMMANDS.get(argv[0].upper())
-        if cmd is None:
-            raise CommandError(unknown_command_line(argv))
-        n = len(argv)
-        if (cmd.arity > 0 and n != cmd.arity) or n < -cmd.arity:
-            raise CommandError(arity_line(cmd.name))
-        reply = cmd.handler(self, argv[1:])
-        if cmd.write and self._waiters:
-            self._cond.notify_all()
-        return reply
+    execute_command = engine_execute_command
+    call = engine_call  # one packed command, lock held by the caller: the raw reply
+    run_packed = engine_run_packed  # call + finish, errors raised as redis-py's
+    decode = engine_decode  # bytes in a raw reply → str, as hiredis decodes
+    finish = engine_finish  # decode and run redis-py's response callback
 
-    def decode(self, reply: Any) -> Any:
-        """Decode bytes in a raw reply as hiredis does with decode_responses."""
-        kind = type(reply)
-        if kind is bytes:
-            return reply.decode(self._encoding, self._encoding_errors)
-        if kind is list:
-            return [self.decode(x) for x in reply]
-        if kind is dict:
-            return {self.decode(k): self.decode(v) for k, v in reply.items()}
-        return reply
+    # -- compiled front doors ----------------------------------------------------
+    # The hottest commands skip redis-py's method and the packing: each front
+    # door (``_enginefast.pxi``) handles the common case in C -- exact
+    # bytes/str key, bytes/str/int member, an existing key without TTL of the
+    # right type, plain numbers -- and hands anything else to redis-py's own
+    # method, i.e. the dispatch path above and the command's one handler.
+    # tests/unit/test_engine_fastpaths.py proves both give the same answers.
 
-    def finish(self, command_name: str | bytes, reply: Any, options: dict[str, Any]) -> Any:
-        """Decode and run the response callback, as redis-py's parse_response."""
-        if NEVER_DECODE in options:
-            options.pop(NEVER_DECODE)
-        elif self._decode_responses:
-            reply = self.decode(reply)
-        options.pop(EMPTY_RESPONSE, None)
-        options.pop("keys", None)
-        if command_name in self.response_callbacks:
-            return self.response_callbacks[command_name](reply, **options)
-        return reply
-
-    def execute_command(self, *args: Any, **options: Any) -> Any:
-        argv = pack_args(args)
-        with self._lock:
-            return self.run_packed(args[0], argv, options)
-
-    def run_packed(self, command_name: str | bytes, argv: list[bytes],
-                   options: dict[str, Any]) -> Any:
-        """One packed command with redis-py's reply handling (lock held)."""
-        try:
-            reply = self.call(argv)
-        except CommandError as err:
-            if EMPTY_RESPONSE in options:
-                return options[EMPTY_RESPONSE]
-            raise _parse_error(err.line) from None
-        return self.finish(command_name, reply, options)
-
-    # -- fast paths ------------------------------------------------------------
-    # Each returns exactly what the generic path returns; anything unusual
-    # (other argument types, missing or expiring keys, non-finite numbers)
-    # goes to the generic path. tests/unit/test_engine_fastpaths.py proves it.
-    #
-    # Two levels. The public methods are compiled (``_enginefast.pxi`` in the
-    # core): exact bytes/str key, exact bytes/str/int member, a key without
-    # TTL holding a skiplist SortedSet (any zset for reads), an integer
-    # string for INCRBY -- decided and done in C under the lock. Whatever
-    # they decline goes to the Python fast paths below (``_py_zincrby``...; they
-    # also handle listpack zsets), which decline to the generic path.
+    for _name, _word, _fixed, _rest in FORWARDED:
+        locals()[_name] = forwarding_method(_name, _word, _fixed, _rest,
+                                            getattr(CoreCommands, _name))
+    del _name, _word, _fixed, _rest
 
     zincrby = engine_zincrby
     zscore = engine_zscore
@@ -524,89 +479,12 @@ class Engine(CoreCommands):
     zrevrange = engine_zrevrange
     incrby = incr = engine_incrby
 
-    # The _py_* paths take what the public method (engine_* in _core.pyi,
-    # redis-py's signatures) was given; ``value: Any`` as they dispatch on
-    # ``kind = type(value)``, which mypy does not narrow through.
-
-    def _py_zincrby(self, name: KeyT, amount: float, value: Any) -> float | None:
-        key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
-        kind = type(value)
-        if kind is int:
-            value = b"%d" % value
-        elif kind is not bytes and kind is not str:
-            key = None
-        if type(amount) is int and -1e300 < amount < 1e300:
-            amount = float(amount)
-        # A zero amount goes the generic way: a new member then gets the
-        # amount itself (-0.0 stays -0.0), not 0.0 + amount.
-        if key is not None and type(amount) is float and amount - amount == 0.0 and amount:
-            with self._lock:
-                z = self._data.get(key)
-                if type(z) is SortedSet and key not in self._expires:
-                    score = z.incr(value, amount)
-                    if self._observed:
-                        self._written(key)
-                    return score
-                if type(z) is ListpackZSet and key not in self._expires:
-                    score = z.incr(value, amount)  # never -0.0: amount is not zero
-                    if len(z) > LISTPACK_ENTRIES or blen(value) > LISTPACK_VALUE:
-                        self._data[key] = z.copy(cls=SortedSet)  # Redis converts to a skiplist
-                    if self._observed:
-                        self._written(key)
-                    return score
-        return CoreCommands.zincrby(self, name, amount, value)
-
-    def _py_zscore(self, name: KeyT, value: Any) -> float | None:
-        key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
-        kind = type(value)
-        if kind is int:
-            value = b"%d" % value
-        elif kind is not bytes and kind is not str:
-            key = None
-        if key is not None:
-            with self._lock:
-                z = self._data.get(key)
-                if (type(z) is SortedSet or type(z) is ListpackZSet) \
-                        and key not in self._expires:
-                    return z.score(value)
-        return CoreCommands.zscore(self, name, value)
-
-    def _rank(self, name: KeyT, value: Any, reverse: bool) -> int | None | Literal[False]:
-        """Fast rank, or the sentinel False when the generic path must answer."""
-        key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
-        kind = type(value)
-        if kind is int:
-            value = b"%d" % value
-        elif kind is not bytes and kind is not str:
-            return False
-        if key is None:
-            return False
-        with self._lock:
-            z = self._data.get(key)
-            if (type(z) is SortedSet or type(z) is ListpackZSet) and key not in self._expires:
-                return z.rank(value, reverse)
-        return False
-
-    def _py_zrank(self, name: KeyT, value: EncodableT, withscore: bool = False,
-                  score_cast_func: type | Callable[..., Any] = float) -> int | list[Any] | None:
-        if not withscore:
-            rank = self._rank(name, value, False)
-            if rank is not False:
-                return rank
-        return CoreCommands.zrank(self, name, value, withscore, score_cast_func)
-
-    def _py_zrevrank(self, name: KeyT, value: EncodableT, withscore: bool = False,
-                     score_cast_func: type | Callable[..., Any] = float
-                     ) -> int | list[Any] | None:
-        if not withscore:
-            rank = self._rank(name, value, True)
-            if rank is not False:
-                return rank
-        return CoreCommands.zrevrank(self, name, value, withscore, score_cast_func)
-
     def zadd(self, name: KeyT, mapping: Mapping[Any, EncodableT], nx: bool = False,
              xx: bool = False, ch: bool = False, incr: bool = False, gt: bool = False,
              lt: bool = False) -> int | float | None:
+        """ZADD of a plain mapping without packing each score as text: the
+        pairs go to ZADD's handler logic (``zadd_pairs``) as floats. Anything
+        redis-py would check or refuse takes redis-py's own method."""
         key = name if type(name) is bytes else None
         if type(name) is str:
             try:
@@ -615,153 +493,30 @@ class Engine(CoreCommands):
                 pass
         if key is not None and mapping and not incr and not (nx and (xx or gt or lt)) \
                 and not (gt and lt) and type(mapping) is dict:
-            pairs: list[tuple[Any, float]] = []
+            members: list[Any] = []
+            scores: list[float] = []
             for member, score in mapping.items():
-                kind = type(member)
-                if kind is int:
-                    member = b"%d" % member
-                elif kind is not bytes and kind is not str:
-                    break
+                # In the order redis-py packs them: the score, then the member.
                 if type(score) is int and -1e300 < score < 1e300:
                     score = float(score)
                 if type(score) is not float or score - score != 0.0:
                     break
-                pairs.append((member, score))
-            else:
-                with self._lock:
-                    z = self._data.get(key)
-                    if z is None and key not in self._expires and not xx:
-                        z = self._data[key] = (SortedSet() if blen(pairs[0][0]) > LISTPACK_VALUE
-                                               else ListpackZSet())
-                    bulk: int | None = None
-                    added: int
-                    changed: int
-                    if type(z) is SortedSet and key not in self._expires \
-                            and not (nx or xx or gt or lt or ch):
-                        bulk = zset_add_bulk(self, z, [m for m, _ in pairs],
-                                             [s for _, s in pairs])
-                    if bulk is not None:
-                        added, changed = bulk, 0
-                    elif type(z) is SortedSet and key not in self._expires:
-                        added = changed = 0
-                        add = z.add_status
-                        for member, score in pairs:
-                            status = add(member, score, nx, xx, gt, lt)
-                            if status == 1:
-                                added += 1
-                            elif status == 2:
-                                changed += 1
-                    elif type(z) is ListpackZSet and key not in self._expires:
-                        added = changed = 0
-                        first = z
-                        for member, score in pairs:
-                            z, status = zset_add(z, member, score, nx, xx, gt, lt)
-                            if status == 1:
-                                added += 1
-                            elif status == 2:
-                                changed += 1
-                        if z is not first:
-                            self._data[key] = z
-                    else:
-                        z = None
-                    if z is not None:
-                        if not z:
-                            del self._data[key]
-                        if self._observed:
-                            if self._watched and (added or changed):
-                                self._touch(key)
-                            if self._waiters:
-                                self._cond.notify_all()
-                        return added + changed if ch else added
-        return CoreCommands.zadd(self, name, mapping, nx, xx, ch, incr, gt, lt)
-
-    def _fast_range(self, name: KeyT, start: Any, end: Any, reverse: bool, withscores: bool,
-                    score_cast_func: type | Callable[..., Any]) -> list[Any] | Literal[False]:
-        """Rank range without options, or False for the generic path."""
-        key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
-        if key is None or type(start) is not int or type(end) is not int \
-                or (withscores and score_cast_func is not float):
-            return False
-        with self._lock:
-            z = self._data.get(key)
-            if (type(z) is not SortedSet and type(z) is not ListpackZSet) or key in self._expires:
-                return False
-            if not -(1 << 63) <= start < (1 << 63) or not -(1 << 63) <= end < (1 << 63):
-                return False
-            result: list[Any] = z.range(start, end, reverse, withscores)
-        if self._decode_responses:
-            enc, errors = self._encoding, self._encoding_errors
-            if withscores:
-                return [(m.decode(enc, errors), s) for m, s in result]
-            return [m.decode(enc, errors) for m in result]
-        return result
-
-    def _py_zrange(self, name: KeyT, start: EncodableT, end: EncodableT, desc: bool = False,
-                   withscores: bool = False,
-                   score_cast_func: type | Callable[..., Any] = float, byscore: bool = False,
-                   bylex: bool = False, offset: int | None = None,
-                   num: int | None = None) -> ZSetRangeResponse:
-        if not byscore and not bylex and offset is None and num is None:
-            result = self._fast_range(name, start, end, desc, withscores, score_cast_func)
-            if result is not False:
-                return result
-        return CoreCommands.zrange(self, name, start, end, desc, withscores, score_cast_func,
-                                   byscore, bylex, offset, num)
-
-    def _py_zrevrange(self, name: KeyT, start: int, end: int, withscores: bool = False,
-                      score_cast_func: type | Callable[..., Any] = float) -> ZSetRangeResponse:
-        result = self._fast_range(name, start, end, True, withscores, score_cast_func)
-        if result is not False:
-            return result
-        return CoreCommands.zrevrange(self, name, start, end, withscores, score_cast_func)
-
-    def _py_incrby(self, name: KeyT, amount: int = 1) -> int:
-        key = name if type(name) is bytes else (name.encode() if type(name) is str else None)
-        if key is not None and type(amount) is int:
-            with self._lock:
-                old = self._data.get(key)
-                if type(old) is bytes and key not in self._expires:
-                    value = _canonical_int(old)
-                    if value is not None:
-                        new = value + amount
-                        if -(1 << 63) <= amount < (1 << 63) and -(1 << 63) <= new < (1 << 63):
-                            self._data[key] = b"%d" % new
-                            if self._observed:
-                                self._written(key)
-                            return new
-        return CoreCommands.incrby(self, name, amount)
-
-
-    def mget(self, keys: KeysT, *args: EncodableT) -> list[bytes | str | None]:
-        if not args and type(keys) is list and keys and not self._expires:
-            encoded: list[bytes] = []
-            for k in keys:
-                if type(k) is bytes:
-                    encoded.append(k)
-                elif type(k) is str:
-                    encoded.append(k.encode())
-                else:
+                kind = type(member)
+                if kind is str:
+                    member = member.encode()  # UnicodeEncodeError, as packing raises it
+                elif kind is int:
+                    member = b"%d" % member
+                elif kind is not bytes:
                     break
+                members.append(member)
+                scores.append(score)
             else:
-                get = self._data.get
                 with self._lock:
-                    values = [get(k) for k in encoded]
-                values = [v if type(v) is bytes else None for v in values]
-                if self._decode_responses:
-                    enc, errors = self._encoding, self._encoding_errors
-                    return [None if v is None else v.decode(enc, errors) for v in values]
-                return values
-        return CoreCommands.mget(self, keys, *args)
-
-
-def _canonical_int(text: bytes) -> int | None:
-    """int(text) when text is a canonical int64 decimal, else None (fast check)."""
-    if not text or len(text) > 20:
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        return None
-    if b"%d" % value != text or not -(1 << 63) <= value < (1 << 63):
-        return None
-    return value
+                    try:
+                        reply = zadd_pairs(self, key, members, scores, nx, xx, gt, lt, ch)
+                    except CommandError as err:  # WRONGTYPE
+                        raise _parse_error(err.line) from None
+                    if self._waiters:
+                        self._cond.notify_all()
+                return reply
+        return CoreCommands.zadd(self, name, mapping, nx, xx, ch, incr, gt, lt)

@@ -32,8 +32,10 @@ from redis.exceptions import ExecAbortError, RedisError, ResponseError, WatchErr
 from redis.utils import safe_str, truncate_text
 
 from fastrank import _errors as E
-from fastrank.commands import COMMANDS, CommandError
-from fastrank.engine import _parse_error, arity_line, pack_args, unknown_command_line
+from fastrank.commands import CommandError
+from fastrank._core import (command_for, engine_callbacks, engine_exec_queue, engine_run_batch,
+                            pack_args)
+from fastrank.engine import _parse_error
 
 if TYPE_CHECKING:
     from redis._parsers.encoders import Encoder
@@ -54,12 +56,10 @@ def annotate(exception: Exception, number: int, command: tuple[Any, ...]) -> Non
 def rejection(argv: list[bytes]) -> str | None:
     """The error line Redis rejects argv with before running or queueing it
     (unknown command, wrong arity), or None."""
-    cmd = COMMANDS.get(argv[0].upper())
-    if cmd is None:
-        return unknown_command_line(argv)
-    n = len(argv)
-    if (cmd.arity > 0 and n != cmd.arity) or n < -cmd.arity:
-        return arity_line(cmd.name)
+    try:
+        command_for(argv)
+    except CommandError as err:
+        return err.line
     return None
 
 
@@ -194,15 +194,8 @@ class Pipeline(CoreCommands):
     def _execute_pipeline(self, stack: list[Queued], packed: list[list[bytes] | None],
                           raise_on_error: bool) -> list[Any]:
         engine = self._engine
-        responses: list[Any] = []
         with engine._lock:
-            for (args, options), argv in zip(stack, packed):
-                if argv is None:
-                    argv = pack_args(args)
-                try:
-                    responses.append(engine.run_packed(args[0], argv, options))
-                except ResponseError as e:
-                    responses.append(e)
+            responses: list[Any] = engine_run_batch(engine, stack, packed)
         if raise_on_error:
             self.raise_first_error(stack, responses)
         return responses
@@ -283,14 +276,7 @@ class Pipeline(CoreCommands):
             raise ResponseError("Wrong number of response items from pipeline execution")
         if raise_on_error:
             self.raise_first_error(stack, response)
-        data: list[Any] = []
-        for r, (args, options) in zip(response, stack):
-            if not isinstance(r, Exception):
-                options = dict(options)
-                options.pop("keys", None)
-                if args[0] in self.response_callbacks:
-                    r = self.response_callbacks[args[0]](r, **options)
-            data.append(r)
+        data: list[Any] = engine_callbacks(engine, stack, response)
         return data
 
     def _exec(self, queue: list[list[bytes]], dirty: bool) -> list[Any] | None:
@@ -304,17 +290,9 @@ class Pipeline(CoreCommands):
             raise CommandError(E.EXEC_ABORTED)
         if failed:
             return None
-        replies: list[Any] = []
         engine._no_block = True
         try:
-            for argv in queue:
-                try:
-                    replies.append(engine.call(argv))
-                except Exception as exc:
-                    line = getattr(exc, "line", None)
-                    if line is None:
-                        raise
-                    replies.append(_parse_error(line))
+            replies: list[Any] = engine_exec_queue(engine, queue)
         finally:
             engine._no_block = False
         return replies

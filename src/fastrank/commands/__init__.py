@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from fastrank import _errors as E
+from fastrank._core import Command
 from fastrank.commands._numbers import parse_int, parse_score
 
 if TYPE_CHECKING:
@@ -32,18 +33,6 @@ class CommandError(Exception):
     def __init__(self, line: str) -> None:
         super().__init__(line)
         self.line = line
-
-
-class Command:
-    __slots__ = ("name", "handler", "arity", "write", "blocking")
-
-    def __init__(self, name: str, handler: Handler, arity: int, write: bool,
-                 blocking: bool) -> None:
-        self.name = name
-        self.handler = handler
-        self.arity = arity
-        self.write = write
-        self.blocking = blocking
 
 
 COMMANDS: dict[bytes, Command] = {}

@@ -187,11 +187,19 @@ def parse_score(text: bytes) -> float | None:
     return value
 
 
+_INFINITIES = {b"inf": math.inf, b"+inf": math.inf, b"-inf": -math.inf}
+
+
 def parse_bound(text: bytes) -> tuple[float, bool] | None:
     """Redis zslParseRange bound: (value, exclusive) or None when invalid."""
     exclusive = text[:1] == b"("
     if exclusive:
         text = text[1:]
+    if _PLAIN_DECIMAL.match(text):  # float() and strtod agree, overflow to ±inf included
+        return float(text), exclusive
+    infinite = _INFINITIES.get(text)
+    if infinite is not None:
+        return infinite, exclusive
     nul = text.find(b"\0")
     if nul >= 0:  # strtod stops at the C string's end
         text = text[:nul]

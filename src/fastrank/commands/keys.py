@@ -47,7 +47,11 @@ def unlink(db: Engine, args: list[bytes]) -> Any:
 
 @command("exists", -2)
 def exists(db: Engine, args: list[bytes]) -> Any:
-    return sum(db.lookup(key) is not None for key in args)
+    found = 0
+    for key in args:
+        if db.lookup(key) is not None:
+            found += 1
+    return found
 
 
 @command("touch", -2)

@@ -314,28 +314,43 @@ def zadd_generic(db: Engine, args: list[bytes], incr: bool) -> int | float | Non
     if incr and len(rest) > 2:
         raise CommandError(E.ZADD_INCR_PAIRS)
     scores = [to_score(rest[j]) for j in range(0, len(rest), 2)]
+    if incr:
+        z = get_zset(db, key)
+        if z is None:
+            if xx:
+                return None
+            z = new_zset(len(rest[1]))
+            db.store(key, z)
+        return _zadd_incr(db, key, z, rest[1], scores[0], nx, xx, gt, lt)
+    return zadd_pairs(db, key, rest[1::2], scores, nx, xx, gt, lt, b"CH" in flags)
+
+
+def zadd_pairs(db: Engine, key: bytes, members: Sequence[bytes | str], scores: Sequence[float],
+               nx: bool = False, xx: bool = False, gt: bool = False, lt: bool = False,
+               ch: bool = False) -> int:
+    """ZADD without INCR once its arguments are parsed (flags already checked):
+    the number added, or added + changed with CH. Creates the key (unless XX),
+    converts a listpack when it outgrows its limits. O(m log n) for m pairs."""
     z = get_zset(db, key)
     if z is None:
         if xx:
-            return None if incr else 0
-        z = new_zset(len(rest[1]))
+            return 0
+        z = new_zset(blen(members[0]))
         db.store(key, z)
-    if incr:
-        return _zadd_incr(db, key, z, rest[1], scores[0], nx, xx, gt, lt)
-    if not (nx or xx or gt or lt or b"CH" in flags):
-        added = zset_add_bulk(db, z, rest[1::2], scores)
+    if not (nx or xx or gt or lt or ch):
+        added = zset_add_bulk(db, z, members, scores)
         if added is not None:
             return added
     added = changed = 0
     first = z
-    for j, score in enumerate(scores):
-        z, status = zset_add(z, rest[2 * j + 1], score, nx, xx, gt, lt)
+    for member, score in zip(members, scores):
+        z, status = zset_add(z, member, score, nx, xx, gt, lt)
         added += status == 1
         changed += status == 2
     replace_zset(db, key, first, z)
     if added or changed:
         db.touched(key)
-    return added + changed if b"CH" in flags else added
+    return added + changed if ch else added
 
 
 def _zadd_incr(db: Engine, key: bytes, z: SortedSet, member: bytes, incr: float, nx: bool,

@@ -1,0 +1,466 @@
+# _dispatch.pxi -- the Engine's one dispatch path, compiled.
+#
+# Included by _core.pyx.  Every command an Engine runs passes through here:
+# redis-py's command methods end in ``execute_command`` (engine_execute_command),
+# pipelines and transactions run each queued command with ``run_packed`` /
+# ``call``, and a script's ``redis.call`` uses ``call``.  The stages:
+#
+#   1. pack    the arguments as redis-py + hiredis put them on the wire
+#              (``pack_args``: str → UTF-8, int → decimal, float → repr);
+#   2. lookup  the command word → ``Command`` (name, handler, arity, flags):
+#              a cache keyed by the exact word in front of the command table,
+#              which is keyed by the upper-case word;
+#   3. run     arity check, then the handler under the Engine's lock; a write
+#              wakes blocked pops;
+#   4. shape   decode bytes when ``decode_responses``, then redis-py's
+#              response callback for the command (``ResponseCallbacks``: a
+#              case-insensitive dict that remembers each name's callback).
+#
+# A handler is plain Python (``fastrank.commands``): the rule of each command
+# is written once, there.  This file only moves arguments and replies.
+
+from cpython.dict cimport PyDict_Contains, PyDict_DelItem, PyDict_GetItem, PyDict_SetItem
+from cpython.list cimport PyList_Append, PyList_GET_SIZE
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
+from cpython.unicode cimport PyUnicode_AsUTF8String
+cimport cython
+
+
+@cython.auto_pickle(False)
+cdef class Command:
+    """One entry of the command table: Redis's name, the handler, arity, flags.
+
+    Arity follows Redis: ``n > 0`` means exactly n words (command included),
+    ``n < 0`` at least -n.
+    """
+    cdef readonly str name
+    cdef readonly object handler
+    cdef readonly int arity
+    cdef readonly bint write
+    cdef readonly bint blocking
+
+    def __init__(self, str name, object handler, int arity, bint write, bint blocking):
+        self.name = name
+        self.handler = handler
+        self.arity = arity
+        self.write = write
+        self.blocking = blocking
+
+    def __repr__(self):
+        return "Command(%r, arity=%d, write=%r)" % (self.name, self.arity, self.write)
+
+
+@cython.auto_pickle(False)
+cdef class ResponseCallbacks(dict):
+    """redis-py's response callbacks, case-insensitive as its CaseInsensitiveDict
+    (keys are kept upper-case), remembering each command name's callback so
+    that a reply finds it with one dict lookup.  Every change forgets them."""
+    cdef dict resolved
+
+    def __init__(self, data=()):
+        self.resolved = {}
+        for k, v in dict(data).items():
+            dict.__setitem__(self, k.upper(), v)
+
+    def __contains__(self, k):
+        return dict.__contains__(self, k.upper())
+
+    def __getitem__(self, k):
+        return dict.__getitem__(self, k.upper())
+
+    def get(self, k, default=None):
+        return dict.get(self, k.upper(), default)
+
+    def __setitem__(self, k, v):
+        self.resolved.clear()
+        dict.__setitem__(self, k.upper(), v)
+
+    def __delitem__(self, k):
+        self.resolved.clear()
+        dict.__delitem__(self, k.upper())
+
+    def pop(self, k, *default):
+        self.resolved.clear()
+        return dict.pop(self, k.upper(), *default)
+
+    def setdefault(self, k, default=None):
+        self.resolved.clear()
+        return dict.setdefault(self, k.upper(), default)
+
+    def update(self, data=(), **kwargs):
+        self.resolved.clear()
+        for k, v in dict(data, **kwargs).items():
+            dict.__setitem__(self, k.upper(), v)
+
+    def clear(self):
+        self.resolved.clear()
+        dict.clear(self)
+
+    def popitem(self):
+        self.resolved.clear()
+        return dict.popitem(self)
+
+    cdef object callback(self, object name):
+        """The callback for a command name as given (str or bytes), or None."""
+        cdef PyObject *hit = PyDict_GetItem(self.resolved, name)
+        if hit != NULL:
+            return <object>hit
+        found = dict.get(self, name.upper())
+        if len(self.resolved) < 4096:
+            self.resolved[name] = found
+        return found
+
+
+# Set once by fastrank.engine (``dispatch_setup``): the command table and the
+# Python pieces the stages call on the rare paths.
+cdef dict _COMMANDS = {}
+cdef dict _KNOWN = {}  # exact command word → Command, in front of _COMMANDS
+cdef object _CommandError = None
+cdef object _parse_error = None
+cdef object _unknown_line = None
+cdef object _arity_line = None
+cdef object _DataError = None
+cdef str _WRONGTYPE = ""
+cdef object _ResponseError = None
+cdef object _EMPTY_RESPONSE = None
+cdef object _NEVER_DECODE = None
+cdef str _PACK_ERROR = "A tuple item must be str, int, float or bytes."
+
+
+def dispatch_setup(dict commands, command_error, parse_error, unknown_line, arity_line,
+                   data_error, response_error, str empty_response, str never_decode, generic,
+                   str wrongtype):
+    """Hand the dispatch path the command table and its error helpers, and the
+    front doors redis-py's command methods (``generic``) to decline to (once)."""
+    global _COMMANDS, _CommandError, _parse_error, _unknown_line, _arity_line, _DataError
+    global _EMPTY_RESPONSE, _NEVER_DECODE, _GENERIC, _ResponseError, _WRONGTYPE
+    _ResponseError = response_error
+    _WRONGTYPE = wrongtype
+    _GENERIC = generic
+    _COMMANDS = commands
+    _KNOWN.clear()
+    _CommandError = command_error
+    _parse_error = parse_error
+    _unknown_line = unknown_line
+    _arity_line = arity_line
+    _DataError = data_error
+    _EMPTY_RESPONSE = empty_response
+    _NEVER_DECODE = never_decode
+
+
+# -- 1. pack -------------------------------------------------------------------
+
+cdef inline bytes _pack_one(object arg):
+    cdef long long v
+    cdef int overflow = 0
+    cdef char buf[24]
+    kind = type(arg)
+    if kind is bytes:
+        return <bytes>arg
+    if kind is str:
+        return PyUnicode_AsUTF8String(arg)
+    if kind is int:
+        v = PyLong_AsLongLongAndOverflow(arg, &overflow)
+        if not overflow:
+            return PyBytes_FromStringAndSize(buf, frz_format_i64(v, buf))
+        return b"%d" % arg
+    if kind is float:
+        return repr(arg).encode()
+    if isinstance(arg, (bytearray, memoryview)) or isinstance(arg, bytes):
+        return bytes(arg)
+    if isinstance(arg, str):
+        return str.encode(arg)
+    if isinstance(arg, float):
+        return repr(arg).encode()
+    raise _DataError(_PACK_ERROR)
+
+
+def pack_args(tuple args):
+    """The argument words as redis-py + hiredis put them on the wire: a
+    command name with spaces is split into words; bytes as they are, str as
+    UTF-8, int in decimal, float by repr; anything else is redis-py's DataError."""
+    cdef Py_ssize_t i, n = PyTuple_GET_SIZE(args)
+    cdef list out = []
+    first = <object>PyTuple_GET_ITEM(args, 0)
+    if type(first) is str:
+        if " " in <str>first:
+            out.extend((<str>first).encode().split())
+        else:
+            out.append(PyUnicode_AsUTF8String(first))
+        i = 1
+    elif type(first) is bytes and b" " in <bytes>first:
+        out.extend((<bytes>first).split())
+        i = 1
+    else:
+        i = 0
+    while i < n:
+        PyList_Append(out, _pack_one(<object>PyTuple_GET_ITEM(args, i)))
+        i += 1
+    return out
+
+
+# -- 2 and 3. lookup and run ------------------------------------------------------
+
+cdef Command _lookup(list argv):
+    cdef object word = argv[0]
+    cdef PyObject *hit = PyDict_GetItem(_KNOWN, word)
+    if hit != NULL:
+        return <Command>hit
+    found = _COMMANDS.get(word.upper())
+    if found is None:
+        raise _CommandError(_unknown_line(argv))
+    if len(_KNOWN) < 4096:
+        _KNOWN[word] = found
+    return <Command>found
+
+
+cdef object _call(object db, list argv):
+    cdef Command cmd = _lookup(argv)
+    cdef Py_ssize_t n = PyList_GET_SIZE(argv)
+    if (cmd.arity > 0 and n != cmd.arity) or n < -cmd.arity:
+        raise _CommandError(_arity_line(cmd.name))
+    reply = cmd.handler(db, argv[1:])
+    if cmd.write and db._waiters:
+        db._cond.notify_all()
+    return reply
+
+
+def engine_call(self, list argv):
+    """Engine.call: run one packed command (lock held by the caller); the raw
+    reply, RESP3-shaped as hiredis hands it over, or CommandError."""
+    return _call(self, argv)
+
+
+def command_for(list argv):
+    """The Command argv names, or None when Redis would reject argv before
+    running it: unknown command or wrong arity (raises CommandError with
+    Redis's line).  What MULTI checks while queueing."""
+    cdef Command cmd = _lookup(argv)
+    cdef Py_ssize_t n = PyList_GET_SIZE(argv)
+    if (cmd.arity > 0 and n != cmd.arity) or n < -cmd.arity:
+        raise _CommandError(_arity_line(cmd.name))
+    return cmd
+
+
+# -- 4. shape ---------------------------------------------------------------------
+
+cdef object _decode(EngineState st, object reply):
+    kind = type(reply)
+    if kind is bytes:
+        return PyUnicode_Decode(PyBytes_AS_STRING(reply), PyBytes_GET_SIZE(reply),
+                                st.encoding, st.errors)
+    if kind is list:
+        return [_decode(st, x) for x in <list>reply]
+    if kind is dict:
+        return {_decode(st, k): _decode(st, v) for k, v in (<dict>reply).items()}
+    return reply
+
+
+def engine_decode(self, reply):
+    """Engine.decode: bytes in a raw reply decoded as hiredis does with
+    decode_responses (lists and maps recursively)."""
+    return _decode(<EngineState>self._fast, reply)
+
+
+cdef object _finish(EngineState st, object db, object command_name, object reply,
+                    dict options):
+    cdef bint decode = st.decode
+    if options:
+        if PyDict_Contains(options, _NEVER_DECODE):
+            PyDict_DelItem(options, _NEVER_DECODE)
+            decode = False
+        if PyDict_Contains(options, _EMPTY_RESPONSE):
+            PyDict_DelItem(options, _EMPTY_RESPONSE)
+        if PyDict_Contains(options, "keys"):
+            PyDict_DelItem(options, "keys")
+    if decode:
+        reply = _decode(st, reply)
+    callbacks = db.response_callbacks
+    if type(callbacks) is ResponseCallbacks:
+        callback = (<ResponseCallbacks>callbacks).callback(command_name)
+    else:  # replaced by the user with a plain mapping
+        callback = callbacks[command_name] if command_name in callbacks else None
+    if callback is None:
+        return reply
+    if options:
+        return callback(reply, **options)
+    return callback(reply)
+
+
+def engine_finish(self, command_name, reply, dict options):
+    """Engine.finish: decode and run the response callback, as redis-py's
+    parse_response (``options`` are execute_command's keyword options)."""
+    return _finish(<EngineState>self._fast, self, command_name, reply, options)
+
+
+def engine_run_packed(self, command_name, list argv, dict options):
+    """Engine.run_packed: one packed command with redis-py's reply handling
+    (lock held by the caller); an error reply is raised as redis-py raises it."""
+    try:
+        reply = _call(self, argv)
+    except _CommandError as err:
+        if PyDict_Contains(options, _EMPTY_RESPONSE):
+            return options[_EMPTY_RESPONSE]
+        raise _parse_error(err.line) from None
+    return _finish(<EngineState>self._fast, self, command_name, reply, options)
+
+
+def engine_execute_command(self, *args, **options):
+    """Engine.execute_command: what redis-py's command methods end in."""
+    cdef EngineState st = self._fast
+    cdef list argv = pack_args(args)
+    st.lock.enter()
+    try:
+        reply = _call(self, argv)
+    except _CommandError as err:
+        if PyDict_Contains(options, _EMPTY_RESPONSE):
+            return options[_EMPTY_RESPONSE]
+        raise _parse_error(err.line) from None
+    finally:
+        st.lock.leave()
+    return _finish(st, self, args[0], reply, options)
+
+
+# -- the keyspace lookup every handler starts with ---------------------------------
+
+def engine_lookup(self, key):
+    """Engine.lookup: the live value at key, or None. A key with a deadline
+    goes to ``Engine.lookup_expiring`` (which deletes it once expired)."""
+    cdef EngineState st = self._fast
+    cdef PyObject *v = PyDict_GetItem(st.data, key)
+    if v == NULL:
+        return None
+    if st.expires and PyDict_Contains(st.expires, key):
+        return self.lookup_expiring(key)
+    return <object>v
+
+
+def engine_lookup_type(self, key, kind):
+    """Engine.lookup_type: the live value at key if it is of type ``kind``
+    (exactly); None if missing; else WRONGTYPE (CommandError)."""
+    cdef EngineState st = self._fast
+    cdef PyObject *v = PyDict_GetItem(st.data, key)
+    if v == NULL:
+        return None
+    value = <object>v
+    if st.expires and PyDict_Contains(st.expires, key):
+        value = self.lookup_expiring(key)
+        if value is None:
+            return None
+    if type(value) is not kind:
+        raise _CommandError(_WRONGTYPE)
+    return value
+
+
+# -- a pipeline's batch --------------------------------------------------------------
+
+def engine_run_batch(self, list stack, list packed):
+    """The commands of a pipeline without transaction, in turn (lock held by
+    the caller): each reply as ``run_packed`` gives it, or the ResponseError
+    it raised. ``stack`` holds (args, options), ``packed`` their argv or None
+    for one redis-py answers itself (packed again here: its error is raised)."""
+    cdef EngineState st = self._fast
+    cdef list out = []
+    cdef Py_ssize_t i
+    cdef tuple args
+    cdef dict options
+    for i in range(len(stack)):
+        args, options = stack[i]
+        argv = packed[i]
+        if argv is None:
+            argv = pack_args(args)
+        try:
+            reply = _call(self, argv)
+        except _CommandError as err:
+            if PyDict_Contains(options, _EMPTY_RESPONSE):
+                out.append(options[_EMPTY_RESPONSE])
+                continue
+            exc = _parse_error(err.line)
+            if not isinstance(exc, _ResponseError):
+                raise exc from None
+            out.append(exc)
+            continue
+        try:
+            out.append(_finish(st, self, args[0], reply, options))
+        except _ResponseError as exc:
+            out.append(exc)
+    return out
+
+
+def engine_callbacks(self, list stack, list response):
+    """The replies of an EXEC read back as redis-py's pipeline does: each
+    reply that is not an exception through its command's response callback
+    (called with the command's options but ``keys``)."""
+    cdef list out = []
+    cdef Py_ssize_t i
+    cdef dict options
+    callbacks = self.response_callbacks
+    for i in range(len(response)):
+        reply = response[i]
+        if isinstance(reply, Exception):
+            out.append(reply)
+            continue
+        args, options = stack[i]
+        if type(callbacks) is ResponseCallbacks:
+            callback = (<ResponseCallbacks>callbacks).callback(args[0])
+        else:
+            callback = callbacks[args[0]] if args[0] in callbacks else None
+        if callback is not None:
+            if options:
+                options = dict(options)
+                options.pop("keys", None)
+            reply = callback(reply, **options) if options else callback(reply)
+        out.append(reply)
+    return out
+
+
+def engine_exec_queue(self, list queue):
+    """The queued commands of an EXEC, in turn (lock held by the caller): each
+    raw reply, or the ResponseError an error reply becomes (Redis runs the
+    rest of the queue after an error)."""
+    cdef list out = []
+    for argv in queue:
+        try:
+            out.append(_call(self, argv))
+        except _CommandError as err:
+            out.append(_parse_error(err.line))
+    return out
+
+
+# -- methods that only forward their arguments ------------------------------------
+
+def forwarding_method(str name, str word, int fixed, bint rest, generic):
+    """An Engine method for a redis-py method (``generic``) whose body only
+    sends its parameters, in order, as the arguments of command ``word``:
+    ``fixed`` positional parameters, plus any number more when ``rest``. It
+    enters the dispatch path directly (no keyword options to pass: the reply
+    shaping is the same); a call with keywords or another count of arguments
+    takes redis-py's method, so both answer alike."""
+    cdef bytes packed_word = word.encode()
+
+    def method(self, *args, **kwargs):
+        cdef Py_ssize_t n = len(args)
+        if kwargs or n < fixed or (n > fixed and not rest) or n == 0:
+            return generic(self, *args, **kwargs)
+        return _forward(self, word, packed_word, args)
+
+    method.__name__ = name
+    method.__qualname__ = "Engine." + name
+    method.__doc__ = generic.__doc__
+    method.__wrapped__ = generic  # inspect.signature shows redis-py's parameters
+    return method
+
+
+cdef object _forward(object db, str word, bytes packed_word, tuple args):
+    cdef EngineState st = db._fast
+    cdef list argv = [packed_word]
+    for arg in args:
+        PyList_Append(argv, _pack_one(arg))
+    st.lock.enter()
+    try:
+        reply = _call(db, argv)
+    except _CommandError as err:
+        raise _parse_error(err.line) from None
+    finally:
+        st.lock.leave()
+    return _finish(st, db, word, reply, {})
