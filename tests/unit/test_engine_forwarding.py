@@ -45,7 +45,7 @@ def test_the_row_matches_redis_py_signature_and_what_it_sends(name: str, word: s
         assert recorder.sent == [(word, *args)]
 
 
-KEYS = [b"s", b"h", b"z", b"l", b"set", b"gone", b"hll"]
+KEYS = [b"s", b"h", b"z", b"l", b"set", b"gone", b"missing", b"hll"]
 VALUES = [b"s", "h", b"z", "l", "set", b"f", "a", 1, -2, 0, 3, "-inf", "(1", "[a", "-", "+",
           b"\xff", 2.5, None, True, bytearray(b"s"), "\udcff"]
 
@@ -57,7 +57,7 @@ def setup(engine: Engine) -> None:
     engine.rpush("l", "x", "y", "z")
     engine.sadd("set", "a", "f")
     engine.pfadd("hll", "a", "b")
-    engine.set("gone", "x", px=1)
+    engine.set("gone", "x", px=600_000)  # a key with a deadline (never reached here)
 
 
 def outcome(fn: Any) -> tuple[Any, ...]:
