@@ -1,9 +1,9 @@
-# _cms.pxi -- CountMinSketch: RedisBloom 2.8's Count-Min Sketch as a Python
+# cms.pxi -- CountMinSketch: RedisBloom 2.8's Count-Min Sketch as a Python
 # class (included by _core.pyx).  The C structure and its design essay are in
-# _cms.c; this file adds argument checking with RedisBloom's error texts, the
+# cms.c; this file adds argument checking with RedisBloom's error texts, the
 # item encoding redis-py uses, numpy batch paths and serialization.
 #
-# Also defined here and shared with _topk.pxi (included after this file): the
+# Also defined here and shared with topk.pxi (included after this file): the
 # item helpers (_sk_*), the numpy-integer-array helper and the RedisBloom
 # error-text constants.
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
@@ -17,33 +17,12 @@ from libc.string cimport memcpy
 cimport numpy as cnp
 import numpy as np
 
-from fastrank._sketch cimport *
+from murmurhash2 cimport *
+from cms cimport *
 
 cnp.import_array()
 
 from fastrank import _threads
-
-cdef extern from "_cms.h" nogil:
-    void fr_cms_incrby_ints_rows(fr_cms *c, const void *items, int is_unsigned, size_t n,
-                                 const uint64_t *incrs, uint64_t incr1, size_t row0, size_t row1,
-                                 uint32_t *out)
-    void fr_cms_add_count(fr_cms *c, size_t n, const uint64_t *incrs, uint64_t incr1)
-    ctypedef struct fr_cms_par:
-        pass
-    fr_cms_par *fr_cms_par_new(fr_cms *c, const void *items, int is_unsigned, size_t n,
-                               const uint64_t *incrs, uint64_t incr1, uint32_t *out,
-                               size_t groups, size_t block)
-    void fr_cms_par_run(fr_cms_par *p, int role)
-    void fr_cms_par_free(fr_cms_par *p)
-
-cdef extern from "Python.h":
-    # Raw forms (no reference counting by Cython) for building result lists.
-    PyObject *_cms_PyList_New "PyList_New"(Py_ssize_t n) except NULL
-    void _cms_PyList_SET_ITEM "PyList_SET_ITEM"(PyObject *lst, Py_ssize_t i, PyObject *o)
-    PyObject *_cms_PyLong_FromUnsignedLong "PyLong_FromUnsignedLong"(unsigned long v)
-    void _cms_Py_INCREF "Py_INCREF"(PyObject *o)
-    void _cms_Py_XDECREF "Py_XDECREF"(PyObject *o)
-    void _cms_Py_DECREF "Py_DECREF"(PyObject *o)
 
 # ---- RedisBloom 2.8.2 error texts ------------------------------------------
 # Exactly as the server sends them (verified against redisbloom.so 2.8.2; see
@@ -344,7 +323,7 @@ def murmurhash2(item, seed=0):
 
 # A numpy integer batch of at least this many items over at least 2 rows runs
 # on up to fastrank.get_threads() threads: in blocks, the threads sharing out
-# the hashing and then the rows (fr_cms_par_*, see _cms.c), or, where that
+# the hashing and then the rows (fr_cms_par_*, see cms.c), or, where that
 # path is unavailable, each thread taking a run of rows.  Smaller batches,
 # and batches of Python objects, run on the calling thread.  (Splitting a
 # list of str measured slower: reading the items is serial.)
@@ -890,7 +869,7 @@ cdef class CountMinSketch:
 
     def to_bytes(self):
         """Serialize (fastrank's own format, version 1, little-endian; the
-        byte layout is documented atop _cms.c). O(width * depth)."""
+        byte layout is documented atop cms.c). O(width * depth)."""
         self._ready()
         cdef size_t size = fr_cms_serialized_size(&self.c)
         cdef bytes out = PyBytes_FromStringAndSize(NULL, size)

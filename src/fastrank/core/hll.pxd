@@ -1,64 +1,64 @@
-# Declarations of the C HyperLogLog (_hll.h) for _hyperloglog.pxi.
+# Declarations of the C HyperLogLog (hll.h) for hll.pxi.
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 
 
-cdef extern from "_hll.h" nogil:
+cdef extern from "hll.h" nogil:
     enum:
-        HLL_REGISTERS
-        HLL_HDR_SIZE
-        HLL_DENSE_SIZE
-        HLL_DENSE
-        HLL_SPARSE
-        HLL_SPARSE_MAX_BYTES_DEFAULT
-        HLL_OK
-        HLL_ERR_NOMEM
-        HLL_ERR_NOTHLL
-        HLL_ERR_CORRUPT
+        FR_HLL_REGISTERS
+        FR_HLL_HDR_SIZE
+        FR_HLL_DENSE_SIZE
+        FR_HLL_DENSE
+        FR_HLL_SPARSE
+        FR_HLL_SPARSE_MAX_BYTES_DEFAULT
+        FR_HLL_OK
+        FR_HLL_ERR_NOMEM
+        FR_HLL_ERR_NOTHLL
+        FR_HLL_ERR_CORRUPT
 
-    ctypedef struct hll_t:
+    ctypedef struct fr_hll:
         uint8_t *buf
         size_t len
         size_t cap
 
-    uint64_t hll_hash(const void *ele, size_t len)
-    int hll_pattern(const void *ele, size_t len, uint32_t *index)
+    uint64_t fr_hll_hash(const void *ele, size_t len)
+    int fr_hll_pattern(const void *ele, size_t len, uint32_t *index)
 
-    int hll_init_empty(hll_t *h)
-    int hll_init_bytes(hll_t *h, const uint8_t *data, size_t len)
-    int hll_copy(hll_t *dst, const hll_t *src)
-    void hll_release(hll_t *h)
+    int fr_hll_init_empty(fr_hll *h)
+    int fr_hll_init_bytes(fr_hll *h, const uint8_t *data, size_t len)
+    int fr_hll_copy(fr_hll *dst, const fr_hll *src)
+    void fr_hll_release(fr_hll *h)
 
-    int hll_check_header(const uint8_t *data, size_t len)
-    int hll_validate(const hll_t *h)
-    int hll_is_sparse(const hll_t *h)
+    int fr_hll_check_header(const uint8_t *data, size_t len)
+    int fr_hll_validate(const fr_hll *h)
+    int fr_hll_is_sparse(const fr_hll *h)
 
-    int hll_set(hll_t *h, uint32_t index, int count, size_t sparse_max)
-    int hll_add(hll_t *h, const void *ele, size_t len, size_t sparse_max)
-    int hll_add_many_i64(hll_t *h, const int64_t *vals, size_t n,
+    int fr_hll_set(fr_hll *h, uint32_t index, int count, size_t sparse_max)
+    int fr_hll_add(fr_hll *h, const void *ele, size_t len, size_t sparse_max)
+    int fr_hll_add_many_i64(fr_hll *h, const int64_t *vals, size_t n,
                          size_t sparse_max, size_t *done)
-    int hll_add_many_u64(hll_t *h, const uint64_t *vals, size_t n,
+    int fr_hll_add_many_u64(fr_hll *h, const uint64_t *vals, size_t n,
                          size_t sparse_max, size_t *done)
-    int hll_add_ints_sparse(hll_t *h, const void *vals, int is_signed, size_t n,
+    int fr_hll_add_ints_sparse(fr_hll *h, const void *vals, int is_signed, size_t n,
                             size_t sparse_max, size_t *done)
-    void hll_hash_ints(const void *vals, int is_signed, size_t n, uint64_t *out)
-    void hll_int_max(uint8_t *max, const void *vals, int is_signed, size_t n)
-    int hll_int_simd(int allow)
-    int hll_dense_apply_max(hll_t *h, const uint8_t *max)
-    int hll_add_many_fixed(hll_t *h, const uint8_t *data, size_t itemsize,
+    void fr_hll_hash_ints(const void *vals, int is_signed, size_t n, uint64_t *out)
+    void fr_hll_int_max(uint8_t *max, const void *vals, int is_signed, size_t n)
+    int fr_hll_int_simd(int allow)
+    int fr_hll_dense_apply_max(fr_hll *h, const uint8_t *max)
+    int fr_hll_add_many_fixed(fr_hll *h, const uint8_t *data, size_t itemsize,
                            size_t n, size_t sparse_max, size_t *done)
-    int hll_to_dense(hll_t *h)
-    void hll_invalidate_cache(hll_t *h)
-    int hll_cache_is_valid(const hll_t *h)
+    int fr_hll_to_dense(fr_hll *h)
+    void fr_hll_invalidate_cache(fr_hll *h)
+    int fr_hll_cache_is_valid(const fr_hll *h)
 
-    int hll_histogram(const hll_t *h, int64_t *hist)
-    uint64_t hll_estimate(const int64_t *hist)
-    int hll_count(hll_t *h, uint64_t *card)
-    int hll_recount(const hll_t *h, uint64_t *card)
+    int fr_hll_histogram(const fr_hll *h, int64_t *hist)
+    uint64_t fr_hll_estimate(const int64_t *hist)
+    int fr_hll_count(fr_hll *h, uint64_t *card)
+    int fr_hll_recount(const fr_hll *h, uint64_t *card)
 
-    int hll_merge_max(uint8_t *max, const hll_t *h)
-    uint64_t hll_count_max(const uint8_t *max)
-    int hll_store_max(hll_t *dest, const uint8_t *max, int use_dense,
+    int fr_hll_merge_max(uint8_t *max, const fr_hll *h)
+    uint64_t fr_hll_count_max(const uint8_t *max)
+    int fr_hll_store_max(fr_hll *dest, const uint8_t *max, int use_dense,
                       size_t sparse_max)
 
-    int hll_registers(const hll_t *h, uint8_t *out)
-    int hll_selftest()
+    int fr_hll_registers(const fr_hll *h, uint8_t *out)
+    int fr_hll_selftest()

@@ -1,20 +1,11 @@
-# _topk.pxi -- TopK: RedisBloom 2.8's HeavyKeeper Top-K as a Python class
-# (included by _core.pyx after _cms.pxi, whose item helpers and error-text
-# constants it uses).  The C structure and its design essay are in _topk.c.
+# topk.pxi -- TopK: RedisBloom 2.8's HeavyKeeper Top-K as a Python class
+# (included by _core.pyx after cms.pxi, whose item helpers and error-text
+# constants it uses).  The C structure and its design essay are in topk.c.
 import os as _sk_os
 
 from fastrank import _threads as _sk_threads
 
-cdef extern from "_topk.h" nogil:
-    # Two-thread batches (protocol in _topk.c, "Two threads").
-    ctypedef struct fr_topk_pipe:
-        pass
-    fr_topk_pipe *fr_topk_pipe_new(fr_topk *t, const void *ints, int is_unsigned,
-                                   const char *const *ptrs, const size_t *lens, size_t n)
-    void fr_topk_pipe_produce(fr_topk_pipe *p)
-    void fr_topk_pipe_wait_started(fr_topk_pipe *p)
-    int fr_topk_pipe_consume(fr_topk_pipe *p)
-    void fr_topk_pipe_free(fr_topk_pipe *p)
+from topk cimport *
 
 # A numpy batch this big (all increments 1) is split over two threads when
 # fastrank.get_threads() > 1: one hashes ahead while the caller applies.
@@ -353,7 +344,7 @@ cdef class TopK:
 
     def to_bytes(self):
         """Serialize (fastrank's own format, version 1, little-endian; the
-        layout is documented atop _topk.c).  O(size)."""
+        layout is documented atop topk.c).  O(size)."""
         self._ready()
         cdef size_t size = fr_topk_serialized_size(&self.t)
         cdef bytes out = PyBytes_FromStringAndSize(NULL, size)
