@@ -509,7 +509,7 @@ class Engine(CoreCommands):
     # (other argument types, missing or expiring keys, non-finite numbers)
     # goes to the generic path. tests/unit/test_engine_fastpaths.py proves it.
     #
-    # Two levels. The public methods are compiled (``_enginefast.pxi`` in the
+    # Two levels. The public methods are compiled (``engine_fast.pxi`` in the
     # core): exact bytes/str key, exact bytes/str/int member, a key without
     # TTL holding a skiplist SortedSet (any zset for reads), an integer
     # string for INCRBY -- decided and done in C under the lock. Whatever

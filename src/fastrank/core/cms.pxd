@@ -1,5 +1,7 @@
-# Declarations of the C Count-Min Sketch (cms.h) for cms.pxi.  The contracts
-# are the comments on the C functions; the design is the essay atop cms.c.
+# cms.pxd -- declarations of the C Count-Min Sketch (cms.h, names fr_cms_*)
+# for cms.pxi, plus the raw Python C-API forms it builds result lists with.
+# The contracts are the comments on the C functions; the design is the essay
+# atop cms.c.
 from cpython.ref cimport PyObject
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 

@@ -1,4 +1,6 @@
-# Declarations of the C HyperLogLog (hll.h) for hll.pxi.
+# hll.pxd -- declarations of the C HyperLogLog (hll.h, names fr_hll_*) for
+# hll.pxi.  The contracts are the comments in hll.h; the design is the essay
+# atop hll.c.
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 
 

@@ -1,4 +1,5 @@
-# HyperLogLog: the Redis 7.0 HLL string, wrapped (included by _core.pyx).
+# hll.pxi -- HyperLogLog: the Redis 7.0 HLL string, wrapped (included by
+# _core.pyx; the C core is hll.c, declared in hll.pxd).
 #
 # A HyperLogLog object owns one C fr_hll (hll.c), whose buffer *is* the
 # value Redis stores for an HLL key: to_bytes() is what GET returns,
@@ -49,8 +50,9 @@ from fastrank import _threads as _hll_threads
 # "HyperLogLog threads").
 HLL_PART_MIN = 1 << 15
 
-HLL_NOT_VALID_TEXT = "WRONGTYPE Key is not a valid HyperLogLog string value."
-HLL_CORRUPTED_TEXT = "INVALIDOBJ Corrupted HLL object detected"
+# Redis's two HyperLogLog error lines, from the one table in fastrank._errors.
+from fastrank._errors import HLL_CORRUPTED as HLL_CORRUPTED_TEXT, HLL_NOT_VALID as HLL_NOT_VALID_TEXT
+from fastrank import _errors as _hll_err
 
 
 class HyperLogLogError(ValueError):
@@ -83,21 +85,20 @@ cdef int _hll_raise(int rc, object value=None) except -1:
         raise NotAHyperLogLog()
     if rc == FR_HLL_ERR_CORRUPT:
         raise CorruptHyperLogLog(HLL_CORRUPTED_TEXT, value)
-    raise SystemError("unexpected HyperLogLog error %d" % rc)
+    raise SystemError(_hll_err.HLL_UNEXPECTED % rc)
 
 
 cdef inline size_t _hll_check_smax(object sparse_max_bytes) except? 0:
     cdef long long v = sparse_max_bytes
     if v < 0:
-        raise ValueError("sparse_max_bytes must be >= 0")
+        raise ValueError(_hll_err.HLL_SPARSE_MAX_NEGATIVE)
     return <size_t>v
 
 
 cdef bytes _hll_member_bytes(object item):
     """A member that is not exact bytes/str/int, encoded as redis-py would."""
     if isinstance(item, bool) or item is None:
-        raise TypeError("a HyperLogLog member must be bytes, str, int or float, not %s"
-                        % type(item).__name__)
+        raise TypeError(_hll_err.HLL_MEMBER_TYPE % (type(item).__name__,))
     if isinstance(item, (bytes, bytearray, memoryview)):
         return bytes(item)
     if isinstance(item, str):
@@ -106,8 +107,7 @@ cdef bytes _hll_member_bytes(object item):
         return str(int(item)).encode("ascii")
     if isinstance(item, float):
         return repr(item).encode("ascii")
-    raise TypeError("a HyperLogLog member must be bytes, str, int or float, not %s"
-                    % type(item).__name__)
+    raise TypeError(_hll_err.HLL_MEMBER_TYPE % (type(item).__name__,))
 
 
 cdef int _hll_add_obj(fr_hll *h, object item, size_t smax) except -9:
@@ -209,7 +209,7 @@ cdef int _hll_add_seq(fr_hll *h, object items, size_t smax, HyperLogLog owner=No
     if isinstance(items, _hll_np.ndarray):
         arr = items
         if arr.ndim != 1:
-            raise ValueError("add_many takes a 1-D array")
+            raise ValueError(_hll_err.HLL_ARRAY_NDIM)
         kind = arr.dtype.kind
         n = <size_t>arr.shape[0]
         if n == 0:
@@ -226,8 +226,7 @@ cdef int _hll_add_seq(fr_hll *h, object items, size_t smax, HyperLogLog owner=No
         if kind in "UO":
             items = arr.tolist()
         else:
-            raise TypeError("add_many takes integer, bytes ('S'), str or object arrays, not %s"
-                            % arr.dtype)
+            raise TypeError(_hll_err.HLL_ARRAY_DTYPE % (arr.dtype,))
     cdef object seq
     cdef Py_ssize_t i
     if type(items) is list and _hll_all_plain(<list>items):
@@ -272,8 +271,7 @@ cdef tuple _hll_members(object items):
     cdef list out = None
     cdef object t
     if isinstance(items, (str, bytes, bytearray, memoryview)):
-        raise TypeError("add_many takes a sequence of members, not a single %s"
-                        % type(items).__name__)
+        raise TypeError(_hll_err.HLL_MEMBERS_SINGLE % (type(items).__name__,))
     cdef tuple seq = tuple(items)
     for i in range(len(seq)):
         item = seq[i]
@@ -586,7 +584,7 @@ cdef int _hll_merge_one(uint8_t *regmax, object other, int *use_dense) except -9
             use_dense[0] = 1
         return fr_hll_merge_max(regmax, &(<HyperLogLog>other)._h)
     if not isinstance(other, (bytes, bytearray, memoryview)):
-        raise TypeError("not a string value: %s" % type(other).__name__)
+        raise TypeError(_hll_err.HLL_NOT_STRING % (type(other).__name__,))
     view = memoryview(other).cast("B") if not isinstance(other, bytes) else other
     n = <size_t>view.shape[0]
     rc = fr_hll_check_header(&view[0] if n else <const uint8_t *>b"", n)
@@ -604,7 +602,7 @@ cdef int _hll_merge_one(uint8_t *regmax, object other, int *use_dense) except -9
 cdef HyperLogLog _hll_from_value(object value, size_t smax):
     """A HyperLogLog over a copy of a stored string value (header checked, lazy)."""
     if not isinstance(value, (bytes, bytearray, memoryview)):
-        raise TypeError("not a string value: %s" % type(value).__name__)
+        raise TypeError(_hll_err.HLL_NOT_STRING % (type(value).__name__,))
     h = HyperLogLog.from_bytes(value, strict=False)
     (<HyperLogLog>h)._smax = smax
     return h
@@ -720,7 +718,7 @@ def _hll_hash_ints(arr):
         uv = arr
         fr_hll_hash_ints(&uv[0], 0, n, &o[0])
     else:
-        raise TypeError("int64 or uint64 array expected")
+        raise TypeError(_hll_err.HLL_INT_ARRAY)
     return out
 
 

@@ -1,5 +1,6 @@
-# Declaration of the 32-bit MurmurHash2 (murmurhash2.h) that the Count-Min
-# Sketch and Top-K share; cms.pxi exposes it as murmurhash2().
+# murmurhash2.pxd -- declaration of the 32-bit MurmurHash2 (murmurhash2.h)
+# that the Count-Min Sketch and Top-K share; cms.pxi exposes it as
+# murmurhash2().
 from libc.stdint cimport uint32_t
 
 

@@ -1,6 +1,6 @@
-# Declarations of the C HeavyKeeper Top-K (topk.h) for topk.pxi.  The
-# contracts are the comments on the C functions; the design is the essay
-# atop topk.c.
+# topk.pxd -- declarations of the C HeavyKeeper Top-K (topk.h, names
+# fr_topk_*) for topk.pxi.  The contracts are the comments on the C
+# functions; the design is the essay atop topk.c.
 from libc.stdint cimport uint32_t, uint64_t
 
 

@@ -1,4 +1,6 @@
-# Declarations of the C sorted set (zset.h) for zset.pxi.
+# zset.pxd -- declarations of the C sorted set (zset.h, names fr_zset_*) for
+# zset.pxi, plus the two Python C-API forms zset.pxi uses.  The contracts are
+# the comments in zset.h; the design is the essay atop zset.c.
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 
 

@@ -27,14 +27,15 @@ from zset cimport *
 
 import numpy as np
 
+from fastrank import _errors as _zset_err
+
 
 # ---------------------------------------------------------------------------
 # Member coercion: Python object -> (pointer, length)
 # ---------------------------------------------------------------------------
 
 cdef str _bad_type(object m):
-    return (f"Invalid input of type: '{type(m).__name__}'. "
-            "Convert to a bytes, string, int or float first.")
+    return _zset_err.ZSET_MEMBER_TYPE % (type(m).__name__,)
 
 
 cdef object _member_slow(object m, char *buf, const char **p, Py_ssize_t *n):
@@ -96,7 +97,6 @@ cdef inline int _nan_check(double x, str what) except -1:
     return 0
 
 
-cdef _members_seq_error = "members must be a sequence of members or a numpy integer array"
 
 
 cdef class _Members:
@@ -185,7 +185,7 @@ cdef _Members _members_of(object members):
     cdef _Members ms = _Members.__new__(_Members)
     if isinstance(members, np.ndarray):
         if members.ndim != 1:
-            raise ValueError("members must be one-dimensional")
+            raise ValueError(_zset_err.ZSET_MEMBERS_NDIM)
         kind = members.dtype.kind
         if kind == "u" and members.dtype.itemsize == 8:
             ms.arr = np.ascontiguousarray(members, dtype=np.uint64)
@@ -199,10 +199,10 @@ cdef _Members _members_of(object members):
             ms.seq = tuple(members.tolist())
             ms.n = len(ms.seq)
         else:
-            raise TypeError(f"members array must hold integers, not {members.dtype}")
+            raise TypeError(_zset_err.ZSET_MEMBERS_DTYPE % (members.dtype,))
         return ms
     if isinstance(members, (str, bytes, bytearray, memoryview)):
-        raise TypeError(_members_seq_error + f", not a single {type(members).__name__}")
+        raise TypeError(_zset_err.ZSET_MEMBERS_SINGLE % (type(members).__name__,))
     ms.seq = tuple(members)  # a copy, whatever runs later (see the top of this file)
     ms.n = len(ms.seq)
     return ms
@@ -216,9 +216,9 @@ cdef object _float_of(object v, str what):
         return v
     if isinstance(v, (bool, np.bool_, complex, np.complexfloating, np.datetime64,
                       np.timedelta64)):
-        raise TypeError(f"{what} must be real numbers, not {type(v).__name__}")
+        raise TypeError(_zset_err.ZSET_NUMBERS_TYPE % (what, type(v).__name__))
     if isinstance(v, (list, tuple, np.ndarray)):
-        raise ValueError(f"{what} must be one-dimensional")
+        raise ValueError(_zset_err.ZSET_NUMBERS_NDIM % (what,))
     return float(v)  # numbers, and text as float() reads it (ValueError if not)
 
 
@@ -232,21 +232,20 @@ cdef object _floats(object values, Py_ssize_t n, str what):
         values = values.tolist()  # checked element by element below
     if isinstance(values, np.ndarray):
         if values.dtype.kind not in "iuf":
-            raise TypeError(f"{what} must be real numbers, not {values.dtype}")
+            raise TypeError(_zset_err.ZSET_NUMBERS_TYPE % (what, values.dtype))
         if values.ndim != 1:
-            raise ValueError(f"{what} must be one-dimensional")
+            raise ValueError(_zset_err.ZSET_NUMBERS_NDIM % (what,))
         arr = np.ascontiguousarray(values, dtype=np.float64)
     else:
         if isinstance(values, (str, bytes, bytearray, memoryview)):
-            raise TypeError(f"{what} must be a sequence of numbers, not a single "
-                            f"{type(values).__name__}")
+            raise TypeError(_zset_err.ZSET_NUMBERS_SINGLE % (what, type(values).__name__))
         seq = tuple(values)
         arr = np.empty(len(seq), dtype=np.float64)
         ov = arr
         for i in range(len(seq)):
             ov[i] = _float_of(seq[i], what)
     if arr.shape[0] != n:
-        raise ValueError(f"{n} members but {arr.shape[0]} {what}")
+        raise ValueError(_zset_err.ZSET_NUMBERS_LENGTH % (n, arr.shape[0], what))
     return arr
 
 
@@ -260,15 +259,15 @@ cdef int _no_nan(const double[::1] v, str msg) except -1:
 
 cdef inline int _flags(bint nx, bint xx, bint gt, bint lt) except -1:
     if nx and xx:
-        raise ValueError("XX and NX options at the same time are not compatible")
+        raise ValueError(_zset_err.ZSET_XX_AND_NX)
     if (gt and lt) or (nx and (gt or lt)):
-        raise ValueError("GT, LT, and/or NX options at the same time are not compatible")
+        raise ValueError(_zset_err.ZSET_GT_LT_AND_NX)
     return (FR_ZSET_NX if nx else 0) | (FR_ZSET_XX if xx else 0) | (FR_ZSET_GT if gt else 0) | (FR_ZSET_LT if lt else 0)
 
 
 cdef inline int _score_range(fr_zset_range *rg, double min, double max, bint minex, bint maxex) except -1:
     if min != min or max != max:
-        raise ValueError("min or max is not a number (NaN)")
+        raise ValueError(_zset_err.ZSET_RANGE_NAN)
     rg.min = min
     rg.max = max
     rg.minex = minex
@@ -390,7 +389,7 @@ cdef class SortedSet:
         cdef char buf[24]
         cdef int flags = 0, rc
         if score != score:
-            raise ValueError("score is not a number (NaN)")
+            raise ValueError(_zset_err.ZSET_SCORE_NAN)
         if nx or xx or gt or lt:
             flags = _flags(nx, xx, gt, lt)
         keep = _member(member, buf, &p, &n)
@@ -411,7 +410,7 @@ cdef class SortedSet:
         cdef char buf[24]
         cdef int rc
         if score != score:
-            raise ValueError("score is not a number (NaN)")
+            raise ValueError(_zset_err.ZSET_SCORE_NAN)
         keep = _member(member, buf, &p, &n)
         rc = fr_zset_add(self._s, p, <size_t>n, score, _flags(nx, xx, gt, lt))
         if rc < 0:
@@ -433,13 +432,13 @@ cdef class SortedSet:
         cdef double out
         cdef int rc
         if delta != delta:
-            raise ValueError("increment is not a number (NaN)")
+            raise ValueError(_zset_err.ZSET_INCREMENT_NAN)
         keep = _member(member, buf, &p, &n)
         rc = fr_zset_incr(self._s, p, <size_t>n, delta, &out, NULL, NULL, NULL)
         if rc == 0:
             return out
         if rc == -1:
-            raise ValueError("resulting score is not a number (NaN)")
+            raise ValueError(_zset_err.ZSET_RESULT_NAN)
         raise MemoryError()
 
     def remove(self, member):
@@ -559,7 +558,7 @@ cdef class SortedSet:
         if cls is None:
             cls = type(self)
         elif not (isinstance(cls, type) and issubclass(cls, SortedSet)):
-            raise TypeError("cls must be SortedSet or a subclass of it")
+            raise TypeError(_zset_err.ZSET_COPY_CLASS)
         cdef SortedSet c = <SortedSet>cls.__new__(cls)
         cdef fr_zset *s = fr_zset_copy(self._s)
         if s == NULL:
@@ -771,7 +770,7 @@ cdef class SortedSet:
         """
         cdef list out
         if n < 0:
-            raise ValueError("count must be non-negative")
+            raise ValueError(_zset_err.ZSET_COUNT_NEGATIVE)
         if <uint64_t>n > fr_zset_len(self._s):
             n = <Py_ssize_t>fr_zset_len(self._s)
         out = self._collect(fr_zset_first(self._s), n, False, True)
@@ -791,7 +790,7 @@ cdef class SortedSet:
         cdef list out
         cdef uint64_t ln = fr_zset_len(self._s)
         if n < 0:
-            raise ValueError("count must be non-negative")
+            raise ValueError(_zset_err.ZSET_COUNT_NEGATIVE)
         if <uint64_t>n > ln:
             n = <Py_ssize_t>ln
         out = self._collect(fr_zset_last(self._s), n, True, True)
@@ -873,7 +872,7 @@ cdef class SortedSet:
         cdef Py_ssize_t n
         cdef uint64_t added = 0
         cdef int rc
-        _no_nan(sv, "score is not a number (NaN)")
+        _no_nan(sv, _zset_err.ZSET_SCORE_NAN)
         ms.validate()
         if ms.n == 0:
             return 0
@@ -916,7 +915,7 @@ cdef class SortedSet:
         cdef fr_zset_ref *refs = NULL
         cdef double *olds = NULL
         cdef uint8_t *news = NULL
-        _no_nan(dv, "increment is not a number (NaN)")
+        _no_nan(dv, _zset_err.ZSET_INCREMENT_NAN)
         ms.validate()
         if ms.n == 0:
             return out
@@ -935,7 +934,7 @@ cdef class SortedSet:
                 done = i + k
                 if k < g:
                     if rc == -1:
-                        raise ValueError("resulting score is not a number (NaN)")
+                        raise ValueError(_zset_err.ZSET_RESULT_NAN)
                     raise MemoryError()
             done = -1
         finally:
@@ -1036,7 +1035,7 @@ cdef class _SortedSetIterator:
         cdef fr_zset *s = self.owner._s
         cdef bytes m
         if fr_zset_version(s) != self.version:
-            raise RuntimeError("SortedSet changed during iteration")
+            raise RuntimeError(_zset_err.ZSET_CHANGED_DURING_ITERATION)
         if self.cur == FR_ZSET_NIL:
             raise StopIteration
         m = _mbytes(s, self.cur)
