@@ -91,14 +91,6 @@ cdef inline bytes _mbytes(const fr_zset *s, fr_zset_ref r):
     return PyBytes_FromStringAndSize(p, <Py_ssize_t>n)
 
 
-cdef inline int _nan_check(double x, str what) except -1:
-    if x != x:
-        raise ValueError(what)
-    return 0
-
-
-
-
 cdef class _Members:
     """The members of a batch call: a sequence of members, or a numpy
     integer array whose items are formatted as decimal text in C."""
