@@ -35,10 +35,14 @@ if ASAN:
 if os.environ.get("FASTRANK_NATIVE") == "1" and os.name != "nt":
     compile_args.append("-march=native")
 
+# The C and Cython sources of the core live in one source folder (not a Python
+# package); _core.pyx includes its .pxi files and cimports its .pxd files.
+CORE = "src/fastrank/core"
+
 core = Extension(
     "fastrank._core",
-    sources=["src/fastrank/_core.pyx", "src/fastrank/_zset.c", "src/fastrank/_cms.c", "src/fastrank/_topk.c", "src/fastrank/_hll.c"],
-    include_dirs=["src/fastrank", numpy.get_include()],
+    sources=["src/fastrank/_core.pyx"] + [f"{CORE}/{stem}.c" for stem in ("zset", "cms", "topk", "hll")],
+    include_dirs=[CORE, numpy.get_include()],
     define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     extra_compile_args=compile_args,
     extra_link_args=link_args,
@@ -48,6 +52,7 @@ setup(
     ext_modules=cythonize(
         [core],
         language_level=3,
+        include_path=[CORE],
         compiler_directives={
             "boundscheck": DEBUG,
             "wraparound": False,

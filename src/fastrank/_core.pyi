@@ -171,13 +171,14 @@ class SortedSet:
         """Verify every invariant (order, spans, levels, index); AssertionError if broken."""
 
 
-# -- sketches (RedisBloom 2.8: _cms.pxi, _topk.pxi) ---------------------------
+# -- sketches (RedisBloom 2.8: core/cms.pxi, core/topk.pxi) ------------------
 # Items are encoded as members are (above).  A numpy INTEGER array of items is
 # hashed as each number's decimal text, in C, with no Python object per item;
 # other numpy arrays go through .tolist().  Every check runs before anything
 # changes: on error a sketch is unchanged.  Error messages carry RedisBloom
 # 2.8.2's exact texts where RedisBloom has the same condition (the constants
-# CMS_ERR_* / TOPK_ERR_* below), for fastrank.Engine to re-raise.
+# CMS_ERR_* / TOPK_ERR_* below, defined in fastrank._errors), for
+# fastrank.Engine to re-raise.
 
 _Increments = Union[int, Sequence[int], npt.NDArray[np.integer]]
 
@@ -279,7 +280,7 @@ class CountMinSketch:
     def __deepcopy__(self, memo: Any) -> "CountMinSketch": ...
     def __setstate__(self, state: Any) -> None: ...
     def to_bytes(self) -> bytes:
-        """fastrank's own format, version 1, little-endian (layout atop _cms.c)."""
+        """fastrank's own format, version 1, little-endian (layout atop cms.c)."""
     @classmethod
     def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "CountMinSketch":
         """ValueError unless data is exactly a valid version-1 serialization."""
@@ -342,14 +343,14 @@ class TopK:
     def __deepcopy__(self, memo: Any) -> "TopK": ...
     def __setstate__(self, state: Any) -> None: ...
     def to_bytes(self) -> bytes:
-        """fastrank's own format, version 1, little-endian (layout atop _topk.c)."""
+        """fastrank's own format, version 1, little-endian (layout atop topk.c)."""
     @classmethod
     def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "TopK": ...
     def __eq__(self, other: object, /) -> bool: ...
     def _check(self) -> None:
         """Verify the heap's invariants; AssertionError if broken."""
 
-# -- HyperLogLog (_hyperloglog.pxi, _hll.c) ---------------------------------
+# -- HyperLogLog (core/hll.pxi, core/hll.c) ---------------------------------
 # The state of a HyperLogLog *is* the Redis 7.0 HLL string: to_bytes() equals
 # GET after the same PFADD/PFCOUNT/PFMERGE on a Redis server, byte for byte,
 # and a value read from Redis works here.  See docs/compatibility.md §1.
@@ -468,7 +469,7 @@ def _hll_int_simd(allow: int = -1) -> int:
 def _hll_hash_ints(arr: npt.NDArray[Any]) -> npt.NDArray[np.uint64]:
     """Hashes of an int64 / uint64 array's decimal texts, as add_many computes them (for tests)."""
 
-# -- fastrank.Engine's compiled fast paths (_enginefast.pxi) -----------------
+# -- fastrank.Engine's compiled fast paths (core/engine_fast.pxi) ------------
 
 @disjoint_base
 class EngineLock:
@@ -557,7 +558,7 @@ def engine_incrby(self: Engine, name: KeyT, amount: int = 1) -> int:
     """Engine.incrby / incr: C path for a canonical int64 string, else the generic path."""
 
 
-# -- fastrank.Engine's one dispatch path (_dispatch.pxi) ----------------------
+# -- fastrank.Engine's one dispatch path (core/dispatch.pxi) ----------------------
 
 @disjoint_base
 class Command:

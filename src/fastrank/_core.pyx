@@ -1,33 +1,67 @@
 # cython: language_level=3, autotestdict=False
 """The compiled core of fastrank: fast data structures with a small API.
 
-One extension module, one file per idea: each ``.pxi`` included below wraps
-one C structure (declared in a ``.pxd``, written in plain C next to it) in a
-``cdef class``, with point methods tuned for call overhead and numpy batch
-methods that loop in C.  Nothing here knows about keys, expiry or redis-py;
-that is ``fastrank.Engine``'s job.
+One extension module, ``fastrank._core``, built from this file and the
+source folder ``src/fastrank/core/`` (a folder of C and Cython sources, not
+a Python package).  This file stays next to the package's Python modules,
+beside its type stub ``_core.pyi``, so that the module's import name and
+the generated ``_core.c`` keep their places; everything it includes and
+cimports lives in ``core/``.  setup.py puts ``core/`` on both the C include
+path and Cython's include path.
+
+Each structure has one stem there, with the same C prefix on every name it
+exports:
+
+========  ==========  ====================================================
+stem      C prefix    what it is
+========  ==========  ====================================================
+zset      fr_zset_    skip list with rank spans and a member index
+hll       fr_hll_     Redis 7.0's HyperLogLog strings, sparse and dense
+cms       fr_cms_     RedisBloom 2.8's Count-Min Sketch
+topk      fr_topk_    RedisBloom 2.8's HeavyKeeper Top-K
+========  ==========  ====================================================
+
+``<stem>.c`` is the structure in plain C, ``<stem>.h`` its C API,
+``<stem>.pxd`` the Cython declarations of that API (every ``cdef extern``
+block lives in a ``.pxd``), ``<stem>.pxi`` the ``cdef class`` that wraps it:
+point methods tuned for call overhead and numpy batch methods that loop in
+C.  Shared C headers, named for what they hold:
+
+- ``murmurhash2.h`` (+ ``murmurhash2.pxd``): the 32-bit MurmurHash2 that
+  the Count-Min Sketch and Top-K hash items with (``fr_murmur2*``).
+- ``murmurhash64a.h``: MurmurHash64A, the HyperLogLog element hash
+  (``fr_murmur64a*``).
+- ``decimal_text.h``: the decimal text of a 64-bit integer, as redis-py
+  sends an int, built with word arithmetic (``fr_dec*``).
+- ``decimal_text_hash.h`` and ``decimal_text_hash_avx2.h``: MurmurHash64A
+  of those texts a block of integers at a time, portable/SSE2 and AVX2.
+- ``python_extra.pxd``: CPython C-API functions Cython does not declare.
+
+Nothing here knows about keys, expiry or redis-py except the Engine's front
+doors and its dispatch path (the last two includes); the rest is
+``fastrank.Engine``'s job.  Error texts come from
+``fastrank._errors``.
 
 The includes, in order:
 
-- ``_batchgate.pxi``: ``_BatchGate`` -- the busy gate that makes other
+- ``core/batch_gate.pxi``: ``_BatchGate`` -- the busy gate that makes other
   threads wait while a threaded batch works on an object.
-- ``_sortedset.pxi``: ``SortedSet`` -- skip list with rank spans and a member
-  index (``_zset.c``).
-- ``_cms.pxi``: ``CountMinSketch`` -- RedisBloom 2.8's Count-Min Sketch
-  (``_cms.c``), plus ``murmurhash2`` and the RedisBloom error texts.
-- ``_topk.pxi``: ``TopK`` -- RedisBloom 2.8's HeavyKeeper Top-K (``_topk.c``).
-- ``_hyperloglog.pxi``: ``HyperLogLog`` -- Redis 7.0's HLL strings, sparse
-  and dense, byte for byte (``_hll.c``).
-- ``_enginefast.pxi``: ``EngineLock`` and the compiled front doors of
+- ``core/zset.pxi``: ``SortedSet`` -- the skip list (``zset.c``).
+- ``core/cms.pxi``: ``CountMinSketch`` (``cms.c``), plus ``murmurhash2``,
+  the item helpers Top-K shares and the RedisBloom error names.
+- ``core/topk.pxi``: ``TopK`` (``topk.c``).
+- ``core/hll.pxi``: ``HyperLogLog`` and the ``pf*_bytes`` functions the
+  Engine keeps HLL string values with (``hll.c``).
+- ``core/engine_fast.pxi``: ``EngineLock`` and the compiled front doors of
   ``fastrank.Engine``'s hottest commands.
-- ``_dispatch.pxi``: the Engine's one dispatch path (argument packing,
+- ``core/dispatch.pxi``: the Engine's one dispatch path (argument packing,
   command lookup, the handler under the lock, reply shaping), the
   ``Command`` table entry and ``ResponseCallbacks``.
 """
-include "_batchgate.pxi"
-include "_sortedset.pxi"
-include "_cms.pxi"
-include "_topk.pxi"
-include "_hyperloglog.pxi"
-include "_enginefast.pxi"
-include "_dispatch.pxi"
+include "core/batch_gate.pxi"
+include "core/zset.pxi"
+include "core/cms.pxi"
+include "core/topk.pxi"
+include "core/hll.pxi"
+include "core/engine_fast.pxi"
+include "core/dispatch.pxi"

@@ -89,7 +89,7 @@ HLL_NOT_VALID = "WRONGTYPE Key is not a valid HyperLogLog string value."
 HLL_CORRUPTED = "INVALIDOBJ Corrupted HLL object detected"
 
 # -- RedisBloom 2.8 (module errors carry no ERR prefix; the other CMS/TopK
-# texts are the CMS_ERR_* / TOPK_ERR_* constants of fastrank._core) ----------
+# texts are the CMS_ERR_* / TOPK_ERR_* constants at the end of this file) ----
 CMS_NUMKEYS_POSITIVE = "CMS: Number of keys must be positive"
 
 # -- scripting (EVAL, EVALSHA, SCRIPT; commands/scripting.py) -------------------
@@ -133,3 +133,94 @@ ENGINE_NOT_PICKLABLE = (
     "a snapshot that Engine().load(path) reads back (the core values "
     "SortedSet, HyperLogLog, CountMinSketch and TopK also pickle on their own)"
 )
+
+# -- the compiled core (fastrank._core, src/fastrank/core/*.pxi) ---------------
+# The texts the core's classes raise with; the .pxi files import them from
+# here. fastrank._core re-exports the CMS_ERR_* / TOPK_ERR_* names (and the two
+# HyperLogLog texts above as HLL_NOT_VALID_TEXT / HLL_CORRUPTED_TEXT).
+#
+# RedisBloom 2.8.2's texts, exactly as the server sends them (module errors
+# carry no ERR prefix; see docs/compatibility.md §4 and §5). The core raises
+# with them where the same condition exists, so the Engine can re-raise them
+# as redis.exceptions.ResponseError.
+CMS_ERR_KEY_EXISTS = "CMS: key already exists"
+CMS_ERR_NO_KEY = "CMS: key does not exist"
+CMS_ERR_WIDTH = "CMS: invalid width"                   # INITBYDIM, not an integer >= 1
+CMS_ERR_DEPTH = "CMS: invalid depth"
+CMS_ERR_ERROR = "CMS: invalid overestimation value"    # INITBYPROB error not in (0, 1)
+CMS_ERR_PROB = "CMS: invalid prob value"               # INITBYPROB probability not in (0, 1)
+CMS_ERR_INIT = "CMS: invalid init arguments"           # width * depth past 2^63 - 1, depth 0 ...
+CMS_ERR_NO_MEMORY = "CMS: Insufficient memory to create the key"  # accepted sizes, no memory
+CMS_ERR_PARSE = "CMS: Cannot parse number"             # INCRBY increment not an integer (or >= 2^63)
+CMS_ERR_NEGATIVE = "CMS: Number cannot be negative"
+CMS_ERR_INCRBY_OVERFLOW = "CMS: INCRBY overflow"       # an error ELEMENT of the INCRBY reply
+CMS_ERR_NUMKEYS = "CMS: invalid numkeys"
+CMS_ERR_WRONG_KEYS = "CMS: wrong number of keys"
+CMS_ERR_WRONG_KEYS_WEIGHTS = "CMS: wrong number of keys/weights"
+CMS_ERR_WEIGHT = "CMS: invalid weight value"
+CMS_ERR_SHAPE = "CMS: width/depth is not equal"
+CMS_ERR_MERGE_OVERFLOW = "CMS: MERGE overflow"
+TOPK_ERR_KEY_EXISTS = "TopK: key already exists"
+TOPK_ERR_NO_KEY = "TopK: key does not exist"
+TOPK_ERR_K = "TopK: invalid k"
+TOPK_ERR_WIDTH = "TopK: invalid width"
+TOPK_ERR_DEPTH = "TopK: invalid depth"
+TOPK_ERR_DECAY = "TopK: invalid decay value. must be '<= 1' & '> 0'"
+# The whole line (RedisBloom sends this one with an ERR prefix).
+TOPK_ERR_NO_MEMORY = "ERR Insufficient memory to create topk data structure"
+# 28 spaces inside, as sent (RedisBloom splits a C string literal there).
+TOPK_ERR_INCREMENT = ("TopK: increment must be an integer greater or equal to 0"
+                      + " " * 28 + "and smaller or equal to 100,000")
+TOPK_ERR_WITHCOUNT = "WITHCOUNT keyword expected"
+
+# fastrank's own texts for the core's Python API (no Redis counterpart).
+# A sketch used before __init__ gave it its counters:
+CMS_ERR_NOT_READY = ("CountMinSketch is not initialised: call CountMinSketch.__init__ "
+                     "(width, depth), or make it with from_error() / from_bytes()")
+TOPK_ERR_NOT_READY = ("TopK is not initialised: call TopK.__init__(k, width, depth, decay), "
+                      "or make it with from_bytes()")
+CMS_ALREADY_READY = "CountMinSketch is already initialised"
+TOPK_ALREADY_READY = "TopK is already initialised"
+# CMS / TopK items and batches (%s: a type name):
+SKETCH_ITEM_TYPE = "an item must be bytes, str, int or float, not %s"
+SKETCH_ITEMS_SINGLE = "items must be a sequence of items, not a single item"
+SKETCH_ITEMS_NDIM = "a numpy array of items must be one-dimensional"
+SKETCH_INCREMENTS_NDIM = "increments must be one-dimensional"
+SKETCH_INCREMENTS_LENGTH = "items and increments differ in length"
+SKETCH_ARRAY_RESIZED = "the items array was resized during the call"
+CMS_MERGE_NO_SOURCE = "merge needs at least one source"
+CMS_MERGE_SOURCE_TYPE = "merge sources must be CountMinSketch objects"
+CMS_NOT_SERIALIZED = "not a serialized fastrank CountMinSketch (version 1)"
+TOPK_MERGE_TYPE = "can only merge a TopK"
+TOPK_MERGE_SHAPE = "TopK merge needs the same k, width, depth and decay: %s != %s"
+TOPK_NOT_SERIALIZED = "not a serialized fastrank TopK (version 1)"
+TOPK_HEAP_BROKEN = "TopK heap invariant broken: %s"
+TOPK_SEED_TYPE = "seed must be an int or None"
+# SortedSet (%s: a type name, a dtype, or what the numbers are: "scores"...).
+# ZSET_MEMBER_TYPE is redis-py's own wording for an argument it cannot encode.
+ZSET_MEMBER_TYPE = "Invalid input of type: '%s'. Convert to a bytes, string, int or float first."
+ZSET_MEMBERS_NDIM = "members must be one-dimensional"
+ZSET_MEMBERS_DTYPE = "members array must hold integers, not %s"
+ZSET_MEMBERS_SINGLE = "members must be a sequence of members or a numpy integer array, not a single %s"
+ZSET_NUMBERS_TYPE = "%s must be real numbers, not %s"
+ZSET_NUMBERS_NDIM = "%s must be one-dimensional"
+ZSET_NUMBERS_SINGLE = "%s must be a sequence of numbers, not a single %s"
+ZSET_NUMBERS_LENGTH = "%d members but %d %s"
+ZSET_XX_AND_NX = "XX and NX options at the same time are not compatible"
+ZSET_GT_LT_AND_NX = "GT, LT, and/or NX options at the same time are not compatible"
+ZSET_RANGE_NAN = "min or max is not a number (NaN)"
+ZSET_SCORE_NAN = "score is not a number (NaN)"
+ZSET_INCREMENT_NAN = "increment is not a number (NaN)"
+ZSET_RESULT_NAN = "resulting score is not a number (NaN)"
+ZSET_COPY_CLASS = "cls must be SortedSet or a subclass of it"
+ZSET_COUNT_NEGATIVE = "count must be non-negative"
+ZSET_CHANGED_DURING_ITERATION = "SortedSet changed during iteration"
+# HyperLogLog (%s: a type name or a dtype; %d: the C core's return code):
+HLL_UNEXPECTED = "unexpected HyperLogLog error %d"
+HLL_SPARSE_MAX_NEGATIVE = "sparse_max_bytes must be >= 0"
+HLL_MEMBER_TYPE = "a HyperLogLog member must be bytes, str, int or float, not %s"
+HLL_ARRAY_NDIM = "add_many takes a 1-D array"
+HLL_ARRAY_DTYPE = "add_many takes integer, bytes ('S'), str or object arrays, not %s"
+HLL_MEMBERS_SINGLE = "add_many takes a sequence of members, not a single %s"
+HLL_NOT_STRING = "not a string value: %s"
+HLL_INT_ARRAY = "int64 or uint64 array expected"

@@ -128,7 +128,7 @@ def arity_line(name: str) -> str:
     return E.EXEC_REJECTED % line[4:] if name == "exec" else line
 
 
-# The compiled dispatch path (_dispatch.pxi) runs every command through the
+# The compiled dispatch path (core/dispatch.pxi) runs every command through the
 # table of fastrank.commands and raises errors as redis-py's parser does.
 dispatch_setup(COMMANDS, CommandError, _parse_error, unknown_command_line, arity_line, DataError,
                ResponseError, EMPTY_RESPONSE, NEVER_DECODE, CoreCommands, E.WRONGTYPE)
@@ -447,7 +447,7 @@ class Engine(CoreCommands):
             self._observed = bool(self._waiters or self._watched)
         return deadline is None or time.monotonic() < deadline
 
-    # -- the one dispatch path (compiled: _dispatch.pxi) -----------------------
+    # -- the one dispatch path (compiled: core/dispatch.pxi) -----------------------
     # execute_command packs, looks up, runs the handler under the lock and
     # shapes the reply; the others are its stages, which pipelines and the
     # script bridge call on their own.
@@ -460,7 +460,7 @@ class Engine(CoreCommands):
 
     # -- compiled front doors ----------------------------------------------------
     # The hottest commands skip redis-py's method and the packing: each front
-    # door (``_enginefast.pxi``) handles the common case in C -- exact
+    # door (``core/engine_fast.pxi``) handles the common case in C -- exact
     # bytes/str key, bytes/str/int member, an existing key without TTL of the
     # right type, plain numbers -- and hands anything else to redis-py's own
     # method, i.e. the dispatch path above and the command's one handler.

@@ -1,4 +1,4 @@
-/* fuzz_hll.c -- libFuzzer harness for the HyperLogLog C core (_hll.c).
+/* fuzz_hll.c -- libFuzzer harness for the HyperLogLog C core (hll.c).
  *
  * Build and run: see tests/fuzz/README.md.  Every input is an untrusted
  * string that goes through the same entry points the Python layer uses
@@ -32,21 +32,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "_hll.h"
+#include "hll.h"
 
 #define CHECK(cond) do { if (!(cond)) { \
     fprintf(stderr, "fuzz_hll: check failed at line %d: %s\n", __LINE__, #cond); \
     abort(); } } while (0)
 
 /* Our own reference decoder: 1 and the registers if `s` is a clean valid
- * HLL, else 0.  Written independently of _hll.c on purpose. */
+ * HLL, else 0.  Written independently of hll.c on purpose. */
 static int ref_decode(const uint8_t *s, size_t len, uint8_t *regs)
 {
     if (len < 16 || memcmp(s, "HYLL", 4) != 0 || s[4] > 1) return 0;
-    memset(regs, 0, HLL_REGISTERS);
+    memset(regs, 0, FR_HLL_REGISTERS);
     if (s[4] == 0) {
-        if (len != HLL_DENSE_SIZE) return 0;
-        for (int i = 0; i < HLL_REGISTERS; i += 4) {
+        if (len != FR_HLL_DENSE_SIZE) return 0;
+        for (int i = 0; i < FR_HLL_REGISTERS; i += 4) {
             const uint8_t *b = s + 16 + (i / 4) * 3;
             regs[i] = b[0] & 63;
             regs[i + 1] = (uint8_t)((b[0] >> 6) | ((b[1] & 15) << 2));
@@ -65,16 +65,16 @@ static int ref_decode(const uint8_t *s, size_t len, uint8_t *regs)
             idx += (((op & 0x3f) << 8) | s[pos + 1]) + 1; pos += 2;
         } else {
             int run = (op & 3) + 1, val = ((op >> 2) & 0x1f) + 1;
-            if (idx + run > HLL_REGISTERS) return 0;
+            if (idx + run > FR_HLL_REGISTERS) return 0;
             for (int k = 0; k < run; k++) regs[idx++] = (uint8_t)val;
             pos += 1;
         }
-        if (idx > HLL_REGISTERS) return 0;
+        if (idx > FR_HLL_REGISTERS) return 0;
     }
-    return idx == HLL_REGISTERS;
+    return idx == FR_HLL_REGISTERS;
 }
 
-static uint8_t scratch[HLL_DENSE_SIZE + 65536];
+static uint8_t scratch[FR_HLL_DENSE_SIZE + 65536];
 
 /* Build string A (or B) from the payload per the mode bits. */
 static size_t make_string(uint8_t mode, const uint8_t *p, size_t n, uint8_t *out, size_t cap)
@@ -85,41 +85,41 @@ static size_t make_string(uint8_t mode, const uint8_t *p, size_t n, uint8_t *out
         return n;
     }
     memcpy(out, "HYLL", 4);
-    out[4] = (mode & 2) ? HLL_DENSE : HLL_SPARSE;
+    out[4] = (mode & 2) ? FR_HLL_DENSE : FR_HLL_SPARSE;
     memset(out + 5, 0, 11);
     if (!(mode & 4)) out[15] = 0x80;
     if (mode & 2) {
-        memset(out + 16, 0, HLL_DENSE_PAYLOAD);
-        memcpy(out + 16, p, n < HLL_DENSE_PAYLOAD ? n : HLL_DENSE_PAYLOAD);
-        return HLL_DENSE_SIZE;
+        memset(out + 16, 0, FR_HLL_DENSE_PAYLOAD);
+        memcpy(out + 16, p, n < FR_HLL_DENSE_PAYLOAD ? n : FR_HLL_DENSE_PAYLOAD);
+        return FR_HLL_DENSE_SIZE;
     }
     if (n > cap - 16) n = cap - 16;
     memcpy(out + 16, p, n);
     return 16 + n;
 }
 
-static void check_sets(hll_t *h, int clean, uint8_t *model, const uint8_t *p, size_t n,
+static void check_sets(fr_hll *h, int clean, uint8_t *model, const uint8_t *p, size_t n,
                        int writes, size_t smax)
 {
     size_t minlen = h->len;
     int wrote = 0;
     for (int w = 0; w < writes && n >= 3; w++, p += 3, n -= 3) {
-        uint32_t index = ((uint32_t)p[0] | ((uint32_t)p[1] << 8)) & (HLL_REGISTERS - 1);
+        uint32_t index = ((uint32_t)p[0] | ((uint32_t)p[1] << 8)) & (FR_HLL_REGISTERS - 1);
         int count = 1 + p[2] % 51;
-        int rc = hll_set(h, index, count, smax);
-        CHECK(rc != HLL_ERR_NOMEM);
+        int rc = fr_hll_set(h, index, count, smax);
+        CHECK(rc != FR_HLL_ERR_NOMEM);
         wrote = 1;
         if (!clean) continue;
         CHECK(rc == 0 || rc == 1);
         CHECK(rc == (count > model[index]));
         if (rc) model[index] = (uint8_t)count;
-        if (hll_is_sparse(h)) CHECK(h->len <= minlen || h->len <= smax);
-        else CHECK(h->len == HLL_DENSE_SIZE);
+        if (fr_hll_is_sparse(h)) CHECK(h->len <= minlen || h->len <= smax);
+        else CHECK(h->len == FR_HLL_DENSE_SIZE);
     }
     if (clean && wrote) {
-        uint8_t *after = malloc(HLL_REGISTERS);
+        uint8_t *after = malloc(FR_HLL_REGISTERS);
         CHECK(ref_decode(h->buf, h->len, after));
-        CHECK(memcmp(after, model, HLL_REGISTERS) == 0);
+        CHECK(memcmp(after, model, FR_HLL_REGISTERS) == 0);
         free(after);
     }
 }
@@ -134,42 +134,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         alen_in = (size_t)p2 * plen / 256;
         blen_in = plen - alen_in;
     }
-    size_t smax = (mode & 0x80) ? HLL_SPARSE_MAX_BYTES_DEFAULT : (size_t)p1 * 16;
+    size_t smax = (mode & 0x80) ? FR_HLL_SPARSE_MAX_BYTES_DEFAULT : (size_t)p1 * 16;
 
     size_t alen = make_string(mode, payload, alen_in, scratch, sizeof scratch);
-    if (hll_check_header(scratch, alen) != HLL_OK) return 0;
-    hll_t h;
-    CHECK(hll_init_bytes(&h, scratch, alen) == HLL_OK);
+    if (fr_hll_check_header(scratch, alen) != FR_HLL_OK) return 0;
+    fr_hll h;
+    CHECK(fr_hll_init_bytes(&h, scratch, alen) == FR_HLL_OK);
 
-    uint8_t *model = malloc(HLL_REGISTERS), *regs = malloc(HLL_REGISTERS);
+    uint8_t *model = malloc(FR_HLL_REGISTERS), *regs = malloc(FR_HLL_REGISTERS);
     int clean = ref_decode(h.buf, h.len, model);
-    int valid = hll_validate(&h) == HLL_OK;
+    int valid = fr_hll_validate(&h) == FR_HLL_OK;
     if (clean) CHECK(valid);
     if (!(p3 & 0x20)) {
         /* skip the decode and count checks */
     } else if (valid) {
-        CHECK(hll_registers(&h, regs) == HLL_OK);
-        if (clean) CHECK(memcmp(regs, model, HLL_REGISTERS) == 0);
+        CHECK(fr_hll_registers(&h, regs) == FR_HLL_OK);
+        if (clean) CHECK(memcmp(regs, model, FR_HLL_REGISTERS) == 0);
     } else {
         /* one validity rule for count, merge and promotion */
-        CHECK(hll_registers(&h, regs) == HLL_ERR_CORRUPT);
+        CHECK(fr_hll_registers(&h, regs) == FR_HLL_ERR_CORRUPT);
     }
 
     /* PFCOUNT: cached value trusted; otherwise computed and cached. */
     if (p3 & 0x20) {
-        hll_t c;
+        fr_hll c;
         uint64_t card, again;
-        CHECK(hll_copy(&c, &h) == HLL_OK);
-        int cached = hll_cache_is_valid(&c);
-        int rc = hll_count(&c, &card);
+        CHECK(fr_hll_copy(&c, &h) == FR_HLL_OK);
+        int cached = fr_hll_cache_is_valid(&c);
+        int rc = fr_hll_count(&c, &card);
         if (valid || cached) {
-            CHECK(rc == HLL_OK);
-            CHECK(hll_count(&c, &again) == HLL_OK && again == card);
+            CHECK(rc == FR_HLL_OK);
+            CHECK(fr_hll_count(&c, &again) == FR_HLL_OK && again == card);
         } else {
-            CHECK(rc == HLL_ERR_CORRUPT);
+            CHECK(rc == FR_HLL_ERR_CORRUPT);
             CHECK(memcmp(c.buf, h.buf, h.len) == 0);
         }
-        hll_release(&c);
+        fr_hll_release(&c);
     }
 
     /* Register writes (the heart of PFADD) with the model. */
@@ -180,62 +180,62 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (p3 & 0x40) {
         size_t done;
         for (size_t off = 0; off + 8 <= plen && off < 64; off += 8)
-            (void)hll_add(&h, payload + off, 8, smax);
+            (void)fr_hll_add(&h, payload + off, 8, smax);
         uint64_t ints[4] = {0};
         memcpy(ints, payload, plen < sizeof ints ? plen : sizeof ints);
-        (void)hll_add_many_u64(&h, ints, 4, smax, &done);
-        (void)hll_add_many_fixed(&h, payload, 3, plen / 3 < 16 ? plen / 3 : 16, smax, &done);
-        if (clean) CHECK(hll_validate(&h) == HLL_OK);
+        (void)fr_hll_add_many_u64(&h, ints, 4, smax, &done);
+        (void)fr_hll_add_many_fixed(&h, payload, 3, plen / 3 < 16 ? plen / 3 : 16, smax, &done);
+        if (clean) CHECK(fr_hll_validate(&h) == FR_HLL_OK);
     }
 
     /* Unions and PFMERGE against B. */
     if (blen_in && (p3 & 0x20)) {
-        static uint8_t bbuf[HLL_DENSE_SIZE + 65536];
+        static uint8_t bbuf[FR_HLL_DENSE_SIZE + 65536];
         size_t blen = make_string((uint8_t)(mode >> 4), payload + alen_in, blen_in, bbuf, sizeof bbuf);
-        if (hll_check_header(bbuf, blen) == HLL_OK) {
-            hll_t b;
-            CHECK(hll_init_bytes(&b, bbuf, blen) == HLL_OK);
-            uint8_t *max = calloc(HLL_REGISTERS, 1);
-            int ra = hll_merge_max(max, &h);
-            int rb = hll_merge_max(max, &b);
-            (void)hll_count_max(max);
-            int use_dense = !hll_is_sparse(&h) || !hll_is_sparse(&b);
+        if (fr_hll_check_header(bbuf, blen) == FR_HLL_OK) {
+            fr_hll b;
+            CHECK(fr_hll_init_bytes(&b, bbuf, blen) == FR_HLL_OK);
+            uint8_t *max = calloc(FR_HLL_REGISTERS, 1);
+            int ra = fr_hll_merge_max(max, &h);
+            int rb = fr_hll_merge_max(max, &b);
+            (void)fr_hll_count_max(max);
+            int use_dense = !fr_hll_is_sparse(&h) || !fr_hll_is_sparse(&b);
             int nonzero = 0;
-            for (int i = 0; i < HLL_REGISTERS; i++) nonzero += max[i] != 0;
+            for (int i = 0; i < FR_HLL_REGISTERS; i++) nonzero += max[i] != 0;
             /* A sparse PFMERGE costs one opcode walk per non-zero register;
              * big sparse ones are left to the unit and compat tests so the
              * fuzzer keeps its pace. */
-            if (ra == HLL_OK && rb == HLL_OK && (use_dense || nonzero <= 256)) {
+            if (ra == FR_HLL_OK && rb == FR_HLL_OK && (use_dense || nonzero <= 256)) {
                 int clean_a = ref_decode(h.buf, h.len, model);
-                CHECK(hll_store_max(&h, max, use_dense, smax) == HLL_OK);
-                CHECK(!hll_cache_is_valid(&h));
+                CHECK(fr_hll_store_max(&h, max, use_dense, smax) == FR_HLL_OK);
+                CHECK(!fr_hll_cache_is_valid(&h));
                 if (clean_a) {
                     CHECK(ref_decode(h.buf, h.len, regs));
-                    CHECK(memcmp(regs, max, HLL_REGISTERS) == 0);
-                    if (use_dense) CHECK(!hll_is_sparse(&h));
+                    CHECK(memcmp(regs, max, FR_HLL_REGISTERS) == 0);
+                    if (use_dense) CHECK(!fr_hll_is_sparse(&h));
                 }
             }
             free(max);
-            hll_release(&b);
+            fr_hll_release(&b);
         }
     }
 
     /* Promotion keeps every register. */
     if (p3 & 0x80) {
         int clean_now = ref_decode(h.buf, h.len, model);
-        int rc = hll_to_dense(&h);
-        CHECK(rc != HLL_ERR_NOMEM);
+        int rc = fr_hll_to_dense(&h);
+        CHECK(rc != FR_HLL_ERR_NOMEM);
         if (clean_now) {
-            CHECK(rc == HLL_OK && !hll_is_sparse(&h) && h.len == HLL_DENSE_SIZE);
+            CHECK(rc == FR_HLL_OK && !fr_hll_is_sparse(&h) && h.len == FR_HLL_DENSE_SIZE);
             CHECK(ref_decode(h.buf, h.len, regs));
-            CHECK(memcmp(regs, model, HLL_REGISTERS) == 0);
+            CHECK(memcmp(regs, model, FR_HLL_REGISTERS) == 0);
         }
         uint64_t card;
-        (void)hll_count(&h, &card);
+        (void)fr_hll_count(&h, &card);
     }
 
     free(model);
     free(regs);
-    hll_release(&h);
+    fr_hll_release(&h);
     return 0;
 }

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-SRC = HERE.parent.parent / "src" / "fastrank"
+SRC = HERE.parent.parent / "src" / "fastrank" / "core"
 SECONDS = int(os.environ.get("FASTRANK_FUZZ_SECONDS", "25"))
 
 
@@ -25,7 +25,7 @@ def fuzzer(tmp_path_factory):
     cmd = [
         clang, "-g", "-O2", "-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=undefined",
         "-fsanitize-coverage-ignorelist=" + str(HERE / "coverage-ignore.txt"),
-        "-I" + str(SRC), str(HERE / "fuzz_hll.c"), str(SRC / "_hll.c"), "-o", str(out), "-lm",
+        "-I" + str(SRC), str(HERE / "fuzz_hll.c"), str(SRC / "hll.c"), "-o", str(out), "-lm",
     ]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0 and "fuzzer" in res.stderr and "cannot find" in res.stderr:

@@ -43,11 +43,22 @@ def _one(dist, pattern):
     return found[0]
 
 
+CORE_SUFFIXES = (".c", ".h", ".pxd", ".pxi")
+
+
 def test_sdist_carries_the_sources(dist):
     with tarfile.open(_one(dist, "fastrank-*.tar.gz")) as tar:
-        names = {Path(n).name for n in tar.getnames()}
-    for source in ("_core.pyx", "_sortedset.pxi", "_zset.c", "_zset.h", "_hll.c", "_cms.c", "_topk.c"):
+        # Paths inside the project: drop the leading "fastrank-<version>/".
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+    core = sorted(p for p in (ROOT / "src" / "fastrank" / "core").iterdir() if p.suffix in CORE_SUFFIXES)
+    for stem in ("zset", "hll", "cms", "topk"):   # one stem per structure
+        for suffix in CORE_SUFFIXES:
+            assert ROOT / "src" / "fastrank" / "core" / (stem + suffix) in core
+    sources = [p.relative_to(ROOT).as_posix() for p in core]
+    sources += ["src/fastrank/_core.pyx", "src/fastrank/_core.pyi", "setup.py"]
+    for source in sources:
         assert source in names, f"{source} missing from the sdist"
+    assert "src/fastrank/_core.c" not in names   # generated at build time
 
 
 def test_wheel_carries_the_module_only(dist):
@@ -59,7 +70,8 @@ def test_wheel_carries_the_module_only(dist):
     for script in ("_prelude", "submit", "remove", "standing", "range", "friends"):
         assert f"fastrank/scripts/{script}.lua" in wheel_names   # the leaderboard's Lua scripts
     assert "fastrank/_lua_sandbox.lua" in wheel_names and "fastrank/_lua_cjson.lua" in wheel_names
-    assert not any(n.endswith((".c", ".pyx", ".pxi")) for n in wheel_names)
+    assert not any(n.endswith((".c", ".h", ".pyx", ".pxi", ".pxd")) for n in wheel_names)
+    assert not any(n.startswith("fastrank/core/") for n in wheel_names)   # a source folder only
 
 
 def _repair(wheel, out):

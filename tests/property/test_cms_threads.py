@@ -1,4 +1,4 @@
-"""CountMinSketch batches split between threads (_cms.c, _cms.pxi).
+"""CountMinSketch batches split between threads (cms.c, cms.pxi).
 
 A big ``incrby`` / ``add_many`` batch of a numpy integer array goes in
 blocks, each in two phases: the threads compute the cell offsets of a share

@@ -2,7 +2,7 @@
 with TopK.add give the same sketch (the contract of the batch paths).
 
 Every path draws the same coins (one per row, in pairs: see "Coins" in
-_topk.c), so equality is exact -- buckets, heap, generator state (to_bytes)
+topk.c), so equality is exact -- buckets, heap, generator state (to_bytes)
 and every reply -- for decay 1 and decay < 1 alike.  The two-thread path
 normally starts at 65536 items; the tests lower that bound so that small
 streams take it, over several chunks (2048 items each) of its ring.

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-SRC = HERE.parent.parent / "src" / "fastrank"
+SRC = HERE.parent.parent / "src" / "fastrank" / "core"
 
 
 def test_threaded_c_paths_have_no_data_race(tmp_path):
@@ -22,7 +22,7 @@ def test_threaded_c_paths_have_no_data_race(tmp_path):
         pytest.skip("clang is not installed (apt-get install -y clang)")
     exe = tmp_path / "threads_tsan"
     cmd = [clang, "-g", "-O1", "-fsanitize=thread", "-I" + str(SRC), str(HERE / "threads_tsan.c"),
-           str(SRC / "_cms.c"), str(SRC / "_topk.c"), str(SRC / "_hll.c"), "-o", str(exe), "-lm", "-lpthread"]
+           str(SRC / "cms.c"), str(SRC / "topk.c"), str(SRC / "hll.c"), "-o", str(exe), "-lm", "-lpthread"]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0 and "tsan" in res.stderr and "cannot find" in res.stderr:
         pytest.skip("clang has no ThreadSanitizer runtime: " + res.stderr[-300:])

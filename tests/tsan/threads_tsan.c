@@ -4,7 +4,7 @@
  *   - CountMinSketch's two-phase blocks (fr_cms_par_*) on 2 and 3 threads;
  *   - Top-K's two-thread pipe (fr_topk_pipe_*): a producer thread and the
  *     consuming caller;
- *   - HyperLogLog's hll_int_max on disjoint parts of one array at once
+ *   - HyperLogLog's fr_hll_int_max on disjoint parts of one array at once
  *     (what the thread pool does), including the lazily set CPU-feature
  *     and AVX2-switch flags every call reads.
  *
@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "_cms.h"
-#include "_hll.h"
-#include "_topk.h"
+#include "cms.h"
+#include "hll.h"
+#include "topk.h"
 
 static uint64_t state = 88172645463325252ULL;
 
@@ -121,7 +121,7 @@ typedef struct {
 static void *hll_part_run(void *arg)
 {
     hll_part *p = arg;
-    hll_int_max(p->max, p->vals, 0, p->n);
+    fr_hll_int_max(p->max, p->vals, 0, p->n);
     return NULL;
 }
 

@@ -323,7 +323,7 @@ def test_docstring_examples():
 @pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int32])
 @pytest.mark.parametrize("shape", [(1000, 4), (37, 8), (50, 9), (2**16, 2)])
 def test_large_integer_batches_equal_text_batches(dtype, shape):
-    # Big numpy batches take the remembered-address path (_cms.c); it must
+    # Big numpy batches take the remembered-address path (cms.c); it must
     # give exactly what hashing every item's text gives.
     rng = np.random.default_rng(31)
     raw = rng.zipf(1.2, 40_000)
@@ -377,7 +377,7 @@ def test_dimensions_too_big_to_allocate():
 @pytest.mark.parametrize("n", [50, 20_000])  # without and with the remembered-address memo
 def test_integer_texts_around_the_one_word_limits(n):
     # Texts of up to 8 bytes (-9999999 .. 99999999) are built and hashed in
-    # one word (_murmur.h fr_dec8_word / fr_murmur2_word_*); longer ones take
+    # one word (murmurhash2.h fr_dec8_word / fr_murmur2_word_*); longer ones take
     # the buffer path.  Both must hash exactly the decimal text.
     edges = [0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10000, 99999, 100000, 9999999, 10000000,
              99999999, 100000000, 999999999, 2**32 - 1, 2**32, 2**63 - 1]

@@ -1,4 +1,4 @@
-"""Integers are hashed as their decimal text without writing it (_decimal64.h).
+"""Integers are hashed as their decimal text without writing it (decimal_text_hash.h).
 
 add_many on a numpy integer array must hash exactly str(v).encode() (what
 redis-py sends for an int); the C core builds the MurmurHash64A blocks of

@@ -275,7 +275,7 @@ def test_reseed_reproduces_a_run():
 
 @pytest.mark.parametrize("shape", [(10, 8, 7, 0.9), (5, 30, 4, 1.0), (20, 3, 8, 0.95), (3, 8, 9, 0.9)])
 def test_large_integer_batches_equal_item_by_item(shape):
-    # Big numpy batches take the remembered-hash path (_topk.c); same results.
+    # Big numpy batches take the remembered-hash path (topk.c); same results.
     rng = np.random.default_rng(41)
     items = (rng.zipf(1.1, 40_000) % 5000).astype(np.int64) - 100
     a, b = TopK(*shape, seed=5), TopK(*shape, seed=5)
@@ -289,7 +289,7 @@ def test_large_integer_batches_equal_item_by_item(shape):
     assert c == d
 
 
-# -- coins (see "Coins" in _topk.c) -------------------------------------------------------
+# -- coins (see "Coins" in topk.c) -------------------------------------------------------
 
 M64 = 2**64 - 1
 

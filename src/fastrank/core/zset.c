@@ -1,4 +1,4 @@
-/* _zset.c -- skip list with rank spans and a member index, for fastrank.
+/* zset.c -- skip list with rank spans and a member index, for fastrank.
  *
  * WHAT IT IS
  * ----------
@@ -21,19 +21,19 @@
  * WHERE IT DEPARTS FROM REDIS (all for memory and cache misses)
  * ------------------------------------------------------------
  *   - Nodes live in one arena per set and are named by 32-bit offsets
- *     (frz_ref, in 8-byte units; see the byte diagram in _zset.h).  Links,
+ *     (fr_zset_ref, in 8-byte units; see the byte diagram in zset.h).  Links,
  *     backward pointers and index slots are 4 bytes instead of 8, and there
  *     is no per-node malloc header.  Freed nodes go to a free list per size
  *     (in units) and are reused by the next node of the same size; when the
- *     live nodes fill less than a quarter of a big arena, frz_shrink moves
+ *     live nodes fill less than a quarter of a big arena, fr_zset_shrink moves
  *     them into a fresh arena of their size (see "COMPACTION").  Growing
  *     the arena may move it, so a node pointer is only used between
  *     allocations; a compaction also renames every node (new refs).
  *   - The member is stored inline after the links (one cache line holds a
  *     typical node), the score is inside the node, and there is no separate
- *     dict entry or sds string: Redis spends ~120 bytes on a 9-byte member,
- *     this file ~48.5 measured at 10M members (node ~37 with line padding,
- *     index ~12).
+ *     dict entry or sds string, so a member costs well under half of what
+ *     Redis spends on it (figures: bench/results/core-measurements.md,
+ *     "Sorted set").
  *   - The level-0 span is always 1 and is not stored.
  *   - Index slots are 64 bits: the high 32 bits of the member's hash (the
  *     "tag") and the node's ref.  The home slot is derived from the tag
@@ -52,37 +52,35 @@
  *     its neighbours (checked through backward/forward, no search); else
  *     ONE descent with two cursors finds the old and the new place (Redis
  *     searches twice), and the node is unlinked and relinked, never
- *     reallocated (frz_move).
+ *     reallocated (fr_zset_move).
  *   - The arena and the index, once past 4 MiB, are mmap'd 2 MiB-aligned
- *     with MADV_HUGEPAGE on Linux (see frz_big_alloc): a descent's ~30
+ *     with MADV_HUGEPAGE on Linux (see fr_zset_big_alloc): a descent's ~30
  *     random node reads otherwise also miss the TLB.  The arena is trimmed
  *     to its exact size after a bulk load.
  *   - A fresh node never lets its HOT part (score, links, spans: all a
  *     search reads unless scores tie) straddle a 64-byte cache line: when
  *     it would, a PAD chunk (1..7 units, tagged with a NaN pattern no score
- *     can have) fills the rest of the line first (frz_pad_units).  Without
- *     it ~30% of the nodes a descent visits cost two lines, the second one
- *     not covered by the descent's prefetch.  Cachegrind (D1 32 KiB, LL
- *     32 MiB), misses per rank at 10M members: D1 55.0 -> 41.6, LL 17.4 ->
- *     13.3; at 1M: D1 39.9 -> 28.2.  Wall time in C at 10M (medians of 5
- *     alternating runs, loaded machine): rank 6.4 -> 5.3 us, incr 10.0 ->
- *     8.5 us; at 1M within the noise.  Cost: ~3.5 bytes per member.
- *   - Batch lookups (frz_find_batch, frz_rank_batch; the numpy paths
- *     rank_many / score_many) run up to FRZ_BATCH = 16 independent
+ *     can have) fills the rest of the line first (fr_zset_pad_units).  Without
+ *     it a good share of the nodes a descent visits cost two lines, the
+ *     second one not covered by the descent's prefetch.  The padding cuts
+ *     cache misses per rank and pays off at 10M members for a few bytes per
+ *     member (cachegrind and wall-time figures: core-measurements.md, "Line
+ *     padding").
+ *   - Batch lookups (fr_zset_find_batch, fr_zset_rank_batch; the numpy paths
+ *     rank_many / score_many) run up to FR_ZSET_BATCH = 16 independent
  *     searches in lock step, each prefetching the node it reads next, so
  *     16 cache misses are in flight instead of one.  One descent is a
  *     chain of ~30 dependent misses that no layout removes; overlapping
- *     chains is what a batch can do.  At 1M members, wall time per member
- *     (median of 5, loaded 2-core machine): rank_many 3.7 -> 1.3 us,
- *     score_many 450 -> 180 ns.
- *   - incr_many (frz_incr_batch) cannot overlap its updates -- each one
+ *     chains is what a batch can do (rank_many / score_many figures:
+ *     core-measurements.md, "Batch lookups").
+ *   - incr_many (fr_zset_incr_batch) cannot overlap its updates -- each one
  *     changes the list the next one searches -- so it first WARMS a block:
  *     finds the members as above, prefetches their neighbours and walks
  *     the paths to every old and new key in lock step without writing;
  *     then applies the increments in order, mostly from cache.  A stale
- *     warm-up only costs time, never correctness.  1M members: 2.8-7.8 ->
- *     2.2-4.5 us per pair (same loaded machine, alternating runs).
- *   - Bulk load (frz_bulk_*): members are written into nodes without
+ *     warm-up only costs time, never correctness (figures:
+ *     core-measurements.md, "incr_many warm-up").
+ *   - Bulk load (fr_zset_bulk_*): members are written into nodes without
  *     linking; at the end all nodes are sorted (LSD radix sort on the score
  *     bits and a 4-byte member prefix, merge sort for the remaining ties)
  *     and the whole list is rebuilt in one left-to-right pass that tracks
@@ -90,27 +88,26 @@
  *
  * TRIED AND DROPPED: caching the top 32 bits of the next node's score in
  * every link above level 0 (so a search need not touch the nodes it looks
- * past) cut L1 misses by only ~5% in cachegrind at 1M members, for +2
- * bytes per member and more instructions: a p = 1/4 search's ~30 node
- * reads are mostly moves, not look-pasts.
+ * past) barely cut L1 misses in cachegrind (core-measurements.md, "Dropped:
+ * key cache in links"), for +2 bytes per member and more instructions: a
+ * p = 1/4 search's node reads are mostly moves, not look-pasts.
  *
  * MEASURED, NOT BUILT: an "express lane" -- the links, spans and score of
  * every node of level >= 2 copied into a separate compact array, so a
  * search touches the node arena only on level 0.  A read-only prototype
- * (rank only, built after a bulk load) in cachegrind, misses per rank:
- * with the records in allocation order it is WORSE than the nodes (1M:
- * D1 29.2 -> 34.0; 10M: 42.6 -> 49.0, LL 14.2 -> 14.2), because the
- * bottom of the search now reads two structures; only with the records
- * grouped by level (tallest first, which a dynamic version would need one
- * pool per level for) does it win: 10M D1 42.6 -> 33.5, LL 14.2 -> 12.8
- * (-10%), 1M D1 29.2 -> 23.6, LL unchanged; for ~+4 bytes per member and
- * a second copy of every tall node's links to keep in step.  Not worth
- * its complexity next to the line padding above.
+ * (rank only, built after a bulk load) in cachegrind: with the records in
+ * allocation order it misses MORE than the nodes, because the bottom of
+ * the search now reads two structures; only with the records grouped by
+ * level (tallest first, which a dynamic version would need one pool per
+ * level for) does it win, and only modestly (core-measurements.md,
+ * "Measured, not built: express lane"); for ~+4 bytes per member and a
+ * second copy of every tall node's links to keep in step.  Not worth its
+ * complexity next to the line padding above.
  *
- * INVARIANTS (verified by frz_check)
+ * INVARIANTS (verified by fr_zset_check)
  * ---------------------------------
  *   - level-0 order is strictly increasing in (score, member); no score is
- *     NaN (refused by the caller, a NaN incr result by frz_incr).  Scores
+ *     NaN (refused by the caller, a NaN incr result by fr_zset_incr).  Scores
  *     are stored as given, -0.0 included (it compares equal to +0.0, so
  *     the order is unaffected; callers that want Redis's listpack
  *     behaviour normalise it themselves);
@@ -126,7 +123,7 @@
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* mmap, mremap, madvise(MADV_HUGEPAGE) under -std=c99 */
 #endif
-#include "_zset.h"
+#include "zset.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -136,14 +133,14 @@
 #include <sys/mman.h>
 #endif
 
-#define FRZ_ARENA_MAX ((uint64_t)UINT32_MAX) /* refs are 32-bit */
+#define FR_ZSET_ARENA_MAX ((uint64_t)UINT32_MAX) /* refs are 32-bit */
 
 /* ======================================================================
  * Helpers
  * ====================================================================== */
 
 /* memcmp order with the shorter of two equal prefixes first; <0, 0, >0. */
-static inline int frz_memcmp(const char *a, size_t la, const char *b, size_t lb)
+static inline int fr_zset_memcmp(const char *a, size_t la, const char *b, size_t lb)
 {
     size_t n = la < lb ? la : lb;
     int c = n ? memcmp(a, b, n) : 0;
@@ -153,19 +150,19 @@ static inline int frz_memcmp(const char *a, size_t la, const char *b, size_t lb)
 }
 
 /* Compare node n with the key (score, m): <0 when n sorts first. */
-static inline int frz_cmp_key(const frz_node *n, double score, const char *m, size_t len)
+static inline int fr_zset_cmp_key(const fr_zset_node *n, double score, const char *m, size_t len)
 {
     if (n->score < score)
         return -1;
     if (n->score > score)
         return 1;
     size_t nl;
-    const char *nm = frz_node_member(n, &nl);
-    return frz_memcmp(nm, nl, m, len);
+    const char *nm = fr_zset_node_member(n, &nl);
+    return fr_zset_memcmp(nm, nl, m, len);
 }
 
 /* splitmix64 step: the level generator (deterministic per set). */
-static inline uint64_t frz_rng_next(uint64_t *state)
+static inline uint64_t fr_zset_rng_next(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -174,7 +171,7 @@ static inline uint64_t frz_rng_next(uint64_t *state)
 }
 
 /* Number of trailing zero bits of a non-zero word. */
-static inline int frz_ctz64(uint64_t x)
+static inline int fr_zset_ctz64(uint64_t x)
 {
 #if defined(__GNUC__) || defined(__clang__)
     return __builtin_ctzll(x);
@@ -189,15 +186,15 @@ static inline int frz_ctz64(uint64_t x)
 }
 
 /* A random level in 1..32 with P(level > k) = 4^-k. */
-static int frz_random_level(frz_set *s)
+static int fr_zset_random_level(fr_zset *s)
 {
-    uint64_t r = frz_rng_next(&s->rng);
-    int lvl = 1 + (r ? frz_ctz64(r) : 64) / 2;
-    return lvl > FRZ_MAXLEVEL ? FRZ_MAXLEVEL : lvl;
+    uint64_t r = fr_zset_rng_next(&s->rng);
+    int lvl = 1 + (r ? fr_zset_ctz64(r) : 64) / 2;
+    return lvl > FR_ZSET_MAXLEVEL ? FR_ZSET_MAXLEVEL : lvl;
 }
 
 /* Formats v in decimal into buf (>= 20 bytes, not terminated); the length. */
-int frz_format_u64(uint64_t v, char *buf)
+int fr_zset_format_u64(uint64_t v, char *buf)
 {
     char tmp[20];
     int n = 0, i;
@@ -211,17 +208,17 @@ int frz_format_u64(uint64_t v, char *buf)
 }
 
 /* Formats v in decimal into buf (>= 21 bytes, not terminated); the length. */
-int frz_format_i64(int64_t v, char *buf)
+int fr_zset_format_i64(int64_t v, char *buf)
 {
     if (v < 0) {
         buf[0] = '-';
-        return 1 + frz_format_u64(0 - (uint64_t)v, buf + 1);
+        return 1 + fr_zset_format_u64(0 - (uint64_t)v, buf + 1);
     }
-    return frz_format_u64((uint64_t)v, buf);
+    return fr_zset_format_u64((uint64_t)v, buf);
 }
 
 /* 64x64 -> 128 multiply folded to 64 bits (low ^ high). */
-static inline void frz_mum(uint64_t *a, uint64_t *b)
+static inline void fr_zset_mum(uint64_t *a, uint64_t *b)
 {
 #if defined(__SIZEOF_INT128__)
     __uint128_t r = (__uint128_t)*a * *b;
@@ -237,20 +234,20 @@ static inline void frz_mum(uint64_t *a, uint64_t *b)
 #endif
 }
 
-static inline uint64_t frz_mix(uint64_t a, uint64_t b)
+static inline uint64_t fr_zset_mix(uint64_t a, uint64_t b)
 {
-    frz_mum(&a, &b);
+    fr_zset_mum(&a, &b);
     return a ^ b;
 }
 
-static inline uint64_t frz_r8(const unsigned char *p)
+static inline uint64_t fr_zset_r8(const unsigned char *p)
 {
     uint64_t v;
     memcpy(&v, p, 8);
     return v;
 }
 
-static inline uint64_t frz_r4(const unsigned char *p)
+static inline uint64_t fr_zset_r4(const unsigned char *p)
 {
     uint32_t v;
     memcpy(&v, p, 4);
@@ -260,17 +257,17 @@ static inline uint64_t frz_r4(const unsigned char *p)
 /* Hash of a byte string: wyhash's construction (public domain, Wang Yi),
  * reduced to what short members need.  Host byte order, so values differ
  * between big- and little-endian hosts; they are never stored. */
-uint64_t frz_hash(const void *key, size_t len, uint64_t seed)
+uint64_t fr_zset_hash(const void *key, size_t len, uint64_t seed)
 {
     static const uint64_t s0 = 0xa0761d6478bd642fULL, s1 = 0xe7037ed1a0b428dbULL;
     const unsigned char *p = (const unsigned char *)key;
     uint64_t a, b;
-    seed ^= frz_mix(seed ^ s0, s1);
+    seed ^= fr_zset_mix(seed ^ s0, s1);
     if (len <= 16) {
         if (len >= 4) {
             size_t q = (len >> 3) << 2;
-            a = (frz_r4(p) << 32) | frz_r4(p + q);
-            b = (frz_r4(p + len - 4) << 32) | frz_r4(p + len - 4 - q);
+            a = (fr_zset_r4(p) << 32) | fr_zset_r4(p + q);
+            b = (fr_zset_r4(p + len - 4) << 32) | fr_zset_r4(p + len - 4 - q);
         } else if (len > 0) {
             a = ((uint64_t)p[0] << 16) | ((uint64_t)p[len >> 1] << 8) | p[len - 1];
             b = 0;
@@ -280,17 +277,17 @@ uint64_t frz_hash(const void *key, size_t len, uint64_t seed)
     } else {
         size_t i = len;
         while (i > 16) {
-            seed = frz_mix(frz_r8(p) ^ s1, frz_r8(p + 8) ^ seed);
+            seed = fr_zset_mix(fr_zset_r8(p) ^ s1, fr_zset_r8(p + 8) ^ seed);
             p += 16;
             i -= 16;
         }
-        a = frz_r8(p + i - 16);
-        b = frz_r8(p + i - 8);
+        a = fr_zset_r8(p + i - 16);
+        b = fr_zset_r8(p + i - 8);
     }
     a ^= s1;
     b ^= seed;
-    frz_mum(&a, &b);
-    return frz_mix(a ^ s0 ^ (uint64_t)len, b ^ s1);
+    fr_zset_mum(&a, &b);
+    return fr_zset_mix(a ^ s0 ^ (uint64_t)len, b ^ s1);
 }
 
 /* ======================================================================
@@ -304,33 +301,33 @@ uint64_t frz_hash(const void *key, size_t len, uint64_t seed)
  * again (more under virtualisation).  Growth tries mremap in place, else
  * maps anew and copies.  Elsewhere, and for small buffers, malloc. */
 #if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MREMAP_MAYMOVE)
-#define FRZ_MMAP 1
+#define FR_ZSET_MMAP 1
 #else
-#define FRZ_MMAP 0
+#define FR_ZSET_MMAP 0
 #endif
-#define FRZ_HUGE ((size_t)2 << 20)
-#define FRZ_BIG_MIN ((size_t)4 << 20)
+#define FR_ZSET_HUGE ((size_t)2 << 20)
+#define FR_ZSET_BIG_MIN ((size_t)4 << 20)
 
 /* Bytes really held for a buffer of len bytes. */
-static inline size_t frz_big_size(size_t len)
+static inline size_t fr_zset_big_size(size_t len)
 {
-    if (FRZ_MMAP && len >= FRZ_BIG_MIN)
-        return (len + FRZ_HUGE - 1) & ~(FRZ_HUGE - 1);
+    if (FR_ZSET_MMAP && len >= FR_ZSET_BIG_MIN)
+        return (len + FR_ZSET_HUGE - 1) & ~(FR_ZSET_HUGE - 1);
     return len;
 }
 
 /* A buffer of len bytes (zeroed when zero is set), or NULL. */
-static void *frz_big_alloc(size_t len, int zero)
+static void *fr_zset_big_alloc(size_t len, int zero)
 {
-#if FRZ_MMAP
-    if (len >= FRZ_BIG_MIN) {
-        size_t used = frz_big_size(len), maplen = used + FRZ_HUGE, head;
+#if FR_ZSET_MMAP
+    if (len >= FR_ZSET_BIG_MIN) {
+        size_t used = fr_zset_big_size(len), maplen = used + FR_ZSET_HUGE, head;
         char *p = (char *)mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                                -1, 0);
         char *a;
         if (p == MAP_FAILED)
             return NULL;
-        a = (char *)(((uintptr_t)p + FRZ_HUGE - 1) & ~(uintptr_t)(FRZ_HUGE - 1));
+        a = (char *)(((uintptr_t)p + FR_ZSET_HUGE - 1) & ~(uintptr_t)(FR_ZSET_HUGE - 1));
         head = (size_t)(a - p);
         if (head)
             munmap(p, head);
@@ -343,14 +340,14 @@ static void *frz_big_alloc(size_t len, int zero)
     return zero ? calloc(1, len) : malloc(len);
 }
 
-/* Frees a buffer of len bytes from frz_big_alloc / frz_big_realloc. */
-static void frz_big_free(void *p, size_t len)
+/* Frees a buffer of len bytes from fr_zset_big_alloc / fr_zset_big_realloc. */
+static void fr_zset_big_free(void *p, size_t len)
 {
     if (!p)
         return;
-#if FRZ_MMAP
-    if (len >= FRZ_BIG_MIN) {
-        munmap(p, frz_big_size(len));
+#if FR_ZSET_MMAP
+    if (len >= FR_ZSET_BIG_MIN) {
+        munmap(p, fr_zset_big_size(len));
         return;
     }
 #endif
@@ -359,14 +356,14 @@ static void frz_big_free(void *p, size_t len)
 
 /* Resizes a buffer from oldlen to newlen bytes, keeping the contents;
  * NULL (and p untouched) when out of memory. */
-static void *frz_big_realloc(void *p, size_t oldlen, size_t newlen)
+static void *fr_zset_big_realloc(void *p, size_t oldlen, size_t newlen)
 {
     void *q;
-#if FRZ_MMAP
-    if (oldlen < FRZ_BIG_MIN && newlen < FRZ_BIG_MIN)
+#if FR_ZSET_MMAP
+    if (oldlen < FR_ZSET_BIG_MIN && newlen < FR_ZSET_BIG_MIN)
         return realloc(p, newlen);
-    if (oldlen >= FRZ_BIG_MIN && newlen >= FRZ_BIG_MIN) {
-        size_t o = frz_big_size(oldlen), n = frz_big_size(newlen);
+    if (oldlen >= FR_ZSET_BIG_MIN && newlen >= FR_ZSET_BIG_MIN) {
+        size_t o = fr_zset_big_size(oldlen), n = fr_zset_big_size(newlen);
         if (n == o)
             return p;
         q = mremap(p, o, n, 0); /* in place: keeps the 2 MiB alignment */
@@ -376,11 +373,11 @@ static void *frz_big_realloc(void *p, size_t oldlen, size_t newlen)
             return q;
         }
     }
-    q = frz_big_alloc(newlen, 0);
+    q = fr_zset_big_alloc(newlen, 0);
     if (!q)
         return NULL;
     memcpy(q, p, oldlen < newlen ? oldlen : newlen);
-    frz_big_free(p, oldlen);
+    fr_zset_big_free(p, oldlen);
     return q;
 #else
     (void)oldlen;
@@ -390,28 +387,28 @@ static void *frz_big_realloc(void *p, size_t oldlen, size_t newlen)
 }
 
 /* Byte offset of the member inside a node of the given level. */
-static inline size_t frz_member_offset(unsigned level)
+static inline size_t fr_zset_member_offset(unsigned level)
 {
-    return sizeof(frz_node) + 4u * (2u * level - 1u);
+    return sizeof(fr_zset_node) + 4u * (2u * level - 1u);
 }
 
 /* Size in units of a node of this level holding a member of len bytes. */
-static inline unsigned frz_units_for(unsigned level, size_t len)
+static inline unsigned fr_zset_units_for(unsigned level, size_t len)
 {
-    size_t stored = len <= FRZ_INLINE_MAX ? len : sizeof(frz_ext);
-    return (unsigned)((frz_member_offset(level) + stored + 7) / 8);
+    size_t stored = len <= FR_ZSET_INLINE_MAX ? len : sizeof(fr_zset_ext);
+    return (unsigned)((fr_zset_member_offset(level) + stored + 7) / 8);
 }
 
 /* A PAD chunk fills the end of a cache line that a fresh node's hot part
- * would otherwise straddle (see frz_node_alloc).  It is 1..7 units long and
- * its first 8 bytes hold FRZ_PAD_TAG | length: a NaN pattern, which no node
+ * would otherwise straddle (see fr_zset_node_alloc).  It is 1..7 units long and
+ * its first 8 bytes hold FR_ZSET_PAD_TAG | length: a NaN pattern, which no node
  * score (first 8 bytes of every other chunk) can be.  Pads are never reused;
  * only the arena walkers see them, through the two helpers below. */
-#define FRZ_PAD_TAG 0x7ff4adadadad0000ULL
-#define FRZ_LINE_UNITS 8u /* 64-byte cache line */
+#define FR_ZSET_PAD_TAG 0x7ff4adadadad0000ULL
+#define FR_ZSET_LINE_UNITS 8u /* 64-byte cache line */
 
 /* The first word of chunk u (score bits, or a pad's tag). */
-static inline uint64_t frz_chunk_word(const frz_set *s, uint64_t u)
+static inline uint64_t fr_zset_chunk_word(const fr_zset *s, uint64_t u)
 {
     uint64_t w;
     memcpy(&w, s->arena + (u << 3), 8);
@@ -419,44 +416,44 @@ static inline uint64_t frz_chunk_word(const frz_set *s, uint64_t u)
 }
 
 /* Size in units of the chunk at unit u (node, free chunk or pad). */
-static inline uint64_t frz_chunk_units(const frz_set *s, uint64_t u)
+static inline uint64_t fr_zset_chunk_units(const fr_zset *s, uint64_t u)
 {
-    uint64_t w = frz_chunk_word(s, u);
-    if ((w & ~(uint64_t)0xffff) == FRZ_PAD_TAG)
+    uint64_t w = fr_zset_chunk_word(s, u);
+    if ((w & ~(uint64_t)0xffff) == FR_ZSET_PAD_TAG)
         return w & 0xffff;
-    return FRZ_N(s, u)->units;
+    return FR_ZSET_N(s, u)->units;
 }
 
 /* True when the chunk at unit u is a linked (or bulk-loaded) node. */
-static inline int frz_chunk_live(const frz_set *s, uint64_t u)
+static inline int fr_zset_chunk_live(const fr_zset *s, uint64_t u)
 {
-    uint64_t w = frz_chunk_word(s, u);
-    return (w & ~(uint64_t)0xffff) != FRZ_PAD_TAG && FRZ_N(s, u)->level != 0;
+    uint64_t w = fr_zset_chunk_word(s, u);
+    return (w & ~(uint64_t)0xffff) != FR_ZSET_PAD_TAG && FR_ZSET_N(s, u)->level != 0;
 }
 
 /* Units of padding to put at the top before a fresh node of this level so
  * that its HOT part -- score, links and spans, all a search reads unless
  * scores tie -- sits in one cache line (or, when longer than a line, starts
  * one).  Offsets are taken from the arena start, which is 2 MiB-aligned
- * once the arena is big (frz_big_alloc); a small malloc'd arena is cache
+ * once the arena is big (fr_zset_big_alloc); a small malloc'd arena is cache
  * resident anyway. */
-static inline unsigned frz_pad_units(const frz_set *s, unsigned level)
+static inline unsigned fr_zset_pad_units(const fr_zset *s, unsigned level)
 {
-    unsigned hot = (unsigned)(frz_member_offset(level) + 7) / 8;
-    unsigned off = (unsigned)(s->top % FRZ_LINE_UNITS);
-    if (off == 0 || off + hot <= FRZ_LINE_UNITS)
+    unsigned hot = (unsigned)(fr_zset_member_offset(level) + 7) / 8;
+    unsigned off = (unsigned)(s->top % FR_ZSET_LINE_UNITS);
+    if (off == 0 || off + hot <= FR_ZSET_LINE_UNITS)
         return 0;
-    return FRZ_LINE_UNITS - off;
+    return FR_ZSET_LINE_UNITS - off;
 }
 
-/* Hints the CPU to start loading node r (FRZ_NIL is ignored).  Descents
+/* Hints the CPU to start loading node r (FR_ZSET_NIL is ignored).  Descents
  * prefetch the level-below successor while they test the current one, so
  * the miss of whichever is taken next overlaps with the current one. */
-static inline void frz_prefetch(const frz_set *s, frz_ref r)
+static inline void fr_zset_prefetch(const fr_zset *s, fr_zset_ref r)
 {
 #if defined(__GNUC__) || defined(__clang__)
     if (r)
-        __builtin_prefetch(FRZ_N(s, r));
+        __builtin_prefetch(FR_ZSET_N(s, r));
 #else
     (void)s;
     (void)r;
@@ -465,20 +462,20 @@ static inline void frz_prefetch(const frz_set *s, frz_ref r)
 
 /* Makes room for `need` more units at the top; may move the arena.
  * 0, or -1 when out of memory or past the 32-bit ref space. */
-static int frz_arena_reserve(frz_set *s, uint64_t need)
+static int fr_zset_arena_reserve(fr_zset *s, uint64_t need)
 {
     uint64_t want = s->top + need, ncap;
     char *a;
     if (want <= s->cap)
         return 0;
-    if (want > FRZ_ARENA_MAX || want > SIZE_MAX / 8)
+    if (want > FR_ZSET_ARENA_MAX || want > SIZE_MAX / 8)
         return -1;
     ncap = s->cap < 4096 ? 2 * s->cap : s->cap + s->cap / 2;
     if (ncap < want)
         ncap = want;
-    if (ncap > FRZ_ARENA_MAX)
-        ncap = FRZ_ARENA_MAX;
-    a = (char *)frz_big_realloc(s->arena, (size_t)s->cap * 8, (size_t)ncap * 8);
+    if (ncap > FR_ZSET_ARENA_MAX)
+        ncap = FR_ZSET_ARENA_MAX;
+    a = (char *)fr_zset_big_realloc(s->arena, (size_t)s->cap * 8, (size_t)ncap * 8);
     if (!a)
         return -1;
     s->arena = a;
@@ -488,12 +485,12 @@ static int frz_arena_reserve(frz_set *s, uint64_t need)
 
 /* Gives back the arena's unused tail (after a bulk load, whose size is
  * known); failure to shrink is harmless. */
-static void frz_arena_trim(frz_set *s)
+static void fr_zset_arena_trim(fr_zset *s)
 {
     char *a;
     if (s->cap - s->top < 64)
         return;
-    a = (char *)frz_big_realloc(s->arena, (size_t)s->cap * 8, (size_t)s->top * 8);
+    a = (char *)fr_zset_big_realloc(s->arena, (size_t)s->cap * 8, (size_t)s->top * 8);
     if (a) {
         s->arena = a;
         s->cap = s->top;
@@ -501,65 +498,65 @@ static void frz_arena_trim(frz_set *s)
 }
 
 /* Allocates a node of `level` holding a copy of member m (len bytes), links
- * and spans zeroed, score 0.  Returns its ref, or FRZ_NIL when out of memory
+ * and spans zeroed, score 0.  Returns its ref, or FR_ZSET_NIL when out of memory
  * (nothing changed).  Invalidates node pointers (the arena may move). */
-static frz_ref frz_node_alloc(frz_set *s, int level, const char *m, size_t len)
+static fr_zset_ref fr_zset_node_alloc(fr_zset *s, int level, const char *m, size_t len)
 {
-    unsigned units = frz_units_for((unsigned)level, len);
+    unsigned units = fr_zset_units_for((unsigned)level, len);
     char *ext = NULL;
-    frz_ref r;
-    frz_node *n;
-    if (len > FRZ_INLINE_MAX) {
+    fr_zset_ref r;
+    fr_zset_node *n;
+    if (len > FR_ZSET_INLINE_MAX) {
         ext = (char *)malloc(len);
         if (!ext)
-            return FRZ_NIL;
+            return FR_ZSET_NIL;
         memcpy(ext, m, len);
     }
     r = s->freelist[units];
     if (r) {
-        s->freelist[units] = FRZ_N(s, r)->backward;
+        s->freelist[units] = FR_ZSET_N(s, r)->backward;
     } else {
-        unsigned pad = frz_pad_units(s, (unsigned)level);
-        if (frz_arena_reserve(s, pad + units)) {
+        unsigned pad = fr_zset_pad_units(s, (unsigned)level);
+        if (fr_zset_arena_reserve(s, pad + units)) {
             free(ext);
-            return FRZ_NIL;
+            return FR_ZSET_NIL;
         }
         if (pad) {
-            uint64_t w = FRZ_PAD_TAG | pad;
+            uint64_t w = FR_ZSET_PAD_TAG | pad;
             memcpy(s->arena + (s->top << 3), &w, 8);
             s->top += pad;
         }
-        r = (frz_ref)s->top;
+        r = (fr_zset_ref)s->top;
         s->top += units;
     }
     s->live_units += units;
-    n = FRZ_N(s, r);
+    n = FR_ZSET_N(s, r);
     n->score = 0.0;
-    n->backward = FRZ_NIL;
+    n->backward = FR_ZSET_NIL;
     n->level = (uint8_t)level;
     n->units = (uint16_t)units;
     memset(n->fwd, 0, 4u * (2u * (unsigned)level - 1u));
     if (ext) {
-        frz_ext e = {len, ext};
-        n->mlen = FRZ_LONG;
-        memcpy((char *)n + frz_member_offset((unsigned)level), &e, sizeof e);
+        fr_zset_ext e = {len, ext};
+        n->mlen = FR_ZSET_LONG;
+        memcpy((char *)n + fr_zset_member_offset((unsigned)level), &e, sizeof e);
         s->ext_bytes += len;
         s->ext_count++;
     } else {
         n->mlen = (uint8_t)len;
         if (len)
-            memcpy((char *)n + frz_member_offset((unsigned)level), m, len);
+            memcpy((char *)n + fr_zset_member_offset((unsigned)level), m, len);
     }
     return r;
 }
 
 /* Returns node r (already unlinked and out of the index) to its free list. */
-static void frz_node_free(frz_set *s, frz_ref r)
+static void fr_zset_node_free(fr_zset *s, fr_zset_ref r)
 {
-    frz_node *n = FRZ_N(s, r);
-    if (n->mlen == FRZ_LONG) {
+    fr_zset_node *n = FR_ZSET_N(s, r);
+    if (n->mlen == FR_ZSET_LONG) {
         size_t len;
-        char *p = (char *)frz_node_member(n, &len);
+        char *p = (char *)fr_zset_node_member(n, &len);
         free(p);
         s->ext_bytes -= len;
         s->ext_count--;
@@ -576,40 +573,40 @@ static void frz_node_free(frz_set *s, frz_ref r)
  * ====================================================================== */
 
 /* Home slot of a tag (fastrange: maps 32 bits onto 0..nslots-1). */
-static inline uint64_t frz_home(const frz_set *s, uint32_t tag)
+static inline uint64_t fr_zset_home(const fr_zset *s, uint32_t tag)
 {
     return ((uint64_t)tag * s->nslots) >> 32;
 }
 
 /* True when node n holds exactly member m. */
-static inline int frz_member_eq(const frz_node *n, const char *m, size_t len)
+static inline int fr_zset_member_eq(const fr_zset_node *n, const char *m, size_t len)
 {
     size_t nl;
-    const char *nm = frz_node_member(n, &nl);
+    const char *nm = fr_zset_node_member(n, &nl);
     return nl == len && (len == 0 || memcmp(nm, m, len) == 0);
 }
 
-/* The node holding member m (whose hash is h), or FRZ_NIL. */
-static frz_ref frz_hash_find(const frz_set *s, const char *m, size_t len, uint64_t h)
+/* The node holding member m (whose hash is h), or FR_ZSET_NIL. */
+static fr_zset_ref fr_zset_hash_find(const fr_zset *s, const char *m, size_t len, uint64_t h)
 {
     uint32_t tag = (uint32_t)(h >> 32);
-    uint64_t i = frz_home(s, tag);
+    uint64_t i = fr_zset_home(s, tag);
     for (;;) {
         uint64_t v = s->slots[i];
         if (!v)
-            return FRZ_NIL;
-        if ((uint32_t)(v >> 32) == tag && frz_member_eq(FRZ_N(s, (frz_ref)v), m, len))
-            return (frz_ref)v;
+            return FR_ZSET_NIL;
+        if ((uint32_t)(v >> 32) == tag && fr_zset_member_eq(FR_ZSET_N(s, (fr_zset_ref)v), m, len))
+            return (fr_zset_ref)v;
         if (++i == s->nslots)
             i = 0;
     }
 }
 
 /* Moves every entry into a fresh table of n slots (n > hcount).  0 or -1. */
-static int frz_hash_resize(frz_set *s, uint64_t n)
+static int fr_zset_hash_resize(fr_zset *s, uint64_t n)
 {
     uint64_t *old = s->slots, oldn = s->nslots, j;
-    uint64_t *slots = (uint64_t *)frz_big_alloc((size_t)n * sizeof(uint64_t), 1);
+    uint64_t *slots = (uint64_t *)fr_zset_big_alloc((size_t)n * sizeof(uint64_t), 1);
     if (!slots)
         return -1;
     s->slots = slots;
@@ -618,18 +615,18 @@ static int frz_hash_resize(frz_set *s, uint64_t n)
         uint64_t v = old[j], i;
         if (!v)
             continue;
-        i = frz_home(s, (uint32_t)(v >> 32));
+        i = fr_zset_home(s, (uint32_t)(v >> 32));
         while (slots[i])
             if (++i == n)
                 i = 0;
         slots[i] = v;
     }
-    frz_big_free(old, (size_t)oldn * sizeof(uint64_t));
+    fr_zset_big_free(old, (size_t)oldn * sizeof(uint64_t));
     return 0;
 }
 
 /* Ensures `count` entries fit under the load limit (0.8).  0 or -1. */
-static int frz_hash_reserve(frz_set *s, uint64_t count)
+static int fr_zset_hash_reserve(fr_zset *s, uint64_t count)
 {
     uint64_t n;
     if (count * 5 <= s->nslots * 4)
@@ -641,14 +638,14 @@ static int frz_hash_reserve(frz_set *s, uint64_t count)
         n = (uint64_t)1 << 32;
     if (count >= n)
         return -1;
-    return frz_hash_resize(s, n);
+    return fr_zset_hash_resize(s, n);
 }
 
 /* Adds node r (hash h) to the index; room must have been reserved. */
-static void frz_hash_put(frz_set *s, frz_ref r, uint64_t h)
+static void fr_zset_hash_put(fr_zset *s, fr_zset_ref r, uint64_t h)
 {
     uint32_t tag = (uint32_t)(h >> 32);
-    uint64_t i = frz_home(s, tag);
+    uint64_t i = fr_zset_home(s, tag);
     assert(s->hcount < s->nslots);
     while (s->slots[i])
         if (++i == s->nslots)
@@ -659,10 +656,10 @@ static void frz_hash_put(frz_set *s, frz_ref r, uint64_t h)
 
 /* Removes node r (hash h) from the index by backward-shift deletion; may
  * shrink the table (a failed shrink is harmless). */
-static void frz_hash_remove(frz_set *s, frz_ref r, uint64_t h)
+static void fr_zset_hash_remove(fr_zset *s, fr_zset_ref r, uint64_t h)
 {
-    uint64_t i = frz_home(s, (uint32_t)(h >> 32)), j;
-    while ((frz_ref)s->slots[i] != r) {
+    uint64_t i = fr_zset_home(s, (uint32_t)(h >> 32)), j;
+    while ((fr_zset_ref)s->slots[i] != r) {
         assert(s->slots[i]);
         if (++i == s->nslots)
             i = 0;
@@ -675,7 +672,7 @@ static void frz_hash_remove(frz_set *s, frz_ref r, uint64_t h)
         v = s->slots[j];
         if (!v)
             break;
-        k = frz_home(s, (uint32_t)(v >> 32));
+        k = fr_zset_home(s, (uint32_t)(v >> 32));
         /* v stays if its home lies cyclically in (i, j] */
         if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
             continue;
@@ -685,15 +682,15 @@ static void frz_hash_remove(frz_set *s, frz_ref r, uint64_t h)
     s->slots[i] = 0;
     s->hcount--;
     if (s->nslots > 64 && s->hcount * 8 < s->nslots)
-        (void)frz_hash_resize(s, s->hcount * 2 + 16);
+        (void)fr_zset_hash_resize(s, s->hcount * 2 + 16);
 }
 
 /* Hash of node r's member. */
-static inline uint64_t frz_node_hash(const frz_set *s, frz_ref r)
+static inline uint64_t fr_zset_node_hash(const fr_zset *s, fr_zset_ref r)
 {
     size_t len;
-    const char *m = frz_member(s, r, &len);
-    return frz_hash(m, len, s->seed);
+    const char *m = fr_zset_member(s, r, &len);
+    return fr_zset_hash(m, len, s->seed);
 }
 
 /* ======================================================================
@@ -701,13 +698,13 @@ static inline uint64_t frz_node_hash(const frz_set *s, frz_ref r)
  * ====================================================================== */
 
 /* Span of n's level-i link (level 0 is always 1). */
-static inline uint32_t frz_span(const frz_node *n, int i)
+static inline uint32_t fr_zset_span(const fr_zset_node *n, int i)
 {
     return i ? n->fwd[n->level + i - 1] : 1u;
 }
 
 /* Sets the span of n's level-i link, i >= 1. */
-static inline void frz_span_set(frz_node *n, int i, uint32_t v)
+static inline void fr_zset_span_set(fr_zset_node *n, int i, uint32_t v)
 {
     assert(i > 0 && i < n->level);
     n->fwd[n->level + i - 1] = v;
@@ -716,27 +713,27 @@ static inline void frz_span_set(frz_node *n, int i, uint32_t v)
 /* Links detached node x after the path upd[] (ranks rank[]), fixing spans of
  * x and of every level's predecessor, the backward links and the tail.
  * upd/rank cover levels 0..s->level-1, which already includes x's levels. */
-static void frz_splice_in(frz_set *s, frz_ref x, const frz_ref *upd, const uint64_t *rank)
+static void fr_zset_splice_in(fr_zset *s, fr_zset_ref x, const fr_zset_ref *upd, const uint64_t *rank)
 {
-    frz_node *xn = FRZ_N(s, x);
+    fr_zset_node *xn = FR_ZSET_N(s, x);
     int lvl = xn->level, i;
     for (i = 0; i < lvl; i++) {
-        frz_node *u = FRZ_N(s, upd[i]);
+        fr_zset_node *u = FR_ZSET_N(s, upd[i]);
         xn->fwd[i] = u->fwd[i];
         u->fwd[i] = x;
         if (i) {
             uint32_t d = (uint32_t)(rank[0] - rank[i]);
-            frz_span_set(xn, i, frz_span(u, i) - d);
-            frz_span_set(u, i, d + 1);
+            fr_zset_span_set(xn, i, fr_zset_span(u, i) - d);
+            fr_zset_span_set(u, i, d + 1);
         }
     }
     for (; i < s->level; i++) {
-        frz_node *u = FRZ_N(s, upd[i]);
-        frz_span_set(u, i, frz_span(u, i) + 1);
+        fr_zset_node *u = FR_ZSET_N(s, upd[i]);
+        fr_zset_span_set(u, i, fr_zset_span(u, i) + 1);
     }
-    xn->backward = upd[0] == FRZ_HEAD ? FRZ_NIL : upd[0];
+    xn->backward = upd[0] == FR_ZSET_HEAD ? FR_ZSET_NIL : upd[0];
     if (xn->fwd[0])
-        FRZ_N(s, xn->fwd[0])->backward = x;
+        FR_ZSET_N(s, xn->fwd[0])->backward = x;
     else
         s->tail = x;
     s->length++;
@@ -745,26 +742,26 @@ static void frz_splice_in(frz_set *s, frz_ref x, const frz_ref *upd, const uint6
 
 /* Unlinks node x whose predecessors on every level are upd[]; fixes spans,
  * backward links, tail and the set's level.  x stays allocated. */
-static void frz_splice_out(frz_set *s, frz_ref x, const frz_ref *upd)
+static void fr_zset_splice_out(fr_zset *s, fr_zset_ref x, const fr_zset_ref *upd)
 {
-    frz_node *xn = FRZ_N(s, x), *head;
+    fr_zset_node *xn = FR_ZSET_N(s, x), *head;
     int i;
     for (i = 0; i < s->level; i++) {
-        frz_node *u = FRZ_N(s, upd[i]);
+        fr_zset_node *u = FR_ZSET_N(s, upd[i]);
         if (u->fwd[i] == x) {
             if (i)
-                frz_span_set(u, i, frz_span(u, i) + frz_span(xn, i) - 1);
+                fr_zset_span_set(u, i, fr_zset_span(u, i) + fr_zset_span(xn, i) - 1);
             u->fwd[i] = xn->fwd[i];
         } else if (i) {
-            frz_span_set(u, i, frz_span(u, i) - 1);
+            fr_zset_span_set(u, i, fr_zset_span(u, i) - 1);
         }
     }
     if (xn->fwd[0])
-        FRZ_N(s, xn->fwd[0])->backward = xn->backward;
+        FR_ZSET_N(s, xn->fwd[0])->backward = xn->backward;
     else
         s->tail = xn->backward;
-    head = FRZ_N(s, FRZ_HEAD);
-    while (s->level > 1 && head->fwd[s->level - 1] == FRZ_NIL)
+    head = FR_ZSET_N(s, FR_ZSET_HEAD);
+    while (s->level > 1 && head->fwd[s->level - 1] == FR_ZSET_NIL)
         s->level--;
     s->length--;
     s->version++;
@@ -772,14 +769,14 @@ static void frz_splice_out(frz_set *s, frz_ref x, const frz_ref *upd)
 
 /* Raises the set's level to lvl, giving the header's new links the span of
  * the whole list; upd/rank get the header for those levels. */
-static void frz_raise_level(frz_set *s, int lvl, frz_ref *upd, uint64_t *rank)
+static void fr_zset_raise_level(fr_zset *s, int lvl, fr_zset_ref *upd, uint64_t *rank)
 {
-    frz_node *head = FRZ_N(s, FRZ_HEAD);
+    fr_zset_node *head = FR_ZSET_N(s, FR_ZSET_HEAD);
     int i;
     for (i = s->level; i < lvl; i++) {
-        upd[i] = FRZ_HEAD;
+        upd[i] = FR_ZSET_HEAD;
         rank[i] = 0;
-        frz_span_set(head, i, (uint32_t)s->length);
+        fr_zset_span_set(head, i, (uint32_t)s->length);
     }
     s->level = lvl;
 }
@@ -790,22 +787,22 @@ static void frz_raise_level(frz_set *s, int lvl, frz_ref *upd, uint64_t *rank)
 
 /* Fills upd[i] with the last node < (score, m) on each level (the header if
  * none) and rank[i] (may be NULL) with its rank (header = 0). */
-static void frz_find_path(const frz_set *s, double score, const char *m, size_t len,
-                          frz_ref *upd, uint64_t *rank)
+static void fr_zset_find_path(const fr_zset *s, double score, const char *m, size_t len,
+                          fr_zset_ref *upd, uint64_t *rank)
 {
-    frz_ref x = FRZ_HEAD, f;
-    const frz_node *xn = FRZ_N(s, x);
+    fr_zset_ref x = FR_ZSET_HEAD, f;
+    const fr_zset_node *xn = FR_ZSET_N(s, x);
     uint64_t r = 0;
     int i;
     for (i = s->level - 1; i >= 0; i--) {
         if (i)
-            frz_prefetch(s, xn->fwd[i - 1]);
-        while ((f = xn->fwd[i]) && frz_cmp_key(FRZ_N(s, f), score, m, len) < 0) {
-            r += frz_span(xn, i);
+            fr_zset_prefetch(s, xn->fwd[i - 1]);
+        while ((f = xn->fwd[i]) && fr_zset_cmp_key(FR_ZSET_N(s, f), score, m, len) < 0) {
+            r += fr_zset_span(xn, i);
             x = f;
-            xn = FRZ_N(s, f);
+            xn = FR_ZSET_N(s, f);
             if (i)
-                frz_prefetch(s, xn->fwd[i - 1]);
+                fr_zset_prefetch(s, xn->fwd[i - 1]);
         }
         upd[i] = x;
         if (rank)
@@ -814,98 +811,98 @@ static void frz_find_path(const frz_set *s, double score, const char *m, size_t 
 }
 
 /* Links detached node x (level and score set) at its place in the order. */
-static void frz_link(frz_set *s, frz_ref x)
+static void fr_zset_link(fr_zset *s, fr_zset_ref x)
 {
-    frz_ref upd[FRZ_MAXLEVEL];
-    uint64_t rank[FRZ_MAXLEVEL];
+    fr_zset_ref upd[FR_ZSET_MAXLEVEL];
+    uint64_t rank[FR_ZSET_MAXLEVEL];
     size_t len;
-    const frz_node *xn = FRZ_N(s, x);
-    const char *m = frz_node_member(xn, &len);
-    frz_find_path(s, xn->score, m, len, upd, rank);
+    const fr_zset_node *xn = FR_ZSET_N(s, x);
+    const char *m = fr_zset_node_member(xn, &len);
+    fr_zset_find_path(s, xn->score, m, len, upd, rank);
     if (xn->level > s->level)
-        frz_raise_level(s, xn->level, upd, rank);
-    frz_splice_in(s, x, upd, rank);
+        fr_zset_raise_level(s, xn->level, upd, rank);
+    fr_zset_splice_in(s, x, upd, rank);
 }
 
 /* Unlinks node x from the list (it stays in the index and allocated). */
-static void frz_unlink(frz_set *s, frz_ref x)
+static void fr_zset_unlink(fr_zset *s, fr_zset_ref x)
 {
-    frz_ref upd[FRZ_MAXLEVEL];
+    fr_zset_ref upd[FR_ZSET_MAXLEVEL];
     size_t len;
-    const frz_node *xn = FRZ_N(s, x);
-    const char *m = frz_node_member(xn, &len);
-    frz_find_path(s, xn->score, m, len, upd, NULL);
-    assert(FRZ_N(s, upd[0])->fwd[0] == x);
-    frz_splice_out(s, x, upd);
+    const fr_zset_node *xn = FR_ZSET_N(s, x);
+    const char *m = fr_zset_node_member(xn, &len);
+    fr_zset_find_path(s, xn->score, m, len, upd, NULL);
+    assert(FR_ZSET_N(s, upd[0])->fwd[0] == x);
+    fr_zset_splice_out(s, x, upd);
 }
 
 /* 1-based rank of linked node target.  O(log n). */
-uint64_t frz_rank(const frz_set *s, frz_ref target)
+uint64_t fr_zset_rank(const fr_zset *s, fr_zset_ref target)
 {
-    const frz_node *tn = FRZ_N(s, target), *xn = FRZ_N(s, FRZ_HEAD);
+    const fr_zset_node *tn = FR_ZSET_N(s, target), *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
     double score = tn->score;
     size_t len;
-    const char *m = frz_node_member(tn, &len);
+    const char *m = fr_zset_node_member(tn, &len);
     uint64_t r = 0;
-    frz_ref f;
+    fr_zset_ref f;
     int i;
     if (target == s->tail)
         return s->length;
     for (i = s->level - 1; i >= 0; i--) {
         if (i)
-            frz_prefetch(s, xn->fwd[i - 1]);
-        while ((f = xn->fwd[i]) && (f == target || frz_cmp_key(FRZ_N(s, f), score, m, len) < 0)) {
-            r += frz_span(xn, i);
+            fr_zset_prefetch(s, xn->fwd[i - 1]);
+        while ((f = xn->fwd[i]) && (f == target || fr_zset_cmp_key(FR_ZSET_N(s, f), score, m, len) < 0)) {
+            r += fr_zset_span(xn, i);
             if (f == target)
                 return r;
-            xn = FRZ_N(s, f);
+            xn = FR_ZSET_N(s, f);
             if (i)
-                frz_prefetch(s, xn->fwd[i - 1]);
+                fr_zset_prefetch(s, xn->fwd[i - 1]);
         }
     }
     assert(0 && "node not in list");
     return 0;
 }
 
-/* Node at 1-based rank, or FRZ_NIL when out of 1..length.  O(log n). */
-frz_ref frz_at_rank(const frz_set *s, uint64_t rank)
+/* Node at 1-based rank, or FR_ZSET_NIL when out of 1..length.  O(log n). */
+fr_zset_ref fr_zset_at_rank(const fr_zset *s, uint64_t rank)
 {
-    const frz_node *xn = FRZ_N(s, FRZ_HEAD);
+    const fr_zset_node *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
     uint64_t t = 0;
-    frz_ref x = FRZ_HEAD, f;
+    fr_zset_ref x = FR_ZSET_HEAD, f;
     int i;
     if (rank == 0 || rank > s->length)
-        return FRZ_NIL;
+        return FR_ZSET_NIL;
     if (rank == s->length)
         return s->tail;
     for (i = s->level - 1; i >= 0; i--) {
         if (i)
-            frz_prefetch(s, xn->fwd[i - 1]);
-        while ((f = xn->fwd[i]) && t + frz_span(xn, i) <= rank) {
-            t += frz_span(xn, i);
+            fr_zset_prefetch(s, xn->fwd[i - 1]);
+        while ((f = xn->fwd[i]) && t + fr_zset_span(xn, i) <= rank) {
+            t += fr_zset_span(xn, i);
             x = f;
-            xn = FRZ_N(s, f);
+            xn = FR_ZSET_N(s, f);
             if (i)
-                frz_prefetch(s, xn->fwd[i - 1]);
+                fr_zset_prefetch(s, xn->fwd[i - 1]);
         }
         if (t == rank)
             return x;
     }
-    return FRZ_NIL;
+    return FR_ZSET_NIL;
 }
 
 /* Fills upd[] with the predecessors of the node at 1-based rank `rank`. */
-static void frz_path_to_rank(const frz_set *s, uint64_t rank, frz_ref *upd)
+static void fr_zset_path_to_rank(const fr_zset *s, uint64_t rank, fr_zset_ref *upd)
 {
-    const frz_node *xn = FRZ_N(s, FRZ_HEAD);
+    const fr_zset_node *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
     uint64_t t = 0;
-    frz_ref x = FRZ_HEAD, f;
+    fr_zset_ref x = FR_ZSET_HEAD, f;
     int i;
     for (i = s->level - 1; i >= 0; i--) {
-        while ((f = xn->fwd[i]) && t + frz_span(xn, i) < rank) {
-            t += frz_span(xn, i);
+        while ((f = xn->fwd[i]) && t + fr_zset_span(xn, i) < rank) {
+            t += fr_zset_span(xn, i);
             x = f;
-            xn = FRZ_N(s, f);
+            xn = FR_ZSET_N(s, f);
         }
         upd[i] = x;
     }
@@ -915,32 +912,32 @@ static void frz_path_to_rank(const frz_set *s, uint64_t rank, frz_ref *upd)
  * Point operations
  * ====================================================================== */
 
-/* Node holding member m, or FRZ_NIL.  O(1) expected. */
-frz_ref frz_find(const frz_set *s, const char *m, size_t len)
+/* Node holding member m, or FR_ZSET_NIL.  O(1) expected. */
+fr_zset_ref fr_zset_find(const fr_zset *s, const char *m, size_t len)
 {
-    return frz_hash_find(s, m, len, frz_hash(m, len, s->seed));
+    return fr_zset_hash_find(s, m, len, fr_zset_hash(m, len, s->seed));
 }
 
 /* 1-based rank of member m, 0 when absent. */
-uint64_t frz_rank_of(const frz_set *s, const char *m, size_t len)
+uint64_t fr_zset_rank_of(const fr_zset *s, const char *m, size_t len)
 {
-    frz_ref r = frz_find(s, m, len);
-    return r ? frz_rank(s, r) : 0;
+    fr_zset_ref r = fr_zset_find(s, m, len);
+    return r ? fr_zset_rank(s, r) : 0;
 }
 
-/* Inserts member m (absent; hash h) with score.  The new ref, or FRZ_NIL
+/* Inserts member m (absent; hash h) with score.  The new ref, or FR_ZSET_NIL
  * when out of memory (nothing changed). */
-static frz_ref frz_insert(frz_set *s, const char *m, size_t len, double score, uint64_t h)
+static fr_zset_ref fr_zset_insert(fr_zset *s, const char *m, size_t len, double score, uint64_t h)
 {
-    frz_ref r;
-    if (frz_hash_reserve(s, s->hcount + 1))
-        return FRZ_NIL;
-    r = frz_node_alloc(s, frz_random_level(s), m, len);
+    fr_zset_ref r;
+    if (fr_zset_hash_reserve(s, s->hcount + 1))
+        return FR_ZSET_NIL;
+    r = fr_zset_node_alloc(s, fr_zset_random_level(s), m, len);
     if (!r)
-        return FRZ_NIL;
-    FRZ_N(s, r)->score = score;
-    frz_link(s, r);
-    frz_hash_put(s, r, h);
+        return FR_ZSET_NIL;
+    FR_ZSET_N(s, r)->score = score;
+    fr_zset_link(s, r);
+    fr_zset_hash_put(s, r, h);
     return r;
 }
 
@@ -949,22 +946,22 @@ static frz_ref frz_insert(frz_set *s, const char *m, size_t len, double score, u
  * and new keys (they share the path until they part, so a small move costs
  * about one search, not two), then unlinks at the old place and links at
  * the new one, correcting the new path for the node's removal. */
-static void frz_move(frz_set *s, frz_ref r, double ns)
+static void fr_zset_move(fr_zset *s, fr_zset_ref r, double ns)
 {
-    frz_ref ulo[FRZ_MAXLEVEL], uhi[FRZ_MAXLEVEL], *unew, a = FRZ_HEAD, b = FRZ_HEAD, f;
-    uint64_t rlo[FRZ_MAXLEVEL], rhi[FRZ_MAXLEVEL], *rnew, ra = 0, rb = 0;
-    const frz_node *x = FRZ_N(s, r), *an = FRZ_N(s, FRZ_HEAD), *bn = an;
+    fr_zset_ref ulo[FR_ZSET_MAXLEVEL], uhi[FR_ZSET_MAXLEVEL], *unew, a = FR_ZSET_HEAD, b = FR_ZSET_HEAD, f;
+    uint64_t rlo[FR_ZSET_MAXLEVEL], rhi[FR_ZSET_MAXLEVEL], *rnew, ra = 0, rb = 0;
+    const fr_zset_node *x = FR_ZSET_N(s, r), *an = FR_ZSET_N(s, FR_ZSET_HEAD), *bn = an;
     size_t len;
-    const char *m = frz_node_member(x, &len);
+    const char *m = fr_zset_node_member(x, &len);
     int up = ns > x->score, i;
     double lo = up ? x->score : ns, hi = up ? ns : x->score;
     for (i = s->level - 1; i >= 0; i--) {
         if (i)
-            frz_prefetch(s, an->fwd[i - 1]);
-        while ((f = an->fwd[i]) && frz_cmp_key(FRZ_N(s, f), lo, m, len) < 0) {
-            ra += frz_span(an, i);
+            fr_zset_prefetch(s, an->fwd[i - 1]);
+        while ((f = an->fwd[i]) && fr_zset_cmp_key(FR_ZSET_N(s, f), lo, m, len) < 0) {
+            ra += fr_zset_span(an, i);
             a = f;
-            an = FRZ_N(s, f);
+            an = FR_ZSET_N(s, f);
         }
         ulo[i] = a;
         rlo[i] = ra;
@@ -973,10 +970,10 @@ static void frz_move(frz_set *s, frz_ref r, double ns)
             bn = an;
             rb = ra;
         }
-        while ((f = bn->fwd[i]) && frz_cmp_key(FRZ_N(s, f), hi, m, len) < 0) {
-            rb += frz_span(bn, i);
+        while ((f = bn->fwd[i]) && fr_zset_cmp_key(FR_ZSET_N(s, f), hi, m, len) < 0) {
+            rb += fr_zset_span(bn, i);
             b = f;
-            bn = FRZ_N(s, f);
+            bn = FR_ZSET_N(s, f);
         }
         uhi[i] = b;
         rhi[i] = rb;
@@ -990,18 +987,18 @@ static void frz_move(frz_set *s, frz_ref r, double ns)
                 rhi[i]--;
             }
         }
-        frz_splice_out(s, r, ulo);
+        fr_zset_splice_out(s, r, ulo);
         unew = uhi;
         rnew = rhi;
     } else { /* r sits after uhi; the new path ulo lies before r */
-        frz_splice_out(s, r, uhi);
+        fr_zset_splice_out(s, r, uhi);
         unew = ulo;
         rnew = rlo;
     }
-    FRZ_N(s, r)->score = ns;
-    if (FRZ_N(s, r)->level > s->level)
-        frz_raise_level(s, FRZ_N(s, r)->level, unew, rnew);
-    frz_splice_in(s, r, unew, rnew);
+    FR_ZSET_N(s, r)->score = ns;
+    if (FR_ZSET_N(s, r)->level > s->level)
+        fr_zset_raise_level(s, FR_ZSET_N(s, r)->level, unew, rnew);
+    fr_zset_splice_in(s, r, unew, rnew);
 }
 
 /* Gives linked node r a new score (not NaN), moving it if needed.  The node
@@ -1009,68 +1006,68 @@ static void frz_move(frz_set *s, frz_ref r, double ns)
  * its neighbours.  Only the neighbour on the side it moves towards is read
  * (one cache miss, not two): the other one sorts before (after) the old
  * key, so before (after) the new one too. */
-void frz_set_score(frz_set *s, frz_ref r, double score)
+void fr_zset_set_score(fr_zset *s, fr_zset_ref r, double score)
 {
-    frz_node *x = FRZ_N(s, r);
+    fr_zset_node *x = FR_ZSET_N(s, r);
     size_t len;
-    const char *m = frz_node_member(x, &len);
-    frz_ref prev = x->backward, next = x->fwd[0];
+    const char *m = fr_zset_node_member(x, &len);
+    fr_zset_ref prev = x->backward, next = x->fwd[0];
     if (score > x->score)
-        prev = FRZ_NIL;
+        prev = FR_ZSET_NIL;
     else if (score < x->score)
-        next = FRZ_NIL;
-    if ((prev == FRZ_NIL || frz_cmp_key(FRZ_N(s, prev), score, m, len) < 0) &&
-        (next == FRZ_NIL || frz_cmp_key(FRZ_N(s, next), score, m, len) > 0)) {
+        next = FR_ZSET_NIL;
+    if ((prev == FR_ZSET_NIL || fr_zset_cmp_key(FR_ZSET_N(s, prev), score, m, len) < 0) &&
+        (next == FR_ZSET_NIL || fr_zset_cmp_key(FR_ZSET_N(s, next), score, m, len) > 0)) {
         x->score = score;
         s->version++;
         return;
     }
-    frz_move(s, r, score);
+    fr_zset_move(s, r, score);
 }
 
-/* ZADD of one pair with FRZ_NX/XX/GT/LT flags (a valid combination, score
+/* ZADD of one pair with FR_ZSET_NX/XX/GT/LT flags (a valid combination, score
  * not NaN).  Returns 0 nothing done, 1 added, 2 score changed, -1 no memory. */
-int frz_add(frz_set *s, const char *m, size_t len, double score, int flags)
+int fr_zset_add(fr_zset *s, const char *m, size_t len, double score, int flags)
 {
-    uint64_t h = frz_hash(m, len, s->seed);
-    frz_ref r = frz_hash_find(s, m, len, h);
+    uint64_t h = fr_zset_hash(m, len, s->seed);
+    fr_zset_ref r = fr_zset_hash_find(s, m, len, h);
     if (r) {
-        double cur = FRZ_N(s, r)->score;
-        if (flags & FRZ_NX)
+        double cur = FR_ZSET_N(s, r)->score;
+        if (flags & FR_ZSET_NX)
             return 0;
-        if ((flags & FRZ_GT) && !(score > cur))
+        if ((flags & FR_ZSET_GT) && !(score > cur))
             return 0;
-        if ((flags & FRZ_LT) && !(score < cur))
+        if ((flags & FR_ZSET_LT) && !(score < cur))
             return 0;
         if (score == cur)
             return 0;
-        frz_set_score(s, r, score);
+        fr_zset_set_score(s, r, score);
         return 2;
     }
-    if (flags & FRZ_XX)
+    if (flags & FR_ZSET_XX)
         return 0;
-    return frz_insert(s, m, len, score, h) ? 1 : -1;
+    return fr_zset_insert(s, m, len, score, h) ? 1 : -1;
 }
 
 /* ZINCRBY of member m whose hash is h: adds delta to m's score (a missing
  * member starts at 0).  0 done (*newscore set; ref/oldscore/was_new, each optional, describe the
  * change for an undo), -1 the result is NaN (nothing changed), -2 no memory. */
-static int frz_incr_hashed(frz_set *s, const char *m, size_t len, uint64_t h, double delta,
-                           double *newscore, frz_ref *ref, double *oldscore, int *was_new)
+static int fr_zset_incr_hashed(fr_zset *s, const char *m, size_t len, uint64_t h, double delta,
+                           double *newscore, fr_zset_ref *ref, double *oldscore, int *was_new)
 {
-    frz_ref r = frz_hash_find(s, m, len, h);
+    fr_zset_ref r = fr_zset_hash_find(s, m, len, h);
     double cur = 0.0, ns;
     int created = 0;
     if (r)
-        cur = FRZ_N(s, r)->score;
+        cur = FR_ZSET_N(s, r)->score;
     ns = cur + delta;
     if (ns != ns)
         return -1;
     if (r) {
         if (ns != cur)
-            frz_set_score(s, r, ns);
+            fr_zset_set_score(s, r, ns);
     } else {
-        r = frz_insert(s, m, len, ns, h);
+        r = fr_zset_insert(s, m, len, ns, h);
         if (!r)
             return -2;
         created = 1;
@@ -1085,33 +1082,33 @@ static int frz_incr_hashed(frz_set *s, const char *m, size_t len, uint64_t h, do
     return 0;
 }
 
-/* frz_incr_hashed with the member's hash computed here. */
-int frz_incr(frz_set *s, const char *m, size_t len, double delta, double *newscore,
-             frz_ref *ref, double *oldscore, int *was_new)
+/* fr_zset_incr_hashed with the member's hash computed here. */
+int fr_zset_incr(fr_zset *s, const char *m, size_t len, double delta, double *newscore,
+             fr_zset_ref *ref, double *oldscore, int *was_new)
 {
-    return frz_incr_hashed(s, m, len, frz_hash(m, len, s->seed), delta, newscore, ref, oldscore,
+    return fr_zset_incr_hashed(s, m, len, fr_zset_hash(m, len, s->seed), delta, newscore, ref, oldscore,
                            was_new);
 }
 
 /* Removes linked node r: list, index, storage. */
-void frz_delete_ref(frz_set *s, frz_ref r)
+void fr_zset_delete_ref(fr_zset *s, fr_zset_ref r)
 {
-    uint64_t h = frz_node_hash(s, r);
-    frz_unlink(s, r);
-    frz_hash_remove(s, r, h);
-    frz_node_free(s, r);
+    uint64_t h = fr_zset_node_hash(s, r);
+    fr_zset_unlink(s, r);
+    fr_zset_hash_remove(s, r, h);
+    fr_zset_node_free(s, r);
 }
 
 /* ZREM of one member: 1 removed, 0 absent. */
-int frz_delete(frz_set *s, const char *m, size_t len)
+int fr_zset_delete(fr_zset *s, const char *m, size_t len)
 {
-    uint64_t h = frz_hash(m, len, s->seed);
-    frz_ref r = frz_hash_find(s, m, len, h);
+    uint64_t h = fr_zset_hash(m, len, s->seed);
+    fr_zset_ref r = fr_zset_hash_find(s, m, len, h);
     if (!r)
         return 0;
-    frz_unlink(s, r);
-    frz_hash_remove(s, r, h);
-    frz_node_free(s, r);
+    fr_zset_unlink(s, r);
+    fr_zset_hash_remove(s, r, h);
+    fr_zset_node_free(s, r);
     return 1;
 }
 
@@ -1122,10 +1119,10 @@ int frz_delete(frz_set *s, const char *m, size_t len)
 /* One search is a chain of dependent cache misses; g searches advanced
  * round-robin, each prefetching the node it reads next, keep g misses in
  * flight at once (group prefetching).  Answers equal the one-at-a-time
- * functions'.  FRZ_BATCH bounds g. */
+ * functions'.  FR_ZSET_BATCH bounds g. */
 
 /* Hints the CPU to load the cache line at p. */
-static inline void frz_prefetch_addr(const void *p)
+static inline void fr_zset_prefetch_addr(const void *p)
 {
 #if defined(__GNUC__) || defined(__clang__)
     __builtin_prefetch(p);
@@ -1134,95 +1131,95 @@ static inline void frz_prefetch_addr(const void *p)
 #endif
 }
 
-/* h[j] = the hash of member j and out[j] = its node or FRZ_NIL, for j < g
- * (g <= FRZ_BATCH): hashes all and prefetches their home slots, then the
+/* h[j] = the hash of member j and out[j] = its node or FR_ZSET_NIL, for j < g
+ * (g <= FR_ZSET_BATCH): hashes all and prefetches their home slots, then the
  * first tag-matching node of each, then probes. */
-static void frz_hash_batch(const frz_set *s, const char *const *m, const size_t *len, size_t g,
-                           uint64_t *h, frz_ref *out)
+static void fr_zset_hash_batch(const fr_zset *s, const char *const *m, const size_t *len, size_t g,
+                           uint64_t *h, fr_zset_ref *out)
 {
     size_t j;
-    assert(g <= FRZ_BATCH);
+    assert(g <= FR_ZSET_BATCH);
     for (j = 0; j < g; j++) {
-        h[j] = frz_hash(m[j], len[j], s->seed);
-        frz_prefetch_addr(&s->slots[frz_home(s, (uint32_t)(h[j] >> 32))]);
+        h[j] = fr_zset_hash(m[j], len[j], s->seed);
+        fr_zset_prefetch_addr(&s->slots[fr_zset_home(s, (uint32_t)(h[j] >> 32))]);
     }
     for (j = 0; j < g; j++) {
         uint32_t tag = (uint32_t)(h[j] >> 32);
-        uint64_t i = frz_home(s, tag), v;
+        uint64_t i = fr_zset_home(s, tag), v;
         while ((v = s->slots[i]) && (uint32_t)(v >> 32) != tag)
             if (++i == s->nslots)
                 i = 0;
-        frz_prefetch(s, (frz_ref)v);
+        fr_zset_prefetch(s, (fr_zset_ref)v);
     }
     for (j = 0; j < g; j++)
-        out[j] = frz_hash_find(s, m[j], len[j], h[j]);
+        out[j] = fr_zset_hash_find(s, m[j], len[j], h[j]);
 }
 
-/* out[j] = frz_find(s, m[j], len[j]) for j < g (g <= FRZ_BATCH). */
-void frz_find_batch(const frz_set *s, const char *const *m, const size_t *len, size_t g,
-                    frz_ref *out)
+/* out[j] = fr_zset_find(s, m[j], len[j]) for j < g (g <= FR_ZSET_BATCH). */
+void fr_zset_find_batch(const fr_zset *s, const char *const *m, const size_t *len, size_t g,
+                    fr_zset_ref *out)
 {
-    uint64_t h[FRZ_BATCH];
-    frz_hash_batch(s, m, len, g, h, out);
+    uint64_t h[FR_ZSET_BATCH];
+    fr_zset_hash_batch(s, m, len, g, h, out);
 }
 
 /* A descent in flight: towards node `target` (a rank search), or, with
- * target FRZ_NIL, to the last node before the key (score, m) on level 0. */
-typedef struct frz_cursor {
-    const frz_node *xn; /* last node passed */
-    frz_ref target;
+ * target FR_ZSET_NIL, to the last node before the key (score, m) on level 0. */
+typedef struct fr_zset_cursor {
+    const fr_zset_node *xn; /* last node passed */
+    fr_zset_ref target;
     int level;          /* list being walked */
     uint64_t rank;      /* rank of xn */
     double score;
     const char *m;
     size_t len;
-} frz_cursor;
+} fr_zset_cursor;
 
 /* Starts cursor c at the header for target / key (score, m, len). */
-static void frz_cursor_init(const frz_set *s, frz_cursor *c, frz_ref target, double score,
+static void fr_zset_cursor_init(const fr_zset *s, fr_zset_cursor *c, fr_zset_ref target, double score,
                             const char *m, size_t len)
 {
-    c->xn = FRZ_N(s, FRZ_HEAD);
+    c->xn = FR_ZSET_N(s, FR_ZSET_HEAD);
     c->target = target;
     c->level = s->level - 1;
     c->rank = 0;
     c->score = score;
     c->m = m;
     c->len = len;
-    frz_prefetch(s, c->xn->fwd[c->level]);
+    fr_zset_prefetch(s, c->xn->fwd[c->level]);
 }
 
 /* One step of cursor c: passes one node or descends one level; true when
  * done (for a target, c->rank is then its rank).  Prefetches the node the
  * next step reads. */
-static inline int frz_cursor_step(const frz_set *s, frz_cursor *c)
+static inline int fr_zset_cursor_step(const fr_zset *s, fr_zset_cursor *c)
 {
     int i = c->level;
-    frz_ref f = c->xn->fwd[i];
-    if (f && (f == c->target || frz_cmp_key(FRZ_N(s, f), c->score, c->m, c->len) < 0)) {
-        c->rank += frz_span(c->xn, i);
+    fr_zset_ref f = c->xn->fwd[i];
+    if (f && (f == c->target || fr_zset_cmp_key(FR_ZSET_N(s, f), c->score, c->m, c->len) < 0)) {
+        c->rank += fr_zset_span(c->xn, i);
         if (f == c->target)
             return 1;
-        c->xn = FRZ_N(s, f);
+        c->xn = FR_ZSET_N(s, f);
     } else if (--c->level < 0) {
         assert(!c->target && "node not in list");
         return 1;
     } else {
         i = c->level;
     }
-    frz_prefetch(s, c->xn->fwd[i]);
+    fr_zset_prefetch(s, c->xn->fwd[i]);
     return 0;
 }
 
 /* Runs cursors c[0..live) round-robin to the end; when out is given,
  * out[slot[j]] receives cursor j's final rank.  Reorders c and slot. */
-static void frz_cursors_run(const frz_set *s, frz_cursor *c, size_t *slot, size_t live,
+static void fr_zset_cursors_run(const fr_zset *s, fr_zset_cursor *c, size_t *slot, size_t live,
                             uint64_t *out)
 {
     size_t j;
     while (live) {
         for (j = 0; j < live;) {
-            if (!frz_cursor_step(s, &c[j])) {
+            if (!fr_zset_cursor_step(s, &c[j])) {
                 j++;
                 continue;
             }
@@ -1235,70 +1232,70 @@ static void frz_cursors_run(const frz_set *s, frz_cursor *c, size_t *slot, size_
     }
 }
 
-/* out[j] = frz_rank(s, refs[j]), or 0 where refs[j] is FRZ_NIL, for j < g
- * (g <= FRZ_BATCH); the descents advance one step each in turn. */
-void frz_rank_batch(const frz_set *s, const frz_ref *refs, size_t g, uint64_t *out)
+/* out[j] = fr_zset_rank(s, refs[j]), or 0 where refs[j] is FR_ZSET_NIL, for j < g
+ * (g <= FR_ZSET_BATCH); the descents advance one step each in turn. */
+void fr_zset_rank_batch(const fr_zset *s, const fr_zset_ref *refs, size_t g, uint64_t *out)
 {
-    frz_cursor c[FRZ_BATCH];
-    size_t slot[FRZ_BATCH], j, live = 0;
-    assert(g <= FRZ_BATCH);
+    fr_zset_cursor c[FR_ZSET_BATCH];
+    size_t slot[FR_ZSET_BATCH], j, live = 0;
+    assert(g <= FR_ZSET_BATCH);
     for (j = 0; j < g; j++) {
-        const frz_node *t = FRZ_N(s, refs[j]);
+        const fr_zset_node *t = FR_ZSET_N(s, refs[j]);
         size_t len;
         const char *m;
         out[j] = refs[j] == s->tail ? s->length : 0; /* NIL tail: empty set */
         if (!refs[j] || refs[j] == s->tail)
             continue;
-        m = frz_node_member(t, &len);
-        frz_cursor_init(s, &c[live], refs[j], t->score, m, len);
+        m = fr_zset_node_member(t, &len);
+        fr_zset_cursor_init(s, &c[live], refs[j], t->score, m, len);
         slot[live++] = j;
     }
-    frz_cursors_run(s, c, slot, live, out);
+    fr_zset_cursors_run(s, c, slot, live, out);
 }
 
 /* Prefetches what the increments of pairs j < g will read (r[j]: the
- * member's node or FRZ_NIL): the node's neighbours, and the search paths
+ * member's node or FR_ZSET_NIL): the node's neighbours, and the search paths
  * to its old and new keys, walked in lock step without changing anything. */
-static void frz_warm_incr(const frz_set *s, const char *const *m, const size_t *len,
-                          const double *delta, size_t g, const frz_ref *r)
+static void fr_zset_warm_incr(const fr_zset *s, const char *const *m, const size_t *len,
+                          const double *delta, size_t g, const fr_zset_ref *r)
 {
-    frz_cursor c[2 * FRZ_BATCH];
-    size_t slot[2 * FRZ_BATCH], j, live = 0;
+    fr_zset_cursor c[2 * FR_ZSET_BATCH];
+    size_t slot[2 * FR_ZSET_BATCH], j, live = 0;
     for (j = 0; j < g; j++) {
         double cur = 0.0, ns;
         if (r[j]) {
-            const frz_node *x = FRZ_N(s, r[j]);
+            const fr_zset_node *x = FR_ZSET_N(s, r[j]);
             cur = x->score;
-            frz_prefetch(s, delta[j] > 0 ? x->fwd[0] : x->backward);
-            frz_cursor_init(s, &c[live], FRZ_NIL, cur, m[j], len[j]);
+            fr_zset_prefetch(s, delta[j] > 0 ? x->fwd[0] : x->backward);
+            fr_zset_cursor_init(s, &c[live], FR_ZSET_NIL, cur, m[j], len[j]);
             slot[live++] = j;
         }
         ns = cur + delta[j];
         if (ns == ns) {
-            frz_cursor_init(s, &c[live], FRZ_NIL, ns, m[j], len[j]);
+            fr_zset_cursor_init(s, &c[live], FR_ZSET_NIL, ns, m[j], len[j]);
             slot[live++] = j;
         }
     }
-    frz_cursors_run(s, c, slot, live, NULL);
+    fr_zset_cursors_run(s, c, slot, live, NULL);
 }
 
-/* frz_incr of pairs j < g (g <= FRZ_BATCH) in order, pair j writing
+/* fr_zset_incr of pairs j < g (g <= FR_ZSET_BATCH) in order, pair j writing
  * newscore[j], ref[j], oldscore[j] and was_new[j].  First finds all
- * members and walks all their paths in lock step (frz_warm_incr) so that
+ * members and walks all their paths in lock step (fr_zset_warm_incr) so that
  * the increments, which must run one after the other, mostly hit the
  * cache.  Returns the number of pairs done; when fewer than g, *rc holds
- * the failing pair's frz_incr code and that pair changed nothing. */
-size_t frz_incr_batch(frz_set *s, const char *const *m, const size_t *len, const double *delta,
-                      size_t g, double *newscore, frz_ref *ref, double *oldscore, int *was_new,
+ * the failing pair's fr_zset_incr code and that pair changed nothing. */
+size_t fr_zset_incr_batch(fr_zset *s, const char *const *m, const size_t *len, const double *delta,
+                      size_t g, double *newscore, fr_zset_ref *ref, double *oldscore, int *was_new,
                       int *rc)
 {
-    uint64_t h[FRZ_BATCH];
-    frz_ref r[FRZ_BATCH];
+    uint64_t h[FR_ZSET_BATCH];
+    fr_zset_ref r[FR_ZSET_BATCH];
     size_t j;
-    frz_hash_batch(s, m, len, g, h, r);
-    frz_warm_incr(s, m, len, delta, g, r);
+    fr_zset_hash_batch(s, m, len, g, h, r);
+    fr_zset_warm_incr(s, m, len, delta, g, r);
     for (j = 0; j < g; j++) {
-        int c = frz_incr_hashed(s, m[j], len[j], h[j], delta[j], &newscore[j], &ref[j],
+        int c = fr_zset_incr_hashed(s, m[j], len[j], h[j], delta[j], &newscore[j], &ref[j],
                                 &oldscore[j], &was_new[j]);
         if (c) {
             *rc = c;
@@ -1312,97 +1309,97 @@ size_t frz_incr_batch(frz_set *s, const char *const *m, const size_t *len, const
  * Ranges
  * ====================================================================== */
 
-static inline int frz_gte_min(double v, const frz_range *r)
+static inline int fr_zset_gte_min(double v, const fr_zset_range *r)
 {
     return r->minex ? v > r->min : v >= r->min;
 }
 
-static inline int frz_lte_max(double v, const frz_range *r)
+static inline int fr_zset_lte_max(double v, const fr_zset_range *r)
 {
     return r->maxex ? v < r->max : v <= r->max;
 }
 
 /* True when no score can be inside r (min > max, or an excluded point). */
-static inline int frz_range_empty(const frz_range *r)
+static inline int fr_zset_range_empty(const fr_zset_range *r)
 {
     return r->min > r->max || (r->min == r->max && (r->minex || r->maxex));
 }
 
-static inline int frz_lex_gte_min(const frz_node *n, const frz_lexrange *r)
+static inline int fr_zset_lex_gte_min(const fr_zset_node *n, const fr_zset_lexrange *r)
 {
     size_t len;
     const char *m;
     int c;
     if (r->mininf)
         return 1;
-    m = frz_node_member(n, &len);
-    c = frz_memcmp(m, len, r->min, r->minlen);
+    m = fr_zset_node_member(n, &len);
+    c = fr_zset_memcmp(m, len, r->min, r->minlen);
     return r->minex ? c > 0 : c >= 0;
 }
 
-static inline int frz_lex_lte_max(const frz_node *n, const frz_lexrange *r)
+static inline int fr_zset_lex_lte_max(const fr_zset_node *n, const fr_zset_lexrange *r)
 {
     size_t len;
     const char *m;
     int c;
     if (r->maxinf)
         return 1;
-    m = frz_node_member(n, &len);
-    c = frz_memcmp(m, len, r->max, r->maxlen);
+    m = fr_zset_node_member(n, &len);
+    c = fr_zset_memcmp(m, len, r->max, r->maxlen);
     return r->maxex ? c < 0 : c <= 0;
 }
 
-static inline int frz_lex_empty(const frz_lexrange *r)
+static inline int fr_zset_lex_empty(const fr_zset_lexrange *r)
 {
     int c;
     if (r->mininf || r->maxinf)
         return 0;
-    c = frz_memcmp(r->min, r->minlen, r->max, r->maxlen);
+    c = fr_zset_memcmp(r->min, r->minlen, r->max, r->maxlen);
     return c > 0 || (c == 0 && (r->minex || r->maxex));
 }
 
-/* First node with score in r and its 1-based rank (optional), or FRZ_NIL. */
-frz_ref frz_first_in_range(const frz_set *s, const frz_range *r, uint64_t *rank)
+/* First node with score in r and its 1-based rank (optional), or FR_ZSET_NIL. */
+fr_zset_ref fr_zset_first_in_range(const fr_zset *s, const fr_zset_range *r, uint64_t *rank)
 {
-    const frz_node *xn = FRZ_N(s, FRZ_HEAD);
-    frz_ref x = FRZ_HEAD, f;
+    const fr_zset_node *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
+    fr_zset_ref x = FR_ZSET_HEAD, f;
     uint64_t t = 0;
     int i;
-    if (frz_range_empty(r) || !s->tail || !frz_gte_min(FRZ_N(s, s->tail)->score, r))
-        return FRZ_NIL;
+    if (fr_zset_range_empty(r) || !s->tail || !fr_zset_gte_min(FR_ZSET_N(s, s->tail)->score, r))
+        return FR_ZSET_NIL;
     for (i = s->level - 1; i >= 0; i--) {
-        while ((f = xn->fwd[i]) && !frz_gte_min(FRZ_N(s, f)->score, r)) {
-            t += frz_span(xn, i);
+        while ((f = xn->fwd[i]) && !fr_zset_gte_min(FR_ZSET_N(s, f)->score, r)) {
+            t += fr_zset_span(xn, i);
             x = f;
-            xn = FRZ_N(s, f);
+            xn = FR_ZSET_N(s, f);
         }
     }
     x = xn->fwd[0];
-    if (!x || !frz_lte_max(FRZ_N(s, x)->score, r))
-        return FRZ_NIL;
+    if (!x || !fr_zset_lte_max(FR_ZSET_N(s, x)->score, r))
+        return FR_ZSET_NIL;
     if (rank)
         *rank = t + 1;
     return x;
 }
 
-/* Last node with score in r and its 1-based rank (optional), or FRZ_NIL. */
-frz_ref frz_last_in_range(const frz_set *s, const frz_range *r, uint64_t *rank)
+/* Last node with score in r and its 1-based rank (optional), or FR_ZSET_NIL. */
+fr_zset_ref fr_zset_last_in_range(const fr_zset *s, const fr_zset_range *r, uint64_t *rank)
 {
-    const frz_node *xn = FRZ_N(s, FRZ_HEAD);
-    frz_ref x = FRZ_HEAD, f;
+    const fr_zset_node *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
+    fr_zset_ref x = FR_ZSET_HEAD, f;
     uint64_t t = 0;
     int i;
-    if (frz_range_empty(r) || !s->tail || !frz_lte_max(FRZ_N(s, frz_first(s))->score, r))
-        return FRZ_NIL;
+    if (fr_zset_range_empty(r) || !s->tail || !fr_zset_lte_max(FR_ZSET_N(s, fr_zset_first(s))->score, r))
+        return FR_ZSET_NIL;
     for (i = s->level - 1; i >= 0; i--) {
-        while ((f = xn->fwd[i]) && frz_lte_max(FRZ_N(s, f)->score, r)) {
-            t += frz_span(xn, i);
+        while ((f = xn->fwd[i]) && fr_zset_lte_max(FR_ZSET_N(s, f)->score, r)) {
+            t += fr_zset_span(xn, i);
             x = f;
-            xn = FRZ_N(s, f);
+            xn = FR_ZSET_N(s, f);
         }
     }
-    if (x == FRZ_HEAD || !frz_gte_min(xn->score, r))
-        return FRZ_NIL;
+    if (x == FR_ZSET_HEAD || !fr_zset_gte_min(xn->score, r))
+        return FR_ZSET_NIL;
     if (rank)
         *rank = t;
     return x;
@@ -1410,20 +1407,20 @@ frz_ref frz_last_in_range(const frz_set *s, const frz_range *r, uint64_t *rank)
 
 /* True when every member has the same score (or there are fewer than two):
  * then the list is in member order and lex searches may use every level. */
-int frz_one_score(const frz_set *s)
+int fr_zset_one_score(const fr_zset *s)
 {
-    return !s->tail || FRZ_N(s, frz_first(s))->score == FRZ_N(s, s->tail)->score;
+    return !s->tail || FR_ZSET_N(s, fr_zset_first(s))->score == FR_ZSET_N(s, s->tail)->score;
 }
 
 /* Whether node x's member is >= r's min (<= r's max): ZRANGEBYLEX's tests. */
-int frz_lex_ref_gte_min(const frz_set *s, frz_ref x, const frz_lexrange *r)
+int fr_zset_lex_ref_gte_min(const fr_zset *s, fr_zset_ref x, const fr_zset_lexrange *r)
 {
-    return frz_lex_gte_min(FRZ_N(s, x), r);
+    return fr_zset_lex_gte_min(FR_ZSET_N(s, x), r);
 }
 
-int frz_lex_ref_lte_max(const frz_set *s, frz_ref x, const frz_lexrange *r)
+int fr_zset_lex_ref_lte_max(const fr_zset *s, fr_zset_ref x, const fr_zset_lexrange *r)
 {
-    return frz_lex_lte_max(FRZ_N(s, x), r);
+    return fr_zset_lex_lte_max(FR_ZSET_N(s, x), r);
 }
 
 /* LEX SEARCHES OVER MIXED SCORES.  Redis calls lex ranges over members of
@@ -1439,54 +1436,54 @@ int frz_lex_ref_lte_max(const frz_set *s, frz_ref x, const frz_lexrange *r)
 
 /* Redis's zslIsInLexRange: the range is not empty, the last member is >= min
  * and the first is <= max (with one score, exactly "some member is in r"). */
-static int frz_lex_possible(const frz_set *s, const frz_lexrange *r)
+static int fr_zset_lex_possible(const fr_zset *s, const fr_zset_lexrange *r)
 {
-    return !frz_lex_empty(r) && s->tail && frz_lex_gte_min(FRZ_N(s, s->tail), r) &&
-           frz_lex_lte_max(FRZ_N(s, frz_first(s)), r);
+    return !fr_zset_lex_empty(r) && s->tail && fr_zset_lex_gte_min(FR_ZSET_N(s, s->tail), r) &&
+           fr_zset_lex_lte_max(FR_ZSET_N(s, fr_zset_first(s)), r);
 }
 
-/* First node with member in r and its rank, or FRZ_NIL (see above). */
-frz_ref frz_first_in_lex(const frz_set *s, const frz_lexrange *r, uint64_t *rank)
+/* First node with member in r and its rank, or FR_ZSET_NIL (see above). */
+fr_zset_ref fr_zset_first_in_lex(const fr_zset *s, const fr_zset_lexrange *r, uint64_t *rank)
 {
-    const frz_node *xn = FRZ_N(s, FRZ_HEAD);
-    frz_ref x = FRZ_HEAD, f;
+    const fr_zset_node *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
+    fr_zset_ref x = FR_ZSET_HEAD, f;
     uint64_t t = 0;
     int i;
-    if (!frz_lex_possible(s, r))
-        return FRZ_NIL;
-    for (i = frz_one_score(s) ? s->level - 1 : 0; i >= 0; i--) {
-        while ((f = xn->fwd[i]) && !frz_lex_gte_min(FRZ_N(s, f), r)) {
-            t += frz_span(xn, i);
+    if (!fr_zset_lex_possible(s, r))
+        return FR_ZSET_NIL;
+    for (i = fr_zset_one_score(s) ? s->level - 1 : 0; i >= 0; i--) {
+        while ((f = xn->fwd[i]) && !fr_zset_lex_gte_min(FR_ZSET_N(s, f), r)) {
+            t += fr_zset_span(xn, i);
             x = f;
-            xn = FRZ_N(s, f);
+            xn = FR_ZSET_N(s, f);
         }
     }
     x = xn->fwd[0];
-    if (!x || !frz_lex_lte_max(FRZ_N(s, x), r))
-        return FRZ_NIL;
+    if (!x || !fr_zset_lex_lte_max(FR_ZSET_N(s, x), r))
+        return FR_ZSET_NIL;
     if (rank)
         *rank = t + 1;
     return x;
 }
 
-/* Last node with member in r, its rank, or FRZ_NIL (see above). */
-frz_ref frz_last_in_lex(const frz_set *s, const frz_lexrange *r, uint64_t *rank)
+/* Last node with member in r, its rank, or FR_ZSET_NIL (see above). */
+fr_zset_ref fr_zset_last_in_lex(const fr_zset *s, const fr_zset_lexrange *r, uint64_t *rank)
 {
-    const frz_node *xn = FRZ_N(s, FRZ_HEAD);
-    frz_ref x = FRZ_HEAD, f;
+    const fr_zset_node *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
+    fr_zset_ref x = FR_ZSET_HEAD, f;
     uint64_t t = 0;
     int i;
-    if (!frz_lex_possible(s, r))
-        return FRZ_NIL;
-    for (i = frz_one_score(s) ? s->level - 1 : 0; i >= 0; i--) {
-        while ((f = xn->fwd[i]) && frz_lex_lte_max(FRZ_N(s, f), r)) {
-            t += frz_span(xn, i);
+    if (!fr_zset_lex_possible(s, r))
+        return FR_ZSET_NIL;
+    for (i = fr_zset_one_score(s) ? s->level - 1 : 0; i >= 0; i--) {
+        while ((f = xn->fwd[i]) && fr_zset_lex_lte_max(FR_ZSET_N(s, f), r)) {
+            t += fr_zset_span(xn, i);
             x = f;
-            xn = FRZ_N(s, f);
+            xn = FR_ZSET_N(s, f);
         }
     }
-    if (x == FRZ_HEAD || !frz_lex_gte_min(xn, r))
-        return FRZ_NIL;
+    if (x == FR_ZSET_HEAD || !fr_zset_lex_gte_min(xn, r))
+        return FR_ZSET_NIL;
     if (rank)
         *rank = t;
     return x;
@@ -1494,19 +1491,19 @@ frz_ref frz_last_in_lex(const frz_set *s, const frz_lexrange *r, uint64_t *rank)
 
 /* Removes x (the successor of upd[0]) from list, index and storage; the
  * path upd[] stays valid for x's successor. */
-static void frz_remove_at(frz_set *s, frz_ref x, const frz_ref *upd)
+static void fr_zset_remove_at(fr_zset *s, fr_zset_ref x, const fr_zset_ref *upd)
 {
-    uint64_t h = frz_node_hash(s, x);
-    frz_splice_out(s, x, upd);
-    frz_hash_remove(s, x, h);
-    frz_node_free(s, x);
+    uint64_t h = fr_zset_node_hash(s, x);
+    fr_zset_splice_out(s, x, upd);
+    fr_zset_hash_remove(s, x, h);
+    fr_zset_node_free(s, x);
 }
 
 /* ZREMRANGEBYRANK with 1-based inclusive ranks (1 <= start <= end clamped
  * by the caller); the number removed. */
-uint64_t frz_delete_range_by_rank(frz_set *s, uint64_t start, uint64_t end)
+uint64_t fr_zset_delete_range_by_rank(fr_zset *s, uint64_t start, uint64_t end)
 {
-    frz_ref upd[FRZ_MAXLEVEL], x;
+    fr_zset_ref upd[FR_ZSET_MAXLEVEL], x;
     uint64_t removed = 0;
     if (start < 1)
         start = 1;
@@ -1514,11 +1511,11 @@ uint64_t frz_delete_range_by_rank(frz_set *s, uint64_t start, uint64_t end)
         end = s->length;
     if (start > end)
         return 0;
-    frz_path_to_rank(s, start, upd);
-    x = FRZ_N(s, upd[0])->fwd[0];
+    fr_zset_path_to_rank(s, start, upd);
+    x = FR_ZSET_N(s, upd[0])->fwd[0];
     while (x && start + removed <= end) {
-        frz_ref next = FRZ_N(s, x)->fwd[0];
-        frz_remove_at(s, x, upd);
+        fr_zset_ref next = FR_ZSET_N(s, x)->fwd[0];
+        fr_zset_remove_at(s, x, upd);
         removed++;
         x = next;
     }
@@ -1526,25 +1523,25 @@ uint64_t frz_delete_range_by_rank(frz_set *s, uint64_t start, uint64_t end)
 }
 
 /* ZREMRANGEBYSCORE; the number removed. */
-uint64_t frz_delete_range_by_score(frz_set *s, const frz_range *r)
+uint64_t fr_zset_delete_range_by_score(fr_zset *s, const fr_zset_range *r)
 {
-    frz_ref upd[FRZ_MAXLEVEL], x = FRZ_HEAD, f;
-    const frz_node *xn = FRZ_N(s, FRZ_HEAD);
+    fr_zset_ref upd[FR_ZSET_MAXLEVEL], x = FR_ZSET_HEAD, f;
+    const fr_zset_node *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
     uint64_t removed = 0;
     int i;
-    if (frz_range_empty(r))
+    if (fr_zset_range_empty(r))
         return 0;
     for (i = s->level - 1; i >= 0; i--) {
-        while ((f = xn->fwd[i]) && !frz_gte_min(FRZ_N(s, f)->score, r)) {
+        while ((f = xn->fwd[i]) && !fr_zset_gte_min(FR_ZSET_N(s, f)->score, r)) {
             x = f;
-            xn = FRZ_N(s, f);
+            xn = FR_ZSET_N(s, f);
         }
         upd[i] = x;
     }
     x = xn->fwd[0];
-    while (x && frz_lte_max(FRZ_N(s, x)->score, r)) {
-        frz_ref next = FRZ_N(s, x)->fwd[0];
-        frz_remove_at(s, x, upd);
+    while (x && fr_zset_lte_max(FR_ZSET_N(s, x)->score, r)) {
+        fr_zset_ref next = FR_ZSET_N(s, x)->fwd[0];
+        fr_zset_remove_at(s, x, upd);
         removed++;
         x = next;
     }
@@ -1553,34 +1550,34 @@ uint64_t frz_delete_range_by_score(frz_set *s, const frz_range *r)
 
 /* ZREMRANGEBYLEX: from the first member >= min (a level-0 walk over mixed
  * scores, see above) while members are <= max; the number removed. */
-uint64_t frz_delete_range_by_lex(frz_set *s, const frz_lexrange *r)
+uint64_t fr_zset_delete_range_by_lex(fr_zset *s, const fr_zset_lexrange *r)
 {
-    frz_ref upd[FRZ_MAXLEVEL], x = FRZ_HEAD, f;
-    const frz_node *xn = FRZ_N(s, FRZ_HEAD);
+    fr_zset_ref upd[FR_ZSET_MAXLEVEL], x = FR_ZSET_HEAD, f;
+    const fr_zset_node *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
     uint64_t removed = 0, t = 0;
     int i;
-    if (frz_lex_empty(r))
+    if (fr_zset_lex_empty(r))
         return 0;
-    if (frz_one_score(s)) {
+    if (fr_zset_one_score(s)) {
         for (i = s->level - 1; i >= 0; i--) {
-            while ((f = xn->fwd[i]) && !frz_lex_gte_min(FRZ_N(s, f), r)) {
+            while ((f = xn->fwd[i]) && !fr_zset_lex_gte_min(FR_ZSET_N(s, f), r)) {
                 x = f;
-                xn = FRZ_N(s, f);
+                xn = FR_ZSET_N(s, f);
             }
             upd[i] = x;
         }
     } else {
-        while ((f = xn->fwd[0]) && !frz_lex_gte_min(FRZ_N(s, f), r)) {
+        while ((f = xn->fwd[0]) && !fr_zset_lex_gte_min(FR_ZSET_N(s, f), r)) {
             t++;
-            xn = FRZ_N(s, f);
+            xn = FR_ZSET_N(s, f);
         }
-        frz_path_to_rank(s, t + 1, upd);
-        xn = FRZ_N(s, upd[0]);
+        fr_zset_path_to_rank(s, t + 1, upd);
+        xn = FR_ZSET_N(s, upd[0]);
     }
     x = xn->fwd[0];
-    while (x && frz_lex_lte_max(FRZ_N(s, x), r)) {
-        frz_ref next = FRZ_N(s, x)->fwd[0];
-        frz_remove_at(s, x, upd);
+    while (x && fr_zset_lex_lte_max(FR_ZSET_N(s, x), r)) {
+        fr_zset_ref next = FR_ZSET_N(s, x)->fwd[0];
+        fr_zset_remove_at(s, x, upd);
         removed++;
         x = next;
     }
@@ -1592,15 +1589,15 @@ uint64_t frz_delete_range_by_lex(frz_set *s, const frz_lexrange *r)
  * ====================================================================== */
 
 /* A sort record: order key of the score, first 4 member bytes big-endian. */
-typedef struct frz_rec {
+typedef struct fr_zset_rec {
     uint64_t key;
     uint32_t pre;
-    frz_ref ref;
-} frz_rec;
+    fr_zset_ref ref;
+} fr_zset_rec;
 
 /* Unsigned key with the order of the (non-NaN) double; -0.0 gets +0.0's
  * key (they are equal scores, so ties go by member). */
-static inline uint64_t frz_score_key(double d)
+static inline uint64_t fr_zset_score_key(double d)
 {
     uint64_t u;
     if (d == 0.0)
@@ -1609,7 +1606,7 @@ static inline uint64_t frz_score_key(double d)
     return (u >> 63) ? ~u : (u | 0x8000000000000000ULL);
 }
 
-static inline uint32_t frz_prefix(const char *m, size_t len)
+static inline uint32_t fr_zset_prefix(const char *m, size_t len)
 {
     unsigned char b[4] = {0, 0, 0, 0};
     memcpy(b, m, len < 4 ? len : 4);
@@ -1617,7 +1614,7 @@ static inline uint32_t frz_prefix(const char *m, size_t len)
 }
 
 /* Full (score, member) order of two records. */
-static inline int frz_rec_cmp(const frz_set *s, const frz_rec *a, const frz_rec *b)
+static inline int fr_zset_rec_cmp(const fr_zset *s, const fr_zset_rec *a, const fr_zset_rec *b)
 {
     size_t la, lb;
     const char *ma, *mb;
@@ -1625,38 +1622,38 @@ static inline int frz_rec_cmp(const frz_set *s, const frz_rec *a, const frz_rec 
         return a->key < b->key ? -1 : 1;
     if (a->pre != b->pre)
         return a->pre < b->pre ? -1 : 1;
-    ma = frz_member(s, a->ref, &la);
-    mb = frz_member(s, b->ref, &lb);
-    return frz_memcmp(ma, la, mb, lb);
+    ma = fr_zset_member(s, a->ref, &la);
+    mb = fr_zset_member(s, b->ref, &lb);
+    return fr_zset_memcmp(ma, la, mb, lb);
 }
 
-/* Merge sort of a[0..n) by frz_rec_cmp, tmp has room for n/2 + 1. */
-static void frz_msort(const frz_set *s, frz_rec *a, frz_rec *tmp, size_t n)
+/* Merge sort of a[0..n) by fr_zset_rec_cmp, tmp has room for n/2 + 1. */
+static void fr_zset_msort(const fr_zset *s, fr_zset_rec *a, fr_zset_rec *tmp, size_t n)
 {
     size_t h, i, j, k;
     if (n <= 16) {
         for (i = 1; i < n; i++) {
-            frz_rec v = a[i];
-            for (j = i; j > 0 && frz_rec_cmp(s, &a[j - 1], &v) > 0; j--)
+            fr_zset_rec v = a[i];
+            for (j = i; j > 0 && fr_zset_rec_cmp(s, &a[j - 1], &v) > 0; j--)
                 a[j] = a[j - 1];
             a[j] = v;
         }
         return;
     }
     h = n / 2;
-    frz_msort(s, a, tmp, h);
-    frz_msort(s, a + h, tmp, n - h);
-    if (frz_rec_cmp(s, &a[h - 1], &a[h]) <= 0)
+    fr_zset_msort(s, a, tmp, h);
+    fr_zset_msort(s, a + h, tmp, n - h);
+    if (fr_zset_rec_cmp(s, &a[h - 1], &a[h]) <= 0)
         return;
     memcpy(tmp, a, h * sizeof *a);
     i = 0, j = h, k = 0;
     while (i < h && j < n)
-        a[k++] = frz_rec_cmp(s, &a[j], &tmp[i]) < 0 ? a[j++] : tmp[i++];
+        a[k++] = fr_zset_rec_cmp(s, &a[j], &tmp[i]) < 0 ? a[j++] : tmp[i++];
     while (i < h)
         a[k++] = tmp[i++];
 }
 
-static inline unsigned frz_digit(const frz_rec *r, int d)
+static inline unsigned fr_zset_digit(const fr_zset_rec *r, int d)
 {
     return d < 4 ? (r->pre >> (8 * d)) & 0xff : (unsigned)(r->key >> (8 * (d - 4))) & 0xff;
 }
@@ -1664,23 +1661,23 @@ static inline unsigned frz_digit(const frz_rec *r, int d)
 /* Sorts a[0..n) (tmp: n more records) fully; returns the sorted array (a or
  * tmp).  LSD radix sort on (key, pre) skipping constant digits, then merge
  * sort of the runs of equal (key, pre). */
-static frz_rec *frz_sort_recs(const frz_set *s, frz_rec *a, frz_rec *tmp, size_t n)
+static fr_zset_rec *fr_zset_sort_recs(const fr_zset *s, fr_zset_rec *a, fr_zset_rec *tmp, size_t n)
 {
     static const int ndig = 12;
     size_t (*cnt)[256] = (size_t (*)[256])calloc(12, sizeof *cnt);
     size_t i, j;
     int d;
     if (!cnt) { /* no memory for counters: merge sort everything */
-        frz_msort(s, a, tmp, n);
+        fr_zset_msort(s, a, tmp, n);
         return a;
     }
     for (i = 0; i < n; i++)
         for (d = 0; d < ndig; d++)
-            cnt[d][frz_digit(&a[i], d)]++;
+            cnt[d][fr_zset_digit(&a[i], d)]++;
     for (d = 0; d < ndig; d++) {
         size_t sum = 0;
-        frz_rec *t;
-        if (n == 0 || cnt[d][frz_digit(&a[0], d)] == n)
+        fr_zset_rec *t;
+        if (n == 0 || cnt[d][fr_zset_digit(&a[0], d)] == n)
             continue;
         for (j = 0; j < 256; j++) {
             size_t c = cnt[d][j];
@@ -1688,7 +1685,7 @@ static frz_rec *frz_sort_recs(const frz_set *s, frz_rec *a, frz_rec *tmp, size_t
             sum += c;
         }
         for (i = 0; i < n; i++)
-            tmp[cnt[d][frz_digit(&a[i], d)]++] = a[i];
+            tmp[cnt[d][fr_zset_digit(&a[i], d)]++] = a[i];
         t = a;
         a = tmp;
         tmp = t;
@@ -1698,32 +1695,32 @@ static frz_rec *frz_sort_recs(const frz_set *s, frz_rec *a, frz_rec *tmp, size_t
         for (j = i + 1; j < n && a[j].key == a[i].key && a[j].pre == a[i].pre; j++)
             ;
         if (j - i > 1)
-            frz_msort(s, a + i, tmp, j - i);
+            fr_zset_msort(s, a + i, tmp, j - i);
     }
     return a;
 }
 
 /* Rebuilds every link, span and backward pointer from refs in order. */
-static void frz_relink(frz_set *s, const frz_rec *recs, size_t n)
+static void fr_zset_relink(fr_zset *s, const fr_zset_rec *recs, size_t n)
 {
-    frz_ref last[FRZ_MAXLEVEL];
-    uint64_t lastrank[FRZ_MAXLEVEL];
-    frz_ref prev = FRZ_NIL;
+    fr_zset_ref last[FR_ZSET_MAXLEVEL];
+    uint64_t lastrank[FR_ZSET_MAXLEVEL];
+    fr_zset_ref prev = FR_ZSET_NIL;
     int i, maxlevel = 1;
     size_t k;
-    for (i = 0; i < FRZ_MAXLEVEL; i++) {
-        last[i] = FRZ_HEAD;
+    for (i = 0; i < FR_ZSET_MAXLEVEL; i++) {
+        last[i] = FR_ZSET_HEAD;
         lastrank[i] = 0;
     }
     for (k = 0; k < n; k++) {
-        frz_ref x = recs[k].ref;
-        frz_node *xn = FRZ_N(s, x);
+        fr_zset_ref x = recs[k].ref;
+        fr_zset_node *xn = FR_ZSET_N(s, x);
         int lvl = xn->level;
         for (i = 0; i < lvl; i++) {
-            frz_node *u = FRZ_N(s, last[i]);
+            fr_zset_node *u = FR_ZSET_N(s, last[i]);
             u->fwd[i] = x;
             if (i)
-                frz_span_set(u, i, (uint32_t)(k + 1 - lastrank[i]));
+                fr_zset_span_set(u, i, (uint32_t)(k + 1 - lastrank[i]));
             last[i] = x;
             lastrank[i] = k + 1;
         }
@@ -1732,13 +1729,13 @@ static void frz_relink(frz_set *s, const frz_rec *recs, size_t n)
         xn->backward = prev;
         prev = x;
     }
-    for (i = 0; i < FRZ_MAXLEVEL; i++) {
-        frz_node *u = FRZ_N(s, last[i]);
+    for (i = 0; i < FR_ZSET_MAXLEVEL; i++) {
+        fr_zset_node *u = FR_ZSET_N(s, last[i]);
         if (i >= u->level)
             continue;
-        u->fwd[i] = FRZ_NIL;
+        u->fwd[i] = FR_ZSET_NIL;
         if (i)
-            frz_span_set(u, i, (uint32_t)(n - lastrank[i]));
+            fr_zset_span_set(u, i, (uint32_t)(n - lastrank[i]));
     }
     s->tail = prev;
     s->length = n;
@@ -1747,17 +1744,17 @@ static void frz_relink(frz_set *s, const frz_rec *recs, size_t n)
 }
 
 /* Starts a bulk load of up to `extra` new members: reserves the index and
- * the sort buffer, so that frz_bulk_end cannot fail.  0, or -1 when out of
- * memory (nothing changed).  Until frz_bulk_end only frz_bulk_put may be
+ * the sort buffer, so that fr_zset_bulk_end cannot fail.  0, or -1 when out of
+ * memory (nothing changed).  Until fr_zset_bulk_end only fr_zset_bulk_put may be
  * called. */
-int frz_bulk_begin(frz_set *s, uint64_t extra)
+int fr_zset_bulk_begin(fr_zset *s, uint64_t extra)
 {
     uint64_t n = s->length + extra;
-    if (frz_hash_reserve(s, s->hcount + extra))
+    if (fr_zset_hash_reserve(s, s->hcount + extra))
         return -1;
-    if (n > SIZE_MAX / (2 * sizeof(frz_rec)))
+    if (n > SIZE_MAX / (2 * sizeof(fr_zset_rec)))
         return -1;
-    s->bulk_buf = malloc((size_t)(n ? n : 1) * 2 * sizeof(frz_rec));
+    s->bulk_buf = malloc((size_t)(n ? n : 1) * 2 * sizeof(fr_zset_rec));
     if (!s->bulk_buf)
         return -1;
     s->bulk_cap = n;
@@ -1767,51 +1764,51 @@ int frz_bulk_begin(frz_set *s, uint64_t extra)
 
 /* Sets m's score (not NaN), adding m if absent (*added is incremented);
  * an equal score is no change (an existing 0.0 stays 0.0 when -0.0 comes,
- * as in frz_add).  The list is not maintained until frz_bulk_end.  0, or
+ * as in fr_zset_add).  The list is not maintained until fr_zset_bulk_end.  0, or
  * -1 no memory. */
-int frz_bulk_put(frz_set *s, const char *m, size_t len, double score, uint64_t *added)
+int fr_zset_bulk_put(fr_zset *s, const char *m, size_t len, double score, uint64_t *added)
 {
-    uint64_t h = frz_hash(m, len, s->seed);
-    frz_ref r = frz_hash_find(s, m, len, h);
+    uint64_t h = fr_zset_hash(m, len, s->seed);
+    fr_zset_ref r = fr_zset_hash_find(s, m, len, h);
     assert(s->bulk);
     if (!r) {
-        if (frz_hash_reserve(s, s->hcount + 1))
+        if (fr_zset_hash_reserve(s, s->hcount + 1))
             return -1;
-        r = frz_node_alloc(s, frz_random_level(s), m, len);
+        r = fr_zset_node_alloc(s, fr_zset_random_level(s), m, len);
         if (!r)
             return -1;
-        frz_hash_put(s, r, h);
+        fr_zset_hash_put(s, r, h);
         (*added)++;
-        FRZ_N(s, r)->score = score;
-    } else if (FRZ_N(s, r)->score != score) {
-        FRZ_N(s, r)->score = score;
+        FR_ZSET_N(s, r)->score = score;
+    } else if (FR_ZSET_N(s, r)->score != score) {
+        FR_ZSET_N(s, r)->score = score;
     }
     return 0;
 }
 
 /* Ends a bulk load: sorts all nodes and rebuilds the list.  Never fails. */
-void frz_bulk_end(frz_set *s)
+void fr_zset_bulk_end(fr_zset *s)
 {
-    frz_rec *recs = (frz_rec *)s->bulk_buf, *sorted;
-    uint64_t u = FRZ_HEAD + FRZ_N(s, FRZ_HEAD)->units;
+    fr_zset_rec *recs = (fr_zset_rec *)s->bulk_buf, *sorted;
+    uint64_t u = FR_ZSET_HEAD + FR_ZSET_N(s, FR_ZSET_HEAD)->units;
     size_t n = 0;
     assert(s->bulk && s->hcount <= s->bulk_cap);
     while (u < s->top) {
-        frz_node *xn = FRZ_N(s, u);
-        if (frz_chunk_live(s, u)) {
+        fr_zset_node *xn = FR_ZSET_N(s, u);
+        if (fr_zset_chunk_live(s, u)) {
             size_t len;
-            const char *m = frz_node_member(xn, &len);
-            recs[n].key = frz_score_key(xn->score);
-            recs[n].pre = frz_prefix(m, len);
-            recs[n].ref = (frz_ref)u;
+            const char *m = fr_zset_node_member(xn, &len);
+            recs[n].key = fr_zset_score_key(xn->score);
+            recs[n].pre = fr_zset_prefix(m, len);
+            recs[n].ref = (fr_zset_ref)u;
             n++;
         }
-        u += frz_chunk_units(s, u);
+        u += fr_zset_chunk_units(s, u);
     }
     assert(n == s->hcount);
-    sorted = frz_sort_recs(s, recs, recs + s->bulk_cap, n);
-    frz_relink(s, sorted, n);
-    frz_arena_trim(s);
+    sorted = fr_zset_sort_recs(s, recs, recs + s->bulk_cap, n);
+    fr_zset_relink(s, sorted, n);
+    fr_zset_arena_trim(s);
     free(s->bulk_buf);
     s->bulk_buf = NULL;
     s->bulk_cap = 0;
@@ -1822,13 +1819,13 @@ void frz_bulk_end(frz_set *s)
  * Life cycle
  * ====================================================================== */
 
-static uint64_t frz_seed_counter;
+static uint64_t fr_zset_seed_counter;
 
 /* Initialises an empty set in *s (all fields).  0 or -1 (no memory). */
-static int frz_init(frz_set *s)
+static int fr_zset_init(fr_zset *s)
 {
-    frz_node *head;
-    unsigned hu = frz_units_for(FRZ_MAXLEVEL, 0);
+    fr_zset_node *head;
+    unsigned hu = fr_zset_units_for(FR_ZSET_MAXLEVEL, 0);
     memset(s, 0, sizeof *s);
     s->cap = 64;
     s->arena = (char *)malloc((size_t)s->cap * 8);
@@ -1839,38 +1836,38 @@ static int frz_init(frz_set *s)
         free(s->slots);
         return -1;
     }
-    s->top = FRZ_HEAD + hu;
-    head = FRZ_N(s, FRZ_HEAD);
+    s->top = FR_ZSET_HEAD + hu;
+    head = FR_ZSET_N(s, FR_ZSET_HEAD);
     memset(head, 0, (size_t)hu * 8);
-    head->level = FRZ_MAXLEVEL;
+    head->level = FR_ZSET_MAXLEVEL;
     head->units = (uint16_t)hu;
     s->level = 1;
     s->rng = 0x5eed0f5a5715eedULL;
-    frz_seed_counter += 0x9e3779b97f4a7c15ULL;
-    s->seed = frz_hash(&s, sizeof s, frz_seed_counter ^ (uint64_t)(uintptr_t)s);
+    fr_zset_seed_counter += 0x9e3779b97f4a7c15ULL;
+    s->seed = fr_zset_hash(&s, sizeof s, fr_zset_seed_counter ^ (uint64_t)(uintptr_t)s);
     return 0;
 }
 
 /* Frees out-of-line members of all live nodes. */
-static void frz_free_ext(frz_set *s)
+static void fr_zset_free_ext(fr_zset *s)
 {
     uint64_t u;
     if (!s->ext_count)
         return;
-    for (u = FRZ_HEAD; u < s->top; u += frz_chunk_units(s, u)) {
-        frz_node *xn = FRZ_N(s, u);
-        if (frz_chunk_live(s, u) && xn->mlen == FRZ_LONG) {
+    for (u = FR_ZSET_HEAD; u < s->top; u += fr_zset_chunk_units(s, u)) {
+        fr_zset_node *xn = FR_ZSET_N(s, u);
+        if (fr_zset_chunk_live(s, u) && xn->mlen == FR_ZSET_LONG) {
             size_t len;
-            free((char *)frz_node_member(xn, &len));
+            free((char *)fr_zset_node_member(xn, &len));
         }
     }
 }
 
 /* A new empty set, or NULL when out of memory. */
-frz_set *frz_new(void)
+fr_zset *fr_zset_new(void)
 {
-    frz_set *s = (frz_set *)malloc(sizeof *s);
-    if (s && frz_init(s)) {
+    fr_zset *s = (fr_zset *)malloc(sizeof *s);
+    if (s && fr_zset_init(s)) {
         free(s);
         s = NULL;
     }
@@ -1878,28 +1875,28 @@ frz_set *frz_new(void)
 }
 
 /* Frees the set and everything it owns (NULL is fine). */
-void frz_free(frz_set *s)
+void fr_zset_free(fr_zset *s)
 {
     if (!s)
         return;
-    frz_free_ext(s);
-    frz_big_free(s->arena, (size_t)s->cap * 8);
-    frz_big_free(s->slots, (size_t)s->nslots * sizeof(uint64_t));
+    fr_zset_free_ext(s);
+    fr_zset_big_free(s->arena, (size_t)s->cap * 8);
+    fr_zset_big_free(s->slots, (size_t)s->nslots * sizeof(uint64_t));
     free(s->bulk_buf);
     free(s);
 }
 
 /* Empties the set, releasing its memory.  0, or -1 when the fresh empty
  * state cannot be allocated (the set is then unchanged). */
-int frz_clear(frz_set *s)
+int fr_zset_clear(fr_zset *s)
 {
-    frz_set fresh;
+    fr_zset fresh;
     uint64_t version = s->version;
-    if (frz_init(&fresh))
+    if (fr_zset_init(&fresh))
         return -1;
-    frz_free_ext(s);
-    frz_big_free(s->arena, (size_t)s->cap * 8);
-    frz_big_free(s->slots, (size_t)s->nslots * sizeof(uint64_t));
+    fr_zset_free_ext(s);
+    fr_zset_big_free(s->arena, (size_t)s->cap * 8);
+    fr_zset_big_free(s->slots, (size_t)s->nslots * sizeof(uint64_t));
     free(s->bulk_buf);
     *s = fresh;
     s->version = version + 1;
@@ -1907,9 +1904,9 @@ int frz_clear(frz_set *s)
 }
 
 /* A deep copy (same refs, same hash seed), or NULL when out of memory. */
-frz_set *frz_copy(const frz_set *s)
+fr_zset *fr_zset_copy(const fr_zset *s)
 {
-    frz_set *c = (frz_set *)malloc(sizeof *c);
+    fr_zset *c = (fr_zset *)malloc(sizeof *c);
     uint64_t u;
     if (!c)
         return NULL;
@@ -1917,11 +1914,11 @@ frz_set *frz_copy(const frz_set *s)
     c->bulk_buf = NULL;
     c->bulk_cap = 0;
     c->cap = s->top;
-    c->arena = (char *)frz_big_alloc((size_t)c->cap * 8, 0);
-    c->slots = (uint64_t *)frz_big_alloc((size_t)c->nslots * sizeof(uint64_t), 0);
+    c->arena = (char *)fr_zset_big_alloc((size_t)c->cap * 8, 0);
+    c->slots = (uint64_t *)fr_zset_big_alloc((size_t)c->nslots * sizeof(uint64_t), 0);
     if (!c->arena || !c->slots) {
-        frz_big_free(c->arena, (size_t)c->cap * 8);
-        frz_big_free(c->slots, (size_t)c->nslots * sizeof(uint64_t));
+        fr_zset_big_free(c->arena, (size_t)c->cap * 8);
+        fr_zset_big_free(c->slots, (size_t)c->nslots * sizeof(uint64_t));
         free(c);
         return NULL;
     }
@@ -1929,27 +1926,27 @@ frz_set *frz_copy(const frz_set *s)
     memcpy(c->slots, s->slots, (size_t)s->nslots * sizeof(uint64_t));
     if (!s->ext_count)
         return c;
-    for (u = FRZ_HEAD; u < c->top; u += frz_chunk_units(c, u)) {
-        frz_node *xn = FRZ_N(c, u);
-        if (frz_chunk_live(c, u) && xn->mlen == FRZ_LONG) {
-            frz_ext e;
-            char *p = (char *)xn + frz_member_offset(xn->level);
+    for (u = FR_ZSET_HEAD; u < c->top; u += fr_zset_chunk_units(c, u)) {
+        fr_zset_node *xn = FR_ZSET_N(c, u);
+        if (fr_zset_chunk_live(c, u) && xn->mlen == FR_ZSET_LONG) {
+            fr_zset_ext e;
+            char *p = (char *)xn + fr_zset_member_offset(xn->level);
             memcpy(&e, p, sizeof e);
             e.ptr = (char *)malloc(e.len);
             if (e.ptr)
-                memcpy(e.ptr, frz_member(s, (frz_ref)u, &e.len), e.len);
+                memcpy(e.ptr, fr_zset_member(s, (fr_zset_ref)u, &e.len), e.len);
             memcpy(p, &e, sizeof e);
             if (!e.ptr) { /* undo: free the copies made so far */
                 uint64_t v;
-                for (v = FRZ_HEAD; v < u; v += frz_chunk_units(c, v)) {
-                    frz_node *yn = FRZ_N(c, v);
-                    if (frz_chunk_live(c, v) && yn->mlen == FRZ_LONG) {
+                for (v = FR_ZSET_HEAD; v < u; v += fr_zset_chunk_units(c, v)) {
+                    fr_zset_node *yn = FR_ZSET_N(c, v);
+                    if (fr_zset_chunk_live(c, v) && yn->mlen == FR_ZSET_LONG) {
                         size_t len;
-                        free((char *)frz_node_member(yn, &len));
+                        free((char *)fr_zset_node_member(yn, &len));
                     }
                 }
-                frz_big_free(c->arena, (size_t)c->cap * 8);
-                frz_big_free(c->slots, (size_t)c->nslots * sizeof(uint64_t));
+                fr_zset_big_free(c->arena, (size_t)c->cap * 8);
+                fr_zset_big_free(c->slots, (size_t)c->nslots * sizeof(uint64_t));
                 free(c);
                 return NULL;
             }
@@ -1960,28 +1957,28 @@ frz_set *frz_copy(const frz_set *s)
 
 /* COMPACTION.  Freed nodes go to free lists, so a set that lost most of
  * its members (a board trimmed to its top N) would keep its peak arena.
- * frz_shrink moves the live nodes, in list order, into a fresh arena of
+ * fr_zset_shrink moves the live nodes, in list order, into a fresh arena of
  * exactly their size and frees the old one, when the live nodes fill less
- * than a quarter of an arena of more than FRZ_SHRINK_MIN units.  Right after
+ * than a quarter of an arena of more than FR_ZSET_SHRINK_MIN units.  Right after
  * a shrink the arena is full, so it takes losing 3/4 of the members again
  * (or growing and then losing them) before the next one: each shrink costs
  * O(n) against the >= 3n removals that made it due, and a steady churn of
  * adds and removes never triggers it.  The index shrinks on its own (see
- * frz_hash_remove).  Every ref changes: callers only shrink between whole
+ * fr_zset_hash_remove).  Every ref changes: callers only shrink between whole
  * operations, never while they hold refs. */
-#define FRZ_SHRINK_MIN 8192u /* 64 KiB */
+#define FR_ZSET_SHRINK_MIN 8192u /* 64 KiB */
 
 /* Units the live nodes take when laid out in list order from unit `top`,
  * pads included. */
-static uint64_t frz_compact_units(const frz_set *s, uint64_t top)
+static uint64_t fr_zset_compact_units(const fr_zset *s, uint64_t top)
 {
-    frz_ref x;
-    for (x = frz_first(s); x; x = FRZ_N(s, x)->fwd[0]) {
-        const frz_node *xn = FRZ_N(s, x);
-        unsigned hot = (unsigned)(frz_member_offset(xn->level) + 7) / 8;
-        unsigned off = (unsigned)(top % FRZ_LINE_UNITS);
-        if (off != 0 && off + hot > FRZ_LINE_UNITS)
-            top += FRZ_LINE_UNITS - off;
+    fr_zset_ref x;
+    for (x = fr_zset_first(s); x; x = FR_ZSET_N(s, x)->fwd[0]) {
+        const fr_zset_node *xn = FR_ZSET_N(s, x);
+        unsigned hot = (unsigned)(fr_zset_member_offset(xn->level) + 7) / 8;
+        unsigned off = (unsigned)(top % FR_ZSET_LINE_UNITS);
+        if (off != 0 && off + hot > FR_ZSET_LINE_UNITS)
+            top += FR_ZSET_LINE_UNITS - off;
         top += xn->units;
     }
     return top;
@@ -1989,66 +1986,66 @@ static uint64_t frz_compact_units(const frz_set *s, uint64_t top)
 
 /* Compacts the arena when it is mostly free (see above).  1 when it was
  * compacted, 0 when not due, -1 when out of memory (nothing changed). */
-int frz_shrink(frz_set *s)
+int fr_zset_shrink(fr_zset *s)
 {
-    frz_set old = *s;
-    uint64_t hu = FRZ_N(s, FRZ_HEAD)->units, need, j;
-    frz_rec *recs;
-    frz_ref x;
+    fr_zset old = *s;
+    uint64_t hu = FR_ZSET_N(s, FR_ZSET_HEAD)->units, need, j;
+    fr_zset_rec *recs;
+    fr_zset_ref x;
     size_t k = 0;
-    if (s->bulk || s->cap <= FRZ_SHRINK_MIN || (FRZ_HEAD + hu + s->live_units) * 4 >= s->cap)
+    if (s->bulk || s->cap <= FR_ZSET_SHRINK_MIN || (FR_ZSET_HEAD + hu + s->live_units) * 4 >= s->cap)
         return 0;
-    need = frz_compact_units(s, FRZ_HEAD + hu);
-    recs = (frz_rec *)malloc((size_t)(s->length ? s->length : 1) * sizeof(frz_rec));
-    s->arena = (char *)frz_big_alloc((size_t)need * 8, 0);
+    need = fr_zset_compact_units(s, FR_ZSET_HEAD + hu);
+    recs = (fr_zset_rec *)malloc((size_t)(s->length ? s->length : 1) * sizeof(fr_zset_rec));
+    s->arena = (char *)fr_zset_big_alloc((size_t)need * 8, 0);
     if (!recs || !s->arena) {
         free(recs);
-        frz_big_free(s->arena, (size_t)need * 8);
+        fr_zset_big_free(s->arena, (size_t)need * 8);
         *s = old;
         return -1;
     }
     s->cap = need;
-    memcpy(s->arena + 8 * FRZ_HEAD, old.arena + 8 * FRZ_HEAD, (size_t)hu * 8);
-    s->top = FRZ_HEAD + hu;
+    memcpy(s->arena + 8 * FR_ZSET_HEAD, old.arena + 8 * FR_ZSET_HEAD, (size_t)hu * 8);
+    s->top = FR_ZSET_HEAD + hu;
     memset(s->freelist, 0, sizeof s->freelist);
     /* Copy each node; its old copy's backward field records the new ref. */
-    for (x = frz_first(&old); x; x = FRZ_N(&old, x)->fwd[0]) {
-        frz_node *on = FRZ_N(&old, x);
-        unsigned pad = frz_pad_units(s, on->level);
+    for (x = fr_zset_first(&old); x; x = FR_ZSET_N(&old, x)->fwd[0]) {
+        fr_zset_node *on = FR_ZSET_N(&old, x);
+        unsigned pad = fr_zset_pad_units(s, on->level);
         if (pad) {
-            uint64_t w = FRZ_PAD_TAG | pad;
+            uint64_t w = FR_ZSET_PAD_TAG | pad;
             memcpy(s->arena + (s->top << 3), &w, 8);
             s->top += pad;
         }
         memcpy(s->arena + (s->top << 3), on, (size_t)on->units * 8);
-        on->backward = (frz_ref)s->top;
-        recs[k++].ref = (frz_ref)s->top;
+        on->backward = (fr_zset_ref)s->top;
+        recs[k++].ref = (fr_zset_ref)s->top;
         s->top += on->units;
     }
     assert(s->top == need && k == s->length);
     for (j = 0; j < s->nslots; j++) {
         uint64_t v = s->slots[j];
         if (v)
-            s->slots[j] = (v & 0xffffffff00000000ULL) | FRZ_N(&old, (frz_ref)v)->backward;
+            s->slots[j] = (v & 0xffffffff00000000ULL) | FR_ZSET_N(&old, (fr_zset_ref)v)->backward;
     }
-    frz_relink(s, recs, k);
+    fr_zset_relink(s, recs, k);
     free(recs);
-    frz_big_free(old.arena, (size_t)old.cap * 8);
+    fr_zset_big_free(old.arena, (size_t)old.cap * 8);
     return 1;
 }
 
 /* Bytes allocated for the set: struct, arena, index, long members. */
-size_t frz_memory(const frz_set *s)
+size_t fr_zset_memory(const fr_zset *s)
 {
-    return sizeof *s + frz_big_size((size_t)s->cap * 8) +
-           frz_big_size((size_t)s->nslots * sizeof(uint64_t)) + s->ext_bytes;
+    return sizeof *s + fr_zset_big_size((size_t)s->cap * 8) +
+           fr_zset_big_size((size_t)s->nslots * sizeof(uint64_t)) + s->ext_bytes;
 }
 
 /* ======================================================================
  * Checker
  * ====================================================================== */
 
-#define FRZ_FAIL(...)                                                      \
+#define FR_ZSET_FAIL(...)                                                      \
     do {                                                                   \
         snprintf(err, errlen, __VA_ARGS__);                                \
         return -1;                                                         \
@@ -2056,116 +2053,116 @@ size_t frz_memory(const frz_set *s)
 
 /* Verifies every invariant listed at the top of this file.  0, or -1 with a
  * message in err.  O(n * levels). */
-int frz_check(const frz_set *s, char *err, size_t errlen)
+int fr_zset_check(const fr_zset *s, char *err, size_t errlen)
 {
-    const frz_node *head = FRZ_N(s, FRZ_HEAD);
-    frz_ref x, prev = FRZ_NIL;
+    const fr_zset_node *head = FR_ZSET_N(s, FR_ZSET_HEAD);
+    fr_zset_ref x, prev = FR_ZSET_NIL;
     uint64_t n = 0, u, live = 0, live_units = 0, slots = 0, j;
     int i;
     if (s->bulk)
-        FRZ_FAIL("inside a bulk load");
-    if (s->level < 1 || s->level > FRZ_MAXLEVEL)
-        FRZ_FAIL("bad level %d", s->level);
+        FR_ZSET_FAIL("inside a bulk load");
+    if (s->level < 1 || s->level > FR_ZSET_MAXLEVEL)
+        FR_ZSET_FAIL("bad level %d", s->level);
     /* level 0: order, backward, scores, index */
-    for (x = head->fwd[0]; x; x = FRZ_N(s, x)->fwd[0]) {
-        const frz_node *xn = FRZ_N(s, x);
+    for (x = head->fwd[0]; x; x = FR_ZSET_N(s, x)->fwd[0]) {
+        const fr_zset_node *xn = FR_ZSET_N(s, x);
         size_t len;
-        const char *m = frz_node_member(xn, &len);
+        const char *m = fr_zset_node_member(xn, &len);
         if (x >= s->top || xn->level < 1 || xn->level > s->level)
-            FRZ_FAIL("node %u: bad ref or level %d", (unsigned)x, (int)xn->level);
+            FR_ZSET_FAIL("node %u: bad ref or level %d", (unsigned)x, (int)xn->level);
         if (xn->score != xn->score)
-            FRZ_FAIL("node %u: NaN score", (unsigned)x);
+            FR_ZSET_FAIL("node %u: NaN score", (unsigned)x);
         if (xn->backward != prev)
-            FRZ_FAIL("node %u: backward %u, expected %u", (unsigned)x, (unsigned)xn->backward,
+            FR_ZSET_FAIL("node %u: backward %u, expected %u", (unsigned)x, (unsigned)xn->backward,
                      (unsigned)prev);
-        if (prev && frz_cmp_key(FRZ_N(s, prev), xn->score, m, len) >= 0)
-            FRZ_FAIL("node %u (rank %llu) out of order", (unsigned)x, (unsigned long long)(n + 1));
-        if (frz_find(s, m, len) != x)
-            FRZ_FAIL("node %u (rank %llu) not found by the index", (unsigned)x,
+        if (prev && fr_zset_cmp_key(FR_ZSET_N(s, prev), xn->score, m, len) >= 0)
+            FR_ZSET_FAIL("node %u (rank %llu) out of order", (unsigned)x, (unsigned long long)(n + 1));
+        if (fr_zset_find(s, m, len) != x)
+            FR_ZSET_FAIL("node %u (rank %llu) not found by the index", (unsigned)x,
                      (unsigned long long)(n + 1));
         prev = x;
         if (++n > s->length)
-            FRZ_FAIL("more nodes than length %llu", (unsigned long long)s->length);
+            FR_ZSET_FAIL("more nodes than length %llu", (unsigned long long)s->length);
     }
     if (n != s->length)
-        FRZ_FAIL("%llu nodes, length %llu", (unsigned long long)n, (unsigned long long)s->length);
+        FR_ZSET_FAIL("%llu nodes, length %llu", (unsigned long long)n, (unsigned long long)s->length);
     if (s->tail != prev)
-        FRZ_FAIL("tail %u, last node %u", (unsigned)s->tail, (unsigned)prev);
+        FR_ZSET_FAIL("tail %u, last node %u", (unsigned)s->tail, (unsigned)prev);
     if (s->hcount != n)
-        FRZ_FAIL("index holds %llu, list %llu", (unsigned long long)s->hcount, (unsigned long long)n);
+        FR_ZSET_FAIL("index holds %llu, list %llu", (unsigned long long)s->hcount, (unsigned long long)n);
     /* higher levels: membership and spans */
-    for (i = 1; i < FRZ_MAXLEVEL; i++) {
+    for (i = 1; i < FR_ZSET_MAXLEVEL; i++) {
         uint64_t rank = 0;
-        const frz_node *xn = head;
+        const fr_zset_node *xn = head;
         if (i >= s->level) {
             if (head->fwd[i])
-                FRZ_FAIL("header link at level %d above set level %d", i, s->level);
+                FR_ZSET_FAIL("header link at level %d above set level %d", i, s->level);
             continue;
         }
         if (i == s->level - 1 && !head->fwd[i] && s->level > 1)
-            FRZ_FAIL("top level %d empty", i);
+            FR_ZSET_FAIL("top level %d empty", i);
         for (;;) {
-            frz_ref f = xn->fwd[i], y;
+            fr_zset_ref f = xn->fwd[i], y;
             uint64_t steps = 0;
-            const frz_node *yn = xn;
+            const fr_zset_node *yn = xn;
             if (!f) {
-                if (frz_span(xn, i) != n - rank)
-                    FRZ_FAIL("level %d: NIL span %u at rank %llu, expected %llu", i,
-                             (unsigned)frz_span(xn, i), (unsigned long long)rank,
+                if (fr_zset_span(xn, i) != n - rank)
+                    FR_ZSET_FAIL("level %d: NIL span %u at rank %llu, expected %llu", i,
+                             (unsigned)fr_zset_span(xn, i), (unsigned long long)rank,
                              (unsigned long long)(n - rank));
                 break;
             }
-            if (FRZ_N(s, f)->level <= i)
-                FRZ_FAIL("level %d: node %u of level %d linked", i, (unsigned)f,
-                         (int)FRZ_N(s, f)->level);
+            if (FR_ZSET_N(s, f)->level <= i)
+                FR_ZSET_FAIL("level %d: node %u of level %d linked", i, (unsigned)f,
+                         (int)FR_ZSET_N(s, f)->level);
             do { /* count level-0 steps, checking no skipped node is tall */
                 y = yn->fwd[0];
                 if (!y)
-                    FRZ_FAIL("level %d: link to %u not reachable on level 0", i, (unsigned)f);
-                yn = FRZ_N(s, y);
+                    FR_ZSET_FAIL("level %d: link to %u not reachable on level 0", i, (unsigned)f);
+                yn = FR_ZSET_N(s, y);
                 steps++;
                 if (y != f && yn->level > i)
-                    FRZ_FAIL("level %d: node %u skipped", i, (unsigned)y);
+                    FR_ZSET_FAIL("level %d: node %u skipped", i, (unsigned)y);
             } while (y != f);
-            if (frz_span(xn, i) != steps)
-                FRZ_FAIL("level %d: span %u at rank %llu, expected %llu", i,
-                         (unsigned)frz_span(xn, i), (unsigned long long)rank,
+            if (fr_zset_span(xn, i) != steps)
+                FR_ZSET_FAIL("level %d: span %u at rank %llu, expected %llu", i,
+                         (unsigned)fr_zset_span(xn, i), (unsigned long long)rank,
                          (unsigned long long)steps);
             rank += steps;
-            xn = FRZ_N(s, f);
+            xn = FR_ZSET_N(s, f);
         }
     }
     /* arena: chunks tile it; live chunks are exactly the list */
-    for (u = FRZ_HEAD + head->units; u < s->top; u += frz_chunk_units(s, u)) {
-        const frz_node *xn = FRZ_N(s, u);
-        uint64_t cu = frz_chunk_units(s, u);
-        if (cu == 0 || cu > FRZ_MAX_UNITS)
-            FRZ_FAIL("chunk %llu: bad size %llu", (unsigned long long)u, (unsigned long long)cu);
-        if (frz_chunk_live(s, u)) {
+    for (u = FR_ZSET_HEAD + head->units; u < s->top; u += fr_zset_chunk_units(s, u)) {
+        const fr_zset_node *xn = FR_ZSET_N(s, u);
+        uint64_t cu = fr_zset_chunk_units(s, u);
+        if (cu == 0 || cu > FR_ZSET_MAX_UNITS)
+            FR_ZSET_FAIL("chunk %llu: bad size %llu", (unsigned long long)u, (unsigned long long)cu);
+        if (fr_zset_chunk_live(s, u)) {
             size_t len;
-            frz_node_member(xn, &len);
-            if (xn->units != frz_units_for(xn->level, len))
-                FRZ_FAIL("node %llu: size %u", (unsigned long long)u, (unsigned)xn->units);
+            fr_zset_node_member(xn, &len);
+            if (xn->units != fr_zset_units_for(xn->level, len))
+                FR_ZSET_FAIL("node %llu: size %u", (unsigned long long)u, (unsigned)xn->units);
             live++;
             live_units += xn->units;
         }
     }
     if (u != s->top || live != n)
-        FRZ_FAIL("arena: %llu live chunks, %llu members", (unsigned long long)live,
+        FR_ZSET_FAIL("arena: %llu live chunks, %llu members", (unsigned long long)live,
                  (unsigned long long)n);
     if (live_units != s->live_units)
-        FRZ_FAIL("arena: %llu live units counted, %llu recorded",
+        FR_ZSET_FAIL("arena: %llu live units counted, %llu recorded",
                  (unsigned long long)live_units, (unsigned long long)s->live_units);
     for (j = 0; j < s->nslots; j++) {
         uint64_t v = s->slots[j];
         if (!v)
             continue;
         slots++;
-        if ((uint32_t)(v >> 32) != (uint32_t)(frz_node_hash(s, (frz_ref)v) >> 32))
-            FRZ_FAIL("slot %llu: wrong tag", (unsigned long long)j);
+        if ((uint32_t)(v >> 32) != (uint32_t)(fr_zset_node_hash(s, (fr_zset_ref)v) >> 32))
+            FR_ZSET_FAIL("slot %llu: wrong tag", (unsigned long long)j);
     }
     if (slots != n || s->hcount * 5 > s->nslots * 4 + 4)
-        FRZ_FAIL("index: %llu slots used of %llu", (unsigned long long)slots,
+        FR_ZSET_FAIL("index: %llu slots used of %llu", (unsigned long long)slots,
                  (unsigned long long)s->nslots);
     return 0;
 }

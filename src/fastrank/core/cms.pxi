@@ -1,9 +1,9 @@
-# _cms.pxi -- CountMinSketch: RedisBloom 2.8's Count-Min Sketch as a Python
+# cms.pxi -- CountMinSketch: RedisBloom 2.8's Count-Min Sketch as a Python
 # class (included by _core.pyx).  The C structure and its design essay are in
-# _cms.c; this file adds argument checking with RedisBloom's error texts, the
+# cms.c; this file adds argument checking with RedisBloom's error texts, the
 # item encoding redis-py uses, numpy batch paths and serialization.
 #
-# Also defined here and shared with _topk.pxi (included after this file): the
+# Also defined here and shared with topk.pxi (included after this file): the
 # item helpers (_sk_*), the numpy-integer-array helper and the RedisBloom
 # error-text constants.
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
@@ -17,76 +17,30 @@ from libc.string cimport memcpy
 cimport numpy as cnp
 import numpy as np
 
-from fastrank._sketch cimport *
+from murmurhash2 cimport *
+from cms cimport *
 
 cnp.import_array()
 
 from fastrank import _threads
 
-cdef extern from "_cms.h" nogil:
-    void fr_cms_incrby_ints_rows(fr_cms *c, const void *items, int is_unsigned, size_t n,
-                                 const uint64_t *incrs, uint64_t incr1, size_t row0, size_t row1,
-                                 uint32_t *out)
-    void fr_cms_add_count(fr_cms *c, size_t n, const uint64_t *incrs, uint64_t incr1)
-    ctypedef struct fr_cms_par:
-        pass
-    fr_cms_par *fr_cms_par_new(fr_cms *c, const void *items, int is_unsigned, size_t n,
-                               const uint64_t *incrs, uint64_t incr1, uint32_t *out,
-                               size_t groups, size_t block)
-    void fr_cms_par_run(fr_cms_par *p, int role)
-    void fr_cms_par_free(fr_cms_par *p)
+# ---- Error texts -------------------------------------------------------------
+# RedisBloom 2.8.2's texts and fastrank's own, from the one table in
+# fastrank._errors; the RedisBloom ones (and the not-initialised ones) stay
+# names of this module, for the Engine and for users catching them.
+from fastrank._errors import (CMS_ERR_DEPTH, CMS_ERR_ERROR, CMS_ERR_INCRBY_OVERFLOW, CMS_ERR_INIT,
+                              CMS_ERR_KEY_EXISTS, CMS_ERR_MERGE_OVERFLOW, CMS_ERR_NEGATIVE,
+                              CMS_ERR_NO_KEY, CMS_ERR_NO_MEMORY, CMS_ERR_NOT_READY, CMS_ERR_NUMKEYS,
+                              CMS_ERR_PARSE, CMS_ERR_PROB, CMS_ERR_SHAPE, CMS_ERR_WEIGHT,
+                              CMS_ERR_WIDTH, CMS_ERR_WRONG_KEYS, CMS_ERR_WRONG_KEYS_WEIGHTS,
+                              TOPK_ERR_DECAY, TOPK_ERR_DEPTH, TOPK_ERR_INCREMENT, TOPK_ERR_K,
+                              TOPK_ERR_KEY_EXISTS, TOPK_ERR_NO_KEY, TOPK_ERR_NO_MEMORY,
+                              TOPK_ERR_NOT_READY, TOPK_ERR_WIDTH, TOPK_ERR_WITHCOUNT)
+from fastrank import _errors as _sk_err
 
-cdef extern from "Python.h":
-    # Raw forms (no reference counting by Cython) for building result lists.
-    PyObject *_cms_PyList_New "PyList_New"(Py_ssize_t n) except NULL
-    void _cms_PyList_SET_ITEM "PyList_SET_ITEM"(PyObject *lst, Py_ssize_t i, PyObject *o)
-    PyObject *_cms_PyLong_FromUnsignedLong "PyLong_FromUnsignedLong"(unsigned long v)
-    void _cms_Py_INCREF "Py_INCREF"(PyObject *o)
-    void _cms_Py_XDECREF "Py_XDECREF"(PyObject *o)
-    void _cms_Py_DECREF "Py_DECREF"(PyObject *o)
-
-# ---- RedisBloom 2.8.2 error texts ------------------------------------------
-# Exactly as the server sends them (verified against redisbloom.so 2.8.2; see
-# docs/compatibility.md §4 and §5).  The core raises with these texts where the
-# same condition exists, so fastrank.Engine can re-raise them as
-# redis.exceptions.ResponseError; fastrank._errors owns the Engine's copies.
-CMS_ERR_KEY_EXISTS = "CMS: key already exists"
-CMS_ERR_NO_KEY = "CMS: key does not exist"
-CMS_ERR_WIDTH = "CMS: invalid width"                   # INITBYDIM, not an integer >= 1
-CMS_ERR_DEPTH = "CMS: invalid depth"
-CMS_ERR_ERROR = "CMS: invalid overestimation value"    # INITBYPROB error not in (0, 1)
-CMS_ERR_PROB = "CMS: invalid prob value"               # INITBYPROB probability not in (0, 1)
-CMS_ERR_INIT = "CMS: invalid init arguments"           # width * depth past 2^63 - 1, depth 0 ...
-CMS_ERR_NO_MEMORY = "CMS: Insufficient memory to create the key"  # accepted sizes, no memory
-CMS_ERR_PARSE = "CMS: Cannot parse number"             # INCRBY increment not an integer (or >= 2^63)
-CMS_ERR_NEGATIVE = "CMS: Number cannot be negative"
-CMS_ERR_INCRBY_OVERFLOW = "CMS: INCRBY overflow"       # an error ELEMENT of the INCRBY reply
-CMS_ERR_NUMKEYS = "CMS: invalid numkeys"
-CMS_ERR_WRONG_KEYS = "CMS: wrong number of keys"
-CMS_ERR_WRONG_KEYS_WEIGHTS = "CMS: wrong number of keys/weights"
-CMS_ERR_WEIGHT = "CMS: invalid weight value"
-CMS_ERR_SHAPE = "CMS: width/depth is not equal"
-CMS_ERR_MERGE_OVERFLOW = "CMS: MERGE overflow"
-TOPK_ERR_KEY_EXISTS = "TopK: key already exists"
-TOPK_ERR_NO_KEY = "TopK: key does not exist"
-TOPK_ERR_K = "TopK: invalid k"
-TOPK_ERR_WIDTH = "TopK: invalid width"
-TOPK_ERR_DEPTH = "TopK: invalid depth"
-TOPK_ERR_DECAY = "TopK: invalid decay value. must be '<= 1' & '> 0'"
-# The whole line (RedisBloom sends this one with an ERR prefix).
-TOPK_ERR_NO_MEMORY = "ERR Insufficient memory to create topk data structure"
-# 28 spaces inside, as sent (RedisBloom splits a C string literal there).
-TOPK_ERR_INCREMENT = ("TopK: increment must be an integer greater or equal to 0"
-                      + " " * 28 + "and smaller or equal to 100,000")
-TOPK_ERR_WITHCOUNT = "WITHCOUNT keyword expected"
 TOPK_MAX_INCREMENT = 100000
 
 CMS_OVERFLOW = 0xFFFFFFFF    # a saturated counter: incrby's overflow marker
-# fastrank's own: a sketch used before __init__ gave it its counters.
-CMS_ERR_NOT_READY = ("CountMinSketch is not initialised: call CountMinSketch.__init__ "
-                     "(width, depth), or make it with from_error() / from_bytes()")
-TOPK_ERR_NOT_READY = ("TopK is not initialised: call TopK.__init__(k, width, depth, decay), "
-                      "or make it with from_bytes()")
 _INT64_MAX = 0x7FFFFFFFFFFFFFFF
 _UINT32_MAX = 0xFFFFFFFF
 
@@ -104,12 +58,12 @@ cdef bytes _sk_item_bytes(object item):
     if isinstance(item, (bytearray, memoryview)):
         return bytes(item)
     if isinstance(item, bool):
-        raise TypeError("an item must be bytes, str, int or float, not bool")
+        raise TypeError(_sk_err.SKETCH_ITEM_TYPE % ("bool",))
     if isinstance(item, int):
         return int.__repr__(item).encode("ascii")
     if isinstance(item, float):
         return float.__repr__(item).encode("ascii")
-    raise TypeError(f"an item must be bytes, str, int or float, not {type(item).__name__}")
+    raise TypeError(_sk_err.SKETCH_ITEM_TYPE % (type(item).__name__,))
 
 
 cdef inline const char *_sk_ptr(object obj, Py_ssize_t *size) except NULL:
@@ -133,7 +87,7 @@ cdef tuple _sk_items(object items):
     cdef Py_ssize_t size
     cdef tuple seq
     if isinstance(items, (bytes, str, bytearray, memoryview, int, float)):
-        raise TypeError("items must be a sequence of items, not a single item")
+        raise TypeError(_sk_err.SKETCH_ITEMS_SINGLE)
     if isinstance(items, np.ndarray):
         items = items.tolist()
     seq = tuple(items)
@@ -246,7 +200,7 @@ cdef object _sk_int_array(object items):
     else:
         return None
     if arr.ndim != 1:
-        raise ValueError("a numpy array of items must be one-dimensional")
+        raise ValueError(_sk_err.SKETCH_ITEMS_NDIM)
     return arr
 
 
@@ -291,9 +245,9 @@ cdef object _sk_uint_increments(object increments, Py_ssize_t n, object limit, s
         if increments.dtype.kind not in "iu":
             raise TypeError(err_type)
         if increments.ndim != 1:
-            raise ValueError("increments must be one-dimensional")
+            raise ValueError(_sk_err.SKETCH_INCREMENTS_NDIM)
         if increments.shape[0] != n:
-            raise ValueError("items and increments differ in length")
+            raise ValueError(_sk_err.SKETCH_INCREMENTS_LENGTH)
         if n and increments.dtype.kind == "i" and increments.min() < 0:
             raise ValueError(err_negative)
         if n and int(increments.max()) > limit:
@@ -301,7 +255,7 @@ cdef object _sk_uint_increments(object increments, Py_ssize_t n, object limit, s
         return np.ascontiguousarray(increments, dtype=np.uint64)
     seq = tuple(increments)
     if len(seq) != n:
-        raise ValueError("items and increments differ in length")
+        raise ValueError(_sk_err.SKETCH_INCREMENTS_LENGTH)
     cdef cnp.ndarray[cnp.uint64_t, ndim=1] out = np.empty(n, dtype=np.uint64)
     cdef Py_ssize_t i
     for i in range(n):
@@ -344,7 +298,7 @@ def murmurhash2(item, seed=0):
 
 # A numpy integer batch of at least this many items over at least 2 rows runs
 # on up to fastrank.get_threads() threads: in blocks, the threads sharing out
-# the hashing and then the rows (fr_cms_par_*, see _cms.c), or, where that
+# the hashing and then the rows (fr_cms_par_*, see cms.c), or, where that
 # path is unavailable, each thread taking a run of rows.  Smaller batches,
 # and batches of Python objects, run on the calling thread.  (Splitting a
 # list of str measured slower: reading the items is serial.)
@@ -496,7 +450,7 @@ cdef class CountMinSketch:
 
     def __init__(self, width, depth):
         if self.c.cells != NULL:
-            raise TypeError("CountMinSketch is already initialised")
+            raise TypeError(_sk_err.CMS_ALREADY_READY)
         cdef size_t w = _sk_dim(width, CMS_ERR_WIDTH, <uint64_t>_INT64_MAX)
         cdef size_t d = _sk_dim(depth, CMS_ERR_DEPTH, <uint64_t>_INT64_MAX)
         self._alloc(w, d)
@@ -672,7 +626,7 @@ cdef class CountMinSketch:
         if arr is not None and n >= _CMS_PARALLEL_MIN and self.c.depth >= 2:
             k = min(_threads.get_threads(), self.c.depth)
         if arr is not None and arr.shape[0] != n:
-            raise RuntimeError("the items array was resized during the call")
+            raise RuntimeError(_sk_err.SKETCH_ARRAY_RESIZED)
         if k > 1:
             self._incrby_threaded(k, arr, incr, incr1, out)
         elif arr is not None:
@@ -802,10 +756,10 @@ cdef class CountMinSketch:
         cdef CountMinSketch s
         self._ready()
         if n == 0:
-            raise ValueError("merge needs at least one source")
+            raise ValueError(_sk_err.CMS_MERGE_NO_SOURCE)
         for i in range(n):
             if not isinstance(srcs[i], CountMinSketch):
-                raise TypeError("merge sources must be CountMinSketch objects")
+                raise TypeError(_sk_err.CMS_MERGE_SOURCE_TYPE)
             (<CountMinSketch>srcs[i])._ready()
         if weights is None:
             wlist = [1] * n
@@ -890,7 +844,7 @@ cdef class CountMinSketch:
 
     def to_bytes(self):
         """Serialize (fastrank's own format, version 1, little-endian; the
-        byte layout is documented atop _cms.c). O(width * depth)."""
+        byte layout is documented atop cms.c). O(width * depth)."""
         self._ready()
         cdef size_t size = fr_cms_serialized_size(&self.c)
         cdef bytes out = PyBytes_FromStringAndSize(NULL, size)
@@ -912,7 +866,7 @@ cdef class CountMinSketch:
         cdef int rc = fr_cms_deserialize(&fresh, &view[0] if view.shape[0] else NULL,
                                          view.shape[0])
         if rc == FR_CMS_EFORMAT:
-            raise ValueError("not a serialized fastrank CountMinSketch (version 1)")
+            raise ValueError(_sk_err.CMS_NOT_SERIALIZED)
         if rc != FR_CMS_OK:
             raise MemoryError()
         out.c = fresh

@@ -1,4 +1,4 @@
-/* _murmur64.h -- MurmurHash64A, the 64-bit hash Redis 7.0 feeds its
+/* murmurhash64a.h -- MurmurHash64A, the 64-bit hash Redis 7.0 feeds its
  * HyperLogLog with.
  *
  * MurmurHash64A is Austin Appleby's public-domain hash (MurmurHash2 family,
@@ -31,14 +31,14 @@
  *   length a Redis string can have (at most 512 MB).
  *
  * fr_murmur64a_block / fr_murmur64a_finish are the two steps above, exposed
- * for _decimal64.h, which builds the blocks of an integer's decimal text in
+ * for decimal_text_hash.h, which builds the blocks of an integer's decimal text in
  * registers instead of reading them from memory.
  *
- * Names: fr_murmur64a*.  (The CMS/TopK 32-bit MurmurHash2 lives in _murmur.h
+ * Names: fr_murmur64a*.  (The CMS/TopK 32-bit MurmurHash2 lives in murmurhash2.h
  * under fr_murmur2*; the two headers do not depend on each other.)
  */
-#ifndef FASTRANK_MURMUR64_H
-#define FASTRANK_MURMUR64_H
+#ifndef FASTRANK_MURMURHASH64A_H
+#define FASTRANK_MURMURHASH64A_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -59,7 +59,7 @@ static inline uint64_t fr_load_le64(const uint8_t *p)
 }
 
 /* The per-block step and the finish, shared with the integer hashing of
- * _decimal64.h. */
+ * decimal_text_hash.h. */
 #define FR_MURMUR64A_M 0xc6a4a7935bd1e995ULL
 #define FR_MURMUR64A_R 47
 
@@ -104,4 +104,4 @@ static inline uint64_t fr_murmur64a(const void *key, size_t len, uint64_t seed)
     return fr_murmur64a_finish(h);
 }
 
-#endif /* FASTRANK_MURMUR64_H */
+#endif /* FASTRANK_MURMURHASH64A_H */

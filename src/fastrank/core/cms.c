@@ -1,4 +1,4 @@
-/* _cms.c -- Count-Min Sketch, counter for counter what RedisBloom 2.8 keeps.
+/* cms.c -- Count-Min Sketch, counter for counter what RedisBloom 2.8 keeps.
  *
  * THE STRUCTURE
  * A Count-Min Sketch (Cormode and Muthukrishnan, "An improved data stream
@@ -15,7 +15,7 @@
  * exactly as RedisBloom 2.8 does for the same inserts, so the choices that are
  * free in the paper are fixed here:
  *   - counters are unsigned 32-bit and SATURATE at 2^32 - 1 (never wrap);
- *   - row i's column is MurmurHash2(item, seed = i) mod width (_murmur.h);
+ *   - row i's column is MurmurHash2(item, seed = i) mod width (murmurhash2.h);
  *   - the cells are one row-major array: row i is cells[i*width .. +width);
  *   - `count` is the 64-bit sum of all increments, including those that
  *     saturated, wrapping mod 2^64 (RedisBloom prints it as signed 64-bit);
@@ -30,13 +30,13 @@
  *     was.  Computing cell by cell makes the destination safe to list among
  *     its own sources.
  * The sizing rule of CMS.INITBYPROB (width = ceil(2/error) in double, depth
- * from single-precision logs) lives with the Python class in _cms.pxi.
+ * from single-precision logs) lives with the Python class in cms.pxi.
  * Newer RedisBloom versions changed hashing and overflow rules; this file
  * follows 2.8 only.
  *
  * WHERE WE DEPART (speed, same answers)
  *   - hash % width is a mask when the width is a power of two, else Lemire's
- *     "fastmod" (fr_fastmod in _murmur.h: a 64-bit reciprocal and one
+ *     "fastmod" (fr_fastmod in murmurhash2.h: a 64-bit reciprocal and one
  *     128-bit multiply, exact for 32-bit hashes) when the compiler has
  *     128-bit integers; plain % otherwise.  Widths above 2^32 - 1 make the
  *     modulo the identity, as in RedisBloom.
@@ -52,7 +52,7 @@
  *     addresses of recent items (cms_memo), so the heavy items of a skewed
  *     stream are hashed once.
  *   - Big numpy integer batches (at least 65,536 items, depth >= 2) run on
- *     several threads with the GIL released (_cms.pxi), in blocks of 32k
+ *     several threads with the GIL released (cms.pxi), in blocks of 32k
  *     items and two phases per block (fr_cms_par_*, "Two phases per block"
  *     below): the threads share out the hashing of the block's items into
  *     a buffer of cell offsets, then each group of rows applies the whole
@@ -63,9 +63,9 @@
  *     (no GCC/Clang atomics, or Windows) or does not apply (over 512 rows,
  *     over 8 groups, cell offsets beyond 32 bits), a batch is limited to a
  *     run of rows per thread instead (fr_cms_incrby_ints_rows), every
- *     thread hashing every item.  On two vCPUs of an AMD EPYC, 10M Zipf
- *     items into 65536 x 4, incrby: 70M items/s on one thread; 87M/s split
- *     by rows, ~145M/s in two phases (add_many ~180M/s).
+ *     thread hashing every item.  Two phases beat splitting by rows, which
+ *     beats one thread (rates: bench/results/core-measurements.md,
+ *     "Count-Min Sketch threads").
  *
  * SERIALIZED FORM (ours, not RedisBloom's; version 1; all little-endian)
  *
@@ -83,16 +83,16 @@
  * There is no checksum: integrity is the transport's business.
  */
 #define _POSIX_C_SOURCE 200809L /* sched_yield under -std=c99 */
-#include "_cms.h"
+#include "cms.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "_murmur.h"
+#include "murmurhash2.h"
 
 /* ---- Column selection ------------------------------------------------- */
 
-/* Reciprocal for fr_fastmod (_murmur.h), or 0 when the width exceeds 32 bits
+/* Reciprocal for fr_fastmod (murmurhash2.h), or 0 when the width exceeds 32 bits
  * (then every 32-bit hash is already smaller than the width). */
 static uint64_t cms_fastmod_init(size_t width) {
     if ((uint64_t)width <= 0xFFFFFFFFu) return fr_fastmod_init((uint32_t)width);
@@ -322,7 +322,8 @@ static uint32_t cms_item_rows(fr_cms *c, const void *item, size_t len, uint64_t 
 /* The batch entry points inline everything they call (GCC's flatten).
  * Without it GCC's budget for the whole file (--param inline-unit-growth)
  * ran out once the two-phase code was added, and fr_murmur2_seeds_from
- * stopped being inlined into the byte-string batches: a fifth slower. */
+ * stopped being inlined into the byte-string batches, which then ran
+ * markedly slower (core-measurements.md, "Count-Min Sketch inlining"). */
 #if defined(__GNUC__) && !defined(__clang__)
 #define FR_CMS_FLATTEN __attribute__((flatten))
 #else
@@ -556,11 +557,11 @@ FR_CMS_FLATTEN void fr_cms_query_strs(const fr_cms *c, const char *const *items,
  * helper descheduled mid-task delays the caller by at most that task.
  * Waits spin briefly, then yield the CPU.  (A TopK-like fallback -- the
  * caller stops the helper after waiting a quarter of its time -- measured
- * slower with a CPU hog on a 2-vCPU machine: 55M/s against 62M/s without,
- * 68M/s on one thread; so there is none.  With two hogs both two-thread
- * paths, by rows or in phases, run at about 0.7x one thread.)  Block size
- * and units measured flat from 8k to 64k items and 2 to 8 units; a memo
- * per thread in phase 1 matters (56M/s without).  Built with GCC or Clang (atomics)
+ * slower with a CPU hog, so there is none; under two hogs both two-thread
+ * paths, by rows or in phases, fall below one thread.)  Block size and
+ * units made no measurable difference over the range tried; a memo per
+ * thread in phase 1 matters.  Figures for all of these:
+ * core-measurements.md, "Count-Min Sketch threads".  Built with GCC or Clang (atomics)
  * on POSIX systems; elsewhere fr_cms_par_new returns NULL and the caller
  * splits by rows instead. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
@@ -611,7 +612,7 @@ static inline size_t cms_par_row(const fr_cms_par *p, size_t g) {
 /* The cell offsets of integer item j in every row into a[], for phase 1's
  * misses: as cms_addresses, but not inlined, and hashing long texts row by
  * row (fr_murmur2_seeded) -- calling fr_murmur2_seeds_from from here made
- * GCC inline it less in the byte-string batches, a fifth slower. */
+ * GCC inline it less in the byte-string batches, which ran slower. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((noinline))
 #endif

@@ -1,4 +1,4 @@
-/* _hll.c -- HyperLogLog registers, Redis 7.0 string encodings, estimator.
+/* hll.c -- HyperLogLog registers, Redis 7.0 string encodings, estimator.
  *
  * WHAT THIS IS
  * ------------
@@ -13,7 +13,7 @@
  *
  * HASH, INDEX AND RANK
  * --------------------
- * Each element is hashed with MurmurHash64A, seed 0xadc83b19 (_murmur64.h).
+ * Each element is hashed with MurmurHash64A, seed 0xadc83b19 (murmurhash64a.h).
  *
  *    bit 63                                        14 13             0
  *    +-------------------------------------------+----------------+
@@ -89,7 +89,7 @@
  * Values arrive from users (SET, from_bytes) and must never crash us.  The
  * rules below are Redis's own, so an untrusted string gets the reply Redis
  * gives it:
- *  - header checks (hll_check_header): length >= 16, magic, enc <= 1, dense
+ *  - header checks (fr_hll_check_header): length >= 16, magic, enc <= 1, dense
  *    length exactly 12304; otherwise "not a valid HyperLogLog string".
  *  - a sparse payload is checked lazily, as Redis does: counting, merging
  *    and promoting need the opcodes to cover exactly 16384 registers
@@ -97,7 +97,7 @@
  *    the register it changes.
  *  - the last byte of the string may be the first half of an XZERO; Redis
  *    then reads the NUL that terminates its strings.  We keep a spare byte
- *    after the string for the same purpose (see _hll.h).
+ *    after the string for the same purpose (see hll.h).
  *  - Upstream 7.0.15 sums run lengths in an int, which wraps on strings of
  *    2^17+ opcodes, and its merge and promotion walks accept opcodes after
  *    the 16384th register when they start with a VAL (CVE-2025-32023
@@ -112,24 +112,24 @@
  *
  * BATCHES OF INTEGERS
  * -------------------
- * A numpy integer is added as its decimal text: _decimal64_avx2.h hashes
+ * A numpy integer is added as its decimal text: decimal_text_hash_avx2.h hashes
  * the texts of a block of 64 integers four at a time in AVX2 lanes where
- * the CPU has it; elsewhere _decimal64.h writes them with SSE2 (or SWAR)
+ * the CPU has it; elsewhere decimal_text_hash.h writes them with SSE2 (or SWAR)
  * arithmetic and hashes each in place.  While the value is sparse,
  * elements go through the sparse update one by one, in order.  Once it is
  * dense the order no longer matters (registers only
  * rise), so a long rest is first reduced to one byte of maximum rank per
- * register (hll_int_max, no shared state: _hyperloglog.pxi runs it on
+ * register (fr_hll_int_max, no shared state: hll.pxi runs it on
  * several threads over parts of the batch) and then applied in one pass
- * (hll_dense_apply_max).
+ * (fr_hll_dense_apply_max).
  *
  * Sections, low level first: buffer, registers, hashing, sparse update,
  * promotion, batch adds, estimator, unions, self test.
  */
-#include "_hll.h"
-#include "_decimal64.h"
-#include "_decimal64_avx2.h"
-#include "_murmur64.h"
+#include "hll.h"
+#include "decimal_text_hash.h"
+#include "decimal_text_hash_avx2.h"
+#include "murmurhash64a.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -155,58 +155,58 @@
 /* ====================================================================== */
 
 /* Make room for a string of `need` bytes plus the spare byte.  Existing
- * content, spare byte included, is kept.  Returns HLL_OK or NOMEM. */
-static int reserve(hll_t *h, size_t need)
+ * content, spare byte included, is kept.  Returns FR_HLL_OK or NOMEM. */
+static int reserve(fr_hll *h, size_t need)
 {
-    if (need + 1 <= h->cap) return HLL_OK;
+    if (need + 1 <= h->cap) return FR_HLL_OK;
     size_t cap = h->cap ? h->cap : 32;
     while (cap < need + 1) cap *= 2;
     uint8_t *nb = (uint8_t *)realloc(h->buf, cap);
-    if (nb == NULL) return HLL_ERR_NOMEM;
+    if (nb == NULL) return FR_HLL_ERR_NOMEM;
     memset(nb + h->cap, 0, cap - h->cap);
     h->buf = nb;
     h->cap = cap;
-    return HLL_OK;
+    return FR_HLL_OK;
 }
 
 /* The empty HLL Redis creates on PFADD of a missing key: sparse, cache
  * bytes zero, one XZERO(16384).  (PFADD then sets the stale flag.) */
-int hll_init_empty(hll_t *h)
+int fr_hll_init_empty(fr_hll *h)
 {
     h->buf = NULL;
     h->len = h->cap = 0;
-    if (reserve(h, HLL_HDR_SIZE + 2 + 3) != HLL_OK) return HLL_ERR_NOMEM;
+    if (reserve(h, FR_HLL_HDR_SIZE + 2 + 3) != FR_HLL_OK) return FR_HLL_ERR_NOMEM;
     memset(h->buf, 0, h->cap);
     memcpy(h->buf, "HYLL", 4);
-    h->buf[4] = HLL_SPARSE;
+    h->buf[4] = FR_HLL_SPARSE;
     h->buf[16] = 0x7f; /* XZERO(16384): 01 111111 11111111 */
     h->buf[17] = 0xff;
     h->len = 18;
-    return HLL_OK;
+    return FR_HLL_OK;
 }
 
-/* Copy `len` untrusted bytes into a fresh hll_t (spare byte 0).  No
- * validation: call hll_check_header() first. */
-int hll_init_bytes(hll_t *h, const uint8_t *bytes, size_t len)
+/* Copy `len` untrusted bytes into a fresh fr_hll (spare byte 0).  No
+ * validation: call fr_hll_check_header() first. */
+int fr_hll_init_bytes(fr_hll *h, const uint8_t *bytes, size_t len)
 {
     h->buf = NULL;
     h->len = h->cap = 0;
-    if (reserve(h, len) != HLL_OK) return HLL_ERR_NOMEM;
+    if (reserve(h, len) != FR_HLL_OK) return FR_HLL_ERR_NOMEM;
     if (len) memcpy(h->buf, bytes, len);
     h->buf[len] = 0;
     h->len = len;
-    return HLL_OK;
+    return FR_HLL_OK;
 }
 
 /* Deep copy, spare byte included. */
-int hll_copy(hll_t *dst, const hll_t *src)
+int fr_hll_copy(fr_hll *dst, const fr_hll *src)
 {
-    if (hll_init_bytes(dst, src->buf, src->len) != HLL_OK) return HLL_ERR_NOMEM;
+    if (fr_hll_init_bytes(dst, src->buf, src->len) != FR_HLL_OK) return FR_HLL_ERR_NOMEM;
     dst->buf[dst->len] = src->buf[src->len];
-    return HLL_OK;
+    return FR_HLL_OK;
 }
 
-void hll_release(hll_t *h)
+void fr_hll_release(fr_hll *h)
 {
     free(h->buf);
     h->buf = NULL;
@@ -214,21 +214,21 @@ void hll_release(hll_t *h)
 }
 
 /* Redis's acceptance test for a string value used as an HLL (before any
- * payload is looked at).  HLL_OK or HLL_ERR_NOTHLL. */
-int hll_check_header(const uint8_t *b, size_t len)
+ * payload is looked at).  FR_HLL_OK or FR_HLL_ERR_NOTHLL. */
+int fr_hll_check_header(const uint8_t *b, size_t len)
 {
-    if (len < HLL_HDR_SIZE) return HLL_ERR_NOTHLL;
-    if (b[0] != 'H' || b[1] != 'Y' || b[2] != 'L' || b[3] != 'L') return HLL_ERR_NOTHLL;
-    if (b[4] > HLL_SPARSE) return HLL_ERR_NOTHLL;
-    if (b[4] == HLL_DENSE && len != HLL_DENSE_SIZE) return HLL_ERR_NOTHLL;
-    return HLL_OK;
+    if (len < FR_HLL_HDR_SIZE) return FR_HLL_ERR_NOTHLL;
+    if (b[0] != 'H' || b[1] != 'Y' || b[2] != 'L' || b[3] != 'L') return FR_HLL_ERR_NOTHLL;
+    if (b[4] > FR_HLL_SPARSE) return FR_HLL_ERR_NOTHLL;
+    if (b[4] == FR_HLL_DENSE && len != FR_HLL_DENSE_SIZE) return FR_HLL_ERR_NOTHLL;
+    return FR_HLL_OK;
 }
 
-int hll_is_sparse(const hll_t *h) { return h->buf[4] == HLL_SPARSE; }
+int fr_hll_is_sparse(const fr_hll *h) { return h->buf[4] == FR_HLL_SPARSE; }
 
-void hll_invalidate_cache(hll_t *h) { h->buf[15] |= 0x80; }
+void fr_hll_invalidate_cache(fr_hll *h) { h->buf[15] |= 0x80; }
 
-int hll_cache_is_valid(const hll_t *h) { return (h->buf[15] & 0x80) == 0; }
+int fr_hll_cache_is_valid(const fr_hll *h) { return (h->buf[15] & 0x80) == 0; }
 
 /* ====================================================================== */
 /* Dense registers                                                         */
@@ -238,24 +238,24 @@ int hll_cache_is_valid(const hll_t *h) { return (h->buf[15] & 0x80) == 0; }
  * register straddles two bytes, the next one; never past byte 12287. */
 static inline unsigned dense_get(const uint8_t *r, uint32_t i)
 {
-    size_t bit = (size_t)i * HLL_BITS;
+    size_t bit = (size_t)i * FR_HLL_BITS;
     size_t byte = bit >> 3;
     unsigned fb = (unsigned)(bit & 7);
     unsigned v = (unsigned)r[byte] >> fb;
-    if (fb > 8 - HLL_BITS) v |= (unsigned)r[byte + 1] << (8 - fb);
-    return v & HLL_REGISTER_MAX;
+    if (fb > 8 - FR_HLL_BITS) v |= (unsigned)r[byte + 1] << (8 - fb);
+    return v & FR_HLL_REGISTER_MAX;
 }
 
 /* Store v (0..63) into register i of a dense payload. */
 static inline void dense_put(uint8_t *r, uint32_t i, unsigned v)
 {
-    size_t bit = (size_t)i * HLL_BITS;
+    size_t bit = (size_t)i * FR_HLL_BITS;
     size_t byte = bit >> 3;
     unsigned fb = (unsigned)(bit & 7);
-    r[byte] = (uint8_t)((r[byte] & ~(HLL_REGISTER_MAX << fb)) | (v << fb));
-    if (fb > 8 - HLL_BITS) {
+    r[byte] = (uint8_t)((r[byte] & ~(FR_HLL_REGISTER_MAX << fb)) | (v << fb));
+    if (fb > 8 - FR_HLL_BITS) {
         unsigned fb8 = 8 - fb;
-        r[byte + 1] = (uint8_t)((r[byte + 1] & ~(HLL_REGISTER_MAX >> fb8)) | (v >> fb8));
+        r[byte + 1] = (uint8_t)((r[byte + 1] & ~(FR_HLL_REGISTER_MAX >> fb8)) | (v >> fb8));
     }
 }
 
@@ -284,7 +284,7 @@ static inline int ctz64(uint64_t x)
 #endif
 }
 
-uint64_t hll_hash(const void *ele, size_t len)
+uint64_t fr_hll_hash(const void *ele, size_t len)
 {
     return fr_murmur64a(ele, len, FR_MURMUR64A_HLL_SEED);
 }
@@ -292,15 +292,15 @@ uint64_t hll_hash(const void *ele, size_t len)
 /* Rank (1..51) of the hash of ele; *index receives its register (0..16383). */
 static inline int pattern_of_hash(uint64_t hash, uint32_t *index)
 {
-    *index = (uint32_t)(hash & (HLL_REGISTERS - 1));
-    hash >>= HLL_P;
-    hash |= (uint64_t)1 << HLL_Q; /* sentinel: rank <= Q + 1 */
+    *index = (uint32_t)(hash & (FR_HLL_REGISTERS - 1));
+    hash >>= FR_HLL_P;
+    hash |= (uint64_t)1 << FR_HLL_Q; /* sentinel: rank <= Q + 1 */
     return ctz64(hash) + 1;
 }
 
-int hll_pattern(const void *ele, size_t len, uint32_t *index)
+int fr_hll_pattern(const void *ele, size_t len, uint32_t *index)
 {
-    return pattern_of_hash(hll_hash(ele, len), index);
+    return pattern_of_hash(fr_hll_hash(ele, len), index);
 }
 
 /* ====================================================================== */
@@ -309,18 +309,18 @@ int hll_pattern(const void *ele, size_t len, uint32_t *index)
 
 /* Rewrite a sparse value as dense: header copied (magic, unused bytes and
  * cache included), encoding byte set to 0, registers decoded.  A no-op on
- * a dense value.  HLL_ERR_CORRUPT (value untouched) unless the opcodes
- * cover exactly 16384 registers; HLL_ERR_NOMEM. */
-int hll_to_dense(hll_t *h)
+ * a dense value.  FR_HLL_ERR_CORRUPT (value untouched) unless the opcodes
+ * cover exactly 16384 registers; FR_HLL_ERR_NOMEM. */
+int fr_hll_to_dense(fr_hll *h)
 {
-    if (h->buf[4] == HLL_DENSE) return HLL_OK;
-    uint8_t *dense = (uint8_t *)calloc(HLL_DENSE_SIZE + 1, 1);
-    if (dense == NULL) return HLL_ERR_NOMEM;
-    memcpy(dense, h->buf, HLL_HDR_SIZE);
-    dense[4] = HLL_DENSE;
-    uint8_t *regs = dense + HLL_HDR_SIZE;
+    if (h->buf[4] == FR_HLL_DENSE) return FR_HLL_OK;
+    uint8_t *dense = (uint8_t *)calloc(FR_HLL_DENSE_SIZE + 1, 1);
+    if (dense == NULL) return FR_HLL_ERR_NOMEM;
+    memcpy(dense, h->buf, FR_HLL_HDR_SIZE);
+    dense[4] = FR_HLL_DENSE;
+    uint8_t *regs = dense + FR_HLL_HDR_SIZE;
 
-    const uint8_t *p = h->buf + HLL_HDR_SIZE, *end = h->buf + h->len;
+    const uint8_t *p = h->buf + FR_HLL_HDR_SIZE, *end = h->buf + h->len;
     int64_t idx = 0;
     while (p < end) {
         int64_t runlen;
@@ -332,23 +332,23 @@ int hll_to_dense(hll_t *h)
             p += 2;
         } else {
             runlen = SPARSE_VAL_LEN(p);
-            if (idx + runlen > HLL_REGISTERS) { idx = -1; break; } /* overshoot */
+            if (idx + runlen > FR_HLL_REGISTERS) { idx = -1; break; } /* overshoot */
             unsigned val = SPARSE_VAL_VALUE(p);
             for (int64_t k = 0; k < runlen; k++) dense_put(regs, (uint32_t)(idx + k), val);
             p++;
         }
         idx += runlen;
-        if (idx > HLL_REGISTERS) break;
+        if (idx > FR_HLL_REGISTERS) break;
     }
-    if (idx != HLL_REGISTERS) {
+    if (idx != FR_HLL_REGISTERS) {
         free(dense);
-        return HLL_ERR_CORRUPT;
+        return FR_HLL_ERR_CORRUPT;
     }
     free(h->buf);
     h->buf = dense;
-    h->len = HLL_DENSE_SIZE;
-    h->cap = HLL_DENSE_SIZE + 1;
-    return HLL_OK;
+    h->len = FR_HLL_DENSE_SIZE;
+    h->cap = FR_HLL_DENSE_SIZE + 1;
+    return FR_HLL_OK;
 }
 
 /* ====================================================================== */
@@ -376,7 +376,7 @@ static inline uint8_t val_op(unsigned val, unsigned len)
 /* Fuse equal adjacent VAL opcodes, scanning at most 5 opcodes from p.
  * Zero opcodes are stepped over (and use up the budget); a fusion retries
  * at the same place.  *endp is moved back by one per fusion. */
-static void sparse_fuse(hll_t *h, uint8_t *p, uint8_t **endp)
+static void sparse_fuse(fr_hll *h, uint8_t *p, uint8_t **endp)
 {
     uint8_t *end = *endp;
     int scanlen = 5;
@@ -410,7 +410,7 @@ static void sparse_fuse(hll_t *h, uint8_t *p, uint8_t **endp)
  * the marks before it describe opcodes it did not touch.  The valid marks
  * are always 0 .. valid-1. */
 #define SPARSE_MARK_SHIFT 8
-#define SPARSE_MARKS (HLL_REGISTERS >> SPARSE_MARK_SHIFT)
+#define SPARSE_MARKS (FR_HLL_REGISTERS >> SPARSE_MARK_SHIFT)
 
 typedef struct sparse_marks {
     int valid;
@@ -418,12 +418,12 @@ typedef struct sparse_marks {
 } sparse_marks_t;
 
 /* Raise register `index` of a sparse value to `count` (1..51).
- * Returns 1 changed, 0 already >= count, HLL_ERR_CORRUPT when the walk
+ * Returns 1 changed, 0 already >= count, FR_HLL_ERR_CORRUPT when the walk
  * does not reach the register (or promotion meets a corrupt payload),
- * HLL_ERR_NOMEM.  May promote to dense (count > 32, or growth beyond
+ * FR_HLL_ERR_NOMEM.  May promote to dense (count > 32, or growth beyond
  * sparse_max bytes); a sparse-side change sets the stale flag itself, a
  * promotion leaves that to the caller, as Redis does. */
-static int sparse_set(hll_t *h, uint32_t index, int count, size_t sparse_max,
+static int sparse_set(fr_hll *h, uint32_t index, int count, size_t sparse_max,
                       sparse_marks_t *marks)
 {
     uint8_t *sparse, *p, *end, *prev, *next;
@@ -432,11 +432,11 @@ static int sparse_set(hll_t *h, uint32_t index, int count, size_t sparse_max,
 
     if (count > SPARSE_VAL_MAX_VALUE) goto promote;
     /* An XZERO split into XZERO VAL XZERO grows by 3 bytes at most. */
-    if (reserve(h, h->len + 3) != HLL_OK) return HLL_ERR_NOMEM;
+    if (reserve(h, h->len + 3) != FR_HLL_OK) return FR_HLL_ERR_NOMEM;
 
     /* 1. Find the opcode covering `index`, and the one before it (from the
      *    last mark at or below it, when there is one). */
-    sparse = p = h->buf + HLL_HDR_SIZE;
+    sparse = p = h->buf + FR_HLL_HDR_SIZE;
     end = h->buf + h->len;
     prev = NULL;
     int64_t next_mark = INT64_MAX;
@@ -472,7 +472,7 @@ static int sparse_set(hll_t *h, uint32_t index, int count, size_t sparse_max,
         p += oplen;
         first += span;
     }
-    if (span == 0 || p >= end) return HLL_ERR_CORRUPT;
+    if (span == 0 || p >= end) return FR_HLL_ERR_CORRUPT;
 
     next = SPARSE_IS_XZERO(p) ? p + 2 : p + 1;
     if (next >= end) next = NULL;
@@ -537,14 +537,14 @@ updated:
         while (marks->valid > 0 && marks->off[marks->valid - 1] >= from) marks->valid--;
     }
     sparse_fuse(h, prev ? prev : sparse, &end);
-    hll_invalidate_cache(h);
+    fr_hll_invalidate_cache(h);
     return 1;
 
 promote:
     {
-        int rc = hll_to_dense(h);
-        if (rc != HLL_OK) return rc;
-        dense_set(h->buf + HLL_HDR_SIZE, index, (unsigned)count);
+        int rc = fr_hll_to_dense(h);
+        if (rc != FR_HLL_OK) return rc;
+        dense_set(h->buf + FR_HLL_HDR_SIZE, index, (unsigned)count);
         return 1;
     }
 }
@@ -552,19 +552,19 @@ promote:
 /* Raise register `index` to `count`, whatever the encoding.  See
  * sparse_set() for the return values; dense updates never fail and do not
  * touch the cache flag (callers set it once per command, as PFADD). */
-int hll_set(hll_t *h, uint32_t index, int count, size_t sparse_max)
+int fr_hll_set(fr_hll *h, uint32_t index, int count, size_t sparse_max)
 {
-    if (h->buf[4] == HLL_DENSE)
-        return dense_set(h->buf + HLL_HDR_SIZE, index, (unsigned)count);
+    if (h->buf[4] == FR_HLL_DENSE)
+        return dense_set(h->buf + FR_HLL_HDR_SIZE, index, (unsigned)count);
     return sparse_set(h, index, count, sparse_max, NULL);
 }
 
 /* Add one element (PFADD of one element, minus the final cache flag). */
-int hll_add(hll_t *h, const void *ele, size_t len, size_t sparse_max)
+int fr_hll_add(fr_hll *h, const void *ele, size_t len, size_t sparse_max)
 {
     uint32_t index;
-    int count = hll_pattern(ele, len, &index);
-    return hll_set(h, index, count, sparse_max);
+    int count = fr_hll_pattern(ele, len, &index);
+    return fr_hll_set(h, index, count, sparse_max);
 }
 
 /* ====================================================================== */
@@ -572,46 +572,46 @@ int hll_add(hll_t *h, const void *ele, size_t len, size_t sparse_max)
 /* ====================================================================== */
 
 /* Apply one hashed element; the fast dense path inline. */
-static inline int apply_hash(hll_t *h, uint64_t hash, size_t sparse_max, int *changed,
+static inline int apply_hash(fr_hll *h, uint64_t hash, size_t sparse_max, int *changed,
                              sparse_marks_t *marks)
 {
     uint32_t index;
     int count = pattern_of_hash(hash, &index);
-    if (h->buf[4] == HLL_DENSE) {
-        uint8_t *r = h->buf + HLL_HDR_SIZE;
+    if (h->buf[4] == FR_HLL_DENSE) {
+        uint8_t *r = h->buf + FR_HLL_HDR_SIZE;
         if ((unsigned)count > dense_get(r, index)) {
             dense_put(r, index, (unsigned)count);
             *changed = 1;
         }
-        return HLL_OK;
+        return FR_HLL_OK;
     }
     int rc = sparse_set(h, index, count, sparse_max, marks);
     if (rc < 0) return rc;
     if (rc) *changed = 1;
-    return HLL_OK;
+    return FR_HLL_OK;
 }
 
 /* Integers are hashed a block at a time, in passes over the block: the
  * zero-padded decimal texts of every magnitude (fr_dec_text_block,
- * _decimal64.h), then the hashes.  Each pass is a short loop whose
+ * decimal_text_hash.h), then the hashes.  Each pass is a short loop whose
  * iterations are independent, so the CPU overlaps several integers; one
- * long conversion-then-hash chain per integer measured 1.2x (SSE2) to
- * 1.5x (SWAR) slower.  With AVX2, _decimal64_avx2.h does both in
- * registers, and hll_int_max runs it as a pipeline over the batch. */
+ * long conversion-then-hash chain per integer measured slower with both
+ * text makers (core-measurements.md, "HyperLogLog integer hashing").  With AVX2, decimal_text_hash_avx2.h does both in
+ * registers, and fr_hll_int_max runs it as a pipeline over the batch. */
 #define INT_BLOCK FR_DEC_BLOCK
 
-/* Whether integer batches may take the AVX2 path (_decimal64_avx2.h) when the
+/* Whether integer batches may take the AVX2 path (decimal_text_hash_avx2.h) when the
  * CPU has it; tests switch it off to compare it with the SSE2 path. */
 #ifdef FR_DEC_AVX2
 static int int_simd_allowed = 1;
 
-int hll_int_simd(int allow)
+int fr_hll_int_simd(int allow)
 {
     if (allow >= 0) __atomic_store_n(&int_simd_allowed, allow ? 1 : 0, __ATOMIC_RELAXED);
     return __atomic_load_n(&int_simd_allowed, __ATOMIC_RELAXED) && fr_dec_use_avx2();
 }
 #else
-int hll_int_simd(int allow)
+int fr_hll_int_simd(int allow)
 {
     (void)allow;
     return 0;
@@ -621,7 +621,7 @@ int hll_int_simd(int allow)
 static void int_hashes(const void *vals, int is_signed, size_t m, uint64_t *hash)
 {
 #ifdef FR_DEC_AVX2
-    if (hll_int_simd(-1)) {
+    if (fr_hll_int_simd(-1)) {
         fr_dec_hash_block_avx2(vals, is_signed, m, hash, FR_MURMUR64A_HLL_SEED);
         return;
     }
@@ -649,7 +649,7 @@ static inline const void *int_at(const void *vals, int is_signed, size_t i)
 }
 
 /* The hashes of n integers, as the batch adds compute them (for tests). */
-void hll_hash_ints(const void *vals, int is_signed, size_t n, uint64_t *out)
+void fr_hll_hash_ints(const void *vals, int is_signed, size_t n, uint64_t *out)
 {
     for (size_t base = 0; base < n; base += INT_BLOCK)
         int_hashes(int_at(vals, is_signed, base), is_signed,
@@ -667,7 +667,7 @@ static inline void raise_max(uint8_t *max, const uint64_t *hash, size_t j0, size
 }
 
 #ifdef FR_DEC_AVX2
-/* int_max_avx2(vals, is_signed, n, max, seed): hll_int_max's pipeline. */
+/* int_max_avx2(vals, is_signed, n, max, seed): fr_hll_int_max's pipeline. */
 FR_DEC_STREAM_AVX2(int_max_avx2, raise_max, uint8_t *)
 #endif
 
@@ -675,10 +675,10 @@ FR_DEC_STREAM_AVX2(int_max_avx2, raise_max, uint8_t *)
  * registers of those integers alone, one byte each (16 KB, stays in L1).
  * Touches nothing else, so it may run on several threads at once on
  * disjoint parts, without the GIL. */
-void hll_int_max(uint8_t *max, const void *vals, int is_signed, size_t n)
+void fr_hll_int_max(uint8_t *max, const void *vals, int is_signed, size_t n)
 {
 #ifdef FR_DEC_AVX2
-    if (hll_int_simd(-1)) {
+    if (fr_hll_int_simd(-1)) {
         int_max_avx2(vals, is_signed, n, max, FR_MURMUR64A_HLL_SEED);
         return;
     }
@@ -695,11 +695,11 @@ void hll_int_max(uint8_t *max, const void *vals, int is_signed, size_t n)
  * else 0.  Same bytes as raising them one element at a time, in any order
  * (the dense encoding is a plain array).  The cache flag is left to the
  * caller, as for every dense update. */
-int hll_dense_apply_max(hll_t *h, const uint8_t *max)
+int fr_hll_dense_apply_max(fr_hll *h, const uint8_t *max)
 {
-    uint8_t *r = h->buf + HLL_HDR_SIZE;
+    uint8_t *r = h->buf + FR_HLL_HDR_SIZE;
     int changed = 0;
-    for (uint32_t i = 0; i < HLL_REGISTERS; i += 4) {
+    for (uint32_t i = 0; i < FR_HLL_REGISTERS; i += 4) {
         uint8_t *b = r + (i / 4) * 3;
         uint32_t w = (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16);
         uint32_t nw = w;
@@ -718,7 +718,7 @@ int hll_dense_apply_max(hll_t *h, const uint8_t *max)
 }
 
 /* Below this many items a dense batch updates the registers directly;
- * from here on it collects maxima first (hll_int_max) and applies them
+ * from here on it collects maxima first (fr_hll_int_max) and applies them
  * once, which is cheaper per item but costs a 16 KB pass. */
 #define INT_MAX_MIN 16384
 
@@ -728,18 +728,18 @@ int hll_dense_apply_max(hll_t *h, const uint8_t *max)
  * value keeps their effect, as Redis's does).  They do not set the stale
  * flag for dense changes; the caller does, once.
  *
- * hll_add_many_i64/u64 add the decimal text of each integer (how redis-py
+ * fr_hll_add_many_i64/u64 add the decimal text of each integer (how redis-py
  * sends a Python int).  While the value is sparse every element goes
  * through sparse_set in order (the sparse bytes depend on the order);
- * once it is dense, the rest of a long batch goes through hll_int_max and
- * hll_dense_apply_max.  hll_add_ints_sparse is the sparse part alone: it
+ * once it is dense, the rest of a long batch goes through fr_hll_int_max and
+ * fr_hll_dense_apply_max.  fr_hll_add_ints_sparse is the sparse part alone: it
  * stops at the end of the block of INT_BLOCK integers in which the value
  * became dense, with *done = the integers applied, so that a caller can
- * spread the dense rest over threads (_hyperloglog.pxi).
+ * spread the dense rest over threads (hll.pxi).
  *
- * hll_add_many_fixed adds n items of itemsize bytes with trailing NUL bytes
+ * fr_hll_add_many_fixed adds n items of itemsize bytes with trailing NUL bytes
  * removed (numpy 'S' arrays). */
-int hll_add_ints_sparse(hll_t *h, const void *vals, int is_signed, size_t n,
+int fr_hll_add_ints_sparse(fr_hll *h, const void *vals, int is_signed, size_t n,
                         size_t sparse_max, size_t *done)
 {
     uint64_t hash[INT_BLOCK];
@@ -747,7 +747,7 @@ int hll_add_ints_sparse(hll_t *h, const void *vals, int is_signed, size_t n,
     int changed = 0;
     size_t base = 0;
     marks.valid = 0;
-    while (base < n && h->buf[4] == HLL_SPARSE) {
+    while (base < n && h->buf[4] == FR_HLL_SPARSE) {
         size_t m = n - base < INT_BLOCK ? n - base : INT_BLOCK;
         int_hashes(int_at(vals, is_signed, base), is_signed, m, hash);
         for (size_t j = 0; j < m; j++) {
@@ -760,17 +760,17 @@ int hll_add_ints_sparse(hll_t *h, const void *vals, int is_signed, size_t n,
     return changed;
 }
 
-static int add_many_int(hll_t *h, const void *vals, int is_signed, size_t n,
+static int add_many_int(fr_hll *h, const void *vals, int is_signed, size_t n,
                         size_t sparse_max, size_t *done)
 {
     size_t i;
-    int changed = hll_add_ints_sparse(h, vals, is_signed, n, sparse_max, &i);
+    int changed = fr_hll_add_ints_sparse(h, vals, is_signed, n, sparse_max, &i);
     if (changed < 0) { *done = i; return changed; }
     if (n - i >= INT_MAX_MIN) {
-        uint8_t max[HLL_REGISTERS];
+        uint8_t max[FR_HLL_REGISTERS];
         memset(max, 0, sizeof max);
-        hll_int_max(max, int_at(vals, is_signed, i), is_signed, n - i);
-        changed |= hll_dense_apply_max(h, max);
+        fr_hll_int_max(max, int_at(vals, is_signed, i), is_signed, n - i);
+        changed |= fr_hll_dense_apply_max(h, max);
     } else {
         uint64_t hash[INT_BLOCK];
         for (; i < n; i += INT_BLOCK) {
@@ -783,17 +783,17 @@ static int add_many_int(hll_t *h, const void *vals, int is_signed, size_t n,
     return changed;
 }
 
-int hll_add_many_i64(hll_t *h, const int64_t *vals, size_t n, size_t sparse_max, size_t *done)
+int fr_hll_add_many_i64(fr_hll *h, const int64_t *vals, size_t n, size_t sparse_max, size_t *done)
 {
     return add_many_int(h, vals, 1, n, sparse_max, done);
 }
 
-int hll_add_many_u64(hll_t *h, const uint64_t *vals, size_t n, size_t sparse_max, size_t *done)
+int fr_hll_add_many_u64(fr_hll *h, const uint64_t *vals, size_t n, size_t sparse_max, size_t *done)
 {
     return add_many_int(h, vals, 0, n, sparse_max, done);
 }
 
-int hll_add_many_fixed(hll_t *h, const uint8_t *data, size_t itemsize, size_t n,
+int fr_hll_add_many_fixed(fr_hll *h, const uint8_t *data, size_t itemsize, size_t n,
                        size_t sparse_max, size_t *done)
 {
     sparse_marks_t marks;
@@ -816,18 +816,18 @@ int hll_add_many_fixed(hll_t *h, const uint8_t *data, size_t itemsize, size_t n,
 /* ====================================================================== */
 
 /* Count how many registers hold each value 0..63 (hist is zeroed here).
- * HLL_ERR_CORRUPT if a sparse payload does not cover exactly 16384
+ * FR_HLL_ERR_CORRUPT if a sparse payload does not cover exactly 16384
  * registers; a dense payload is always fine. */
-int hll_histogram(const hll_t *h, int64_t hist[64])
+int fr_hll_histogram(const fr_hll *h, int64_t hist[64])
 {
     memset(hist, 0, 64 * sizeof hist[0]);
-    if (h->buf[4] == HLL_DENSE) {
+    if (h->buf[4] == FR_HLL_DENSE) {
         /* Four partial histograms break the store-to-load dependency
          * between neighbouring registers that mostly hold the same value. */
         uint32_t part[4][64];
         memset(part, 0, sizeof part);
-        const uint8_t *r = h->buf + HLL_HDR_SIZE;
-        for (int j = 0; j < HLL_DENSE_PAYLOAD; j += 3) {
+        const uint8_t *r = h->buf + FR_HLL_HDR_SIZE;
+        for (int j = 0; j < FR_HLL_DENSE_PAYLOAD; j += 3) {
             uint32_t w = (uint32_t)r[j] | ((uint32_t)r[j + 1] << 8) | ((uint32_t)r[j + 2] << 16);
             part[0][w & 63]++;
             part[1][(w >> 6) & 63]++;
@@ -836,9 +836,9 @@ int hll_histogram(const hll_t *h, int64_t hist[64])
         }
         for (int k = 0; k < 64; k++)
             hist[k] = (int64_t)part[0][k] + part[1][k] + part[2][k] + part[3][k];
-        return HLL_OK;
+        return FR_HLL_OK;
     }
-    const uint8_t *p = h->buf + HLL_HDR_SIZE, *end = h->buf + h->len;
+    const uint8_t *p = h->buf + FR_HLL_HDR_SIZE, *end = h->buf + h->len;
     int64_t idx = 0;
     while (p < end) {
         int64_t runlen;
@@ -856,9 +856,9 @@ int hll_histogram(const hll_t *h, int64_t hist[64])
             p++;
         }
         idx += runlen;
-        if (idx > HLL_REGISTERS) return HLL_ERR_CORRUPT; /* can only grow */
+        if (idx > FR_HLL_REGISTERS) return FR_HLL_ERR_CORRUPT; /* can only grow */
     }
-    return idx == HLL_REGISTERS ? HLL_OK : HLL_ERR_CORRUPT;
+    return idx == FR_HLL_REGISTERS ? FR_HLL_OK : FR_HLL_ERR_CORRUPT;
 }
 
 /* Ertl's sigma(x) = x + sum_{k>=1} x^(2^k) 2^(k-1), iterated until the
@@ -894,11 +894,11 @@ static double ertl_tau(double x)
 /* The estimate from a register histogram, bit for bit as Redis 7.0
  * computes it (IEEE double throughout, rounded half away from zero).
  * Registers above 51 (forged) fall out of the sum, as in Redis. */
-uint64_t hll_estimate(const int64_t hist[64])
+uint64_t fr_hll_estimate(const int64_t hist[64])
 {
-    const double m = HLL_REGISTERS;
-    double z = m * ertl_tau((m - (double)hist[HLL_Q + 1]) / m);
-    for (int j = HLL_Q; j >= 1; --j) {
+    const double m = FR_HLL_REGISTERS;
+    double z = m * ertl_tau((m - (double)hist[FR_HLL_Q + 1]) / m);
+    for (int j = FR_HLL_Q; j >= 1; --j) {
         z += (double)hist[j];
         z *= 0.5;
     }
@@ -912,30 +912,30 @@ uint64_t hll_estimate(const int64_t hist[64])
 
 /* PFCOUNT of one value: the cached count when the stale flag is clear
  * (trusted as is), else the estimate, stored back into bytes 8..15 with the
- * flag clear.  HLL_ERR_CORRUPT leaves the value unchanged. */
-int hll_count(hll_t *h, uint64_t *card)
+ * flag clear.  FR_HLL_ERR_CORRUPT leaves the value unchanged. */
+int fr_hll_count(fr_hll *h, uint64_t *card)
 {
     uint8_t *c = h->buf + 8;
-    if (hll_cache_is_valid(h)) {
+    if (fr_hll_cache_is_valid(h)) {
         uint64_t v = 0;
         for (int i = 7; i >= 0; i--) v = (v << 8) | c[i];
         *card = v;
-        return HLL_OK;
+        return FR_HLL_OK;
     }
-    int rc = hll_recount(h, card);
-    if (rc != HLL_OK) return rc;
+    int rc = fr_hll_recount(h, card);
+    if (rc != FR_HLL_OK) return rc;
     for (int i = 0; i < 8; i++) c[i] = (uint8_t)(*card >> (8 * i));
-    return HLL_OK;
+    return FR_HLL_OK;
 }
 
 /* The estimate, ignoring and not touching the cache. */
-int hll_recount(const hll_t *h, uint64_t *card)
+int fr_hll_recount(const fr_hll *h, uint64_t *card)
 {
     int64_t hist[64];
-    int rc = hll_histogram(h, hist);
-    if (rc != HLL_OK) return rc;
-    *card = hll_estimate(hist);
-    return HLL_OK;
+    int rc = fr_hll_histogram(h, hist);
+    if (rc != FR_HLL_OK) return rc;
+    *card = fr_hll_estimate(hist);
+    return FR_HLL_OK;
 }
 
 /* ====================================================================== */
@@ -943,14 +943,14 @@ int hll_recount(const hll_t *h, uint64_t *card)
 /* ====================================================================== */
 
 /* max[i] = max(max[i], register i of h) for the 16384 bytes at max.
- * HLL_ERR_CORRUPT for a sparse payload not covering exactly 16384
+ * FR_HLL_ERR_CORRUPT for a sparse payload not covering exactly 16384
  * registers (max may then be partly updated; callers discard it).
  * Registers are only written once the opcode is known to fit. */
-int hll_merge_max(uint8_t *max, const hll_t *h)
+int fr_hll_merge_max(uint8_t *max, const fr_hll *h)
 {
-    if (h->buf[4] == HLL_DENSE) {
-        const uint8_t *r = h->buf + HLL_HDR_SIZE;
-        for (uint32_t i = 0; i < HLL_REGISTERS; i += 4) {
+    if (h->buf[4] == FR_HLL_DENSE) {
+        const uint8_t *r = h->buf + FR_HLL_HDR_SIZE;
+        for (uint32_t i = 0; i < FR_HLL_REGISTERS; i += 4) {
             const uint8_t *b = r + (i / 4) * 3;
             uint32_t w = (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16);
             for (int k = 0; k < 4; k++) {
@@ -958,9 +958,9 @@ int hll_merge_max(uint8_t *max, const hll_t *h)
                 if (v > max[i + k]) max[i + k] = v;
             }
         }
-        return HLL_OK;
+        return FR_HLL_OK;
     }
-    const uint8_t *p = h->buf + HLL_HDR_SIZE, *end = h->buf + h->len;
+    const uint8_t *p = h->buf + FR_HLL_HDR_SIZE, *end = h->buf + h->len;
     int64_t i = 0;
     while (p < end) {
         int64_t runlen;
@@ -972,25 +972,25 @@ int hll_merge_max(uint8_t *max, const hll_t *h)
             p += 2;
         } else {
             runlen = SPARSE_VAL_LEN(p);
-            if (i + runlen > HLL_REGISTERS) return HLL_ERR_CORRUPT;
+            if (i + runlen > FR_HLL_REGISTERS) return FR_HLL_ERR_CORRUPT;
             uint8_t val = (uint8_t)SPARSE_VAL_VALUE(p);
             for (int64_t k = 0; k < runlen; k++)
                 if (val > max[i + k]) max[i + k] = val;
             p++;
         }
         i += runlen;
-        if (i > HLL_REGISTERS) return HLL_ERR_CORRUPT;
+        if (i > FR_HLL_REGISTERS) return FR_HLL_ERR_CORRUPT;
     }
-    return i == HLL_REGISTERS ? HLL_OK : HLL_ERR_CORRUPT;
+    return i == FR_HLL_REGISTERS ? FR_HLL_OK : FR_HLL_ERR_CORRUPT;
 }
 
 /* The estimate of a union held as one byte per register (PFCOUNT with
  * several keys; no cache anywhere). */
-uint64_t hll_count_max(const uint8_t *max)
+uint64_t fr_hll_count_max(const uint8_t *max)
 {
     int64_t hist[64] = {0};
-    for (int i = 0; i < HLL_REGISTERS; i++) hist[max[i] & 63]++;
-    return hll_estimate(hist);
+    for (int i = 0; i < FR_HLL_REGISTERS; i++) hist[max[i] & 63]++;
+    return fr_hll_estimate(hist);
 }
 
 /* The tail of PFMERGE: make dest dense first when use_dense, then raise
@@ -998,40 +998,40 @@ uint64_t hll_count_max(const uint8_t *max)
  * update rules (a sparse dest may still be promoted by size), then set the
  * stale flag.  dest must have been merged into max (so validated) first.
  * Like Redis, a failing sparse update is skipped; only NOMEM is reported. */
-int hll_store_max(hll_t *dest, const uint8_t *max, int use_dense, size_t sparse_max)
+int fr_hll_store_max(fr_hll *dest, const uint8_t *max, int use_dense, size_t sparse_max)
 {
     if (use_dense) {
-        int rc = hll_to_dense(dest);
-        if (rc != HLL_OK) return rc;
+        int rc = fr_hll_to_dense(dest);
+        if (rc != FR_HLL_OK) return rc;
     }
-    for (uint32_t j = 0; j < HLL_REGISTERS; j++) {
+    for (uint32_t j = 0; j < FR_HLL_REGISTERS; j++) {
         if (max[j] == 0) continue;
-        int rc = hll_set(dest, j, max[j], sparse_max);
-        if (rc == HLL_ERR_NOMEM) return rc;
+        int rc = fr_hll_set(dest, j, max[j], sparse_max);
+        if (rc == FR_HLL_ERR_NOMEM) return rc;
     }
-    hll_invalidate_cache(dest);
-    return HLL_OK;
+    fr_hll_invalidate_cache(dest);
+    return FR_HLL_OK;
 }
 
 /* ====================================================================== */
 /* Inspection and self test                                                */
 /* ====================================================================== */
 
-/* Decode all 16384 registers into out.  HLL_ERR_CORRUPT as for a count. */
-int hll_registers(const hll_t *h, uint8_t *out)
+/* Decode all 16384 registers into out.  FR_HLL_ERR_CORRUPT as for a count. */
+int fr_hll_registers(const fr_hll *h, uint8_t *out)
 {
-    memset(out, 0, HLL_REGISTERS);
-    return hll_merge_max(out, h);
+    memset(out, 0, FR_HLL_REGISTERS);
+    return fr_hll_merge_max(out, h);
 }
 
 /* Full check of an untrusted value: header, then (sparse) exact coverage. */
-int hll_validate(const hll_t *h)
+int fr_hll_validate(const fr_hll *h)
 {
-    int rc = hll_check_header(h->buf, h->len);
-    if (rc != HLL_OK) return rc;
-    if (h->buf[4] == HLL_DENSE) return HLL_OK;
+    int rc = fr_hll_check_header(h->buf, h->len);
+    if (rc != FR_HLL_OK) return rc;
+    if (h->buf[4] == FR_HLL_DENSE) return FR_HLL_OK;
     int64_t hist[64];
-    return hll_histogram(h, hist);
+    return fr_hll_histogram(h, hist);
 }
 
 /* 0 if every integer hashing variant agrees with the text for mag. */
@@ -1041,7 +1041,7 @@ static int selftest_dec(uint64_t mag, unsigned neg)
     uint64_t v = mag;
     do { *--p = (char)('0' + v % 10); v /= 10; } while (v);
     if (neg) *--p = '-';
-    uint64_t want = hll_hash(p, (size_t)(text + sizeof text - p)), got;
+    uint64_t want = fr_hll_hash(p, (size_t)(text + sizeof text - p)), got;
     uint8_t s[FR_DEC_BUF(1)];
     memset(s, 0, sizeof s);
     unsigned digits = fr_dec_text_swar(mag, s);
@@ -1049,38 +1049,38 @@ static int selftest_dec(uint64_t mag, unsigned neg)
     if (neg && (mag == 0 || mag > (uint64_t)1 << 63)) return 0;  /* no such int64 */
     if (neg) {
         int64_t sv = (int64_t)((uint64_t)0 - mag);
-        hll_hash_ints(&sv, 1, 1, &got);
+        fr_hll_hash_ints(&sv, 1, 1, &got);
     } else {
-        hll_hash_ints(&mag, 0, 1, &got);
+        fr_hll_hash_ints(&mag, 0, 1, &got);
     }
     return got != want;
 }
 
 /* Known answers for the hash and round trips of the 6-bit packing.
  * Returns 0 on success, or a positive number naming the failed check. */
-int hll_selftest(void)
+int fr_hll_selftest(void)
 {
     uint32_t idx;
-    if (hll_hash("a", 1) != 0x53d2470a9b43b1a7ULL) return 1;
-    if (hll_pattern("a", 1, &idx) != 2 || idx != 12711) return 2;
-    if (hll_hash("", 0) != 0xd8dfea6585bc9732ULL) return 3;
+    if (fr_hll_hash("a", 1) != 0x53d2470a9b43b1a7ULL) return 1;
+    if (fr_hll_pattern("a", 1, &idx) != 2 || idx != 12711) return 2;
+    if (fr_hll_hash("", 0) != 0xd8dfea6585bc9732ULL) return 3;
 
-    static uint8_t regs[HLL_DENSE_PAYLOAD + 1];
-    static uint8_t ref[HLL_REGISTERS];
+    static uint8_t regs[FR_HLL_DENSE_PAYLOAD + 1];
+    static uint8_t ref[FR_HLL_REGISTERS];
     uint64_t s = 0x9e3779b97f4a7c15ULL;
     for (int round = 0; round < 20; round++) {
         memset(regs, 0, sizeof regs);
-        for (uint32_t i = 0; i < HLL_REGISTERS; i++) {
+        for (uint32_t i = 0; i < FR_HLL_REGISTERS; i++) {
             s ^= s << 13; s ^= s >> 7; s ^= s << 17;
             ref[i] = (uint8_t)(s & 63);
             dense_put(regs, i, ref[i]);
         }
-        for (uint32_t i = 0; i < HLL_REGISTERS; i++)
+        for (uint32_t i = 0; i < FR_HLL_REGISTERS; i++)
             if (dense_get(regs, i) != ref[i]) return 4;
-        if (regs[HLL_DENSE_PAYLOAD] != 0) return 5;
+        if (regs[FR_HLL_DENSE_PAYLOAD] != 0) return 5;
     }
 
-    /* Integer hashing (_decimal64.h): every variant against the hash of
+    /* Integer hashing (decimal_text_hash.h): every variant against the hash of
      * the text written digit by digit, over all digit counts, the powers
      * of ten and their neighbours, both signs. */
     uint64_t p10 = 1;

@@ -1,9 +1,9 @@
-/* _decimal64_avx2.h -- MurmurHash64A of the decimal texts of 64-bit
+/* decimal_text_hash_avx2.h -- MurmurHash64A of the decimal texts of 64-bit
  * integers, four integers per AVX2 vector, as a pipeline over long batches.
  *
- * Same hashes as _decimal64.h (the text redis-py sends for an int), built
+ * Same hashes as decimal_text_hash.h (the text redis-py sends for an int), built
  * without writing any text to memory.  One 64-bit lane per integer; its
- * 24-byte zero-padded text S (see _decimal64.h) is three words
+ * 24-byte zero-padded text S (see decimal_text_hash.h) is three words
  *
  *     W0 W1 W2 = fr_dec8_ascii of A, B, C      (|v| = A 10^16 + B 10^8 + C)
  *
@@ -37,18 +37,19 @@
  * the caller's consumer takes the hashes of block k - 1.  The scalar and
  * the vector work then overlap (they use different execution units), and a
  * vector load never waits for the scalar stores it reads (they were made a
- * block earlier).  On the 2-CPU Zen 3 we measure on, one thread: 6.9 ns an
- * integer through hll_int_max (SSE2 passes of _decimal64.h: 13 ns).
+ * block earlier).  On one thread this about halves the time per integer
+ * of the SSE2 passes of decimal_text_hash.h (bench/results/
+ * core-measurements.md, "HyperLogLog integer hashing").
  *
  * Built for AVX2 with target attributes, used only when the running CPU
  * has it (fr_dec_use_avx2), so the package still runs on any x86-64; GCC
  * or Clang on x86-64 only (FR_DEC_AVX2).  tests/unit/test_hll_decimal.py
  * runs every check on both paths (_hll_int_simd switches this one off).
  */
-#ifndef FASTRANK_DECIMAL64_AVX2_H
-#define FASTRANK_DECIMAL64_AVX2_H
+#ifndef FASTRANK_DECIMAL_TEXT_HASH_AVX2_H
+#define FASTRANK_DECIMAL_TEXT_HASH_AVX2_H
 
-#include "_decimal64.h"
+#include "decimal_text_hash.h"
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 #define FR_DEC_AVX2 1
@@ -230,8 +231,8 @@ fr_dec_words4(fr_dec_block_t *sp, size_t g, uint64_t seed, const int is_signed, 
 }
 
 /* The hash stage for the whole block, FR_V_WAYS vectors side by side (each
- * vector's chain of dependent multiplies is long; measured on Zen 3: 34
- * cycles per vector alone, 23 four at a time). */
+ * vector's chain of dependent multiplies is long, and side by side the
+ * chains overlap: core-measurements.md, "HyperLogLog integer hashing"). */
 __attribute__((target("avx2"), always_inline)) static inline void
 fr_dec_hash_stage(fr_dec_block_t *sp, const int all_long)
 {
@@ -338,4 +339,4 @@ FR_AVX2_FN void name(const void *vals, int is_signed, size_t n, ctx_t ctx, uint6
 #endif /* GCC or Clang on x86-64 */
 
 
-#endif /* FASTRANK_DECIMAL64_AVX2_H */
+#endif /* FASTRANK_DECIMAL_TEXT_HASH_AVX2_H */

@@ -1,4 +1,4 @@
-/* _decimal64.h -- MurmurHash64A of the decimal text of 64-bit integers,
+/* decimal_text_hash.h -- MurmurHash64A of the decimal text of 64-bit integers,
  * a block of integers at a time.
  *
  * redis-py sends a Python int as its decimal text (PFADD k 5 adds "5"), so
@@ -21,20 +21,19 @@
  *
  * fr_dec_text_block writes S for up to FR_DEC_BLOCK magnitudes, one after
  * the other, so that a batch runs each stage as a short loop over a block
- * (_hll.c): the iterations are independent and the CPU overlaps several
+ * (hll.c): the iterations are independent and the CPU overlaps several
  * integers.
  *
- * Portable version (fr_dec_text_swar, _decimal.h, per integer): each
+ * Portable version (fr_dec_text_swar, decimal_text.h, per integer): each
  * 8-digit chunk of S with SWAR arithmetic on one 64-bit word, no table and
  * no per-digit loop.
  *
  * SSE2 version (every x86-64): the same splits, 8 groups of 4 digits per
- * 128-bit vector whatever integer they belong to (see fr_dec_text_block).
- * On the 2-CPU EPYC (Zen 3) we measure on, hashing an integer and raising
- * its register (hll_int_max) takes 165 instructions, about 14 ns, with it,
- * and 199 instructions with the SWAR version.
+ * 128-bit vector whatever integer they belong to (see fr_dec_text_block);
+ * it takes fewer instructions per integer than the SWAR version
+ * (bench/results/core-measurements.md, "HyperLogLog integer hashing").
  *
- * AVX2 version: _decimal64_avx2.h, the same hashes four integers per
+ * AVX2 version: decimal_text_hash_avx2.h, the same hashes four integers per
  * vector without writing any text, used when the CPU has AVX2.
  *
  * Tests: the C self test checks the SWAR text and the batch path against
@@ -43,14 +42,14 @@
  * str(v).encode() for the same values, the int64 / uint64 extremes and
  * random values.
  */
-#ifndef FASTRANK_DECIMAL64_H
-#define FASTRANK_DECIMAL64_H
+#ifndef FASTRANK_DECIMAL_TEXT_HASH_H
+#define FASTRANK_DECIMAL_TEXT_HASH_H
 
 #include <stdint.h>
 #include <string.h>
 
-#include "_decimal.h"
-#include "_murmur64.h"
+#include "decimal_text.h"
+#include "murmurhash64a.h"
 
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
@@ -147,4 +146,4 @@ static inline uint64_t fr_murmur64a_dec_text(const uint8_t *s, unsigned digits, 
     return fr_murmur64a_finish(h);
 }
 
-#endif /* FASTRANK_DECIMAL64_H */
+#endif /* FASTRANK_DECIMAL_TEXT_HASH_H */

@@ -1,4 +1,4 @@
-# _sortedset.pxi -- SortedSet: the C skip list of _zset.c as a Python class.
+# zset.pxi -- SortedSet: the C skip list of zset.c as a Python class.
 #
 # Included by _core.pyx.  The C side knows nothing of Python; this file
 # turns Python members into bytes (coercion below), refuses NaN before any C
@@ -23,18 +23,11 @@ from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
-from fastrank._zset cimport *
+from zset cimport *
 
 import numpy as np
 
-cdef extern from "Python.h":
-    const char *PyUnicode_AsUTF8AndSize(object s, Py_ssize_t *size) except NULL
-
-cdef extern from *:
-    """
-    #define FRZ_PY_SSIZE_T_MAX PY_SSIZE_T_MAX
-    """
-    Py_ssize_t FRZ_PY_SSIZE_T_MAX
+from fastrank import _errors as _zset_err
 
 
 # ---------------------------------------------------------------------------
@@ -42,8 +35,7 @@ cdef extern from *:
 # ---------------------------------------------------------------------------
 
 cdef str _bad_type(object m):
-    return (f"Invalid input of type: '{type(m).__name__}'. "
-            "Convert to a bytes, string, int or float first.")
+    return _zset_err.ZSET_MEMBER_TYPE % (type(m).__name__,)
 
 
 cdef object _member_slow(object m, char *buf, const char **p, Py_ssize_t *n):
@@ -68,7 +60,7 @@ cdef object _member_slow(object m, char *buf, const char **p, Py_ssize_t *n):
     elif isinstance(m, int):
         v = PyLong_AsLongLongAndOverflow(m, &overflow)
         if not overflow:
-            n[0] = frz_format_i64(v, buf)
+            n[0] = fr_zset_format_i64(v, buf)
             p[0] = buf
             return None
         b = int.__repr__(m).encode("ascii")
@@ -93,19 +85,10 @@ cdef inline object _member(object m, char *buf, const char **p, Py_ssize_t *n):
     return _member_slow(m, buf, p, n)
 
 
-cdef inline bytes _mbytes(const frz_set *s, frz_ref r):
+cdef inline bytes _mbytes(const fr_zset *s, fr_zset_ref r):
     cdef size_t n
-    cdef const char *p = frz_member(s, r, &n)
+    cdef const char *p = fr_zset_member(s, r, &n)
     return PyBytes_FromStringAndSize(p, <Py_ssize_t>n)
-
-
-cdef inline int _nan_check(double x, str what) except -1:
-    if x != x:
-        raise ValueError(what)
-    return 0
-
-
-cdef _members_seq_error = "members must be a sequence of members or a numpy integer array"
 
 
 cdef class _Members:
@@ -121,11 +104,11 @@ cdef class _Members:
 
     cdef inline object get(self, Py_ssize_t i, const char **p, Py_ssize_t *n):
         if self.kind == 1:
-            n[0] = frz_format_i64(self.i64[i], self.buf)
+            n[0] = fr_zset_format_i64(self.i64[i], self.buf)
             p[0] = self.buf
             return None
         if self.kind == 2:
-            n[0] = frz_format_u64(self.u64[i], self.buf)
+            n[0] = fr_zset_format_u64(self.u64[i], self.buf)
             p[0] = self.buf
             return None
         return _member(self.seq[i], self.buf, p, n)
@@ -133,11 +116,11 @@ cdef class _Members:
     cdef inline object get_to(self, Py_ssize_t i, char *buf, const char **p, Py_ssize_t *n):
         """get, formatting integers into buf (>= 24 bytes) instead of self.buf."""
         if self.kind == 1:
-            n[0] = frz_format_i64(self.i64[i], buf)
+            n[0] = fr_zset_format_i64(self.i64[i], buf)
             p[0] = buf
             return None
         if self.kind == 2:
-            n[0] = frz_format_u64(self.u64[i], buf)
+            n[0] = fr_zset_format_u64(self.u64[i], buf)
             p[0] = buf
             return None
         return _member(self.seq[i], buf, p, n)
@@ -164,25 +147,25 @@ cdef class _Members:
 
 
 cdef class _Batch:
-    """Up to FRZ_BATCH members of a _Members, coerced for one frz_*_batch
+    """Up to FR_ZSET_BATCH members of a _Members, coerced for one fr_zset_*_batch
     call, and the refs / ranks / was-new flags it returns."""
-    cdef const char *ps[FRZ_BATCH]
-    cdef size_t ls[FRZ_BATCH]
-    cdef char bufs[FRZ_BATCH][24]
+    cdef const char *ps[FR_ZSET_BATCH]
+    cdef size_t ls[FR_ZSET_BATCH]
+    cdef char bufs[FR_ZSET_BATCH][24]
     cdef list keeps            # owners of ps[j] where coercion made a new object
-    cdef frz_ref refs[FRZ_BATCH]
-    cdef uint64_t ranks[FRZ_BATCH]
-    cdef int news[FRZ_BATCH]
+    cdef fr_zset_ref refs[FR_ZSET_BATCH]
+    cdef uint64_t ranks[FR_ZSET_BATCH]
+    cdef int news[FR_ZSET_BATCH]
 
     def __cinit__(self):
-        self.keeps = [None] * FRZ_BATCH
+        self.keeps = [None] * FR_ZSET_BATCH
 
     cdef Py_ssize_t fill(self, _Members ms, Py_ssize_t start) except -1:
-        """Coerces members start.. (at most FRZ_BATCH); returns how many."""
+        """Coerces members start.. (at most FR_ZSET_BATCH); returns how many."""
         cdef Py_ssize_t j, g = ms.n - start, n
         cdef const char *p
-        if g > FRZ_BATCH:
-            g = FRZ_BATCH
+        if g > FR_ZSET_BATCH:
+            g = FR_ZSET_BATCH
         for j in range(g):
             self.keeps[j] = ms.get_to(start + j, self.bufs[j], &p, &n)
             self.ps[j] = p
@@ -194,7 +177,7 @@ cdef _Members _members_of(object members):
     cdef _Members ms = _Members.__new__(_Members)
     if isinstance(members, np.ndarray):
         if members.ndim != 1:
-            raise ValueError("members must be one-dimensional")
+            raise ValueError(_zset_err.ZSET_MEMBERS_NDIM)
         kind = members.dtype.kind
         if kind == "u" and members.dtype.itemsize == 8:
             ms.arr = np.ascontiguousarray(members, dtype=np.uint64)
@@ -208,10 +191,10 @@ cdef _Members _members_of(object members):
             ms.seq = tuple(members.tolist())
             ms.n = len(ms.seq)
         else:
-            raise TypeError(f"members array must hold integers, not {members.dtype}")
+            raise TypeError(_zset_err.ZSET_MEMBERS_DTYPE % (members.dtype,))
         return ms
     if isinstance(members, (str, bytes, bytearray, memoryview)):
-        raise TypeError(_members_seq_error + f", not a single {type(members).__name__}")
+        raise TypeError(_zset_err.ZSET_MEMBERS_SINGLE % (type(members).__name__,))
     ms.seq = tuple(members)  # a copy, whatever runs later (see the top of this file)
     ms.n = len(ms.seq)
     return ms
@@ -225,9 +208,9 @@ cdef object _float_of(object v, str what):
         return v
     if isinstance(v, (bool, np.bool_, complex, np.complexfloating, np.datetime64,
                       np.timedelta64)):
-        raise TypeError(f"{what} must be real numbers, not {type(v).__name__}")
+        raise TypeError(_zset_err.ZSET_NUMBERS_TYPE % (what, type(v).__name__))
     if isinstance(v, (list, tuple, np.ndarray)):
-        raise ValueError(f"{what} must be one-dimensional")
+        raise ValueError(_zset_err.ZSET_NUMBERS_NDIM % (what,))
     return float(v)  # numbers, and text as float() reads it (ValueError if not)
 
 
@@ -241,21 +224,20 @@ cdef object _floats(object values, Py_ssize_t n, str what):
         values = values.tolist()  # checked element by element below
     if isinstance(values, np.ndarray):
         if values.dtype.kind not in "iuf":
-            raise TypeError(f"{what} must be real numbers, not {values.dtype}")
+            raise TypeError(_zset_err.ZSET_NUMBERS_TYPE % (what, values.dtype))
         if values.ndim != 1:
-            raise ValueError(f"{what} must be one-dimensional")
+            raise ValueError(_zset_err.ZSET_NUMBERS_NDIM % (what,))
         arr = np.ascontiguousarray(values, dtype=np.float64)
     else:
         if isinstance(values, (str, bytes, bytearray, memoryview)):
-            raise TypeError(f"{what} must be a sequence of numbers, not a single "
-                            f"{type(values).__name__}")
+            raise TypeError(_zset_err.ZSET_NUMBERS_SINGLE % (what, type(values).__name__))
         seq = tuple(values)
         arr = np.empty(len(seq), dtype=np.float64)
         ov = arr
         for i in range(len(seq)):
             ov[i] = _float_of(seq[i], what)
     if arr.shape[0] != n:
-        raise ValueError(f"{n} members but {arr.shape[0]} {what}")
+        raise ValueError(_zset_err.ZSET_NUMBERS_LENGTH % (n, arr.shape[0], what))
     return arr
 
 
@@ -269,15 +251,15 @@ cdef int _no_nan(const double[::1] v, str msg) except -1:
 
 cdef inline int _flags(bint nx, bint xx, bint gt, bint lt) except -1:
     if nx and xx:
-        raise ValueError("XX and NX options at the same time are not compatible")
+        raise ValueError(_zset_err.ZSET_XX_AND_NX)
     if (gt and lt) or (nx and (gt or lt)):
-        raise ValueError("GT, LT, and/or NX options at the same time are not compatible")
-    return (FRZ_NX if nx else 0) | (FRZ_XX if xx else 0) | (FRZ_GT if gt else 0) | (FRZ_LT if lt else 0)
+        raise ValueError(_zset_err.ZSET_GT_LT_AND_NX)
+    return (FR_ZSET_NX if nx else 0) | (FR_ZSET_XX if xx else 0) | (FR_ZSET_GT if gt else 0) | (FR_ZSET_LT if lt else 0)
 
 
-cdef inline int _score_range(frz_range *rg, double min, double max, bint minex, bint maxex) except -1:
+cdef inline int _score_range(fr_zset_range *rg, double min, double max, bint minex, bint maxex) except -1:
     if min != min or max != max:
-        raise ValueError("min or max is not a number (NaN)")
+        raise ValueError(_zset_err.ZSET_RANGE_NAN)
     rg.min = min
     rg.max = max
     rg.minex = minex
@@ -285,7 +267,7 @@ cdef inline int _score_range(frz_range *rg, double min, double max, bint minex, 
     return 0
 
 
-cdef object _lex_range(frz_lexrange *lr, object min, object max, bint minex, bint maxex,
+cdef object _lex_range(fr_zset_lexrange *lr, object min, object max, bint minex, bint maxex,
                        char *buf1, char *buf2):
     """Fills lr; returns the objects that own its bytes (keep them alive)."""
     cdef const char *p
@@ -367,15 +349,15 @@ cdef class SortedSet:
     >>> z.rank("carol", True)
     1
     """
-    cdef frz_set *_s
+    cdef fr_zset *_s
 
     def __cinit__(self):
-        self._s = frz_new()
+        self._s = fr_zset_new()
         if self._s == NULL:
             raise MemoryError()
 
     def __dealloc__(self):
-        frz_free(self._s)
+        fr_zset_free(self._s)
 
     def __init__(self):
         pass
@@ -399,11 +381,11 @@ cdef class SortedSet:
         cdef char buf[24]
         cdef int flags = 0, rc
         if score != score:
-            raise ValueError("score is not a number (NaN)")
+            raise ValueError(_zset_err.ZSET_SCORE_NAN)
         if nx or xx or gt or lt:
             flags = _flags(nx, xx, gt, lt)
         keep = _member(member, buf, &p, &n)
-        rc = frz_add(self._s, p, <size_t>n, score, flags)
+        rc = fr_zset_add(self._s, p, <size_t>n, score, flags)
         if rc < 0:
             raise MemoryError()
         return rc != 0
@@ -420,9 +402,9 @@ cdef class SortedSet:
         cdef char buf[24]
         cdef int rc
         if score != score:
-            raise ValueError("score is not a number (NaN)")
+            raise ValueError(_zset_err.ZSET_SCORE_NAN)
         keep = _member(member, buf, &p, &n)
-        rc = frz_add(self._s, p, <size_t>n, score, _flags(nx, xx, gt, lt))
+        rc = fr_zset_add(self._s, p, <size_t>n, score, _flags(nx, xx, gt, lt))
         if rc < 0:
             raise MemoryError()
         return rc
@@ -442,13 +424,13 @@ cdef class SortedSet:
         cdef double out
         cdef int rc
         if delta != delta:
-            raise ValueError("increment is not a number (NaN)")
+            raise ValueError(_zset_err.ZSET_INCREMENT_NAN)
         keep = _member(member, buf, &p, &n)
-        rc = frz_incr(self._s, p, <size_t>n, delta, &out, NULL, NULL, NULL)
+        rc = fr_zset_incr(self._s, p, <size_t>n, delta, &out, NULL, NULL, NULL)
         if rc == 0:
             return out
         if rc == -1:
-            raise ValueError("resulting score is not a number (NaN)")
+            raise ValueError(_zset_err.ZSET_RESULT_NAN)
         raise MemoryError()
 
     def remove(self, member):
@@ -462,9 +444,9 @@ cdef class SortedSet:
         cdef Py_ssize_t n
         cdef char buf[24]
         keep = _member(member, buf, &p, &n)
-        if frz_delete(self._s, p, <size_t>n) == 0:
+        if fr_zset_delete(self._s, p, <size_t>n) == 0:
             return False
-        frz_shrink(self._s)
+        fr_zset_shrink(self._s)
         return True
 
     def score(self, member):
@@ -477,12 +459,12 @@ cdef class SortedSet:
         cdef const char *p
         cdef Py_ssize_t n
         cdef char buf[24]
-        cdef frz_ref r
+        cdef fr_zset_ref r
         keep = _member(member, buf, &p, &n)
-        r = frz_find(self._s, p, <size_t>n)
-        if r == FRZ_NIL:
+        r = fr_zset_find(self._s, p, <size_t>n)
+        if r == FR_ZSET_NIL:
             return None
-        return frz_score(self._s, r)
+        return fr_zset_score(self._s, r)
 
     def rank(self, member, bint reverse=False):
         """0-based rank of member (from the highest with reverse), or None.  O(log n).
@@ -497,15 +479,15 @@ cdef class SortedSet:
         cdef char buf[24]
         cdef uint64_t r
         keep = _member(member, buf, &p, &n)
-        r = frz_rank_of(self._s, p, <size_t>n)
+        r = fr_zset_rank_of(self._s, p, <size_t>n)
         if r == 0:
             return None
         if reverse:
-            return <Py_ssize_t>(frz_len(self._s) - r)
+            return <Py_ssize_t>(fr_zset_len(self._s) - r)
         return <Py_ssize_t>(r - 1)
 
     def __len__(self):
-        return <Py_ssize_t>frz_len(self._s)
+        return <Py_ssize_t>fr_zset_len(self._s)
 
     def __contains__(self, member):
         cdef const char *p
@@ -515,15 +497,15 @@ cdef class SortedSet:
             keep = _member(member, buf, &p, &n)
         except TypeError:
             return False
-        return frz_find(self._s, p, <size_t>n) != FRZ_NIL
+        return fr_zset_find(self._s, p, <size_t>n) != FR_ZSET_NIL
 
     def __iter__(self):
         """Members in ascending order; changing the set during iteration
         raises RuntimeError at the next step."""
         cdef _SortedSetIterator it = _SortedSetIterator.__new__(_SortedSetIterator)
         it.owner = self
-        it.cur = frz_first(self._s)
-        it.version = frz_version(self._s)
+        it.cur = fr_zset_first(self._s)
+        it.version = fr_zset_version(self._s)
         return it
 
     def __repr__(self):
@@ -545,11 +527,11 @@ cdef class SortedSet:
 
     def items(self):
         """All (member, score) pairs in ascending order.  O(n)."""
-        return self._collect(frz_first(self._s), <Py_ssize_t>frz_len(self._s), False, True)
+        return self._collect(fr_zset_first(self._s), <Py_ssize_t>fr_zset_len(self._s), False, True)
 
     def clear(self):
         """Remove every member and release the memory.  O(n)."""
-        if frz_clear(self._s) != 0:
+        if fr_zset_clear(self._s) != 0:
             raise MemoryError()
 
     def copy(self, *, cls=None, bint attributes=True):
@@ -568,12 +550,12 @@ cdef class SortedSet:
         if cls is None:
             cls = type(self)
         elif not (isinstance(cls, type) and issubclass(cls, SortedSet)):
-            raise TypeError("cls must be SortedSet or a subclass of it")
+            raise TypeError(_zset_err.ZSET_COPY_CLASS)
         cdef SortedSet c = <SortedSet>cls.__new__(cls)
-        cdef frz_set *s = frz_copy(self._s)
+        cdef fr_zset *s = fr_zset_copy(self._s)
         if s == NULL:
             raise MemoryError()
-        frz_free(c._s)
+        fr_zset_free(c._s)
         c._s = s
         if attributes and cls is type(self) and cls is not SortedSet:
             _set_instance_state(c, _instance_state(self))
@@ -581,20 +563,20 @@ cdef class SortedSet:
 
     # -- ranges -------------------------------------------------------------
 
-    cdef list _collect(self, frz_ref r, Py_ssize_t count, bint reverse, bint withscores):
+    cdef list _collect(self, fr_zset_ref r, Py_ssize_t count, bint reverse, bint withscores):
         """count items from node r on (count must not pass the end)."""
-        cdef frz_set *s = self._s
+        cdef fr_zset *s = self._s
         cdef list out = PyList_New(count)
         cdef Py_ssize_t i
         cdef object item
         for i in range(count):
             if withscores:
-                item = (_mbytes(s, r), frz_score(s, r))
+                item = (_mbytes(s, r), fr_zset_score(s, r))
             else:
                 item = _mbytes(s, r)
             Py_INCREF(item)
             PyList_SET_ITEM(out, i, item)
-            r = frz_prev(s, r) if reverse else frz_next(s, r)
+            r = fr_zset_prev(s, r) if reverse else fr_zset_next(s, r)
         return out
 
     def range(self, Py_ssize_t start, Py_ssize_t stop, bint reverse=False, bint withscores=False):
@@ -608,8 +590,8 @@ cdef class SortedSet:
         >>> z.range(-2, -1), z.range(0, 1, True, True)
         ([b'd', b'e'], [(b'e', 4.0), (b'd', 3.0)])
         """
-        cdef Py_ssize_t n = <Py_ssize_t>frz_len(self._s)
-        cdef frz_ref r
+        cdef Py_ssize_t n = <Py_ssize_t>fr_zset_len(self._s)
+        cdef fr_zset_ref r
         if start < 0:
             start += n
         if stop < 0:
@@ -621,9 +603,9 @@ cdef class SortedSet:
         if stop >= n:
             stop = n - 1
         if reverse:
-            r = frz_last(self._s) if start == 0 else frz_at_rank(self._s, <uint64_t>(n - start))
+            r = fr_zset_last(self._s) if start == 0 else fr_zset_at_rank(self._s, <uint64_t>(n - start))
         else:
-            r = frz_first(self._s) if start == 0 else frz_at_rank(self._s, <uint64_t>(start + 1))
+            r = fr_zset_first(self._s) if start == 0 else fr_zset_at_rank(self._s, <uint64_t>(start + 1))
         return self._collect(r, stop - start + 1, reverse, withscores)
 
     def range_by_score(self, double min, double max, *, bint min_exclusive=False,
@@ -640,16 +622,16 @@ cdef class SortedSet:
         >>> z.range_by_score(1, 3, min_exclusive=True), z.range_by_score(0, 9, reverse=True, offset=1, count=2)
         ([b'c', b'd'], [b'd', b'c'])
         """
-        cdef frz_range rg
+        cdef fr_zset_range rg
         cdef uint64_t r1, r2, total, avail
-        cdef frz_ref first, last
+        cdef fr_zset_ref first, last
         _score_range(&rg, min, max, min_exclusive, max_exclusive)
         if offset < 0 or count == 0:
             return []
-        first = frz_first_in_range(self._s, &rg, &r1)
-        if first == FRZ_NIL:
+        first = fr_zset_first_in_range(self._s, &rg, &r1)
+        if first == FR_ZSET_NIL:
             return []
-        last = frz_last_in_range(self._s, &rg, &r2)
+        last = fr_zset_last_in_range(self._s, &rg, &r2)
         total = r2 - r1 + 1
         if <uint64_t>offset >= total:
             return []
@@ -658,10 +640,10 @@ cdef class SortedSet:
             count = <Py_ssize_t>avail
         if reverse:
             if offset:
-                last = frz_at_rank(self._s, r2 - <uint64_t>offset)
+                last = fr_zset_at_rank(self._s, r2 - <uint64_t>offset)
             return self._collect(last, count, True, withscores)
         if offset:
-            first = frz_at_rank(self._s, r1 + <uint64_t>offset)
+            first = fr_zset_at_rank(self._s, r1 + <uint64_t>offset)
         return self._collect(first, count, False, withscores)
 
     def count(self, double min, double max, *, bint min_exclusive=False,
@@ -672,12 +654,12 @@ cdef class SortedSet:
         3
         2
         """
-        cdef frz_range rg
+        cdef fr_zset_range rg
         cdef uint64_t r1, r2
         _score_range(&rg, min, max, min_exclusive, max_exclusive)
-        if frz_first_in_range(self._s, &rg, &r1) == FRZ_NIL:
+        if fr_zset_first_in_range(self._s, &rg, &r1) == FR_ZSET_NIL:
             return 0
-        frz_last_in_range(self._s, &rg, &r2)
+        fr_zset_last_in_range(self._s, &rg, &r2)
         return <Py_ssize_t>(r2 - r1 + 1)
 
     def range_by_lex(self, min, max, *, bint min_exclusive=False, bint max_exclusive=False,
@@ -696,21 +678,21 @@ cdef class SortedSet:
         >>> z.range_by_lex(b"b", None), z.range_by_lex(None, b"c", max_exclusive=True, reverse=True)
         ([b'b', b'c', b'd'], [b'b', b'a'])
         """
-        cdef frz_lexrange lr
+        cdef fr_zset_lexrange lr
         cdef char buf1[24]
         cdef char buf2[24]
         cdef uint64_t r1, r2, total, avail
-        cdef frz_ref first, last
+        cdef fr_zset_ref first, last
         keep = _lex_range(&lr, min, max, min_exclusive, max_exclusive, buf1, buf2)
         if offset < 0 or count == 0:
             return []
-        if not frz_one_score(self._s):
+        if not fr_zset_one_score(self._s):
             return self._lex_walk(&lr, reverse, offset, count)
-        first = frz_first_in_lex(self._s, &lr, &r1)
-        if first == FRZ_NIL:
+        first = fr_zset_first_in_lex(self._s, &lr, &r1)
+        if first == FR_ZSET_NIL:
             return []
-        last = frz_last_in_lex(self._s, &lr, &r2)
-        if last == FRZ_NIL or r2 < r1:
+        last = fr_zset_last_in_lex(self._s, &lr, &r2)
+        if last == FR_ZSET_NIL or r2 < r1:
             return []
         total = r2 - r1 + 1
         if <uint64_t>offset >= total:
@@ -720,32 +702,32 @@ cdef class SortedSet:
             count = <Py_ssize_t>avail
         if reverse:
             if offset:
-                last = frz_at_rank(self._s, r2 - <uint64_t>offset)
+                last = fr_zset_at_rank(self._s, r2 - <uint64_t>offset)
             return self._collect(last, count, True, False)
         if offset:
-            first = frz_at_rank(self._s, r1 + <uint64_t>offset)
+            first = fr_zset_at_rank(self._s, r1 + <uint64_t>offset)
         return self._collect(first, count, False, False)
 
-    cdef list _lex_walk(self, const frz_lexrange *lr, bint reverse, Py_ssize_t offset,
+    cdef list _lex_walk(self, const fr_zset_lexrange *lr, bint reverse, Py_ssize_t offset,
                         Py_ssize_t count):
         """range_by_lex over members of different scores: Redis's walk (see
         range_by_lex).  O(n)."""
-        cdef frz_set *s = self._s
+        cdef fr_zset *s = self._s
         cdef uint64_t r
-        cdef frz_ref x = (frz_last_in_lex(s, lr, &r) if reverse
-                          else frz_first_in_lex(s, lr, &r))
+        cdef fr_zset_ref x = (fr_zset_last_in_lex(s, lr, &r) if reverse
+                          else fr_zset_first_in_lex(s, lr, &r))
         cdef list out = []
-        while x != FRZ_NIL and offset > 0:
-            x = frz_prev(s, x) if reverse else frz_next(s, x)
+        while x != FR_ZSET_NIL and offset > 0:
+            x = fr_zset_prev(s, x) if reverse else fr_zset_next(s, x)
             offset -= 1
-        while x != FRZ_NIL and count != 0:
+        while x != FR_ZSET_NIL and count != 0:
             if reverse:
-                if not frz_lex_ref_gte_min(s, x, lr):
+                if not fr_zset_lex_ref_gte_min(s, x, lr):
                     break
-            elif not frz_lex_ref_lte_max(s, x, lr):
+            elif not fr_zset_lex_ref_lte_max(s, x, lr):
                 break
             out.append(_mbytes(s, x))
-            x = frz_prev(s, x) if reverse else frz_next(s, x)
+            x = fr_zset_prev(s, x) if reverse else fr_zset_next(s, x)
             count -= 1
         return out
 
@@ -756,17 +738,17 @@ cdef class SortedSet:
         3
         2
         """
-        cdef frz_lexrange lr
+        cdef fr_zset_lexrange lr
         cdef char buf1[24]
         cdef char buf2[24]
         cdef uint64_t r1, r2
         keep = _lex_range(&lr, min, max, min_exclusive, max_exclusive, buf1, buf2)
-        if frz_first_in_lex(self._s, &lr, &r1) == FRZ_NIL:
+        if fr_zset_first_in_lex(self._s, &lr, &r1) == FR_ZSET_NIL:
             return 0
-        if frz_last_in_lex(self._s, &lr, &r2) == FRZ_NIL:
+        if fr_zset_last_in_lex(self._s, &lr, &r2) == FR_ZSET_NIL:
             # Only over members of different scores (see range_by_lex):
             # Redis then counts from the first member to the end.
-            return <Py_ssize_t>(frz_len(self._s) - r1 + 1)
+            return <Py_ssize_t>(fr_zset_len(self._s) - r1 + 1)
         if r2 < r1:
             return 0
         return <Py_ssize_t>(r2 - r1 + 1)
@@ -780,12 +762,12 @@ cdef class SortedSet:
         """
         cdef list out
         if n < 0:
-            raise ValueError("count must be non-negative")
-        if <uint64_t>n > frz_len(self._s):
-            n = <Py_ssize_t>frz_len(self._s)
-        out = self._collect(frz_first(self._s), n, False, True)
-        frz_delete_range_by_rank(self._s, 1, <uint64_t>n)
-        frz_shrink(self._s)
+            raise ValueError(_zset_err.ZSET_COUNT_NEGATIVE)
+        if <uint64_t>n > fr_zset_len(self._s):
+            n = <Py_ssize_t>fr_zset_len(self._s)
+        out = self._collect(fr_zset_first(self._s), n, False, True)
+        fr_zset_delete_range_by_rank(self._s, 1, <uint64_t>n)
+        fr_zset_shrink(self._s)
         return out
 
     def pop_max(self, Py_ssize_t n=1):
@@ -798,14 +780,14 @@ cdef class SortedSet:
         [(b'b', 2.0), (b'a', 2.0)]
         """
         cdef list out
-        cdef uint64_t ln = frz_len(self._s)
+        cdef uint64_t ln = fr_zset_len(self._s)
         if n < 0:
-            raise ValueError("count must be non-negative")
+            raise ValueError(_zset_err.ZSET_COUNT_NEGATIVE)
         if <uint64_t>n > ln:
             n = <Py_ssize_t>ln
-        out = self._collect(frz_last(self._s), n, True, True)
-        frz_delete_range_by_rank(self._s, ln - <uint64_t>n + 1, ln)
-        frz_shrink(self._s)
+        out = self._collect(fr_zset_last(self._s), n, True, True)
+        fr_zset_delete_range_by_rank(self._s, ln - <uint64_t>n + 1, ln)
+        fr_zset_shrink(self._s)
         return out
 
     def remove_range_by_rank(self, Py_ssize_t start, Py_ssize_t stop):
@@ -817,7 +799,7 @@ cdef class SortedSet:
         5
         (2, [b'a', b'b', b'c'])
         """
-        cdef Py_ssize_t n = <Py_ssize_t>frz_len(self._s)
+        cdef Py_ssize_t n = <Py_ssize_t>fr_zset_len(self._s)
         if start < 0:
             start += n
         if stop < 0:
@@ -828,9 +810,9 @@ cdef class SortedSet:
             return 0
         if stop >= n:
             stop = n - 1
-        n = <Py_ssize_t>frz_delete_range_by_rank(self._s, <uint64_t>start + 1,
+        n = <Py_ssize_t>fr_zset_delete_range_by_rank(self._s, <uint64_t>start + 1,
                                                   <uint64_t>stop + 1)
-        frz_shrink(self._s)
+        fr_zset_shrink(self._s)
         return n
 
     def remove_range_by_score(self, double min, double max, *, bint min_exclusive=False,
@@ -839,10 +821,10 @@ cdef class SortedSet:
 
         O(log n + m).
         """
-        cdef frz_range rg
+        cdef fr_zset_range rg
         _score_range(&rg, min, max, min_exclusive, max_exclusive)
-        cdef Py_ssize_t n = <Py_ssize_t>frz_delete_range_by_score(self._s, &rg)
-        frz_shrink(self._s)
+        cdef Py_ssize_t n = <Py_ssize_t>fr_zset_delete_range_by_score(self._s, &rg)
+        fr_zset_shrink(self._s)
         return n
 
     def remove_range_by_lex(self, min, max, *, bint min_exclusive=False,
@@ -851,12 +833,12 @@ cdef class SortedSet:
 
         O(log n + m).
         """
-        cdef frz_lexrange lr
+        cdef fr_zset_lexrange lr
         cdef char buf1[24]
         cdef char buf2[24]
         keep = _lex_range(&lr, min, max, min_exclusive, max_exclusive, buf1, buf2)
-        cdef Py_ssize_t n = <Py_ssize_t>frz_delete_range_by_lex(self._s, &lr)
-        frz_shrink(self._s)
+        cdef Py_ssize_t n = <Py_ssize_t>fr_zset_delete_range_by_lex(self._s, &lr)
+        fr_zset_shrink(self._s)
         return n
 
     # -- batch (numpy) ------------------------------------------------------
@@ -882,24 +864,24 @@ cdef class SortedSet:
         cdef Py_ssize_t n
         cdef uint64_t added = 0
         cdef int rc
-        _no_nan(sv, "score is not a number (NaN)")
+        _no_nan(sv, _zset_err.ZSET_SCORE_NAN)
         ms.validate()
         if ms.n == 0:
             return 0
-        if ms.n >= 64 and <uint64_t>ms.n * 8 >= frz_len(self._s):
-            if frz_bulk_begin(self._s, <uint64_t>ms.n) != 0:
+        if ms.n >= 64 and <uint64_t>ms.n * 8 >= fr_zset_len(self._s):
+            if fr_zset_bulk_begin(self._s, <uint64_t>ms.n) != 0:
                 raise MemoryError()
             try:
                 for i in range(ms.n):
                     keep = ms.get(i, &p, &n)
-                    if frz_bulk_put(self._s, p, <size_t>n, sv[i], &added) != 0:
+                    if fr_zset_bulk_put(self._s, p, <size_t>n, sv[i], &added) != 0:
                         raise MemoryError()
             finally:
-                frz_bulk_end(self._s)
+                fr_zset_bulk_end(self._s)
         else:
             for i in range(ms.n):
                 keep = ms.get(i, &p, &n)
-                rc = frz_add(self._s, p, <size_t>n, sv[i], 0)
+                rc = fr_zset_add(self._s, p, <size_t>n, sv[i], 0)
                 if rc < 0:
                     raise MemoryError()
                 added += rc == 1
@@ -922,38 +904,38 @@ cdef class SortedSet:
         cdef Py_ssize_t i, j, g, k, done = 0
         cdef _Batch b = _Batch.__new__(_Batch)
         cdef int rc = 0
-        cdef frz_ref *refs = NULL
+        cdef fr_zset_ref *refs = NULL
         cdef double *olds = NULL
         cdef uint8_t *news = NULL
-        _no_nan(dv, "increment is not a number (NaN)")
+        _no_nan(dv, _zset_err.ZSET_INCREMENT_NAN)
         ms.validate()
         if ms.n == 0:
             return out
-        refs = <frz_ref *>malloc(ms.n * sizeof(frz_ref))
+        refs = <fr_zset_ref *>malloc(ms.n * sizeof(fr_zset_ref))
         olds = <double *>malloc(ms.n * sizeof(double))
         news = <uint8_t *>malloc(ms.n)
         try:
             if refs == NULL or olds == NULL or news == NULL:
                 raise MemoryError()
-            for i in range(0, ms.n, FRZ_BATCH):
+            for i in range(0, ms.n, FR_ZSET_BATCH):
                 g = b.fill(ms, i)
-                k = <Py_ssize_t>frz_incr_batch(self._s, b.ps, b.ls, &dv[i], <size_t>g, &ov[i],
+                k = <Py_ssize_t>fr_zset_incr_batch(self._s, b.ps, b.ls, &dv[i], <size_t>g, &ov[i],
                                                &refs[i], &olds[i], b.news, &rc)
                 for j in range(k):
                     news[i + j] = <uint8_t>b.news[j]
                 done = i + k
                 if k < g:
                     if rc == -1:
-                        raise ValueError("resulting score is not a number (NaN)")
+                        raise ValueError(_zset_err.ZSET_RESULT_NAN)
                     raise MemoryError()
             done = -1
         finally:
             if done >= 0:  # failed: undo pairs done-1 .. 0
                 for i in range(done - 1, -1, -1):
                     if news[i]:
-                        frz_delete_ref(self._s, refs[i])
+                        fr_zset_delete_ref(self._s, refs[i])
                     else:
-                        frz_set_score(self._s, refs[i], olds[i])
+                        fr_zset_set_score(self._s, refs[i], olds[i])
             free(refs)
             free(olds)
             free(news)
@@ -971,12 +953,12 @@ cdef class SortedSet:
         cdef int64_t[::1] ov = out
         cdef _Batch b = _Batch.__new__(_Batch)
         cdef Py_ssize_t i, j, g
-        cdef uint64_t r, ln = frz_len(self._s)
+        cdef uint64_t r, ln = fr_zset_len(self._s)
         ms.validate()
-        for i in range(0, ms.n, FRZ_BATCH):
+        for i in range(0, ms.n, FR_ZSET_BATCH):
             g = b.fill(ms, i)
-            frz_find_batch(self._s, b.ps, b.ls, <size_t>g, b.refs)
-            frz_rank_batch(self._s, b.refs, <size_t>g, b.ranks)
+            fr_zset_find_batch(self._s, b.ps, b.ls, <size_t>g, b.refs)
+            fr_zset_rank_batch(self._s, b.refs, <size_t>g, b.ranks)
             for j in range(g):
                 r = b.ranks[j]
                 if r == 0:
@@ -999,15 +981,15 @@ cdef class SortedSet:
         cdef double[::1] ov = out
         cdef _Batch b = _Batch.__new__(_Batch)
         cdef Py_ssize_t i, j, g
-        cdef frz_ref r
+        cdef fr_zset_ref r
         cdef double nan = float("nan")
         ms.validate()
-        for i in range(0, ms.n, FRZ_BATCH):
+        for i in range(0, ms.n, FR_ZSET_BATCH):
             g = b.fill(ms, i)
-            frz_find_batch(self._s, b.ps, b.ls, <size_t>g, b.refs)
+            fr_zset_find_batch(self._s, b.ps, b.ls, <size_t>g, b.refs)
             for j in range(g):
                 r = b.refs[j]
-                ov[i + j] = frz_score(self._s, r) if r != FRZ_NIL else nan
+                ov[i + j] = fr_zset_score(self._s, r) if r != FR_ZSET_NIL else nan
         return out
 
     # -- diagnostics --------------------------------------------------------
@@ -1017,7 +999,7 @@ cdef class SortedSet:
         members).  O(1).  Removals give memory back: the arena is compacted
         when its live nodes fill less than a quarter of it (and it is over
         64 KiB), the index when under 1/8 full."""
-        return frz_memory(self._s)
+        return fr_zset_memory(self._s)
 
     def _check(self):
         """Verify every invariant (order, spans, levels, index); AssertionError if broken.
@@ -1025,9 +1007,9 @@ cdef class SortedSet:
         O(n * levels).  The message includes the items of small sets.
         """
         cdef char err[512]
-        if frz_check(self._s, err, sizeof(err)) != 0:
+        if fr_zset_check(self._s, err, sizeof(err)) != 0:
             msg = err.decode("utf-8", "replace")
-            if frz_len(self._s) <= 64:
+            if fr_zset_len(self._s) <= 64:
                 msg += "\nlevel 0: " + repr(self.items())
             raise AssertionError(msg)
 
@@ -1035,19 +1017,19 @@ cdef class SortedSet:
 cdef class _SortedSetIterator:
     """Iterator over a SortedSet's members in ascending order."""
     cdef SortedSet owner
-    cdef frz_ref cur
+    cdef fr_zset_ref cur
     cdef uint64_t version
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        cdef frz_set *s = self.owner._s
+        cdef fr_zset *s = self.owner._s
         cdef bytes m
-        if frz_version(s) != self.version:
-            raise RuntimeError("SortedSet changed during iteration")
-        if self.cur == FRZ_NIL:
+        if fr_zset_version(s) != self.version:
+            raise RuntimeError(_zset_err.ZSET_CHANGED_DURING_ITERATION)
+        if self.cur == FR_ZSET_NIL:
             raise StopIteration
         m = _mbytes(s, self.cur)
-        self.cur = frz_next(s, self.cur)
+        self.cur = fr_zset_next(s, self.cur)
         return m

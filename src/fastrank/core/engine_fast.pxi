@@ -1,4 +1,4 @@
-# _enginefast.pxi -- compiled front doors of fastrank.Engine's hottest methods.
+# engine_fast.pxi -- compiled front doors of fastrank.Engine's hottest methods.
 #
 # Included by _core.pyx.  fastrank.Engine binds these functions as its
 # zincrby, zscore, zrank, zrevrank, zrange, zrevrange, incrby and incr
@@ -8,7 +8,7 @@
 # a canonical integer string for INCRBY), plain numeric arguments.  Anything
 # else -- and every case they are unsure of -- calls redis-py's own method
 # (``_GENERIC``, set by ``dispatch_setup``), which ends in the one dispatch
-# path (_dispatch.pxi) and the command's handler, so both give the same
+# path (core/dispatch.pxi) and the command's handler, so both give the same
 # answer (tests/unit/test_engine_fastpaths.py).
 #
 # Locking: the Engine's lock (an EngineLock, below) is taken around the
@@ -28,11 +28,7 @@ from cpython.pythread cimport (NOWAIT_LOCK, PY_LOCK_ACQUIRED, PY_LOCK_INTR, PyTh
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.object cimport PyObject
 
-cdef extern from "Python.h":
-    int PyThread_acquire_lock_timed(PyThread_type_lock lock, long long microseconds,
-                                    int intr_flag) nogil
-    object PyUnicode_Decode(const char *s, Py_ssize_t size, const char *encoding,
-                            const char *errors)
+from python_extra cimport PyThread_acquire_lock_timed, PyUnicode_Decode
 
 
 cdef object _PyFloat = float
@@ -248,7 +244,7 @@ cdef inline bint _fast_member(object m, char *buf, const char **p, Py_ssize_t *n
         v = PyLong_AsLongLongAndOverflow(m, &overflow)
         if overflow:
             return False
-        n[0] = frz_format_i64(v, buf)
+        n[0] = fr_zset_format_i64(v, buf)
         p[0] = buf
         return True
     return False
@@ -337,7 +333,7 @@ def engine_zincrby(self, name, amount, value):
             rc = -1
         else:
             z = <SortedSet>v
-            rc = frz_incr(z._s, p, <size_t>n, delta, &out, NULL, NULL, NULL)
+            rc = fr_zset_incr(z._s, p, <size_t>n, delta, &out, NULL, NULL, NULL)
             if rc < -1:
                 raise MemoryError()
             if rc == 0 and self._observed:
@@ -356,7 +352,7 @@ def engine_zscore(self, name, value):
     cdef Py_ssize_t n
     cdef char buf[24]
     cdef SortedSet z
-    cdef frz_ref r = FRZ_NIL
+    cdef fr_zset_ref r = FR_ZSET_NIL
     cdef bint found = False
     key = _fast_key(name)
     if key is None or not _fast_member(value, buf, &p, &n):
@@ -369,9 +365,9 @@ def engine_zscore(self, name, value):
         z = _zset_at(st, key)
         if z is not None:
             found = True
-            r = frz_find(z._s, p, <size_t>n)
-            if r != FRZ_NIL:
-                return frz_score(z._s, r)
+            r = fr_zset_find(z._s, p, <size_t>n)
+            if r != FR_ZSET_NIL:
+                return fr_zset_score(z._s, r)
     finally:
         st.lock.leave()
     if found:
@@ -397,11 +393,11 @@ cdef object _fast_rank(EngineState st, object name, object value, bint reverse):
         z = _zset_at(st, key)
         if z is None:
             return False
-        r = frz_rank_of(z._s, p, <size_t>n)
+        r = fr_zset_rank_of(z._s, p, <size_t>n)
         if r == 0:
             return None
         if reverse:
-            return <Py_ssize_t>(frz_len(z._s) - r)
+            return <Py_ssize_t>(fr_zset_len(z._s) - r)
         return <Py_ssize_t>(r - 1)
     finally:
         st.lock.leave()
@@ -431,7 +427,7 @@ cdef object _fast_range(EngineState st, object name, object start, object end, o
     cdef long long a, b
     cdef Py_ssize_t ln, i, count
     cdef SortedSet z
-    cdef frz_ref r
+    cdef fr_zset_ref r
     cdef list out
     cdef bint reverse = desc is True
     cdef bint scores = withscores is True
@@ -447,7 +443,7 @@ cdef object _fast_range(EngineState st, object name, object start, object end, o
         z = _zset_at(st, key)
         if z is None:
             return False
-        ln = <Py_ssize_t>frz_len(z._s)
+        ln = <Py_ssize_t>fr_zset_len(z._s)
         if a < 0:
             a += ln
         if b < 0:
@@ -460,9 +456,9 @@ cdef object _fast_range(EngineState st, object name, object start, object end, o
             if b >= ln:
                 b = ln - 1
             if reverse:
-                r = frz_last(z._s) if a == 0 else frz_at_rank(z._s, <uint64_t>(ln - a))
+                r = fr_zset_last(z._s) if a == 0 else fr_zset_at_rank(z._s, <uint64_t>(ln - a))
             else:
-                r = frz_first(z._s) if a == 0 else frz_at_rank(z._s, <uint64_t>(a + 1))
+                r = fr_zset_first(z._s) if a == 0 else fr_zset_at_rank(z._s, <uint64_t>(a + 1))
             out = z._collect(r, <Py_ssize_t>(b - a + 1), reverse, scores)
     finally:
         st.lock.leave()
@@ -519,7 +515,7 @@ def engine_incrby(self, name, amount=1):
                 and not (by > 0 and old > INT64_MAX_LL - by) \
                 and not (by < 0 and old < INT64_MIN_LL - by):
             new = old + by
-            PyDict_SetItem(st.data, key, PyBytes_FromStringAndSize(buf, frz_format_i64(new, buf)))
+            PyDict_SetItem(st.data, key, PyBytes_FromStringAndSize(buf, fr_zset_format_i64(new, buf)))
             done = True
             if self._observed:
                 self._written(key)

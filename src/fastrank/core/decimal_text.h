@@ -1,11 +1,11 @@
-/* _decimal.h -- the decimal text of a 64-bit integer, as redis-py sends an
+/* decimal_text.h -- the decimal text of a 64-bit integer, as redis-py sends an
  * int, built with word arithmetic instead of a loop over digits.
  *
  * Every sketch hashes an integer item as its decimal text (PFADD k 5 adds
  * "5", CMS.INCRBY k 5 1 counts "5"), so the numpy batch paths make that
  * text for each integer without a Python object.  Shared by HyperLogLog
- * (_decimal64.h hashes the text in place with MurmurHash64A) and the
- * Count-Min Sketch / Top-K (_murmur.h users, MurmurHash2).
+ * (decimal_text_hash.h hashes the text in place with MurmurHash64A) and the
+ * Count-Min Sketch / Top-K (murmurhash2.h users, MurmurHash2).
  *
  *   v (magnitude, < 2^64) = A * 10^16 + B * 10^8 + C,   A < 1845, B, C < 10^8
  *
@@ -25,7 +25,7 @@
  *                   bytes on every host, big-endian included;
  *   fr_dec8_word    the leading zeros dropped: a text of at most 8 bytes
  *                   packed in one word, first byte lowest, with its length
- *                   (short items hashed without a loop, _murmur.h users).
+ *                   (short items hashed without a loop, murmurhash2.h users).
  * fr_dec_digits counts digits from the bit length: t = floor((b - 1)
  * log10 2) is the count or one less, whichever v >= 10^t says.
  * fr_dec_u64 / fr_dec_i64 write a whole text into a buffer.
@@ -34,8 +34,8 @@
  * of ten +-1; tests/unit/test_hll_decimal.py, test_cms.py and the Top-K
  * tests compare the batch hashes with hashing str(v).encode().
  */
-#ifndef FASTRANK_DECIMAL_H
-#define FASTRANK_DECIMAL_H
+#ifndef FASTRANK_DECIMAL_TEXT_H
+#define FASTRANK_DECIMAL_TEXT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -172,4 +172,4 @@ static inline size_t fr_dec_i64(int64_t v, char *buf) {
     return fr_dec_u64(mag, v < 0, buf);
 }
 
-#endif /* FASTRANK_DECIMAL_H */
+#endif /* FASTRANK_DECIMAL_TEXT_H */

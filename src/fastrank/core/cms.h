@@ -1,5 +1,5 @@
-/* _cms.h -- Count-Min Sketch laid out and hashed as RedisBloom 2.8 does.
- * The design essay is at the top of _cms.c. */
+/* cms.h -- Count-Min Sketch laid out and hashed as RedisBloom 2.8 does.
+ * The design essay is at the top of cms.c. */
 #ifndef FASTRANK_CMS_H
 #define FASTRANK_CMS_H
 
@@ -22,7 +22,7 @@ typedef struct fr_cms {
     size_t depth;     /* rows, >= 1 */
     uint64_t count;   /* sum of all increments mod 2^64 (RedisBloom reports it signed) */
     uint32_t *cells;  /* depth * width saturating counters, row-major, owned */
-    uint64_t fastmod; /* precomputed divisor inverse for hash % width (see _cms.c) */
+    uint64_t fastmod; /* precomputed divisor inverse for hash % width (see cms.c) */
 } fr_cms;
 
 /* Serialized form: FR_CMS_HEADER bytes, then 4 * width * depth cell bytes. */
@@ -60,7 +60,7 @@ void fr_cms_incrby_ints_rows(fr_cms *c, const void *items, int is_unsigned, size
 void fr_cms_add_count(fr_cms *c, size_t n, const uint64_t *incrs, uint64_t incr1);
 
 /* A batch of fr_cms_incrby_ints run by several threads in two phases per
- * block (see _cms.c); NULL from fr_cms_par_new means "not here": split by
+ * block (see cms.c); NULL from fr_cms_par_new means "not here": split by
  * rows instead. */
 typedef struct fr_cms_par fr_cms_par;
 fr_cms_par *fr_cms_par_new(fr_cms *c, const void *items, int is_unsigned, size_t n,

@@ -1,4 +1,4 @@
-# _dispatch.pxi -- the Engine's one dispatch path, compiled.
+# dispatch.pxi -- the Engine's one dispatch path, compiled.
 #
 # Included by _core.pyx.  Every command an Engine runs passes through here:
 # redis-py's command methods end in ``execute_command`` (engine_execute_command),
@@ -162,7 +162,7 @@ cdef inline bytes _pack_one(object arg):
     if kind is int:
         v = PyLong_AsLongLongAndOverflow(arg, &overflow)
         if not overflow:
-            return PyBytes_FromStringAndSize(buf, frz_format_i64(v, buf))
+            return PyBytes_FromStringAndSize(buf, fr_zset_format_i64(v, buf))
         return b"%d" % arg
     if kind is float:
         return repr(arg).encode()

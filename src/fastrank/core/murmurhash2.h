@@ -1,4 +1,4 @@
-/* _murmur.h -- 32-bit MurmurHash2, as RedisBloom 2.8 hashes CMS and TopK items.
+/* murmurhash2.h -- 32-bit MurmurHash2, as RedisBloom 2.8 hashes CMS and TopK items.
  *
  * MurmurHash2 is Austin Appleby's public-domain hash (2008).  This is our own
  * rendering of the well-known algorithm, not a copy of any particular file.
@@ -30,15 +30,15 @@
  *
  * A division-free "hash mod width" the sketches share follows the hash; the
  * decimal text of an integer item (what redis-py sends for an int) comes
- * from _decimal.h.
+ * from decimal_text.h.
  */
-#ifndef FASTRANK_MURMUR_H
-#define FASTRANK_MURMUR_H
+#ifndef FASTRANK_MURMURHASH2_H
+#define FASTRANK_MURMURHASH2_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "_decimal.h"
+#include "decimal_text.h"
 
 #define FR_MURMUR2_M 0x5bd1e995u
 #define FR_MURMUR2_R 24
@@ -191,7 +191,7 @@ static inline uint32_t fr_fastmod(uint32_t h, uint64_t m, uint32_t d) {
  * Items of at most 8 bytes -- the decimal text of most integers -- can be
  * hashed from one 64-bit word holding their bytes little-endian (the first
  * byte lowest, the unused high bytes zero), with no loop and no branch that
- * depends on the length.  fr_dec8_word() (_decimal.h) writes the decimal
+ * depends on the length.  fr_dec8_word() (decimal_text.h) writes the decimal
  * text of an integer below 10^8 straight into such a word, and
  * fr_murmur2_word_seeded() equals fr_murmur2() of those bytes under any
  * seed. */
@@ -242,4 +242,4 @@ static inline void fr_murmur2_seeds8(const fr_murmur2_state *st, const uint32_t 
     fr_murmur2_seeds_in_place(st, 8, out);
 }
 
-#endif /* FASTRANK_MURMUR_H */
+#endif /* FASTRANK_MURMURHASH2_H */

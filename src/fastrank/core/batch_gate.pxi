@@ -1,4 +1,4 @@
-# _batchgate.pxi -- the "busy" mark of an object whose C state a threaded
+# batch_gate.pxi -- the "busy" mark of an object whose C state a threaded
 # batch is working on without the GIL.
 #
 # A big batch (HyperLogLog.add_many, CountMinSketch.incrby ...) may release

@@ -1,4 +1,4 @@
-/* _topk.c -- HeavyKeeper Top-K, step for step what RedisBloom 2.8 does.
+/* topk.c -- HeavyKeeper Top-K, step for step what RedisBloom 2.8 does.
  *
  * THE STRUCTURE
  * HeavyKeeper (Gong et al., "HeavyKeeper: An Accurate Algorithm for Finding
@@ -13,7 +13,7 @@
  *
  * WHAT WE MATCH (RedisBloom 2.8.2, docs/compatibility.md §5)
  *   - fingerprint = MurmurHash2(item, seed 1919); the bucket of row i is
- *     MurmurHash2(item, seed i) mod width (see _murmur.h);
+ *     MurmurHash2(item, seed i) mod width (see murmurhash2.h);
  *   - buckets are one row-major array of (fp u32, count u32);
  *   - decay probability for a bucket holding c: lookup[c] for c < 256, where
  *     lookup[j] = pow(decay, j); otherwise lookup[255]^(c div 255) times
@@ -101,13 +101,13 @@
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* clock_gettime and pthreads under -std=c99 */
 #endif
-#include "_topk.h"
+#include "topk.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "_murmur.h"
+#include "murmurhash2.h"
 
 /* The AVX2 rows step (topk_rows_avx2) is built with GCC or Clang for
  * x86-64 and used when the running CPU has AVX2; elsewhere the scalar step

@@ -1,5 +1,5 @@
-/* _topk.h -- HeavyKeeper Top-K as RedisBloom 2.8 keeps it.
- * The design essay is at the top of _topk.c. */
+/* topk.h -- HeavyKeeper Top-K as RedisBloom 2.8 keeps it.
+ * The design essay is at the top of topk.c. */
 #ifndef FASTRANK_TOPK_H
 #define FASTRANK_TOPK_H
 
@@ -38,7 +38,7 @@ typedef struct fr_topk {
     uint64_t thr[FR_TOPK_DECAY_TABLE];  /* thr[j] = floor(lookup[j] * 2^32) */
     uint64_t rng[4];         /* xoshiro256** state */
     uint64_t fastmod;        /* fr_fastmod reciprocal of width */
-    uint64_t zero_from;      /* counts >= this never decay (see _topk.c) */
+    uint64_t zero_from;      /* counts >= this never decay (see topk.c) */
 } fr_topk;
 
 int fr_topk_init(fr_topk *t, uint32_t k, uint32_t width, uint32_t depth, double decay,
@@ -53,7 +53,7 @@ int fr_topk_add_ints(fr_topk *t, const void *items, int is_unsigned, size_t n,
 int fr_topk_add_strs(fr_topk *t, const char *const *items, const size_t *lens, size_t n,
                      const uint32_t *incrs, uint32_t incr1);
 
-/* Two-thread batches (protocol in _topk.c, "Two threads"). */
+/* Two-thread batches (protocol in topk.c, "Two threads"). */
 typedef struct fr_topk_pipe fr_topk_pipe;
 fr_topk_pipe *fr_topk_pipe_new(fr_topk *t, const void *ints, int is_unsigned,
                                const char *const *ptrs, const size_t *lens, size_t n);

@@ -1,6 +1,7 @@
-# HyperLogLog: the Redis 7.0 HLL string, wrapped (included by _core.pyx).
+# hll.pxi -- HyperLogLog: the Redis 7.0 HLL string, wrapped (included by
+# _core.pyx; the C core is hll.c, declared in hll.pxd).
 #
-# A HyperLogLog object owns one C hll_t (_hll.c), whose buffer *is* the
+# A HyperLogLog object owns one C fr_hll (hll.c), whose buffer *is* the
 # value Redis stores for an HLL key: to_bytes() is what GET returns,
 # from_bytes() accepts what GET returned.  Two levels of API:
 #
@@ -18,16 +19,16 @@
 # the GIL held (the sparse bytes depend on the order); once the value is
 # dense, the rest is split into parts (fastrank._threads: parts /
 # run_parallel, fastrank.set_threads), each part reduced to per-register
-# maximum ranks by hll_int_max on its own 16 KB array with the GIL
+# maximum ranks by fr_hll_int_max on its own 16 KB array with the GIL
 # released (it reads only the array and writes only its own maxima); the
 # maxima are then max-merged and applied to the registers with the GIL held
-# (hll_dense_apply_max).  The bytes, the return value and the cache flag
+# (fr_hll_dense_apply_max).  The bytes, the return value and the cache flag
 # are those of the one-thread path, which is the same call with one part.
 #
 # While the parts run, other Python threads may run too.  The HyperLogLog
 # is "busy" from before its sparse part until the maxima are applied:
 # every method that reads or changes the value first waits until the
-# object is not busy (_BatchGate, _batchgate.pxi), so each add_many still looks atomic
+# object is not busy (_BatchGate, batch_gate.pxi), so each add_many still looks atomic
 # to other threads, as it did when the whole call held the GIL.
 # The array is kept alive by the calls' arguments and only read; changing
 # its contents from another thread meanwhile gives an unspecified (valid)
@@ -38,18 +39,20 @@ from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memset
 
-from fastrank._hll cimport *
+from hll cimport *
 
 import numpy as _hll_np
 
 from fastrank import _threads as _hll_threads
 
-# The smallest part worth a thread: 32768 integers are ~0.5 ms of work on
-# one thread, far more than the hand-off to the pool (tens of us).
+# The smallest part worth a thread: far more work on one thread than the
+# hand-off to the pool costs (figures: bench/results/core-measurements.md,
+# "HyperLogLog threads").
 HLL_PART_MIN = 1 << 15
 
-HLL_NOT_VALID_TEXT = "WRONGTYPE Key is not a valid HyperLogLog string value."
-HLL_CORRUPTED_TEXT = "INVALIDOBJ Corrupted HLL object detected"
+# Redis's two HyperLogLog error lines, from the one table in fastrank._errors.
+from fastrank._errors import HLL_CORRUPTED as HLL_CORRUPTED_TEXT, HLL_NOT_VALID as HLL_NOT_VALID_TEXT
+from fastrank import _errors as _hll_err
 
 
 class HyperLogLogError(ValueError):
@@ -76,27 +79,26 @@ class CorruptHyperLogLog(HyperLogLogError):
 
 
 cdef int _hll_raise(int rc, object value=None) except -1:
-    if rc == HLL_ERR_NOMEM:
+    if rc == FR_HLL_ERR_NOMEM:
         raise MemoryError()
-    if rc == HLL_ERR_NOTHLL:
+    if rc == FR_HLL_ERR_NOTHLL:
         raise NotAHyperLogLog()
-    if rc == HLL_ERR_CORRUPT:
+    if rc == FR_HLL_ERR_CORRUPT:
         raise CorruptHyperLogLog(HLL_CORRUPTED_TEXT, value)
-    raise SystemError("unexpected HyperLogLog error %d" % rc)
+    raise SystemError(_hll_err.HLL_UNEXPECTED % rc)
 
 
 cdef inline size_t _hll_check_smax(object sparse_max_bytes) except? 0:
     cdef long long v = sparse_max_bytes
     if v < 0:
-        raise ValueError("sparse_max_bytes must be >= 0")
+        raise ValueError(_hll_err.HLL_SPARSE_MAX_NEGATIVE)
     return <size_t>v
 
 
 cdef bytes _hll_member_bytes(object item):
     """A member that is not exact bytes/str/int, encoded as redis-py would."""
     if isinstance(item, bool) or item is None:
-        raise TypeError("a HyperLogLog member must be bytes, str, int or float, not %s"
-                        % type(item).__name__)
+        raise TypeError(_hll_err.HLL_MEMBER_TYPE % (type(item).__name__,))
     if isinstance(item, (bytes, bytearray, memoryview)):
         return bytes(item)
     if isinstance(item, str):
@@ -105,33 +107,32 @@ cdef bytes _hll_member_bytes(object item):
         return str(int(item)).encode("ascii")
     if isinstance(item, float):
         return repr(item).encode("ascii")
-    raise TypeError("a HyperLogLog member must be bytes, str, int or float, not %s"
-                    % type(item).__name__)
+    raise TypeError(_hll_err.HLL_MEMBER_TYPE % (type(item).__name__,))
 
 
-cdef int _hll_add_obj(hll_t *h, object item, size_t smax) except -9:
-    """Add one member; hll_add's result (1/0 or a negative HLL_ERR_*)."""
+cdef int _hll_add_obj(fr_hll *h, object item, size_t smax) except -9:
+    """Add one member; fr_hll_add's result (1/0 or a negative FR_HLL_ERR_*)."""
     cdef const char *p
     cdef Py_ssize_t n
     cdef int64_t iv
     cdef size_t done
     cdef object t = type(item)
     if t is bytes:
-        return hll_add(h, PyBytes_AS_STRING(item), <size_t>PyBytes_GET_SIZE(item), smax)
+        return fr_hll_add(h, PyBytes_AS_STRING(item), <size_t>PyBytes_GET_SIZE(item), smax)
     if t is str:
         p = PyUnicode_AsUTF8AndSize(item, &n)
-        return hll_add(h, p, <size_t>n, smax)
+        return fr_hll_add(h, p, <size_t>n, smax)
     if t is int and -9223372036854775807 <= item <= 9223372036854775807:
         iv = item
-        return hll_add_many_i64(h, &iv, 1, smax, &done)
+        return fr_hll_add_many_i64(h, &iv, 1, smax, &done)
     b = _hll_member_bytes(item)
-    return hll_add(h, PyBytes_AS_STRING(b), <size_t>PyBytes_GET_SIZE(b), smax)
+    return fr_hll_add(h, PyBytes_AS_STRING(b), <size_t>PyBytes_GET_SIZE(b), smax)
 
 
 def _hll_max_part(arr, int is_signed, Py_ssize_t start, Py_ssize_t stop):
     """Per-register maximum ranks of arr[start:stop] (numpy int64 / uint64,
     contiguous), computed without the GIL; a uint8 array of 16384."""
-    out = _hll_np.zeros(HLL_REGISTERS, dtype=_hll_np.uint8)
+    out = _hll_np.zeros(FR_HLL_REGISTERS, dtype=_hll_np.uint8)
     cdef uint8_t[::1] o = out
     cdef const int64_t[::1] iv
     cdef const uint64_t[::1] uv
@@ -143,11 +144,11 @@ def _hll_max_part(arr, int is_signed, Py_ssize_t start, Py_ssize_t stop):
         uv = arr
         p = &uv[start]
     with nogil:
-        hll_int_max(&o[0], p, is_signed, <size_t>(stop - start))
+        fr_hll_int_max(&o[0], p, is_signed, <size_t>(stop - start))
     return out
 
 
-cdef int _hll_add_ints(hll_t *h, object arr, int is_signed, size_t smax,
+cdef int _hll_add_ints(fr_hll *h, object arr, int is_signed, size_t smax,
                        HyperLogLog owner) except -9:
     """Add a contiguous int64 / uint64 array (n >= 1): the sparse part in
     order, then the dense rest on up to get_threads() threads.  owner is
@@ -170,21 +171,21 @@ cdef int _hll_add_ints(hll_t *h, object arr, int is_signed, size_t smax,
     if n < 2 * <size_t>HLL_PART_MIN or _hll_threads.get_threads() == 1:
         # one thread: a single C call, the GIL held throughout
         if is_signed:
-            return hll_add_many_i64(h, <const int64_t *>p, n, smax, &done)
-        return hll_add_many_u64(h, <const uint64_t *>p, n, smax, &done)
+            return fr_hll_add_many_i64(h, <const int64_t *>p, n, smax, &done)
+        return fr_hll_add_many_u64(h, <const uint64_t *>p, n, smax, &done)
     if owner is not None:
         owner._gate.enter()
     try:
-        changed = hll_add_ints_sparse(h, p, is_signed, n, smax, &done)
+        changed = fr_hll_add_ints_sparse(h, p, is_signed, n, smax, &done)
         if changed < 0 or done == n:
             return changed
         ps = _hll_threads.parts(<Py_ssize_t>(n - done), HLL_PART_MIN)
         if len(ps) == 1:
             p = <const char *>p + 8 * done
             if is_signed:
-                rc = hll_add_many_i64(h, <const int64_t *>p, n - done, smax, &done)
+                rc = fr_hll_add_many_i64(h, <const int64_t *>p, n - done, smax, &done)
             else:
-                rc = hll_add_many_u64(h, <const uint64_t *>p, n - done, smax, &done)
+                rc = fr_hll_add_many_u64(h, <const uint64_t *>p, n - done, smax, &done)
             return rc if rc < 0 else rc | changed
         off = <Py_ssize_t>done
         maxima = _hll_threads.run_parallel(
@@ -193,14 +194,14 @@ cdef int _hll_add_ints(hll_t *h, object arr, int is_signed, size_t smax,
         for other in maxima[1:]:
             _hll_np.maximum(m, other, out=m)
         mv = m
-        return hll_dense_apply_max(h, &mv[0]) | changed
+        return fr_hll_dense_apply_max(h, &mv[0]) | changed
     finally:
         if owner is not None:
             owner._gate.leave()
 
 
-cdef int _hll_add_seq(hll_t *h, object items, size_t smax, HyperLogLog owner=None) except -9:
-    """Add every member of items in order (one PFADD); 1/0 or HLL_ERR_*.
+cdef int _hll_add_seq(fr_hll *h, object items, size_t smax, HyperLogLog owner=None) except -9:
+    """Add every member of items in order (one PFADD); 1/0 or FR_HLL_ERR_*.
     owner: as for _hll_add_ints."""
     cdef int rc, changed = 0
     cdef size_t done = 0, n
@@ -208,7 +209,7 @@ cdef int _hll_add_seq(hll_t *h, object items, size_t smax, HyperLogLog owner=Non
     if isinstance(items, _hll_np.ndarray):
         arr = items
         if arr.ndim != 1:
-            raise ValueError("add_many takes a 1-D array")
+            raise ValueError(_hll_err.HLL_ARRAY_NDIM)
         kind = arr.dtype.kind
         n = <size_t>arr.shape[0]
         if n == 0:
@@ -219,14 +220,13 @@ cdef int _hll_add_seq(hll_t *h, object items, size_t smax, HyperLogLog owner=Non
             return _hll_add_ints(h, _hll_np.ascontiguousarray(arr, dtype=_hll_np.uint64), 0, smax, owner)
         if kind == "S":
             if arr.dtype.itemsize == 0:
-                return hll_add_many_fixed(h, NULL, 0, n, smax, &done)
+                return fr_hll_add_many_fixed(h, NULL, 0, n, smax, &done)
             bv = _hll_np.ascontiguousarray(arr).view(_hll_np.uint8)
-            return hll_add_many_fixed(h, &bv[0], <size_t>arr.dtype.itemsize, n, smax, &done)
+            return fr_hll_add_many_fixed(h, &bv[0], <size_t>arr.dtype.itemsize, n, smax, &done)
         if kind in "UO":
             items = arr.tolist()
         else:
-            raise TypeError("add_many takes integer, bytes ('S'), str or object arrays, not %s"
-                            % arr.dtype)
+            raise TypeError(_hll_err.HLL_ARRAY_DTYPE % (arr.dtype,))
     cdef object seq
     cdef Py_ssize_t i
     if type(items) is list and _hll_all_plain(<list>items):
@@ -271,8 +271,7 @@ cdef tuple _hll_members(object items):
     cdef list out = None
     cdef object t
     if isinstance(items, (str, bytes, bytearray, memoryview)):
-        raise TypeError("add_many takes a sequence of members, not a single %s"
-                        % type(items).__name__)
+        raise TypeError(_hll_err.HLL_MEMBERS_SINGLE % (type(items).__name__,))
     cdef tuple seq = tuple(items)
     for i in range(len(seq)):
         item = seq[i]
@@ -314,26 +313,26 @@ cdef class HyperLogLog:
         converted to dense.  Default 3000.
     """
 
-    cdef hll_t _h
+    cdef fr_hll _h
     cdef size_t _smax
     cdef _BatchGate _gate   # busy while an add_many runs its parts without the GIL
 
     def __cinit__(self, *args, **kwargs):
         self._gate = _BatchGate.__new__(_BatchGate)
-        if hll_init_empty(&self._h) != HLL_OK:
+        if fr_hll_init_empty(&self._h) != FR_HLL_OK:
             raise MemoryError()
-        hll_invalidate_cache(&self._h)
-        self._smax = HLL_SPARSE_MAX_BYTES_DEFAULT
+        fr_hll_invalidate_cache(&self._h)
+        self._smax = FR_HLL_SPARSE_MAX_BYTES_DEFAULT
 
-    def __init__(self, *, sparse_max_bytes=HLL_SPARSE_MAX_BYTES_DEFAULT):
+    def __init__(self, *, sparse_max_bytes=FR_HLL_SPARSE_MAX_BYTES_DEFAULT):
         self._smax = _hll_check_smax(sparse_max_bytes)
 
     def __dealloc__(self):
-        hll_release(&self._h)
+        fr_hll_release(&self._h)
 
     # -- construction from and to the Redis string ------------------------
     @classmethod
-    def from_bytes(cls, data, *, sparse_max_bytes=HLL_SPARSE_MAX_BYTES_DEFAULT, strict=True):
+    def from_bytes(cls, data, *, sparse_max_bytes=FR_HLL_SPARSE_MAX_BYTES_DEFAULT, strict=True):
         """A HyperLogLog holding a copy of the Redis HLL string ``data``.  O(len).
 
         The header is checked as Redis checks it (``HYLL`` magic, encoding
@@ -349,17 +348,17 @@ cdef class HyperLogLog:
         cdef const uint8_t[::1] view = memoryview(data).cast("B") if not isinstance(data, bytes) else data
         cdef size_t n = <size_t>view.shape[0]
         cdef const uint8_t *p = &view[0] if n else <const uint8_t *>b""
-        cdef int rc = hll_check_header(p, n)
-        if rc != HLL_OK:
+        cdef int rc = fr_hll_check_header(p, n)
+        if rc != FR_HLL_OK:
             _hll_raise(rc)
         cdef HyperLogLog self = cls.__new__(cls)
         self._smax = _hll_check_smax(sparse_max_bytes)
-        hll_release(&self._h)
-        if hll_init_bytes(&self._h, p, n) != HLL_OK:
+        fr_hll_release(&self._h)
+        if fr_hll_init_bytes(&self._h, p, n) != FR_HLL_OK:
             raise MemoryError()
         if strict:
-            rc = hll_validate(&self._h)
-            if rc != HLL_OK:
+            rc = fr_hll_validate(&self._h)
+            if rc != FR_HLL_OK:
                 _hll_raise(rc)
         return self
 
@@ -373,8 +372,8 @@ cdef class HyperLogLog:
         type(self) with its instance attributes (shallow) for a subclass."""
         self._gate.wait()
         cdef HyperLogLog other = type(self).__new__(type(self))
-        hll_release(&other._h)
-        if hll_copy(&other._h, &self._h) != HLL_OK:
+        fr_hll_release(&other._h)
+        if fr_hll_copy(&other._h, &self._h) != FR_HLL_OK:
             raise MemoryError()
         other._smax = self._smax
         return _set_instance_state(other, _instance_state(self))
@@ -417,7 +416,7 @@ cdef class HyperLogLog:
     def is_sparse(self):
         """True while the value uses Redis's sparse encoding."""
         self._gate.wait()
-        return bool(hll_is_sparse(&self._h))
+        return bool(fr_hll_is_sparse(&self._h))
 
     @property
     def sparse_max_bytes(self):
@@ -443,7 +442,7 @@ cdef class HyperLogLog:
         if rc < 0:
             _hll_raise(rc)
         if rc:
-            hll_invalidate_cache(&self._h)
+            fr_hll_invalidate_cache(&self._h)
         return rc == 1
 
     def add_many(self, items):
@@ -470,7 +469,7 @@ cdef class HyperLogLog:
         if rc < 0:
             _hll_raise(rc)
         if rc:
-            hll_invalidate_cache(&self._h)
+            fr_hll_invalidate_cache(&self._h)
         return rc == 1
 
     def merge(self, *others):
@@ -482,20 +481,20 @@ cdef class HyperLogLog:
         changes if an input is invalid.
         """
         self._gate.wait()
-        cdef uint8_t regmax[HLL_REGISTERS]
+        cdef uint8_t regmax[FR_HLL_REGISTERS]
         cdef int rc
-        memset(regmax, 0, HLL_REGISTERS)
-        cdef int use_dense = not hll_is_sparse(&self._h)
-        rc = hll_merge_max(regmax, &self._h)
-        if rc != HLL_OK:
+        memset(regmax, 0, FR_HLL_REGISTERS)
+        cdef int use_dense = not fr_hll_is_sparse(&self._h)
+        rc = fr_hll_merge_max(regmax, &self._h)
+        if rc != FR_HLL_OK:
             _hll_raise(rc)
         for other in others:
             rc = _hll_merge_one(regmax, other, &use_dense)
-            if rc != HLL_OK:
+            if rc != FR_HLL_OK:
                 _hll_raise(rc)
         self._gate.wait()  # the waits for others let other threads run
-        rc = hll_store_max(&self._h, regmax, use_dense, self._smax)
-        if rc != HLL_OK:
+        rc = fr_hll_store_max(&self._h, regmax, use_dense, self._smax)
+        if rc != FR_HLL_OK:
             _hll_raise(rc)
 
     # -- counting -------------------------------------------------------------
@@ -509,8 +508,8 @@ cdef class HyperLogLog:
         """
         self._gate.wait()
         cdef uint64_t card
-        cdef int rc = hll_count(&self._h, &card)
-        if rc != HLL_OK:
+        cdef int rc = fr_hll_count(&self._h, &card)
+        if rc != FR_HLL_OK:
             _hll_raise(rc)
         return <int64_t>card
 
@@ -524,23 +523,23 @@ cdef class HyperLogLog:
         hlls: HyperLogLog objects, Redis HLL strings, or None (empty).
         No cache is read or written.
         """
-        cdef uint8_t regmax[HLL_REGISTERS]
+        cdef uint8_t regmax[FR_HLL_REGISTERS]
         cdef int use_dense = 0, rc
-        memset(regmax, 0, HLL_REGISTERS)
+        memset(regmax, 0, FR_HLL_REGISTERS)
         for other in hlls:
             rc = _hll_merge_one(regmax, other, &use_dense)
-            if rc != HLL_OK:
+            if rc != FR_HLL_OK:
                 _hll_raise(rc)
-        return <int64_t>hll_count_max(regmax)
+        return <int64_t>fr_hll_count_max(regmax)
 
     # -- diagnostics ------------------------------------------------------------
     def _registers(self):
         """All 16384 register values as a numpy uint8 array (corrupt -> error)."""
         self._gate.wait()
-        out = _hll_np.zeros(HLL_REGISTERS, dtype=_hll_np.uint8)
+        out = _hll_np.zeros(FR_HLL_REGISTERS, dtype=_hll_np.uint8)
         cdef uint8_t[::1] o = out
-        cdef int rc = hll_registers(&self._h, &o[0])
-        if rc != HLL_OK:
+        cdef int rc = fr_hll_registers(&self._h, &o[0])
+        if rc != FR_HLL_OK:
             _hll_raise(rc)
         return out
 
@@ -548,16 +547,16 @@ cdef class HyperLogLog:
         """The estimate computed now, ignoring and not touching the cache."""
         self._gate.wait()
         cdef uint64_t card
-        cdef int rc = hll_recount(&self._h, &card)
-        if rc != HLL_OK:
+        cdef int rc = fr_hll_recount(&self._h, &card)
+        if rc != FR_HLL_OK:
             _hll_raise(rc)
         return <int64_t>card
 
     def _check(self):
         """AssertionError unless the value is a valid HLL (header and payload)."""
         self._gate.wait()
-        cdef int rc = hll_validate(&self._h)
-        assert rc == HLL_OK, "invalid HLL (%d): %s" % (rc, self.to_bytes().hex())
+        cdef int rc = fr_hll_validate(&self._h)
+        assert rc == FR_HLL_OK, "invalid HLL (%d): %s" % (rc, self.to_bytes().hex())
 
 
 def _hll_restore(data, sparse_max_bytes, cls=None):
@@ -567,43 +566,43 @@ def _hll_restore(data, sparse_max_bytes, cls=None):
 
 
 cdef int _hll_merge_one(uint8_t *regmax, object other, int *use_dense) except -9:
-    """Fold one PFCOUNT/PFMERGE input into regmax; HLL_OK or HLL_ERR_*.
+    """Fold one PFCOUNT/PFMERGE input into regmax; FR_HLL_OK or FR_HLL_ERR_*.
 
     other: a HyperLogLog, a bytes-like Redis string, or None (skipped).
     Anything else raises TypeError (the Engine's WRONGTYPE for a key of
     another type, at the position Redis would report it).
     """
-    cdef hll_t tmp
+    cdef fr_hll tmp
     cdef int rc
     cdef const uint8_t[::1] view
     cdef size_t n
     if other is None:
-        return HLL_OK
+        return FR_HLL_OK
     if isinstance(other, HyperLogLog):
         (<HyperLogLog>other)._gate.wait()
-        if hll_is_sparse(&(<HyperLogLog>other)._h) == 0:
+        if fr_hll_is_sparse(&(<HyperLogLog>other)._h) == 0:
             use_dense[0] = 1
-        return hll_merge_max(regmax, &(<HyperLogLog>other)._h)
+        return fr_hll_merge_max(regmax, &(<HyperLogLog>other)._h)
     if not isinstance(other, (bytes, bytearray, memoryview)):
-        raise TypeError("not a string value: %s" % type(other).__name__)
+        raise TypeError(_hll_err.HLL_NOT_STRING % (type(other).__name__,))
     view = memoryview(other).cast("B") if not isinstance(other, bytes) else other
     n = <size_t>view.shape[0]
-    rc = hll_check_header(&view[0] if n else <const uint8_t *>b"", n)
-    if rc != HLL_OK:
+    rc = fr_hll_check_header(&view[0] if n else <const uint8_t *>b"", n)
+    if rc != FR_HLL_OK:
         return rc
-    if hll_init_bytes(&tmp, &view[0], n) != HLL_OK:
-        return HLL_ERR_NOMEM
-    if hll_is_sparse(&tmp) == 0:
+    if fr_hll_init_bytes(&tmp, &view[0], n) != FR_HLL_OK:
+        return FR_HLL_ERR_NOMEM
+    if fr_hll_is_sparse(&tmp) == 0:
         use_dense[0] = 1
-    rc = hll_merge_max(regmax, &tmp)
-    hll_release(&tmp)
+    rc = fr_hll_merge_max(regmax, &tmp)
+    fr_hll_release(&tmp)
     return rc
 
 
 cdef HyperLogLog _hll_from_value(object value, size_t smax):
     """A HyperLogLog over a copy of a stored string value (header checked, lazy)."""
     if not isinstance(value, (bytes, bytearray, memoryview)):
-        raise TypeError("not a string value: %s" % type(value).__name__)
+        raise TypeError(_hll_err.HLL_NOT_STRING % (type(value).__name__,))
     h = HyperLogLog.from_bytes(value, strict=False)
     (<HyperLogLog>h)._smax = smax
     return h
@@ -611,7 +610,7 @@ cdef HyperLogLog _hll_from_value(object value, size_t smax):
 
 # -- raw string values, for an engine that stores HLLs as strings -------------
 
-def pfadd_bytes(value, members, sparse_max_bytes=HLL_SPARSE_MAX_BYTES_DEFAULT):
+def pfadd_bytes(value, members, sparse_max_bytes=FR_HLL_SPARSE_MAX_BYTES_DEFAULT):
     """PFADD on a stored string value: returns ``(new_value, reply)``.
 
     value: the key's current string (bytes-like) or None for a missing key
@@ -629,7 +628,7 @@ def pfadd_bytes(value, members, sparse_max_bytes=HLL_SPARSE_MAX_BYTES_DEFAULT):
     if rc < 0:
         _hll_raise(rc, h.to_bytes())
     if rc or created:
-        hll_invalidate_cache(&h._h)
+        fr_hll_invalidate_cache(&h._h)
     return h.to_bytes(), 1 if (rc or created) else 0
 
 
@@ -642,11 +641,11 @@ def pfcount_bytes(value):
     """
     if value is None:
         return 0, None
-    cdef HyperLogLog h = _hll_from_value(value, HLL_SPARSE_MAX_BYTES_DEFAULT)
-    cdef int was_valid = hll_cache_is_valid(&h._h)
+    cdef HyperLogLog h = _hll_from_value(value, FR_HLL_SPARSE_MAX_BYTES_DEFAULT)
+    cdef int was_valid = fr_hll_cache_is_valid(&h._h)
     cdef uint64_t card
-    cdef int rc = hll_count(&h._h, &card)
-    if rc != HLL_OK:
+    cdef int rc = fr_hll_count(&h._h, &card)
+    if rc != FR_HLL_OK:
         _hll_raise(rc)
     return <int64_t>card, (None if was_valid else h.to_bytes())
 
@@ -660,47 +659,47 @@ def pfcount_union_bytes(values):
     return HyperLogLog.union_count(*values)
 
 
-def pfmerge_bytes(dest, sources, sparse_max_bytes=HLL_SPARSE_MAX_BYTES_DEFAULT):
+def pfmerge_bytes(dest, sources, sparse_max_bytes=FR_HLL_SPARSE_MAX_BYTES_DEFAULT):
     """PFMERGE: the new value of the destination key.
 
     dest: its current value or None (missing: created sparse); sources:
     values or None.  dest is checked first, then the sources in order.
     """
     cdef size_t smax = _hll_check_smax(sparse_max_bytes)
-    cdef uint8_t regmax[HLL_REGISTERS]
+    cdef uint8_t regmax[FR_HLL_REGISTERS]
     cdef int use_dense = 0, rc
-    memset(regmax, 0, HLL_REGISTERS)
+    memset(regmax, 0, FR_HLL_REGISTERS)
     rc = _hll_merge_one(regmax, dest, &use_dense)
-    if rc != HLL_OK:
+    if rc != FR_HLL_OK:
         _hll_raise(rc)
     for src in sources:
         rc = _hll_merge_one(regmax, src, &use_dense)
-        if rc != HLL_OK:
+        if rc != FR_HLL_OK:
             _hll_raise(rc)
     cdef HyperLogLog h
     if dest is None:
         h = HyperLogLog.__new__(HyperLogLog)
-        hll_release(&h._h)
-        if hll_init_empty(&h._h) != HLL_OK:
+        fr_hll_release(&h._h)
+        if fr_hll_init_empty(&h._h) != FR_HLL_OK:
             raise MemoryError()
     else:
         h = _hll_from_value(dest, smax)
-    rc = hll_store_max(&h._h, regmax, use_dense, smax)
-    if rc != HLL_OK:
+    rc = fr_hll_store_max(&h._h, regmax, use_dense, smax)
+    if rc != FR_HLL_OK:
         _hll_raise(rc)
     return h.to_bytes()
 
 
 def _hll_selftest():
     """Run the C self test (hash known answers, 6-bit packing); 0 = pass."""
-    return hll_selftest()
+    return fr_hll_selftest()
 
 
 def _hll_int_simd(int allow=-1):
     """Let integer batches use the AVX2 path (1) or not (0); -1 only asks.
     Returns 1 if they use it now (allowed and the CPU has it).  For tests,
     which compare the paths."""
-    return hll_int_simd(allow)
+    return fr_hll_int_simd(allow)
 
 
 def _hll_hash_ints(arr):
@@ -714,12 +713,12 @@ def _hll_hash_ints(arr):
         return out
     if arr.dtype == _hll_np.int64:
         iv = arr
-        hll_hash_ints(&iv[0], 1, n, &o[0])
+        fr_hll_hash_ints(&iv[0], 1, n, &o[0])
     elif arr.dtype == _hll_np.uint64:
         uv = arr
-        hll_hash_ints(&uv[0], 0, n, &o[0])
+        fr_hll_hash_ints(&uv[0], 0, n, &o[0])
     else:
-        raise TypeError("int64 or uint64 array expected")
+        raise TypeError(_hll_err.HLL_INT_ARRAY)
     return out
 
 
@@ -729,5 +728,5 @@ def _hll_hash(data):
     cdef size_t n = <size_t>view.shape[0]
     cdef const uint8_t *p = &view[0] if n else <const uint8_t *>b""
     cdef uint32_t index
-    cdef int rank = hll_pattern(p, n, &index)
-    return hll_hash(p, n), index, rank
+    cdef int rank = fr_hll_pattern(p, n, &index)
+    return fr_hll_hash(p, n), index, rank

@@ -1,20 +1,12 @@
-# _topk.pxi -- TopK: RedisBloom 2.8's HeavyKeeper Top-K as a Python class
-# (included by _core.pyx after _cms.pxi, whose item helpers and error-text
-# constants it uses).  The C structure and its design essay are in _topk.c.
+# topk.pxi -- TopK: RedisBloom 2.8's HeavyKeeper Top-K as a Python class
+# (included by _core.pyx after cms.pxi, whose item helpers and error-text
+# names, imported there from fastrank._errors, it uses).  The C structure
+# and its design essay are in topk.c, its declarations in topk.pxd.
 import os as _sk_os
 
 from fastrank import _threads as _sk_threads
 
-cdef extern from "_topk.h" nogil:
-    # Two-thread batches (protocol in _topk.c, "Two threads").
-    ctypedef struct fr_topk_pipe:
-        pass
-    fr_topk_pipe *fr_topk_pipe_new(fr_topk *t, const void *ints, int is_unsigned,
-                                   const char *const *ptrs, const size_t *lens, size_t n)
-    void fr_topk_pipe_produce(fr_topk_pipe *p)
-    void fr_topk_pipe_wait_started(fr_topk_pipe *p)
-    int fr_topk_pipe_consume(fr_topk_pipe *p)
-    void fr_topk_pipe_free(fr_topk_pipe *p)
+from topk cimport *
 
 # A numpy batch this big (all increments 1) is split over two threads when
 # fastrank.get_threads() > 1: one hashes ahead while the caller applies.
@@ -68,7 +60,7 @@ cdef class TopK:
 
     def __init__(self, k, width=8, depth=7, decay=0.9, seed=None):
         if self.t.heap != NULL:
-            raise TypeError("TopK is already initialised")
+            raise TypeError(_sk_err.TOPK_ALREADY_READY)
         cdef size_t kk = _sk_dim(k, TOPK_ERR_K, 0xFFFFFFFF)
         cdef size_t w = _sk_dim(width, TOPK_ERR_WIDTH, 0xFFFFFFFF)
         cdef size_t d = _sk_dim(depth, TOPK_ERR_DEPTH, 0xFFFFFFFF)
@@ -234,7 +226,7 @@ cdef class TopK:
                 incr1 = one
         cdef const uint32_t *incp = <const uint32_t *>inc32.data if inc32 is not None else NULL
         if arr is not None and arr.shape[0] != n:
-            raise RuntimeError("the items array was resized during the call")
+            raise RuntimeError(_sk_err.SKETCH_ARRAY_RESIZED)
         if arr is not None:
             unsigned = arr.dtype.kind == "u"
             if (incp == NULL and incr1 == 1 and n >= _TOPK_TWO_THREADS_MIN
@@ -326,14 +318,13 @@ cdef class TopK:
         :raises ValueError: the shapes differ.
         """
         if not isinstance(other, TopK):
-            raise TypeError("can only merge a TopK")
+            raise TypeError(_sk_err.TOPK_MERGE_TYPE)
         cdef TopK o = <TopK>other
         self._ready()
         o._ready()
         cdef int rc = fr_topk_merge(&self.t, &o.t)
         if rc == FR_TOPK_ESHAPE:
-            raise ValueError("TopK merge needs the same k, width, depth and decay: "
-                             f"{self.info()} != {o.info()}")
+            raise ValueError(_sk_err.TOPK_MERGE_SHAPE % (self.info(), o.info()))
         if rc != FR_TOPK_OK:
             raise MemoryError()
 
@@ -353,7 +344,7 @@ cdef class TopK:
 
     def to_bytes(self):
         """Serialize (fastrank's own format, version 1, little-endian; the
-        layout is documented atop _topk.c).  O(size)."""
+        layout is documented atop topk.c).  O(size)."""
         self._ready()
         cdef size_t size = fr_topk_serialized_size(&self.t)
         cdef bytes out = PyBytes_FromStringAndSize(NULL, size)
@@ -373,7 +364,7 @@ cdef class TopK:
         cdef int rc = fr_topk_deserialize(&fresh, &view[0] if view.shape[0] else NULL,
                                           view.shape[0])
         if rc == FR_TOPK_EFORMAT:
-            raise ValueError("not a serialized fastrank TopK (version 1)")
+            raise ValueError(_sk_err.TOPK_NOT_SERIALIZED)
         if rc != FR_TOPK_OK:
             raise MemoryError()
         out._adopt(&fresh)
@@ -398,7 +389,7 @@ cdef class TopK:
         """Verify the heap invariants; AssertionError with the heap if broken."""
         self._ready()
         if fr_topk_check(&self.t) != 0:
-            raise AssertionError(f"TopK heap invariant broken: {self._heap()}")
+            raise AssertionError(_sk_err.TOPK_HEAP_BROKEN % (self._heap(),))
 
     def _heap(self):
         """The raw heap slots as (item or None, count, fingerprint), slot order."""
@@ -443,5 +434,5 @@ cdef uint64_t _sk_seed(object seed) except? 0:
     if seed is None:
         return int.from_bytes(_sk_os.urandom(8), "little")
     if isinstance(seed, bool) or not (isinstance(seed, int) or isinstance(seed, np.integer)):
-        raise TypeError("seed must be an int or None")
+        raise TypeError(_sk_err.TOPK_SEED_TYPE)
     return int(seed) & 0xFFFFFFFFFFFFFFFF
