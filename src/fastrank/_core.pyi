@@ -628,3 +628,6 @@ def forwarding_method(name: str, word: str, fixed: int, rest: bool,
     """An Engine method sending its positional arguments as command ``word``'s."""
 def engine_lookup_type(self: Engine, key: bytes, kind: type) -> Any:
     """Engine.lookup_type: the live value at key if of type kind; None; or WRONGTYPE."""
+def queueing_method(name: str, word: str, fixed: int, rest: bool,
+                    generic: Callable[..., Any]) -> Callable[..., Any]:
+    """A Pipeline method queueing its positional arguments as command ``word``'s."""

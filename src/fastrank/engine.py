@@ -87,9 +87,11 @@ def now_ms() -> int:
 
 #: redis-py methods whose body only sends their parameters, in order, as the
 #: arguments of one command: (method, command, fixed parameters, any more).
-#: The Engine binds a compiled method for each (``forwarding_method``) that
-#: enters the dispatch path without the detour through redis-py's method;
-#: tests/unit/test_engine_forwarding.py checks every row against redis-py.
+#: The Engine binds a compiled method for each (``forwarding_method``; ZSCORE
+#: and ZINCRBY have their own front doors) that enters the dispatch path
+#: without the detour through redis-py's method, and the Pipeline one that
+#: queues the command (``queueing_method``). tests/unit/test_engine_forwarding.py
+#: checks every row against redis-py.
 FORWARDED: tuple[tuple[str, str, int, bool], ...] = (
     ("get", "GET", 1, False), ("strlen", "STRLEN", 1, False),
     ("getrange", "GETRANGE", 3, False), ("getbit", "GETBIT", 2, False),
@@ -105,6 +107,12 @@ FORWARDED: tuple[tuple[str, str, int, bool], ...] = (
     ("llen", "LLEN", 1, False), ("lindex", "LINDEX", 2, False), ("lrange", "LRANGE", 3, False),
     ("lpush", "LPUSH", 1, True), ("rpush", "RPUSH", 1, True),
     ("pfadd", "PFADD", 1, True), ("pfcount", "PFCOUNT", 0, True),
+    ("getset", "GETSET", 2, False), ("setnx", "SETNX", 2, False),
+    ("hsetnx", "HSETNX", 3, False), ("smove", "SMOVE", 3, False),
+    ("zscore", "ZSCORE", 2, False), ("zincrby", "ZINCRBY", 3, False),
+    ("zremrangebyrank", "ZREMRANGEBYRANK", 3, False),
+    ("lrem", "LREM", 3, False), ("lset", "LSET", 3, False), ("ltrim", "LTRIM", 3, False),
+    ("rpoplpush", "RPOPLPUSH", 2, False),
 )
 
 

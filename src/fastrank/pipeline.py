@@ -34,8 +34,8 @@ from redis.utils import safe_str, truncate_text
 from fastrank import _errors as E
 from fastrank.commands import CommandError
 from fastrank._core import (command_for, engine_callbacks, engine_exec_queue, engine_run_batch,
-                            pack_args)
-from fastrank.engine import _parse_error
+                            pack_args, queueing_method)
+from fastrank.engine import FORWARDED, _parse_error
 
 if TYPE_CHECKING:
     from redis._parsers.encoders import Encoder
@@ -134,6 +134,11 @@ class Pipeline(CoreCommands):
         if self.command_stack:
             raise RedisError("Commands without an initial WATCH have already been issued")
         self.explicit_transaction = True
+
+    # redis-py methods that only send their parameters queue them directly.
+    for _name, _word, _fixed, _rest in FORWARDED:
+        locals()[_name] = queueing_method(_name, _word, _fixed, _rest, getattr(CoreCommands, _name))
+    del _name, _word, _fixed, _rest
 
     def execute_command(self, *args: Any, **options: Any) -> Any:
         if (self.watching or args[0] == "WATCH") and not self.explicit_transaction:

@@ -464,3 +464,24 @@ cdef object _forward(object db, str word, bytes packed_word, tuple args):
     finally:
         st.lock.leave()
     return _finish(st, db, word, reply, {})
+
+
+def queueing_method(str name, str word, int fixed, bint rest, generic):
+    """The Pipeline twin of ``forwarding_method``: queues (word, *arguments)
+    as redis-py's method would (its reply callback options are the same),
+    and returns the pipeline. In WATCH's immediate mode, with keywords or
+    another count of arguments, redis-py's method runs instead."""
+
+    def method(self, *args, **kwargs):
+        cdef Py_ssize_t n = len(args)
+        if kwargs or n < fixed or (n > fixed and not rest) or n == 0 \
+                or (self.watching and not self.explicit_transaction):
+            return generic(self, *args, **kwargs)
+        self.command_stack.append(((word,) + args, {}))
+        return self
+
+    method.__name__ = name
+    method.__qualname__ = "Pipeline." + name
+    method.__doc__ = generic.__doc__
+    method.__wrapped__ = generic
+    return method
