@@ -13,22 +13,12 @@ in ``execute_command``, which here does what redis-py plus a server do:
    apply redis-py's response callbacks for the default configuration
    (RESP3 with ``legacy_responses=True``).
 
-The keyspace is a dict key bytes → value, where the value's Python type is
-the Redis type: ``bytes`` string, ``SortedSet`` or ``ListpackZSet`` zset (the
-encoding Redis would use, see ``commands/sortedset.py``), ``dict`` hash,
-``set`` set. Expiry deadlines (ms since the epoch) live in ``_expires`` and are
-enforced lazily, on access. A re-entrant lock (``EngineLock``, an RLock
-in C) makes every command (and every transaction) atomic across threads;
-blocking pops wait on a Condition of that lock, which is released while
-they wait.
-
-WATCH: ``_watched`` maps each watched key to the pipelines watching it.
-Handlers report every key they really modify with ``touched(key)`` (the
-points where Redis calls signalModifiedKey; ``store`` and ``remove`` do it
-themselves), which costs one attribute test while nothing is watched, and
-marks those pipelines dirty so that their EXEC fails (see ``pipeline.py``).
-The fast paths test only ``_observed`` (someone watches or a blocking pop
-waits), the same single test they made before for blocked pops.
+The keyspace (values, expiry, WATCH bookkeeping, blocked-pop waits) is
+``fastrank/keyspace.py``'s ``Keyspace``, which ``Engine`` inherits: command
+handlers read and write keys only through its methods. A re-entrant lock
+(``EngineLock``, an RLock in C) makes every command (and every transaction)
+atomic across threads; blocking pops wait on a Condition of that lock, which
+is released while they wait.
 
 The hot methods (``zincrby``, ``zscore``, ``zrank``...) are overridden by
 fast paths at the end of this file. Each handles only the common case
@@ -38,10 +28,8 @@ otherwise defers to the generic path, so both give the same answer.
 from __future__ import annotations
 
 import os
-import threading
 import time
-from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from redis._parsers.base import BaseParser
@@ -57,14 +45,14 @@ from redis.event import EventDispatcher, EventDispatcherInterface
 from redis.typing import EncodableT, KeysT, KeyT, ScriptTextT, ZSetRangeResponse
 
 from fastrank import _errors as E
-from fastrank._core import (CountMinSketch, EngineLock, EngineState, SortedSet, TopK,
-                            engine_incrby, engine_zincrby, engine_zrange, engine_zrank,
+from fastrank._core import (EngineState, SortedSet, engine_incrby, engine_zincrby, engine_zrange, engine_zrank,
                             engine_zrevrange, engine_zrevrank, engine_zscore)
 from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.scripting import evalsha_fast
 from fastrank.snapshot import read_snapshot, write_snapshot
-from fastrank.commands.sortedset import (LISTPACK_ENTRIES, LISTPACK_VALUE, ListpackZSet, blen,
-                                         zset_add, zset_add_bulk)
+from fastrank.commands.sortedset import zset_add_bulk
+from fastrank.keyspace import (LISTPACK_ENTRIES, LISTPACK_VALUE, Keyspace, ListpackZSet, blen,
+                               zset_add)
 
 if TYPE_CHECKING:
     from redis.commands.bf import CMSBloom, TOPKBloom
@@ -73,16 +61,7 @@ if TYPE_CHECKING:
     from fastrank.script import Script
     from fastrank.pipeline import Pipeline
 
-TYPE_NAMES: dict[type, bytes] = {bytes: b"string", SortedSet: b"zset", ListpackZSet: b"zset",
-                                 dict: b"hash", set: b"set"}
-TYPE_NAMES.update({CountMinSketch: b"CMSk-TYPE", TopK: b"TopK-TYPE"})  # RedisBloom 2.8
-TYPE_NAMES[deque] = b"list"  # commands/lists.py
-_PACK_ERROR = "A tuple item must be str, int, float or bytes."
 _parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def pack_args(args: tuple[Any, ...]) -> list[bytes]:
@@ -112,7 +91,7 @@ def pack_args(args: tuple[Any, ...]) -> list[bytes]:
         elif isinstance(arg, float):
             out.append(repr(arg).encode())
         else:
-            raise DataError(_PACK_ERROR)
+            raise DataError(E.PACK_ARGUMENT)
     return out
 
 
@@ -136,8 +115,11 @@ def arity_line(name: str) -> str:
     return E.EXEC_REJECTED % line[4:] if name == "exec" else line
 
 
-class Engine(CoreCommands):
-    """In-process Redis 7.0 keyspace behind redis-py's command methods."""
+class Engine(Keyspace, CoreCommands):
+    """In-process Redis 7.0 keyspace behind redis-py's command methods.
+
+    The keys and every rule about reading and writing them are
+    :class:`fastrank.keyspace.Keyspace`'s, which the Engine inherits."""
 
     #: As redis.Redis: tells the typed redis-py command mixins (their
     #: SyncClientProtocol overloads) that the replies are not awaitables.
@@ -161,19 +143,8 @@ class Engine(CoreCommands):
 
     def __init__(self, decode_responses: bool = False, encoding: str = "utf-8",
                  encoding_errors: str = "strict") -> None:
-        # key → value; the value's Python type is the Redis type (module docstring).
-        self._data: dict[bytes, Any] = {}
-        self._expires: dict[bytes, int] = {}  # key → deadline, ms since the epoch
-        self._lock = EngineLock()  # an RLock whose uncontended use costs no OS call
-        # EngineLock has what Condition needs of an RLock (_release_save...).
-        self._cond = threading.Condition(self._lock)  # type: ignore[arg-type]
-        self._waiters = 0
-        self._no_block = False  # set while a transaction runs
+        Keyspace.__init__(self)  # _data, _expires, _lock, WATCH and wait state
         self._retrying = False  # set while fastrank.asyncio retries a blocked command
-        self._watched: dict[bytes, list[Pipeline]] = {}  # key → pipelines WATCHing it
-        # True while someone waits for a write or watches a key: the one
-        # attribute the fast paths test after writing.
-        self._observed = False
         self._decode_responses = decode_responses
         self._encoding = encoding
         self._encoding_errors = encoding_errors
@@ -282,8 +253,8 @@ class Engine(CoreCommands):
             if path is None:
                 raise ValueError("Engine.save needs a path (no earlier save or load named one)")
         with self._lock:
-            expires = self._expires
-            write_snapshot(path, ((k, v, expires.get(k, -1)) for k, v in self._data.items()))
+            write_snapshot(path, ((k, v, -1 if deadline is None else deadline)
+                                  for k, v, deadline in self.entries()))
         self._snapshot_path = path
         return True
 
@@ -299,156 +270,9 @@ class Engine(CoreCommands):
         """
         data, expires = read_snapshot(path)
         with self._lock:
-            self.flushed()
-            # The compiled fast paths share these two dicts: fill them in place.
-            self._data.clear()
-            self._data.update(data)
-            self._expires.clear()
-            self._expires.update(expires)
-            for key in list(self._watched):
-                self._touch(key)
-            if self._waiters:
-                self._cond.notify_all()
+            self.load_all(data, expires)
         self._snapshot_path = path
         return len(data)
-
-    # -- keyspace helpers used by the command handlers ---------------------
-
-    def lookup(self, key: bytes) -> Any:
-        """The live value at key, or None (expired keys are deleted here)."""
-        value = self._data.get(key)
-        if value is not None and key in self._expires and self._expires[key] < now_ms():
-            del self._data[key]
-            del self._expires[key]
-            if self._watched:
-                self._touch(key)
-            return None
-        return value
-
-    def lookup_type(self, key: bytes, kind: type) -> Any:
-        """The live value at key if it is of ``kind``; None if missing; else WRONGTYPE."""
-        value = self.lookup(key)
-        if value is not None and type(value) is not kind:
-            raise CommandError(E.WRONGTYPE)
-        return value
-
-    def store(self, key: bytes, value: Any) -> None:
-        """Overwrite key with value; any TTL is dropped (as SET does)."""
-        self._data[key] = value
-        self._expires.pop(key, None)
-        if self._watched:
-            self._touch(key)
-
-    def remove(self, key: bytes) -> bool:
-        """Delete key (live or not); True when a live key was deleted."""
-        live = self.lookup(key) is not None
-        self._data.pop(key, None)
-        self._expires.pop(key, None)
-        if live and self._watched:
-            self._touch(key)
-        return live
-
-    # -- WATCH bookkeeping (Redis multi.c) -----------------------------------
-
-    def touched(self, key: bytes) -> None:
-        """Key was modified in place (Redis signalModifiedKey)."""
-        if self._watched:
-            self._touch(key)
-
-    def _written(self, key: bytes) -> None:
-        """A fast path wrote key while ``_observed``: touch it, wake blocked pops."""
-        if self._watched:
-            self._touch(key)
-        if self._waiters:
-            self._cond.notify_all()
-
-    def _touch(self, key: bytes) -> None:
-        watchers = self._watched.get(key)
-        if not watchers:
-            return
-        for w in list(watchers):
-            if w._watching.get(key):
-                # Watched while already expired: its deletion is no change;
-                # anything else ends the scan (as Redis's touchWatchedKey).
-                if key not in self._data:
-                    w._watching[key] = False
-                    continue
-                break
-            w._dirty = True
-            self.unwatch_all(w)
-
-    def flushed(self) -> None:
-        """FLUSHDB/FLUSHALL is about to empty the keyspace (touchAllWatchedKeysInDb)."""
-        for key, watchers in list(self._watched.items()):
-            if key not in self._data:
-                continue
-            for w in list(watchers):
-                if w._watching.get(key):
-                    w._watching[key] = False
-                else:
-                    w._dirty = True
-
-    def _expired(self, key: bytes) -> bool:
-        """Redis keyIsExpired: present with a deadline that has passed (now > deadline)."""
-        deadline = self._expires.get(key)
-        return deadline is not None and key in self._data and deadline < now_ms()
-
-    def watch_keys(self, watcher: Pipeline, keys: Iterable[bytes]) -> None:
-        """WATCH keys for watcher (a Pipeline): remembers which were already expired."""
-        if watcher._dirty:
-            return
-        for key in keys:
-            if key not in watcher._watching:
-                watcher._watching[key] = self._expired(key)
-                self._watched.setdefault(key, []).append(watcher)
-                self._observed = True
-
-    def unwatch_all(self, watcher: Pipeline) -> None:
-        """Forget every key watcher watches (UNWATCH, EXEC, DISCARD, reset)."""
-        for key in watcher._watching:
-            watchers = self._watched.get(key)
-            if watchers is not None:
-                watchers.remove(watcher)
-                if not watchers:
-                    del self._watched[key]
-        watcher._watching.clear()
-        self._observed = bool(self._waiters or self._watched)
-
-    def watch_failed(self, watcher: Pipeline) -> bool:
-        """At EXEC: a watched key was modified, or expired since WATCH (7.0)."""
-        if watcher._dirty:
-            return True
-        return any(not expired and self._expired(key)
-                   for key, expired in watcher._watching.items())
-
-    def drop_if_empty(self, key: bytes, value: Any) -> None:
-        """Delete a container key once its last element is gone."""
-        if not value:
-            self._data.pop(key, None)
-            self._expires.pop(key, None)
-
-    def live_keys(self) -> list[bytes]:
-        """All live keys (expired ones are deleted on the way)."""
-        return [k for k in list(self._data) if self.lookup(k) is not None]
-
-    def wait_for_write(self, deadline: float | None) -> bool:
-        """Block until some write happens or the deadline (monotonic s, None = forever).
-
-        Returns False when the deadline passed. Never blocks in a transaction.
-        """
-        if self._no_block:
-            return False
-        timeout = None if deadline is None else deadline - time.monotonic()
-        if timeout is not None and timeout <= 0:
-            return False
-        self._waiters += 1
-        self._observed = True
-        try:
-            self._cond.wait(timeout)
-        finally:
-            self._waiters -= 1
-            self._observed = bool(self._waiters or self._watched)
-        return deadline is None or time.monotonic() < deadline
 
     # -- generic path --------------------------------------------------------
 

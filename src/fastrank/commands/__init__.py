@@ -1,7 +1,8 @@
 """The command table: Redis command name → handler, arity, flags.
 
-A handler is ``handler(db, args)``: ``db`` is the Engine (its keyspace
-helpers), ``args`` the list of argument ``bytes`` after the command name. It
+A handler is ``handler(db, args)``: ``db`` is the Engine, whose keys it
+reads and writes only through the methods of ``fastrank.keyspace.Keyspace``
+(which the Engine inherits); ``args`` the list of argument ``bytes`` after the command name. It
 returns the reply as redis-py's hiredis parser would hand it over for a RESP3
 connection (bytes for bulk and simple strings, int, float for doubles, None
 for nil, list, dict for maps) and raises :class:`CommandError` with the whole
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from fastrank import _errors as E
 from fastrank.commands._numbers import parse_int, parse_score
+from fastrank.keyspace import CommandError
 
 if TYPE_CHECKING:
     from fastrank.engine import Engine
@@ -24,14 +26,6 @@ if TYPE_CHECKING:
 Handler = Callable[["Engine", list[bytes]], Any]
 """A command handler: ``handler(db, args)`` → the reply (RESP3 shaped, so dynamic)."""
 _H = TypeVar("_H", bound=Handler)
-
-
-class CommandError(Exception):
-    """An error reply: ``line`` is the whole Redis error line (``ERR ...``)."""
-
-    def __init__(self, line: str) -> None:
-        super().__init__(line)
-        self.line = line
 
 
 class Command:
