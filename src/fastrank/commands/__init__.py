@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from fastrank import _errors as E
 from fastrank.commands._numbers import parse_int, parse_score
-from fastrank.keyspace import CommandError
+from fastrank.keyspace import CommandError as CommandError  # re-exported: handlers raise it
 
 if TYPE_CHECKING:
     from fastrank.engine import Engine
