@@ -198,7 +198,7 @@ class Engine(Keyspace, CoreCommands):
 
     def register_script(self, script: ScriptTextT) -> Script:
         """redis-py's ``Script`` (EVALSHA, SCRIPT LOAD on NOSCRIPT), pipelines too."""
-        from fastrank.script import Script
+        from fastrank.script import Script  # script.py imports Engine: import it once Engine exists
 
         return Script(self, script)  # type: ignore[arg-type]  # redis-py types it for Redis only
 
@@ -207,7 +207,7 @@ class Engine(Keyspace, CoreCommands):
         return evalsha_fast(self, sha, numkeys, keys_and_args)
 
     def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Pipeline:
-        from fastrank.pipeline import Pipeline
+        from fastrank.pipeline import Pipeline  # pipeline.py imports this module's packing helpers
 
         return Pipeline(self, transaction)
 
