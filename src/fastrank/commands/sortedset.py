@@ -358,8 +358,7 @@ def zrange_generic(db: Engine, args: list[bytes], store: bytes | None = None,
 def store_result(db: Engine, dest: bytes, z: SortedSet) -> int:
     """Overwrite dest with the zset z (deleting dest when z is empty); the size."""
     if not z:
-        if db.remove(dest):
-            db.touched(dest)
+        db.remove(dest)  # signals dest when it existed
         return 0
     db.store(dest, z)
     return len(z)
