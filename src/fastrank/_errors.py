@@ -139,6 +139,28 @@ SCRIPT_ERROR_OBJECT = "ERR Error running script: error object is not a string or
 # the loop guard stopped a script that ran longer than Engine.script_time_limit.
 SCRIPT_TIMEOUT = ("ERR Script killed: it ran longer than the engine's script time limit "
                   "(%d ms); writes made before it stay")
+# The errors of the Lua libraries a script can use (struct, cmsgpack,
+# math.random), as their C code words them; Lua puts the script position
+# (``user_script:LINE:``) in front. LUA_BAD_ARGUMENT takes the argument number,
+# the function name and one of the details below.
+LUA_BAD_ARGUMENT = "bad argument #%d to '%s' (%s)"
+LUA_EXPECTED = "%s expected, got %s"
+LUA_INTERVAL_EMPTY = "interval is empty"
+LUA_WRONG_ARGUMENT_COUNT = "wrong number of arguments"
+LUA_STRUCT_STRING_TOO_SHORT = "string too short"
+LUA_STRUCT_C0_NEEDS_SIZE = "format 'c0' needs a previous size"
+LUA_STRUCT_DATA_TOO_SHORT = "data string too short"
+LUA_STRUCT_UNFINISHED_STRING = "unfinished string in data"
+LUA_STRUCT_NO_FIXED_SIZE = "option '%s' has no fixed size"
+LUA_STRUCT_ALIGNMENT = "alignment %d is not a power of 2"
+LUA_STRUCT_FORMAT_OPTION = "invalid format option '%s'"
+LUA_STRUCT_INT_SIZE = "integral size %d is larger than limit of %d"
+LUA_MSGPACK_NO_INPUT = "MessagePack pack needs input."
+LUA_MSGPACK_OFFSET = "Start offset greater than input length."
+LUA_MSGPACK_MISSING_BYTES = "Missing bytes in input."
+LUA_MSGPACK_BAD_DATA = "Bad data format in input."
+# fastrank's own: a script reached for a Python attribute through the bridge.
+LUA_NO_ATTRIBUTE_ACCESS = "attribute access is not available to scripts"
 # -- redis-py's client-side texts (raised before anything reaches a server) ----
 PACK_ARGUMENT = "A tuple item must be str, int, float or bytes."  # DataError of argument packing
 WATCH_AFTER_MULTI = "Cannot issue a WATCH after a MULTI"  # RedisError of a pipeline

@@ -189,7 +189,7 @@ def _set_repl(*args: Any) -> None:
 
 
 def _deny_attributes(obj: Any, name: Any, is_setting: bool) -> Any:
-    raise AttributeError("attribute access is not available to scripts")
+    raise AttributeError(E.LUA_NO_ATTRIBUTE_ACCESS)
 
 
 class LuaScripting:

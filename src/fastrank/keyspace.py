@@ -75,8 +75,9 @@ class ListpackZSet(SortedSet):
     """A zset Redis would hold listpack-encoded: scores are stored -0.0 → 0.0.
 
     Lex ranges over members of different scores follow Redis's listpack
-    walks, which differ from its skip list's in reverse (see _lex_walk);
-    with one score they are the core's, as in Redis.
+    walks (:class:`_LexBounds`), which differ in reverse from its skip
+    list's (the core's ``SortedSet._lex_walk``); with one score they are
+    the core's, as in Redis. O(128) at most: a listpack is that small.
     """
 
     __slots__ = ()
@@ -175,6 +176,7 @@ class _LexBounds:
                 return i if self.gte_min(members[i]) else None
         return None
 
+
 def blen(member: bytes | str) -> int:
     """Byte length of a member as the Engine stores it (str is UTF-8)."""
     # (isinstance would narrow the type but is slower: blen is on ZADD's fast path)
@@ -192,7 +194,8 @@ def zset_add(z: SortedSet, member: bytes | str, score: float, nx: bool = False,
 
     status as SortedSet.add_status. A listpack converts to a (new) skiplist
     SortedSet before a 129th or a too long member is inserted; the caller
-    stores the returned object when it is not ``z``.
+    puts the returned object at the key (``Keyspace.replace``) when it is
+    not ``z``. O(log n), plus O(128) for a conversion.
     """
     if type(z) is ListpackZSet:
         if not xx and (blen(member) > LISTPACK_VALUE
@@ -201,6 +204,9 @@ def zset_add(z: SortedSet, member: bytes | str, score: float, nx: bool = False,
         elif score == 0.0:
             score = 0.0
     return z, z.add_status(member, score, nx, xx, gt, lt)
+
+
+# -- value types -------------------------------------------------------------------
 
 #: Value class → the name TYPE (and SCAN TYPE) answers.
 TYPE_NAMES: dict[type, bytes] = {
