@@ -45,7 +45,8 @@ from redis.event import EventDispatcher, EventDispatcherInterface
 from redis.typing import EncodableT, KeysT, KeyT, ScriptTextT, ZSetRangeResponse
 
 from fastrank import _errors as E
-from fastrank._core import (EngineState, SortedSet, engine_incrby, engine_zincrby, engine_zrange, engine_zrank,
+from fastrank._core import (EngineState, SortedSet,
+                            engine_incrby, engine_zincrby, engine_zrange, engine_zrank,
                             engine_zrevrange, engine_zrevrank, engine_zscore)
 from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.scripting import evalsha_fast
