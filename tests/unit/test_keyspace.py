@@ -219,3 +219,17 @@ def test_command_modules_import_nothing_from_the_engine() -> None:
                     if isinstance(node, ast.ImportFrom):
                         assert not (node.module or "").startswith("fastrank"), \
                             f"{path.name}:{node.lineno} imports inside {func.name}"
+
+
+def test_only_the_keyspace_touches_the_two_dicts() -> None:
+    """Outside keyspace.py, only engine.py (its compiled fast paths' Python
+    side shares the dicts with EngineState) names ``_data`` or ``_expires``."""
+    package = pathlib.Path(fastrank.__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        if path.name in ("keyspace.py", "engine.py"):
+            continue
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute):
+                assert node.attr not in ("_data", "_expires"), \
+                    f"{path.relative_to(package)}:{node.lineno} reads .{node.attr}"
