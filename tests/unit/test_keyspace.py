@@ -31,15 +31,15 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 @pytest.fixture
-def r(clock: list[int]) -> fastrank.Engine:
+def db(clock: list[int]) -> fastrank.Engine:
     return fastrank.Engine()
 
 
-def watch_then(r: fastrank.Engine, key: str, meddle: Callable[[], object]) -> Any:
-    """WATCH key, run meddle() on the keyspace, MULTI GET key EXEC."""
-    with r.pipeline() as pipe:
+def watch_then(db: fastrank.Engine, key: str, meddle: Callable[[], object]) -> Any:
+    """WATCH key, run meddle() under the lock, then MULTI GET key EXEC."""
+    with db.pipeline() as pipe:
         pipe.watch(key)
-        with r._lock:
+        with db._lock:
             meddle()
         pipe.multi()
         pipe.get(key)
@@ -52,145 +52,145 @@ def watch_then(r: fastrank.Engine, key: str, meddle: Callable[[], object]) -> An
 # -- store / replace and the TTL ----------------------------------------------------
 
 
-def test_replace_keeps_the_ttl_and_store_drops_it(r: fastrank.Engine) -> None:
-    r.set("k", "one", px=5_000)
-    r.replace(b"k", b"two")
-    assert r.deadline(b"k") == NOW + 5_000 and r.pttl("k") == 5_000 and r.get("k") == b"two"
-    r.store(b"k", b"three")
-    assert r.deadline(b"k") is None and r.ttl("k") == -1 and r.get("k") == b"three"
+def test_replace_keeps_the_ttl_and_store_drops_it(db: fastrank.Engine) -> None:
+    db.set("k", "one", px=5_000)
+    db.replace(b"k", b"two")
+    assert db.deadline(b"k") == NOW + 5_000 and db.pttl("k") == 5_000 and db.get("k") == b"two"
+    db.store(b"k", b"three")
+    assert db.deadline(b"k") is None and db.ttl("k") == -1 and db.get("k") == b"three"
 
 
-def test_store_with_a_deadline_sets_it(r: fastrank.Engine) -> None:
-    r.store(b"k", b"v", NOW + 1_234)
-    assert r.pttl("k") == 1_234 and r.has_deadline(b"k")
+def test_store_with_a_deadline_sets_it(db: fastrank.Engine) -> None:
+    db.store(b"k", b"v", NOW + 1_234)
+    assert db.pttl("k") == 1_234 and db.has_deadline(b"k")
 
 
-def test_clear_deadline_is_persist(r: fastrank.Engine) -> None:
-    r.set("k", "v", ex=10)
-    assert r.clear_deadline(b"k") is True
-    assert r.clear_deadline(b"k") is False
-    assert not r.has_deadline(b"k") and r.ttl("k") == -1 and r.get("k") == b"v"
-    assert r.persist("k") is False  # redis-py's PERSIST: nothing left to drop
+def test_clear_deadline_is_persist(db: fastrank.Engine) -> None:
+    db.set("k", "v", ex=10)
+    assert db.clear_deadline(b"k") is True
+    assert db.clear_deadline(b"k") is False
+    assert not db.has_deadline(b"k") and db.ttl("k") == -1 and db.get("k") == b"v"
+    assert db.persist("k") is False  # redis-py's PERSIST: nothing left to drop
 
 
-def test_set_deadline_then_ttl(r: fastrank.Engine) -> None:
-    r.set("k", "v")
-    r.set_deadline(b"k", NOW + 2_000)
-    assert r.ttl("k") == 2 and r.pexpiretime("k") == NOW + 2_000
+def test_set_deadline_then_ttl(db: fastrank.Engine) -> None:
+    db.set("k", "v")
+    db.set_deadline(b"k", NOW + 2_000)
+    assert db.ttl("k") == 2 and db.pexpiretime("k") == NOW + 2_000
 
 
 # -- expiry: a key lives through its deadline millisecond (now > deadline) ------------
 
 
-def test_expiry_boundary_is_now_past_the_deadline(r: fastrank.Engine, clock: list[int]) -> None:
-    r.store(b"k", b"v", NOW + 100)
+def test_expiry_boundary_is_now_past_the_deadline(db: fastrank.Engine, clock: list[int]) -> None:
+    db.store(b"k", b"v", NOW + 100)
     clock[0] = NOW + 100
-    assert r.lookup(b"k") == b"v" and r.live_keys() == [b"k"]
+    assert db.lookup(b"k") == b"v" and db.live_keys() == [b"k"]
     clock[0] += 1
-    assert r.lookup(b"k") is None
-    assert list(r.entries()) == [] and r.deadline(b"k") is None  # deleted on that lookup
+    assert db.lookup(b"k") is None
+    assert list(db.entries()) == [] and db.deadline(b"k") is None  # deleted on that lookup
 
 
-def test_lookup_persistent_skips_keys_with_a_ttl(r: fastrank.Engine) -> None:
-    r.store(b"plain", b"1")
-    r.store(b"timed", b"2", NOW + 1)
-    assert r.lookup_persistent(b"plain") == b"1"
-    assert r.lookup_persistent(b"timed") is None and r.lookup(b"timed") == b"2"
+def test_lookup_persistent_skips_keys_with_a_ttl(db: fastrank.Engine) -> None:
+    db.store(b"plain", b"1")
+    db.store(b"timed", b"2", NOW + 1)
+    assert db.lookup_persistent(b"plain") == b"1"
+    assert db.lookup_persistent(b"timed") is None and db.lookup(b"timed") == b"2"
 
 
-def test_entries_include_deadlines(r: fastrank.Engine) -> None:
-    r.store(b"a", b"1")
-    r.store(b"b", b"2", NOW + 7)
-    assert sorted(r.entries()) == [(b"a", b"1", None), (b"b", b"2", NOW + 7)]
+def test_entries_include_deadlines(db: fastrank.Engine) -> None:
+    db.store(b"a", b"1")
+    db.store(b"b", b"2", NOW + 7)
+    assert sorted(db.entries()) == [(b"a", b"1", None), (b"b", b"2", NOW + 7)]
 
 
 # -- types -----------------------------------------------------------------------------
 
 
-def test_lookup_type_refuses_another_type_with_wrongtype(r: fastrank.Engine) -> None:
-    r.zadd("z", {"m": 1})
-    assert type(r.lookup_type(b"z", ListpackZSet)) is ListpackZSet
-    assert r.lookup_type(b"missing", bytes) is None
+def test_lookup_type_refuses_another_type_with_wrongtype(db: fastrank.Engine) -> None:
+    db.zadd("z", {"m": 1})
+    assert type(db.lookup_type(b"z", ListpackZSet)) is ListpackZSet
+    assert db.lookup_type(b"missing", bytes) is None
     with pytest.raises(CommandError) as err:
-        r.lookup_type(b"z", bytes)
+        db.lookup_type(b"z", bytes)
     assert err.value.line == E.WRONGTYPE
     with pytest.raises(redis.ResponseError, match=E.message(E.WRONGTYPE)):
-        r.get("z")
+        db.get("z")
 
 
-def test_type_names_cover_every_value_class(r: fastrank.Engine) -> None:
-    r.set("s", "v")
-    r.zadd("z", {"m": 1})
-    r.hset("h", "f", "v")
-    r.sadd("set", "m")
-    r.rpush("l", "x")
-    assert [r.type(k) for k in ("s", "z", "h", "set", "l")] == \
+def test_type_names_cover_every_value_class(db: fastrank.Engine) -> None:
+    db.set("s", "v")
+    db.zadd("z", {"m": 1})
+    db.hset("h", "f", "v")
+    db.sadd("set", "m")
+    db.rpush("l", "x")
+    assert [db.type(k) for k in ("s", "z", "h", "set", "l")] == \
         [b"string", b"zset", b"hash", b"set", b"list"]
-    assert {type(v) for _, v, _ in r.entries()} <= set(fastrank.keyspace.TYPE_NAMES)
+    assert {type(v) for _, v, _ in db.entries()} <= set(fastrank.keyspace.TYPE_NAMES)
 
 
-def test_drop_if_empty_removes_key_and_deadline(r: fastrank.Engine) -> None:
-    r.sadd("s", "m")
-    r.expire("s", 100)
-    value = r.lookup(b"s")
+def test_drop_if_empty_removes_key_and_deadline(db: fastrank.Engine) -> None:
+    db.sadd("s", "m")
+    db.expire("s", 100)
+    value = db.lookup(b"s")
     value.clear()
-    r.drop_if_empty(b"s", value)
-    assert r.exists("s") == 0 and r.deadline(b"s") is None
+    db.drop_if_empty(b"s", value)
+    assert db.exists("s") == 0 and db.deadline(b"s") is None
 
 
 # -- the two dicts are never rebound (the compiled fast paths hold them) ----------------
 
 
-def test_flush_and_load_all_keep_the_same_dicts(r: fastrank.Engine) -> None:
-    data, expires = r._data, r._expires
-    r.set("k", "v", ex=5)
-    r.flush()
-    assert r.dbsize() == 0 and r._data is data and r._expires is expires
-    r.load_all({b"a": b"1"}, {b"a": NOW + 9})
-    assert r._data is data and r._expires is expires
-    assert r.get("a") == b"1" and r.pttl("a") == 9
-    assert r.zincrby("board", 2, "ann") == 2.0  # a compiled fast path sees the same keys
-    assert r.lookup(b"board").score(b"ann") == 2.0
+def test_flush_and_load_all_keep_the_same_dicts(db: fastrank.Engine) -> None:
+    data, expires = db._data, db._expires
+    db.set("k", "v", ex=5)
+    db.flush()
+    assert db.dbsize() == 0 and db._data is data and db._expires is expires
+    db.load_all({b"a": b"1"}, {b"a": NOW + 9})
+    assert db._data is data and db._expires is expires
+    assert db.get("a") == b"1" and db.pttl("a") == 9
+    assert db.zincrby("board", 2, "ann") == 2.0  # a compiled fast path sees the same keys
+    assert db.lookup(b"board").score(b"ann") == 2.0
 
 
 # -- modified-key signalling: WATCH -----------------------------------------------------
 
 
-def test_touched_marks_watchers(r: fastrank.Engine) -> None:
-    r.set("k", "v")
-    assert watch_then(r, "k", lambda: r.touched(b"k")) == "watch error"
-    assert watch_then(r, "k", lambda: r.touched(b"other")) == [b"v"]
-    assert not r.has_watchers() and r._observed is False  # EXEC unwatched everything
+def test_touched_marks_watchers(db: fastrank.Engine) -> None:
+    db.set("k", "v")
+    assert watch_then(db, "k", lambda: db.touched(b"k")) == "watch error"
+    assert watch_then(db, "k", lambda: db.touched(b"other")) == [b"v"]
+    assert not db.has_watchers() and db._observed is False  # EXEC unwatched everything
 
 
 @pytest.mark.parametrize("write", [
-    lambda r: r.store(b"k", b"new"),
-    lambda r: r.replace(b"k", b"new"),
-    lambda r: r.remove(b"k"),
-    lambda r: r.set_deadline(b"k", NOW + 10),
-    lambda r: r.written(b"k"),
-    lambda r: r.flush(),
+    lambda db: db.store(b"k", b"new"),
+    lambda db: db.replace(b"k", b"new"),
+    lambda db: db.remove(b"k"),
+    lambda db: db.set_deadline(b"k", NOW + 10),
+    lambda db: db.written(b"k"),
+    lambda db: db.flush(),
 ])
-def test_every_write_signals_the_key(r: fastrank.Engine,
+def test_every_write_signals_the_key(db: fastrank.Engine,
                                      write: Callable[[fastrank.Engine], object]) -> None:
-    r.set("k", "v")
-    assert watch_then(r, "k", lambda: write(r)) == "watch error"
+    db.set("k", "v")
+    assert watch_then(db, "k", lambda: write(db)) == "watch error"
 
 
-def test_clear_deadline_signals_only_when_there_was_one(r: fastrank.Engine) -> None:
-    r.set("k", "v")
-    assert watch_then(r, "k", lambda: r.clear_deadline(b"k")) == [b"v"]
-    r.expire("k", 100)
-    assert watch_then(r, "k", lambda: r.clear_deadline(b"k")) == "watch error"
+def test_clear_deadline_signals_only_when_there_was_one(db: fastrank.Engine) -> None:
+    db.set("k", "v")
+    assert watch_then(db, "k", lambda: db.clear_deadline(b"k")) == [b"v"]
+    db.expire("k", 100)
+    assert watch_then(db, "k", lambda: db.clear_deadline(b"k")) == "watch error"
 
 
-def test_replace_without_signal_leaves_watchers_alone(r: fastrank.Engine) -> None:
-    r.set("k", "v")
-    assert watch_then(r, "k", lambda: r.replace(b"k", b"quiet", signal=False)) == [b"quiet"]
+def test_replace_without_signal_leaves_watchers_alone(db: fastrank.Engine) -> None:
+    db.set("k", "v")
+    assert watch_then(db, "k", lambda: db.replace(b"k", b"quiet", signal=False)) == [b"quiet"]
 
 
-def test_removing_a_missing_key_signals_nothing(r: fastrank.Engine) -> None:
-    assert watch_then(r, "k", lambda: r.remove(b"k")) == [None]
+def test_removing_a_missing_key_signals_nothing(db: fastrank.Engine) -> None:
+    assert watch_then(db, "k", lambda: db.remove(b"k")) == [None]
 
 
 # -- structure ----------------------------------------------------------------------------
