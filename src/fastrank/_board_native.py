@@ -28,9 +28,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 from fastrank import _errors as E
 from fastrank._core import SortedSet
 from fastrank._runner import packaged_script
-from fastrank.commands import CommandError
 from fastrank.commands._numbers import parse_int
-from fastrank.commands.sortedset import ListpackZSet, new_zset, replace_zset, zset_add
+from fastrank.keyspace import CommandError, ListpackZSet, new_zset, zset_add
 
 if TYPE_CHECKING:
     from fastrank.engine import Engine
@@ -93,7 +92,8 @@ class _Board:
             z = new_zset(len(member))
             db.store(key, z)
         converted, status = zset_add(z, member, score)
-        replace_zset(db, key, z, converted)
+        if converted is not z:  # the listpack turned into a skiplist
+            db.replace(key, converted)
         if status:
             db.touched(key)
 

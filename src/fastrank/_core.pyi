@@ -613,7 +613,7 @@ def engine_run_packed(self: Engine, command_name: Union[str, bytes], argv: List[
     """Engine.run_packed: call + finish, errors raised as redis-py raises them."""
 def engine_execute_command(self: Engine, *args: Any, **options: Any) -> Any:
     """Engine.execute_command: what redis-py's command methods end in."""
-def engine_lookup(self: Engine, key: bytes) -> Any:
+def engine_lookup(self: Any, key: bytes) -> Any:
     """Engine.lookup: the live value at key, or None."""
 def engine_run_batch(self: Engine, stack: List[Tuple[Tuple[Any, ...], Dict[str, Any]]],
                      packed: List[Optional[List[bytes]]]) -> List[Any]:
@@ -626,7 +626,7 @@ def engine_exec_queue(self: Engine, queue: List[List[bytes]]) -> List[Any]:
 def forwarding_method(name: str, word: str, fixed: int, rest: bool,
                       generic: Callable[..., Any]) -> Callable[..., Any]:
     """An Engine method sending its positional arguments as command ``word``'s."""
-def engine_lookup_type(self: Engine, key: bytes, kind: type) -> Any:
+def engine_lookup_type(self: Any, key: bytes, kind: type) -> Any:
     """Engine.lookup_type: the live value at key if of type kind; None; or WRONGTYPE."""
 def queueing_method(name: str, word: str, fixed: int, rest: bool,
                     generic: Callable[..., Any]) -> Callable[..., Any]:

@@ -1,6 +1,12 @@
-"""Every Redis error text the Engine can send, as named constants.
+"""fastrank's one table of error texts, as named constants.
 
-Each constant is the whole error line a Redis 7.0 server sends (prefix
+Every error text fastrank's Python code sends or raises is defined here and
+nowhere else: the Redis 7.0 / RedisBloom 2.8 replies of the Engine's command
+handlers, the Lua bridge's, fastrank's own refusals, and (in the last section)
+the texts the compiled core raises. Modules import them (``from fastrank
+import _errors as E``); tests compare against them.
+
+A Redis reply constant is the whole error line a server sends (prefix
 included, e.g. ``ERR ...``, ``WRONGTYPE ...``). The Engine turns a line into
 the exception redis-py would raise for it (``ERR`` is stripped into
 ``status_code``; other prefixes stay in the message), so tests compare
@@ -37,6 +43,12 @@ WATCH_INSIDE_MULTI = "ERR WATCH inside MULTI is not allowed"
 MULTI_NESTED = "ERR MULTI calls can not be nested"
 EXEC_ABORTED = "EXECABORT Transaction discarded because of previous errors."
 EXEC_REJECTED = "EXECABORT Transaction discarded because of: %s"
+# fastrank's own: MULTI outside a transaction pipeline (the Engine keeps no
+# per-connection MULTI state to answer QUEUED with).
+MULTI_UNSUPPORTED = ("ERR fastrank.Engine runs MULTI only as a transaction pipeline "
+                     "(pipeline(transaction=True) or pipeline().multi())")
+UNSUPPORTED_OPTION = "ERR Unsupported option %s"  # EXPIRE family
+HASH_NAN_OR_INF = "ERR value is NaN or Infinity"  # HINCRBYFLOAT's increment
 
 # -- sorted sets -----------------------------------------------------------
 ZADD_XX_NX = "ERR XX and NX options at the same time are not compatible"
@@ -88,8 +100,9 @@ BOARD_FROZEN = "FASTRANK_FROZEN this season is frozen (rolled over); write to th
 HLL_NOT_VALID = "WRONGTYPE Key is not a valid HyperLogLog string value."
 HLL_CORRUPTED = "INVALIDOBJ Corrupted HLL object detected"
 
-# -- RedisBloom 2.8 (module errors carry no ERR prefix; the other CMS/TopK
-# texts are the CMS_ERR_* / TOPK_ERR_* constants at the end of this file) ----
+# -- RedisBloom 2.8 (module errors carry no ERR prefix). The CMS/TopK texts
+# the compiled sketches raise themselves are in the compiled core's section,
+# the last one of this file ---------------------------------------------------
 CMS_NUMKEYS_POSITIVE = "CMS: Number of keys must be positive"
 
 # -- scripting (EVAL, EVALSHA, SCRIPT; commands/scripting.py) -------------------
@@ -126,6 +139,31 @@ SCRIPT_ERROR_OBJECT = "ERR Error running script: error object is not a string or
 # the loop guard stopped a script that ran longer than Engine.script_time_limit.
 SCRIPT_TIMEOUT = ("ERR Script killed: it ran longer than the engine's script time limit "
                   "(%d ms); writes made before it stay")
+# The errors of the Lua libraries a script can use (struct, cmsgpack,
+# math.random), as their C code words them; Lua puts the script position
+# (``user_script:LINE:``) in front. LUA_BAD_ARGUMENT takes the argument number,
+# the function name and one of the details below.
+LUA_BAD_ARGUMENT = "bad argument #%d to '%s' (%s)"
+LUA_EXPECTED = "%s expected, got %s"
+LUA_INTERVAL_EMPTY = "interval is empty"
+LUA_WRONG_ARGUMENT_COUNT = "wrong number of arguments"
+LUA_STRUCT_STRING_TOO_SHORT = "string too short"
+LUA_STRUCT_C0_NEEDS_SIZE = "format 'c0' needs a previous size"
+LUA_STRUCT_DATA_TOO_SHORT = "data string too short"
+LUA_STRUCT_UNFINISHED_STRING = "unfinished string in data"
+LUA_STRUCT_NO_FIXED_SIZE = "option '%s' has no fixed size"
+LUA_STRUCT_ALIGNMENT = "alignment %d is not a power of 2"
+LUA_STRUCT_FORMAT_OPTION = "invalid format option '%s'"
+LUA_STRUCT_INT_SIZE = "integral size %d is larger than limit of %d"
+LUA_MSGPACK_NO_INPUT = "MessagePack pack needs input."
+LUA_MSGPACK_OFFSET = "Start offset greater than input length."
+LUA_MSGPACK_MISSING_BYTES = "Missing bytes in input."
+LUA_MSGPACK_BAD_DATA = "Bad data format in input."
+# fastrank's own: a script reached for a Python attribute through the bridge.
+LUA_NO_ATTRIBUTE_ACCESS = "attribute access is not available to scripts"
+# -- redis-py's client-side texts (raised before anything reaches a server) ----
+PACK_ARGUMENT = "A tuple item must be str, int, float or bytes."  # DataError of argument packing
+WATCH_AFTER_MULTI = "Cannot issue a WATCH after a MULTI"  # RedisError of a pipeline
 # -- fastrank's own (no Redis counterpart) -------------------------------------
 ENGINE_NOT_PICKLABLE = (
     "a fastrank.Engine cannot be pickled or copied: it holds locks, blocked "

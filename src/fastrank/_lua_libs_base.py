@@ -1,8 +1,11 @@
 """Helpers shared by the Python-backed Lua libraries (_lua_libs.py, _lua_struct.py,
-_lua_msgpack.py): Lua type names, lua_tonumber, argument error texts."""
+_lua_msgpack.py): Lua type names, lua_tonumber, the argument errors (their
+texts are in _errors.py)."""
 from __future__ import annotations
 
 from typing import Any
+
+from fastrank import _errors as E
 
 Result = tuple[Any, ...]
 """(True, n, v1..vn) or (False, message): see _lua_libs.py."""
@@ -23,9 +26,15 @@ def lua_type(value: Any) -> str:
     return "table" if "Table" in name else ("function" if "Function" in name else "userdata")
 
 
+def argument_error(n: int, name: str, detail: str) -> Result:
+    """The failed Result of a bad argument #n to function name (E.LUA_BAD_ARGUMENT)."""
+    return False, (E.LUA_BAD_ARGUMENT % (n, name, detail)).encode()
+
+
 def bad_argument(n: int, name: str, expected: str, got: Any, missing: bool = False) -> Result:
+    """Argument n of name is not of the ``expected`` Lua type (or missing)."""
     kind = "no value" if missing else lua_type(got)
-    return False, f"bad argument #{n} to '{name}' ({expected} expected, got {kind})".encode()
+    return argument_error(n, name, E.LUA_EXPECTED % (expected, kind))
 
 
 def to_number(value: Any) -> float | int | None:

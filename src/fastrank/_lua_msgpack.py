@@ -10,7 +10,8 @@ from __future__ import annotations
 import struct
 from typing import Any, Callable
 
-from fastrank._lua_libs_base import Result, as_string, lua_type
+from fastrank import _errors as E
+from fastrank._lua_libs_base import Result, argument_error, as_string, bad_argument
 
 _MAX_NESTING = 16
 _INT64 = 1 << 63
@@ -122,7 +123,7 @@ def _pack_value(value: Any, level: int, out: bytearray) -> None:
 
 def _pack(*args: Any) -> Result:
     if not args:
-        return False, b"bad argument #0 to 'pack' (MessagePack pack needs input.)"
+        return argument_error(0, "pack", E.LUA_MSGPACK_NO_INPUT)
     out = bytearray()
     for value in args:
         _pack_value(value, 0, out)
@@ -201,8 +202,7 @@ def _unpacker(rt: Any, name: str) -> Callable[..., Result]:
     def fn(*args: Any) -> Result:
         data = as_string(args[0]) if args else None
         if data is None:
-            kind = "no value" if not args else lua_type(args[0])
-            return False, f"bad argument #1 to '{name}' (string expected, got {kind})".encode()
+            return bad_argument(1, name, "string", args[0] if args else None, not args)
         limit = 0
         offset = 0
         if name == "unpack_one":
@@ -211,17 +211,16 @@ def _unpacker(rt: Any, name: str) -> Callable[..., Result]:
             limit = int(args[1]) if len(args) > 1 and args[1] is not None else 0
             offset = int(args[2]) if len(args) > 2 and args[2] is not None else 0
         if offset < 0 or offset > len(data):
-            return False, (f"bad argument #{3 if name == 'unpack_limit' else 2} to '{name}' "
-                           "(Start offset greater than input length.)").encode()
+            return argument_error(3 if name == "unpack_limit" else 2, name, E.LUA_MSGPACK_OFFSET)
         reader = _Reader(rt, data, offset)
         values: list[Any] = []
         try:
             while reader.pos < len(data) and (limit == 0 or len(values) < limit):
                 values.append(reader.value())
         except _Short:
-            return False, b"Missing bytes in input."
+            return False, E.LUA_MSGPACK_MISSING_BYTES.encode()
         except _Bad:
-            return False, b"Bad data format in input."
+            return False, E.LUA_MSGPACK_BAD_DATA.encode()
         if name == "unpack":
             return (True, len(values), *values)
         next_offset = reader.pos if reader.pos < len(data) else -1

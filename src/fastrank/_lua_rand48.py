@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-from fastrank._lua_libs_base import Result, bad_argument, to_number
+from fastrank import _errors as E
+from fastrank._lua_libs_base import Result, argument_error, bad_argument, to_number
 
 _MASK48 = (1 << 48) - 1
 _RAND_MAX = 0x7FFFFFFF
@@ -48,7 +49,7 @@ class Rand48:
                 return u
             assert isinstance(u, int)
             if u < 1:
-                return False, b"bad argument #1 to 'random' (interval is empty)"
+                return argument_error(1, "random", E.LUA_INTERVAL_EMPTY)
             return True, 1, math.floor(r * u) + 1
         if len(args) == 2:
             lo = _check_int(args[0], 1, "random")
@@ -59,9 +60,9 @@ class Rand48:
                 return hi
             assert isinstance(lo, int) and isinstance(hi, int)
             if lo > hi:
-                return False, b"bad argument #2 to 'random' (interval is empty)"
+                return argument_error(2, "random", E.LUA_INTERVAL_EMPTY)
             return True, 1, math.floor(r * (hi - lo + 1)) + lo
-        return False, b"wrong number of arguments"
+        return False, E.LUA_WRONG_ARGUMENT_COUNT.encode()
 
     def randomseed(self, *args: Any) -> Result:
         seed = _check_int(args[0] if args else None, 1, "randomseed")

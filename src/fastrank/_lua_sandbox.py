@@ -48,7 +48,10 @@ from fastrank import _errors as E
 from fastrank._lua_libs import install_libs
 from fastrank._lua_rand48 import Rand48
 from fastrank._lua_libs_base import LibError, as_string, to_number
-from fastrank.commands import COMMANDS, CommandError
+# The command table: filled by fastrank.commands, which imports this module
+# (commands/scripting.py) once every command module has registered.
+from fastrank.commands import COMMANDS
+from fastrank.keyspace import CommandError
 
 if TYPE_CHECKING:
     from fastrank.engine import Engine
@@ -186,7 +189,7 @@ def _set_repl(*args: Any) -> None:
 
 
 def _deny_attributes(obj: Any, name: Any, is_setting: bool) -> Any:
-    raise AttributeError("attribute access is not available to scripts")
+    raise AttributeError(E.LUA_NO_ATTRIBUTE_ACCESS)
 
 
 class LuaScripting:

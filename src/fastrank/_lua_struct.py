@@ -10,7 +10,8 @@ import struct
 import sys
 from typing import Any, Callable, Iterator
 
-from fastrank._lua_libs_base import Result, as_string, bad_argument, to_number
+from fastrank import _errors as E
+from fastrank._lua_libs_base import Result, argument_error, as_string, bad_argument, to_number
 
 _MAX_INT_SIZE = 32
 _NATIVE_ALIGN = 8
@@ -44,17 +45,17 @@ def _items(fmt: bytes) -> Iterator[tuple[str, int, bool, int]]:
             i = j
             align = num if num is not None else _NATIVE_ALIGN
             if align & (align - 1):
-                raise _FormatError(f"alignment {align} is not a power of 2")
+                raise _FormatError(E.LUA_STRUCT_ALIGNMENT % align)
             continue
         if opt not in _SIZES:
-            raise _FormatError(f"invalid format option '{opt}'")
+            raise _FormatError(E.LUA_STRUCT_FORMAT_OPTION % opt)
         size = _SIZES[opt]
         if opt in "iIc":
             i = j
             if num is not None:
                 size = num
             if opt in "iI" and size > _MAX_INT_SIZE:
-                raise _FormatError(f"integral size {size} is larger than limit of {_MAX_INT_SIZE}")
+                raise _FormatError(E.LUA_STRUCT_INT_SIZE % (size, _MAX_INT_SIZE))
         yield opt, size, little, align
 
 
@@ -87,7 +88,7 @@ def _pack(*args: Any) -> Result:
                     if size == 0:
                         size = len(value)
                     if len(value) < size:
-                        return False, f"bad argument #{arg + 1} to 'pack' (string too short)".encode()
+                        return argument_error(arg + 1, "pack", E.LUA_STRUCT_STRING_TOO_SHORT)
                     out += value[:size]
                 else:
                     out += value + b"\0"
@@ -105,7 +106,7 @@ def _pack(*args: Any) -> Result:
                 n = int(number) if number == number and abs(number) < 1e300 else 0
                 out += (n & ((1 << (8 * size)) - 1)).to_bytes(size, "little" if little else "big")
     except _FormatError as err:
-        return False, f"bad argument #1 to 'pack' ({err})".encode()
+        return argument_error(1, "pack", str(err))
     return True, 1, bytes(out)
 
 
@@ -131,18 +132,18 @@ def _unpack(*args: Any) -> Result:
             pos += _padding(pos, opt, size, align)
             if opt == "c" and size == 0:
                 if last_number is None:
-                    return False, b"bad argument #1 to 'unpack' (format 'c0' needs a previous size)"
+                    return argument_error(1, "unpack", E.LUA_STRUCT_C0_NEEDS_SIZE)
                 size = int(last_number)
                 values.pop()
             if opt != "s" and pos + size > len(data):
-                return False, b"bad argument #2 to 'unpack' (data string too short)"
+                return argument_error(2, "unpack", E.LUA_STRUCT_DATA_TOO_SHORT)
             if opt == "x":
                 pos += 1
                 continue
             if opt == "s":
                 end = data.find(b"\0", pos)
                 if end < 0:
-                    return False, b"unfinished string in data"
+                    return False, E.LUA_STRUCT_UNFINISHED_STRING.encode()
                 values.append(data[pos:end])
                 pos = end + 1
                 continue
@@ -159,7 +160,7 @@ def _unpack(*args: Any) -> Result:
                 values.append(float(n) if abs(n) >= 1 << 53 else n)
             last_number = values[-1]
     except _FormatError as err:
-        return False, f"bad argument #1 to 'unpack' ({err})".encode()
+        return argument_error(1, "unpack", str(err))
     values.append(pos + 1)
     return (True, len(values), *values)
 
@@ -172,10 +173,10 @@ def _size(*args: Any) -> Result:
     try:
         for opt, size, _little, align in _items(fmt):
             if opt == "s" or (opt == "c" and size == 0):
-                return False, f"bad argument #1 to 'size' (option '{opt}' has no fixed size)".encode()
+                return argument_error(1, "size", E.LUA_STRUCT_NO_FIXED_SIZE % opt)
             total += _padding(total, opt, size, align) + size
     except _FormatError as err:
-        return False, f"bad argument #1 to 'size' ({err})".encode()
+        return argument_error(1, "size", str(err))
     return True, 1, total
 
 

@@ -64,6 +64,7 @@ from urllib.parse import urlparse
 from redis.commands.core import AsyncCoreCommands, CoreCommands
 from redis.exceptions import RedisError, ResponseError, WatchError
 
+from fastrank import _errors as E
 from fastrank._async_counters import GCounterReplica, PNCounterReplica, ShardedCounter
 from fastrank._async_leaderboard import Leaderboard
 from fastrank._async_sharded import ShardedLeaderboard
@@ -169,11 +170,11 @@ class _Wakeups:
                 self.thread = None
 
     def _sweep(self) -> None:
-        data = self.core._data
+        core = self.core
         for fut, keys in list(self.waiting.items()):
             if fut.done():
                 del self.waiting[fut]
-            elif any(k in data for k in keys):
+            elif any(core.lookup(k) is not None for k in keys):
                 del self.waiting[fut]
                 try:
                     fut.get_loop().call_soon_threadsafe(_wake, fut)
@@ -504,7 +505,7 @@ class Pipeline(AsyncCoreCommands):
 
     async def watch(self, *names: Any) -> Any:  # type: ignore[override]
         if self._pipe.explicit_transaction:
-            raise RedisError("Cannot issue a WATCH after a MULTI")
+            raise RedisError(E.WATCH_AFTER_MULTI)
         return await self.execute_command("WATCH", *names)
 
     async def unwatch(self) -> Any:  # type: ignore[override]

@@ -1,47 +1,39 @@
 """Engine: an in-process Redis 7.0 that speaks redis-py's command API.
 
 ``Engine`` inherits redis-py's command mixins (``CoreCommands``), so every
-method signature and client-side check is redis-py's own. Those methods end
-in ``execute_command``, which here does what redis-py plus a server do:
+method signature and client-side check is redis-py's own. Every command then
+takes one compiled dispatch path (``core/dispatch.pxi``), which does what
+redis-py plus a server do:
 
 1. pack the arguments as redis-py with hiredis packs them (same DataError),
-2. run the command from the table in ``fastrank.commands`` under one lock
-   (arity, parsing and error precedence as Redis 7.0), producing the reply
-   hiredis would hand over for a RESP3 connection,
+2. run the command's handler from the table in ``fastrank.commands`` under
+   one lock (arity, parsing and error precedence as Redis 7.0), producing the
+   reply hiredis would hand over for a RESP3 connection,
 3. turn an error line into the exception redis-py's parser raises
    (``BaseParser.parse_error``), decode bytes when ``decode_responses``, and
    apply redis-py's response callbacks for the default configuration
    (RESP3 with ``legacy_responses=True``).
 
-The keyspace is a dict key bytes → value, where the value's Python type is
-the Redis type: ``bytes`` string, ``SortedSet`` or ``ListpackZSet`` zset (the
-encoding Redis would use, see ``commands/sortedset.py``), ``dict`` hash,
-``set`` set. Expiry deadlines (ms since the epoch) live in ``_expires`` and are
-enforced lazily, on access. A re-entrant lock (``EngineLock``, an RLock
-in C) makes every command (and every transaction) atomic across threads;
-blocking pops wait on a Condition of that lock, which is released while
-they wait.
+redis-py's methods enter it through ``execute_command``; the methods of
+``FORWARDED`` (whose redis-py body only sends its parameters) enter it
+directly, and a few hot methods (ZSCORE, ZINCRBY, ZRANK, ZRANGE by rank,
+INCRBY) have compiled front doors that answer the common case in C and hand
+anything else to redis-py's method. A command's rule is written once, in its
+handler.
 
-WATCH: ``_watched`` maps each watched key to the pipelines watching it.
-Handlers report every key they really modify with ``touched(key)`` (the
-points where Redis calls signalModifiedKey; ``store`` and ``remove`` do it
-themselves), which costs one attribute test while nothing is watched, and
-marks those pipelines dirty so that their EXEC fails (see ``pipeline.py``).
-The fast paths test only ``_observed`` (someone watches or a blocking pop
-waits), the same single test they made before for blocked pops.
+The keyspace (values, expiry, WATCH bookkeeping, blocked-pop waits) is
+``fastrank/keyspace.py``'s ``Keyspace``, which ``Engine`` inherits: command
+handlers read and write keys only through its methods. A re-entrant lock
+(``EngineLock``, an RLock in C) makes every command (and every transaction)
+atomic across threads; blocking pops wait on a Condition of that lock, which
+is released while they wait.
 
-The hot methods (``zincrby``, ``zscore``, ``zrank``...) are overridden by
-fast paths at the end of this file. Each handles only the common case
-(bytes/str/int arguments, an existing live key of the right type) and
-otherwise defers to the generic path, so both give the same answer.
 """
 from __future__ import annotations
 
 import os
-import threading
 import time
-from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from redis._parsers.base import BaseParser
@@ -53,19 +45,18 @@ from redis.client import EMPTY_RESPONSE, NEVER_DECODE
 from redis.commands.core import CoreCommands
 from redis.exceptions import DataError, ResponseError, WatchError
 from redis.event import EventDispatcher, EventDispatcherInterface
-from redis.typing import EncodableT, KeysT, KeyT, ScriptTextT, ZSetRangeResponse
+from redis.typing import EncodableT, KeyT, ScriptTextT
 
 from fastrank import _errors as E
-from fastrank._core import (CountMinSketch, EngineLock, EngineState, ResponseCallbacks, SortedSet,
-                            TopK, dispatch_setup, engine_call, engine_decode,
-                            engine_execute_command, engine_finish, engine_incrby, engine_lookup,
-                            engine_lookup_type,
-                            engine_run_packed, engine_zincrby, forwarding_method, engine_zrange, engine_zrank,
-                            engine_zrevrange, engine_zrevrank, engine_zscore, pack_args)
+from fastrank._core import (EngineState, ResponseCallbacks, dispatch_setup, engine_call,
+                            engine_decode, engine_execute_command, engine_finish, engine_incrby,
+                            engine_run_packed, engine_zincrby, engine_zrange, engine_zrank,
+                            engine_zrevrange, engine_zrevrank, engine_zscore, forwarding_method)
 from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.scripting import evalsha_fast
+from fastrank.commands.sortedset import zadd_pairs
+from fastrank.keyspace import Keyspace
 from fastrank.snapshot import read_snapshot, write_snapshot
-from fastrank.commands.sortedset import ListpackZSet, zadd_pairs
 
 if TYPE_CHECKING:
     from redis.commands.bf import CMSBloom, TOPKBloom
@@ -74,15 +65,7 @@ if TYPE_CHECKING:
     from fastrank.script import Script
     from fastrank.pipeline import Pipeline
 
-TYPE_NAMES: dict[type, bytes] = {bytes: b"string", SortedSet: b"zset", ListpackZSet: b"zset",
-                                 dict: b"hash", set: b"set"}
-TYPE_NAMES.update({CountMinSketch: b"CMSk-TYPE", TopK: b"TopK-TYPE"})  # RedisBloom 2.8
-TYPE_NAMES[deque] = b"list"  # commands/lists.py
 _parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 #: redis-py methods whose body only sends their parameters, in order, as the
@@ -142,8 +125,11 @@ dispatch_setup(COMMANDS, CommandError, _parse_error, unknown_command_line, arity
                ResponseError, EMPTY_RESPONSE, NEVER_DECODE, CoreCommands, E.WRONGTYPE)
 
 
-class Engine(CoreCommands):
-    """In-process Redis 7.0 keyspace behind redis-py's command methods."""
+class Engine(Keyspace, CoreCommands):
+    """In-process Redis 7.0 keyspace behind redis-py's command methods.
+
+    The keys and every rule about reading and writing them are
+    :class:`fastrank.keyspace.Keyspace`'s, which the Engine inherits."""
 
     #: As redis.Redis: tells the typed redis-py command mixins (their
     #: SyncClientProtocol overloads) that the replies are not awaitables.
@@ -167,19 +153,8 @@ class Engine(CoreCommands):
 
     def __init__(self, decode_responses: bool = False, encoding: str = "utf-8",
                  encoding_errors: str = "strict") -> None:
-        # key → value; the value's Python type is the Redis type (module docstring).
-        self._data: dict[bytes, Any] = {}
-        self._expires: dict[bytes, int] = {}  # key → deadline, ms since the epoch
-        self._lock = EngineLock()  # an RLock whose uncontended use costs no OS call
-        # EngineLock has what Condition needs of an RLock (_release_save...).
-        self._cond = threading.Condition(self._lock)  # type: ignore[arg-type]
-        self._waiters = 0
-        self._no_block = False  # set while a transaction runs
+        Keyspace.__init__(self)  # _data, _expires, _lock, WATCH and wait state
         self._retrying = False  # set while fastrank.asyncio retries a blocked command
-        self._watched: dict[bytes, list[Pipeline]] = {}  # key → pipelines WATCHing it
-        # True while someone waits for a write or watches a key: the one
-        # attribute the fast paths test after writing.
-        self._observed = False
         self._decode_responses = decode_responses
         self._encoding = encoding
         self._encoding_errors = encoding_errors
@@ -232,7 +207,7 @@ class Engine(CoreCommands):
 
     def register_script(self, script: ScriptTextT) -> Script:
         """redis-py's ``Script`` (EVALSHA, SCRIPT LOAD on NOSCRIPT), pipelines too."""
-        from fastrank.script import Script
+        from fastrank.script import Script  # script.py imports Engine: import it once Engine exists
 
         return Script(self, script)  # type: ignore[arg-type]  # redis-py types it for Redis only
 
@@ -241,7 +216,7 @@ class Engine(CoreCommands):
         return evalsha_fast(self, sha, numkeys, keys_and_args)
 
     def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Pipeline:
-        from fastrank.pipeline import Pipeline
+        from fastrank.pipeline import Pipeline  # pipeline.py imports this module's packing helpers
 
         return Pipeline(self, transaction)
 
@@ -287,8 +262,8 @@ class Engine(CoreCommands):
             if path is None:
                 raise ValueError("Engine.save needs a path (no earlier save or load named one)")
         with self._lock:
-            expires = self._expires
-            write_snapshot(path, ((k, v, expires.get(k, -1)) for k, v in self._data.items()))
+            write_snapshot(path, ((k, v, -1 if deadline is None else deadline)
+                                  for k, v, deadline in self.entries()))
         self._snapshot_path = path
         return True
 
@@ -304,156 +279,9 @@ class Engine(CoreCommands):
         """
         data, expires = read_snapshot(path)
         with self._lock:
-            self.flushed()
-            # The compiled fast paths share these two dicts: fill them in place.
-            self._data.clear()
-            self._data.update(data)
-            self._expires.clear()
-            self._expires.update(expires)
-            for key in list(self._watched):
-                self._touch(key)
-            if self._waiters:
-                self._cond.notify_all()
+            self.load_all(data, expires)
         self._snapshot_path = path
         return len(data)
-
-    # -- keyspace helpers used by the command handlers ---------------------
-
-    lookup = engine_lookup  # compiled: the live value at key, or None
-
-    def lookup_expiring(self, key: bytes) -> Any:
-        """The live value at a key that has a deadline, or None (expired keys
-        are deleted here). ``lookup`` calls it for keys with a deadline."""
-        value = self._data.get(key)
-        if value is not None and key in self._expires and self._expires[key] < now_ms():
-            del self._data[key]
-            del self._expires[key]
-            if self._watched:
-                self._touch(key)
-            return None
-        return value
-
-    # compiled: the live value at key if it is of type ``kind``; None if
-    # missing; else WRONGTYPE
-    lookup_type = engine_lookup_type
-
-    def store(self, key: bytes, value: Any) -> None:
-        """Overwrite key with value; any TTL is dropped (as SET does)."""
-        self._data[key] = value
-        self._expires.pop(key, None)
-        if self._watched:
-            self._touch(key)
-
-    def remove(self, key: bytes) -> bool:
-        """Delete key (live or not); True when a live key was deleted."""
-        live = self.lookup(key) is not None
-        self._data.pop(key, None)
-        self._expires.pop(key, None)
-        if live and self._watched:
-            self._touch(key)
-        return live
-
-    # -- WATCH bookkeeping (Redis multi.c) -----------------------------------
-
-    def touched(self, key: bytes) -> None:
-        """Key was modified in place (Redis signalModifiedKey)."""
-        if self._watched:
-            self._touch(key)
-
-    def _written(self, key: bytes) -> None:
-        """A fast path wrote key while ``_observed``: touch it, wake blocked pops."""
-        if self._watched:
-            self._touch(key)
-        if self._waiters:
-            self._cond.notify_all()
-
-    def _touch(self, key: bytes) -> None:
-        watchers = self._watched.get(key)
-        if not watchers:
-            return
-        for w in list(watchers):
-            if w._watching.get(key):
-                # Watched while already expired: its deletion is no change;
-                # anything else ends the scan (as Redis's touchWatchedKey).
-                if key not in self._data:
-                    w._watching[key] = False
-                    continue
-                break
-            w._dirty = True
-            self.unwatch_all(w)
-
-    def flushed(self) -> None:
-        """FLUSHDB/FLUSHALL is about to empty the keyspace (touchAllWatchedKeysInDb)."""
-        for key, watchers in list(self._watched.items()):
-            if key not in self._data:
-                continue
-            for w in list(watchers):
-                if w._watching.get(key):
-                    w._watching[key] = False
-                else:
-                    w._dirty = True
-
-    def _expired(self, key: bytes) -> bool:
-        """Redis keyIsExpired: present with a deadline that has passed (now > deadline)."""
-        deadline = self._expires.get(key)
-        return deadline is not None and key in self._data and deadline < now_ms()
-
-    def watch_keys(self, watcher: Pipeline, keys: Iterable[bytes]) -> None:
-        """WATCH keys for watcher (a Pipeline): remembers which were already expired."""
-        if watcher._dirty:
-            return
-        for key in keys:
-            if key not in watcher._watching:
-                watcher._watching[key] = self._expired(key)
-                self._watched.setdefault(key, []).append(watcher)
-                self._observed = True
-
-    def unwatch_all(self, watcher: Pipeline) -> None:
-        """Forget every key watcher watches (UNWATCH, EXEC, DISCARD, reset)."""
-        for key in watcher._watching:
-            watchers = self._watched.get(key)
-            if watchers is not None:
-                watchers.remove(watcher)
-                if not watchers:
-                    del self._watched[key]
-        watcher._watching.clear()
-        self._observed = bool(self._waiters or self._watched)
-
-    def watch_failed(self, watcher: Pipeline) -> bool:
-        """At EXEC: a watched key was modified, or expired since WATCH (7.0)."""
-        if watcher._dirty:
-            return True
-        return any(not expired and self._expired(key)
-                   for key, expired in watcher._watching.items())
-
-    def drop_if_empty(self, key: bytes, value: Any) -> None:
-        """Delete a container key once its last element is gone."""
-        if not value:
-            self._data.pop(key, None)
-            self._expires.pop(key, None)
-
-    def live_keys(self) -> list[bytes]:
-        """All live keys (expired ones are deleted on the way)."""
-        return [k for k in list(self._data) if self.lookup(k) is not None]
-
-    def wait_for_write(self, deadline: float | None) -> bool:
-        """Block until some write happens or the deadline (monotonic s, None = forever).
-
-        Returns False when the deadline passed. Never blocks in a transaction.
-        """
-        if self._no_block:
-            return False
-        timeout = None if deadline is None else deadline - time.monotonic()
-        if timeout is not None and timeout <= 0:
-            return False
-        self._waiters += 1
-        self._observed = True
-        try:
-            self._cond.wait(timeout)
-        finally:
-            self._waiters -= 1
-            self._observed = bool(self._waiters or self._watched)
-        return deadline is None or time.monotonic() < deadline
 
     # -- the one dispatch path (compiled: core/dispatch.pxi) -----------------------
     # execute_command packs, looks up, runs the handler under the lock and

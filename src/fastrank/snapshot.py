@@ -40,7 +40,7 @@ from typing import Any, BinaryIO, Callable, Iterable
 import numpy as np
 
 from fastrank._core import CountMinSketch, SortedSet, TopK
-from fastrank.commands.sortedset import ListpackZSet
+from fastrank.keyspace import ListpackZSet
 
 __all__ = ["SnapshotError", "read_snapshot", "write_snapshot"]
 

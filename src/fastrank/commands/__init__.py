@@ -1,7 +1,8 @@
 """The command table: Redis command name → handler, arity, flags.
 
-A handler is ``handler(db, args)``: ``db`` is the Engine (its keyspace
-helpers), ``args`` the list of argument ``bytes`` after the command name. It
+A handler is ``handler(db, args)``: ``db`` is the Engine, whose keys it
+reads and writes only through the methods of ``fastrank.keyspace.Keyspace``
+(which the Engine inherits); ``args`` the list of argument ``bytes`` after the command name. It
 returns the reply as redis-py's hiredis parser would hand it over for a RESP3
 connection (bytes for bulk and simple strings, int, float for doubles, None
 for nil, list, dict for maps) and raises :class:`CommandError` with the whole
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 from fastrank import _errors as E
 from fastrank._core import Command
 from fastrank.commands._numbers import parse_int, parse_score
+from fastrank.keyspace import CommandError as CommandError  # re-exported: handlers raise it
 
 if TYPE_CHECKING:
     from fastrank.engine import Engine
@@ -27,12 +29,6 @@ Handler = Callable[["Engine", list[bytes]], Any]
 _H = TypeVar("_H", bound=Handler)
 
 
-class CommandError(Exception):
-    """An error reply: ``line`` is the whole Redis error line (``ERR ...``)."""
-
-    def __init__(self, line: str) -> None:
-        super().__init__(line)
-        self.line = line
 
 
 COMMANDS: dict[bytes, Command] = {}

@@ -60,10 +60,6 @@ def _arity(name: str) -> _Arity:
     return _Arity(E.WRONG_ARITY % name)
 
 
-def _modified(db: Engine, key: bytes) -> None:
-    db.touched(key)  # Redis's signalModifiedKey (WATCH)
-
-
 class _Arity(CommandError):
     """A wrong argument count: found before RedisBloom opens the key."""
 
@@ -80,9 +76,9 @@ def signals_key(handler: Handler) -> Handler:
         except _Arity:
             raise
         except CommandError:
-            _modified(db, args[0])
+            db.touched(args[0])
             raise
-        _modified(db, args[0])
+        db.touched(args[0])
         return reply
 
     wrapped.__name__ = handler.__name__

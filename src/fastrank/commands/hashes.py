@@ -24,8 +24,6 @@ if TYPE_CHECKING:
 #: A hash value: field → value.
 Hash = Dict[bytes, bytes]
 
-NAN_OR_INF_VALUE = "ERR value is NaN or Infinity"
-
 
 def get_hash(db: Engine, key: bytes) -> Optional[Hash]:
     h: Optional[Hash] = db.lookup_type(key, dict)
@@ -152,7 +150,7 @@ def hincrbyfloat(db: Engine, args: List[bytes]) -> bytes:
     if incr is None:
         raise CommandError(E.NOT_FLOAT)
     if isinstance(incr, float):
-        raise CommandError(NAN_OR_INF_VALUE)
+        raise CommandError(E.HASH_NAN_OR_INF)
     h = hash_for_write(db, args[0])
     old = h.get(args[1])
     value = 0 if old is None else parse_long_double(old)

@@ -47,14 +47,8 @@ def _sparse_max(db: Engine) -> int:
 
 def _string(db: Engine, key: bytes) -> bytes | None:
     """The live string at key (None if missing); WRONGTYPE for other types."""
-    value: bytes | None = db.lookup(key)
-    if value is not None and type(value) is not bytes:
-        raise CommandError(E.WRONGTYPE)
+    value: bytes | None = db.lookup_type(key, bytes)
     return value
-
-
-def _modified(db: Engine, key: bytes) -> None:
-    db.touched(key)  # Redis's signalModifiedKey (WATCH)
 
 
 @command("pfadd", -2, write=True)
@@ -69,13 +63,12 @@ def pfadd(db: Engine, args: list[bytes]) -> int:
         # Redis keeps the registers set before the walk met the corruption
         # (no cache invalidation, no keyspace signal).
         if value is not None and exc.value is not None:
-            db._data[key] = exc.value
+            db.replace(key, exc.value, signal=False)
         raise CommandError(E.HLL_CORRUPTED) from None
     if value is None:
         db.store(key, new)
     elif reply:
-        db._data[key] = new  # in place: the TTL stays
-        _modified(db, key)
+        db.replace(key, new)  # in place: the TTL stays
     return reply
 
 
@@ -91,8 +84,7 @@ def pfcount(db: Engine, args: list[bytes]) -> int:
         except CorruptHyperLogLog:
             raise CommandError(E.HLL_CORRUPTED) from None
         if new is not None:
-            db._data[key] = new  # the cached cardinality, written back
-            _modified(db, key)
+            db.replace(key, new)  # the cached cardinality, written back
         return count
     values = [db.lookup(key) for key in args]
     return _union(lambda: pfcount_union_bytes(values))
@@ -118,6 +110,5 @@ def pfmerge(db: Engine, args: list[bytes]) -> bytes:
     if dest is None:
         db.store(key, new)
     else:
-        db._data[key] = new  # in place: the TTL stays
-        _modified(db, key)
+        db.replace(key, new)  # in place: the TTL stays
     return b"OK"

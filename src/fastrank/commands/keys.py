@@ -12,26 +12,16 @@ import time
 from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
 
 from fastrank import _errors as E
+from fastrank import keyspace  # keyspace.now_ms(): the one clock expiry reads
 from fastrank.commands import CommandError, command, syntax_error, to_int
 from fastrank.commands._numbers import INT64_MAX, INT64_MIN
+from fastrank.keyspace import TYPE_NAMES
 
 if TYPE_CHECKING:
     from fastrank.engine import Engine
 
-UNSUPPORTED_OPTION = "ERR Unsupported option %s"
-MULTI_UNSUPPORTED = ("ERR fastrank.Engine runs MULTI only as a transaction pipeline "
-                     "(pipeline(transaction=True) or pipeline().multi())")
-
-
-def _now_ms() -> int:
-    from fastrank.engine import now_ms
-
-    return now_ms()
-
 
 def type_name(value: object) -> bytes:
-    from fastrank.engine import TYPE_NAMES
-
     return TYPE_NAMES[type(value)]
 
 
@@ -75,7 +65,7 @@ def _expire_flags(options: list[bytes]) -> set[bytes]:
         if word in (b"NX", b"XX", b"GT", b"LT"):
             flags.add(word)
         else:
-            raise CommandError(UNSUPPORTED_OPTION % opt.decode("utf-8", "replace"))
+            raise CommandError(E.UNSUPPORTED_OPTION % opt.decode("utf-8", "replace"))
     if b"NX" in flags and flags & {b"XX", b"GT", b"LT"}:
         raise CommandError(E.EXPIRE_NX_AND_OTHERS)
     if b"GT" in flags and b"LT" in flags:
@@ -96,7 +86,8 @@ def expire_generic(db: Engine, args: list[bytes], name: str, seconds: bool, base
     key = args[0]
     if db.lookup(key) is None:
         return 0
-    current = db._expires.get(key, -1)
+    deadline = db.deadline(key)
+    current = -1 if deadline is None else deadline
     if b"NX" in flags and current != -1:
         return 0
     if b"XX" in flags and current == -1:
@@ -105,22 +96,21 @@ def expire_generic(db: Engine, args: list[bytes], name: str, seconds: bool, base
         return 0
     if b"LT" in flags and current != -1 and when >= current:
         return 0
-    if when <= _now_ms():
+    if when <= keyspace.now_ms():
         db.remove(key)
     else:
-        db._expires[key] = when
-        db.touched(key)
+        db.set_deadline(key, when)
     return 1
 
 
 @command("expire", -3, write=True)
 def expire(db: Engine, args: list[bytes]) -> Any:
-    return expire_generic(db, args, "expire", True, _now_ms())
+    return expire_generic(db, args, "expire", True, keyspace.now_ms())
 
 
 @command("pexpire", -3, write=True)
 def pexpire(db: Engine, args: list[bytes]) -> Any:
-    return expire_generic(db, args, "pexpire", False, _now_ms())
+    return expire_generic(db, args, "pexpire", False, keyspace.now_ms())
 
 
 @command("expireat", -3, write=True)
@@ -136,10 +126,10 @@ def pexpireat(db: Engine, args: list[bytes]) -> Any:
 def ttl_generic(db: Engine, key: bytes, in_ms: bool, absolute: bool) -> int:
     if db.lookup(key) is None:
         return -2
-    deadline: Optional[int] = db._expires.get(key)
+    deadline = db.deadline(key)
     if deadline is None:
         return -1
-    ttl = deadline if absolute else max(deadline - _now_ms(), 0)
+    ttl = deadline if absolute else max(deadline - keyspace.now_ms(), 0)
     return ttl if in_ms else (ttl + 500) // 1000
 
 
@@ -167,10 +157,7 @@ def pexpiretime(db: Engine, args: list[bytes]) -> Any:
 def persist(db: Engine, args: list[bytes]) -> Any:
     if db.lookup(args[0]) is None:
         return 0
-    if db._expires.pop(args[0], None) is None:
-        return 0
-    db.touched(args[0])
-    return 1
+    return 1 if db.clear_deadline(args[0]) else 0
 
 
 # -- rename --------------------------------------------------------------------
@@ -183,15 +170,13 @@ def rename_generic(db: Engine, args: list[bytes], nx: bool) -> Union[int, bytes]
         raise CommandError(E.NO_SUCH_KEY)
     if src == dst:
         return 0 if nx else b"OK"
-    deadline = db._expires.get(src)
+    deadline = db.deadline(src)
     if db.lookup(dst) is not None:
         if nx:
             return 0
         db.remove(dst)
     db.remove(src)
-    db.store(dst, value)  # both keys are touched
-    if deadline is not None:
-        db._expires[dst] = deadline
+    db.store(dst, value, deadline)  # both keys are touched
     return 1 if nx else b"OK"
 
 
@@ -355,9 +340,7 @@ def dbsize(db: Engine, args: list[bytes]) -> Any:
 def _flush(db: Engine, args: list[bytes]) -> bytes:
     if len(args) > 1 or (args and args[0].upper() not in (b"SYNC", b"ASYNC")):
         raise syntax_error()
-    db.flushed()
-    db._data.clear()
-    db._expires.clear()
+    db.flush()
     return b"OK"
 
 
@@ -406,7 +389,7 @@ def multi(db: Engine, args: list[bytes]) -> Any:
     pipeline in WATCH mode) leaves that connection answering QUEUED to what
     follows. The Engine keeps no such per-connection state there, so it
     refuses instead of running the following commands at once."""
-    raise CommandError(MULTI_UNSUPPORTED)
+    raise CommandError(E.MULTI_UNSUPPORTED)
 
 
 @command("ping", -1)

@@ -86,5 +86,5 @@ def memory(db: Engine, args: list[bytes]) -> Any:
     value = db.lookup(key)
     if value is None:
         return None
-    slots = _SLOT * (2 if key in db._expires else 1)
+    slots = _SLOT * (2 if db.has_deadline(key) else 1)
     return sys.getsizeof(key) + slots + value_bytes(value, samples)

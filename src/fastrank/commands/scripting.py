@@ -22,10 +22,11 @@ from redis.commands.core import CoreCommands
 from redis.exceptions import ResponseError
 
 from fastrank import _errors as E
+from fastrank._board_native import DECLINE, NATIVE
+from fastrank._lua_sandbox import LuaScripting, sha1hex
 from fastrank.commands import CommandError, command, to_int
 
 if TYPE_CHECKING:
-    from fastrank._lua_sandbox import LuaScripting
     from fastrank.engine import Engine
 
 _parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
@@ -39,8 +40,6 @@ def scripting(db: Engine) -> LuaScripting:
     """The Engine's Lua state, made on first use."""
     lua = db._lua
     if lua is None:
-        from fastrank._lua_sandbox import LuaScripting
-
         lua = db._lua = LuaScripting(db)
     return lua
 
@@ -72,8 +71,6 @@ def read_shebang(body: bytes) -> tuple[bytes, bool | None]:
 
 def load(lua: LuaScripting, body: bytes) -> tuple[bytes, Any]:
     """Compile body into the cache (if new); (sha, (function, no_writes))."""
-    from fastrank._lua_sandbox import sha1hex
-
     sha = sha1hex(body)
     entry = lua.scripts.get(sha)
     if entry is None:
@@ -115,30 +112,12 @@ def run_cached(db: Engine, lua: LuaScripting, sha: bytes, entry: Any, numkeys: i
     fastrank ships (by its SHA1, fastrank._board_native) unless it declines or
     the call is read-only, else the Lua function."""
     fn, no_writes = entry
-    native = (_native[0] if _native else native_scripts()).get(sha)
+    native = NATIVE.get(sha)
     if native is not None and not (read_only or no_writes):
         reply = native(db, words[:numkeys], words[numkeys:])
-        if reply is not _native[1]:
+        if reply is not DECLINE:
             return reply
     return lua.run(sha, fn, numkeys, words, bool(read_only or no_writes))
-
-
-_native: list[Any] = []
-
-
-def native_scripts() -> dict[bytes, Any]:
-    """SHA1 → native path of the scripts fastrank ships (fastrank._board_native)."""
-    if not _native:
-        from fastrank._board_native import DECLINE, NATIVE
-
-        _native[:] = [NATIVE, DECLINE]
-    return _native[0]  # type: ignore[no-any-return]
-
-
-def native_decline() -> Any:
-    """What a native path returns to leave the call to the Lua script."""
-    native_scripts()
-    return _native[1]
 
 
 @command("eval", -3, write=True)

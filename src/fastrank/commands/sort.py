@@ -32,7 +32,7 @@ from fastrank._core import SortedSet
 from fastrank.commands import CommandError, command, syntax_error, to_int
 from fastrank.commands._numbers import INT64_MAX, _to_double, strtod_prefix
 from fastrank.commands.sets import ordered
-from fastrank.commands.sortedset import ListpackZSet
+from fastrank.keyspace import ListpackZSet
 
 if TYPE_CHECKING:
     from fastrank.engine import Engine

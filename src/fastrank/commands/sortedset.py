@@ -6,19 +6,14 @@ like Redis's zrangeGenericCommand), removals, pops (ZPOP*, ZMPOP and the
 blocking variants), ZRANDMEMBER, set algebra (ZUNION/ZINTER/ZDIFF and their
 STORE forms, ZINTERCARD) and ZSCAN.
 
-Encodings: Redis keeps a zset listpack-encoded while it has at most 128
-members of at most 64 bytes, and a listpack stores an integral score as an
-integer, so -0.0 reads back as 0; a skiplist keeps -0.0. The only
-observable difference, so the only one modelled: a zset that Redis would
-hold as a listpack is a :class:`ListpackZSet` (a SortedSet subclass; every
-score written to it is normalised to +0.0), one it would hold as a skiplist
-a plain ``SortedSet`` (scores kept as given). A listpack becomes a skiplist
-(copied once, at most 128 members) on the insert of a 129th or a 65-byte
-member, before that member goes in, and never turns back. New keys follow
-Redis: ZADD/ZINCRBY choose from the first member's length, ZRANGESTORE from
-the range length (BYSCORE/BYLEX: listpack) and then converts as members go
-in, ZUNIONSTORE/ZINTERSTORE/ZDIFFSTORE build a skiplist and turn it into a
-listpack when the result fits.
+Encodings: a zset Redis would hold listpack-encoded is a
+:class:`ListpackZSet`, one it would hold as a skiplist a plain ``SortedSet``
+(the value types and the conversion rule, :func:`zset_add`, are
+``fastrank/keyspace.py``'s). New keys follow Redis: ZADD/ZINCRBY choose from
+the first member's length, ZRANGESTORE from the range length (BYSCORE/BYLEX:
+listpack) and then converts as members go in, ZUNIONSTORE/ZINTERSTORE/
+ZDIFFSTORE build a skiplist and turn it into a listpack when the result
+fits.
 
 Replies are RESP3 shaped as hiredis hands them over: a score is a ``float``,
 WITHSCORES gives ``[[member, score], ...]``; redis-py's callbacks then make
@@ -47,155 +42,16 @@ from fastrank.commands._numbers import (
     parse_long_double,
 )
 from fastrank.commands.keys import parse_cursor, scan_options, scan_reply
+from fastrank.keyspace import (LISTPACK_ENTRIES, LISTPACK_VALUE, ListpackZSet, blen, new_zset,
+                               zset_add)
 
 if TYPE_CHECKING:
     from fastrank.engine import Engine
 
 _T = TypeVar("_T")
 
-# -- encodings -----------------------------------------------------------------
-
-LISTPACK_ENTRIES = 128  # zset-max-listpack-entries
-LISTPACK_VALUE = 64     # zset-max-listpack-value
-
-
-class ListpackZSet(SortedSet):
-    """A zset Redis would hold listpack-encoded: scores are stored -0.0 → 0.0.
-
-    Lex ranges over members of different scores follow Redis's listpack
-    walks, which differ from its skip list's in reverse (see _lex_walk);
-    with one score they are the core's, as in Redis.
-    """
-
-    __slots__ = ()
-
-    def range_by_lex(self, min: bytes | None, max: bytes | None, *,  # noqa: A002
-                     min_exclusive: bool = False, max_exclusive: bool = False,
-                     reverse: bool = False, offset: int = 0, count: int = -1) -> list[bytes]:
-        if self._one_score():
-            return super().range_by_lex(min, max, min_exclusive=min_exclusive,
-                                        max_exclusive=max_exclusive, reverse=reverse,
-                                        offset=offset, count=count)
-        if offset < 0 or count == 0:
-            return []
-        bounds = _LexBounds(min, max, min_exclusive, max_exclusive)
-        members = [m for m, _ in self.items()]
-        i = bounds.last(members) if reverse else bounds.first(members)
-        if i is None:
-            return []
-        step = -1 if reverse else 1
-        i += step * offset
-        out: list[bytes] = []
-        while 0 <= i < len(members) and count != 0:
-            m = members[i]
-            if not (bounds.gte_min(m) if reverse else bounds.lte_max(m)):
-                break
-            out.append(m)
-            i += step
-            count -= 1
-        return out
-
-    def count_by_lex(self, min: bytes | None, max: bytes | None, *,  # noqa: A002
-                     min_exclusive: bool = False, max_exclusive: bool = False) -> int:
-        if self._one_score():
-            return super().count_by_lex(min, max, min_exclusive=min_exclusive,
-                                        max_exclusive=max_exclusive)
-        return len(self.range_by_lex(min, max, min_exclusive=min_exclusive,
-                                     max_exclusive=max_exclusive))
-
-    def remove_range_by_lex(self, min: bytes | None, max: bytes | None, *,  # noqa: A002
-                            min_exclusive: bool = False, max_exclusive: bool = False) -> int:
-        if self._one_score():
-            return super().remove_range_by_lex(min, max, min_exclusive=min_exclusive,
-                                               max_exclusive=max_exclusive)
-        gone = self.range_by_lex(min, max, min_exclusive=min_exclusive,
-                                 max_exclusive=max_exclusive)
-        for m in gone:
-            self.remove(m)
-        return len(gone)
-
-    def _one_score(self) -> bool:
-        return len(self) < 2 or self.range(0, 0, False, True)[0][1] == \
-            self.range(-1, -1, False, True)[0][1]
-
-
-class _LexBounds:
-    """Redis's listpack lex walks (zzlFirstInLexRange / zzlLastInLexRange)
-    over a zset's members in set order, for members of different scores.
-
-    Both first check that the range can hold anything: it is not empty, the
-    last member is >= min and the first is <= max.  first: the first member
-    >= min, if it is <= max.  last: scanning back from the end, the first
-    member <= max, if it is >= min.  A range then walks on from there until
-    the first member out of range (ZRANGEBYLEX forward, ZLEXCOUNT,
-    ZREMRANGEBYLEX), or back (ZREVRANGEBYLEX).  O(n): a listpack has at most
-    128 members.
-    """
-
-    def __init__(self, lo: bytes | None, hi: bytes | None, lo_ex: bool, hi_ex: bool) -> None:
-        self.lo, self.hi, self.lo_ex, self.hi_ex = lo, hi, lo_ex, hi_ex
-
-    def gte_min(self, m: bytes) -> bool:
-        return self.lo is None or (m > self.lo if self.lo_ex else m >= self.lo)
-
-    def lte_max(self, m: bytes) -> bool:
-        return self.hi is None or (m < self.hi if self.hi_ex else m <= self.hi)
-
-    def _possible(self, members: list[bytes]) -> bool:
-        if self.lo is not None and self.hi is not None:
-            if self.lo > self.hi or (self.lo == self.hi and (self.lo_ex or self.hi_ex)):
-                return False
-        return bool(members) and self.gte_min(members[-1]) and self.lte_max(members[0])
-
-    def first(self, members: list[bytes]) -> int | None:
-        if not self._possible(members):
-            return None
-        for i, m in enumerate(members):
-            if self.gte_min(m):
-                return i if self.lte_max(m) else None
-        return None
-
-    def last(self, members: list[bytes]) -> int | None:
-        if not self._possible(members):
-            return None
-        for i in range(len(members) - 1, -1, -1):
-            if self.lte_max(members[i]):
-                return i if self.gte_min(members[i]) else None
-        return None
-
-
-ZSET_TYPES = (SortedSet, ListpackZSet)
-
 # A ZUNION/ZINTER/ZDIFF source: a zset, a plain set (scores 1) or a missing key.
 _Source = Union[SortedSet, "set[bytes]", None]
-
-
-def blen(member: bytes | str) -> int:
-    """Byte length of a member as the Engine stores it (str is UTF-8)."""
-    # (isinstance would narrow the type but is slower: blen is on ZADD's fast path)
-    return len(member) if type(member) is bytes else len(member.encode())  # type: ignore[union-attr]
-
-
-def new_zset(first_member_len: int) -> SortedSet:
-    """An empty zset encoded as ZADD creates one for this first member."""
-    return SortedSet() if first_member_len > LISTPACK_VALUE else ListpackZSet()
-
-
-def zset_add(z: SortedSet, member: bytes | str, score: float, nx: bool = False,
-             xx: bool = False, gt: bool = False, lt: bool = False) -> tuple[SortedSet, int]:
-    """Redis zsetAdd of one pair: (the zset, now maybe converted, status).
-
-    status as SortedSet.add_status. A listpack converts to a (new) skiplist
-    SortedSet before a 129th or a too long member is inserted; the caller
-    stores the returned object when it is not ``z``.
-    """
-    if type(z) is ListpackZSet:
-        if not xx and (blen(member) > LISTPACK_VALUE
-                       or (len(z) >= LISTPACK_ENTRIES and member not in z)):
-            z = z.copy(cls=SortedSet)
-        elif score == 0.0:
-            score = 0.0
-    return z, z.add_status(member, score, nx, xx, gt, lt)
 
 
 # A plain ZADD of at least this many pairs into a skiplist zset uses the core's batch insert.
@@ -212,7 +68,8 @@ def zset_add_bulk(db: Engine, z: SortedSet, members: Sequence[bytes | str],
     watched key (WATCH needs to know whether anything changed). Later
     duplicates win, as in Redis.
     """
-    if type(z) is not SortedSet or len(members) < BULK_MIN or db._watched or not all(scores):
+    if type(z) is not SortedSet or len(members) < BULK_MIN or db.has_watchers() \
+            or not all(scores):
         return None
     return z.add_many(members, scores)
 
@@ -220,7 +77,7 @@ def zset_add_bulk(db: Engine, z: SortedSet, members: Sequence[bytes | str],
 def replace_zset(db: Engine, key: bytes, old: SortedSet, new: SortedSet) -> None:
     """After a conversion: put the new object where the old one was (TTL kept)."""
     if new is not old:
-        db._data[key] = new
+        db.replace(key, new)
 
 
 # -- lookups and argument parsing --------------------------------------------
@@ -387,13 +244,12 @@ def zincrby(db: Engine, args: list[bytes]) -> int | float | None:
     # The common case first (a skiplist zset without TTL, a finite non-zero
     # increment: no NaN, no -0.0 to keep), as the Engine's own fast path;
     # scripts reach ZINCRBY only through here.
-    z = db._data.get(args[0])
-    if type(z) is SortedSet and args[0] not in db._expires:
+    z = db.lookup_persistent(args[0])
+    if type(z) is SortedSet:
         amount = parse_score(args[1])
         if amount is not None and amount and amount - amount == 0.0:
             score: float = z.incr(args[2], amount)
-            if db._observed:
-                db._written(args[0])
+            db.written(args[0])
             return score
     return zadd_generic(db, args, True)
 
@@ -518,8 +374,7 @@ def zrange_generic(db: Engine, args: list[bytes], store: bytes | None = None,
 def store_result(db: Engine, dest: bytes, z: SortedSet) -> int:
     """Overwrite dest with the zset z (deleting dest when z is empty); the size."""
     if not z:
-        if db.remove(dest):
-            db.touched(dest)
+        db.remove(dest)  # signals dest when it existed
         return 0
     db.store(dest, z)
     return len(z)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 from fastrank import _errors as E
+from fastrank import keyspace  # keyspace.now_ms(): the one clock expiry reads
 from fastrank.commands import CommandError, command, syntax_error, to_int
 from fastrank.commands._numbers import (
     INT64_MAX,
@@ -23,12 +24,6 @@ if TYPE_CHECKING:
     from fastrank.engine import Engine
 
 MAX_STRING = 512 * 1024 * 1024
-
-
-def _now_ms() -> int:
-    from fastrank.engine import now_ms
-
-    return now_ms()
 
 
 def get_string(db: Engine, key: bytes) -> Optional[bytes]:
@@ -87,7 +82,7 @@ def expire_deadline(expire: bytes, unit: Optional[str], name: str) -> int:
     if seconds:
         ms *= 1000
     if unit in ("EX", "PX"):
-        ms += _now_ms()
+        ms += keyspace.now_ms()
     if ms <= 0 or ms > INT64_MAX:
         raise CommandError(E.INVALID_EXPIRE % name)
     return ms
@@ -111,12 +106,9 @@ def set_generic(
     found = db.lookup(key) is not None
     if ("NX" in flags and found) or ("XX" in flags and not found):
         return old if "GET" in flags else abort
-    ttl = db._expires.get(key) if "KEEPTTL" in flags else None
-    db.store(key, value)
-    if deadline is not None:
-        db._expires[key] = deadline
-    elif ttl is not None:
-        db._expires[key] = ttl
+    if deadline is None and "KEEPTTL" in flags:
+        deadline = db.deadline(key)
+    db.store(key, value, deadline)
     return old if "GET" in flags else ok
 
 
@@ -156,14 +148,12 @@ def getex(db: Engine, args: list[bytes]) -> Any:
         return None
     if expire is not None:
         deadline = expire_deadline(expire, unit, "getex")
-        if unit in ("EXAT", "PXAT") and deadline <= _now_ms():
+        if unit in ("EXAT", "PXAT") and deadline <= keyspace.now_ms():
             db.remove(args[0])
         else:
-            db._expires[args[0]] = deadline
-            db.touched(args[0])
+            db.set_deadline(args[0], deadline)
     elif "PERSIST" in flags:
-        if db._expires.pop(args[0], None) is not None:
-            db.touched(args[0])
+        db.clear_deadline(args[0])
     return value
 
 
@@ -219,8 +209,7 @@ def append(db: Engine, args: list[bytes]) -> Any:
         db.store(args[0], args[1])
         return len(args[1])
     _check_length(len(old), len(args[1]))
-    db._data[args[0]] = old + args[1]
-    db.touched(args[0])
+    db.replace(args[0], old + args[1])
     return len(old) + len(args[1])
 
 
@@ -263,23 +252,17 @@ def setrange(db: Engine, args: list[bytes]) -> Any:
         raise CommandError(E.OFFSET_OUT_OF_RANGE)
     key, piece = args[0], args[2]
     old = get_string(db, key)
+    if not piece:
+        return 0 if old is None else len(old)
+    _check_length(offset, len(piece))
+    text = b"" if old is None else old
+    if len(text) < offset:
+        text = text + b"\0" * (offset - len(text))
+    new = text[:offset] + piece + text[offset + len(piece):]
     if old is None:
-        if not piece:
-            return 0
-        _check_length(offset, len(piece))
-        old = b""
-    else:
-        if not piece:
-            return len(old)
-        _check_length(offset, len(piece))
-    if len(old) < offset:
-        old = old + b"\0" * (offset - len(old))
-    new = old[:offset] + piece + old[offset + len(piece):]
-    if key in db._data:
-        db._data[key] = new
-        db.touched(key)
-    else:
         db.store(key, new)
+    else:
+        db.replace(key, new)
     return len(new)
 
 
@@ -297,8 +280,7 @@ def incr_by(db: Engine, key: bytes, incr: int) -> int:
     if old is None:
         db.store(key, b"%d" % new)
     else:
-        db._data[key] = b"%d" % new  # keeps the TTL
-        db.touched(key)
+        db.replace(key, b"%d" % new)  # keeps the TTL
     return new
 
 
@@ -342,6 +324,5 @@ def incrbyfloat(db: Engine, args: list[bytes]) -> Any:
     if old is None:
         db.store(key, text)
     else:
-        db._data[key] = text
-        db.touched(key)
+        db.replace(key, text)
     return text
