@@ -352,7 +352,6 @@ class Engine(Keyspace, CoreCommands):
                         reply = zadd_pairs(self, key, members, scores, nx, xx, gt, lt, ch)
                     except CommandError as err:  # WRONGTYPE
                         raise _parse_error(err.line) from None
-                    if self._waiters:
-                        self._cond.notify_all()
+                    self.wake_waiters()
                 return reply
         return CoreCommands.zadd(self, name, mapping, nx, xx, ch, incr, gt, lt)

@@ -335,8 +335,7 @@ class Keyspace:
         self._expires.update(expires)
         for key in list(self._watched):
             self._touch(key)
-        if self._waiters:
-            self._cond.notify_all()
+        self.wake_waiters()
 
     # -- expiry -------------------------------------------------------------------
 
@@ -387,8 +386,11 @@ class Keyspace:
             if self._waiters:
                 self._cond.notify_all()
 
-    # The compiled fast paths call the Engine's ``_written`` after a write.
-    _written = written
+    def wake_waiters(self) -> None:
+        """A write command ran (the dispatch path does this after each one):
+        blocked pops wake up to look again. O(1) while nobody waits."""
+        if self._waiters:
+            self._cond.notify_all()
 
     def _touch(self, key: bytes) -> None:
         watchers = self._watched.get(key)

@@ -226,8 +226,7 @@ def evalsha_fast(db: Engine, sha: Any, numkeys: Any, words: tuple[Any, ...]) -> 
             reply = run_cached(db, lua, key, entry, numkeys, args, False)
         except CommandError as err:
             raise _parse_error(err.line) from None
-        if db._waiters:
-            db._cond.notify_all()
+        db.wake_waiters()
         if db._decode_responses:
             reply = db.decode(reply)
         return reply

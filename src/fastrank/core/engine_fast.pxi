@@ -16,7 +16,7 @@
 # holding it is never interleaved. Taking it may wait with the GIL released,
 # so pointers into the member are (re)taken once it is held. Inside the lock
 # only C code runs (dict lookups with exact-bytes keys, the C skip list),
-# except ``Engine._written`` after a write while someone watches a key or
+# except ``Engine.written`` after a write while someone watches a key or
 # waits in a blocking pop.
 
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
@@ -337,7 +337,7 @@ def engine_zincrby(self, name, amount, value):
             if rc < -1:
                 raise MemoryError()
             if rc == 0 and self._observed:
-                self._written(key)
+                self.written(key)
     finally:
         st.lock.leave()
     if rc == 0:
@@ -518,7 +518,7 @@ def engine_incrby(self, name, amount=1):
             PyDict_SetItem(st.data, key, PyBytes_FromStringAndSize(buf, fr_zset_format_i64(new, buf)))
             done = True
             if self._observed:
-                self._written(key)
+                self.written(key)
     finally:
         st.lock.leave()
     if done:
