@@ -631,3 +631,5 @@ def engine_lookup_type(self: Any, key: bytes, kind: type) -> Any:
 def queueing_method(name: str, word: str, fixed: int, rest: bool,
                     generic: Callable[..., Any]) -> Callable[..., Any]:
     """A Pipeline method queueing its positional arguments as command ``word``'s."""
+def plain_transaction(packed: List[Optional[List[bytes]]]) -> bool:
+    """True when MULTI would queue every command of packed as it is."""

@@ -34,7 +34,7 @@ from redis.utils import safe_str, truncate_text
 from fastrank import _errors as E
 from fastrank.commands import CommandError
 from fastrank._core import (command_for, engine_callbacks, engine_exec_queue, engine_run_batch,
-                            pack_args, queueing_method)
+                            pack_args, plain_transaction, queueing_method)
 from fastrank.engine import FORWARDED, _parse_error
 
 if TYPE_CHECKING:
@@ -222,46 +222,49 @@ class Pipeline(CoreCommands):
         in_multi, dirty = True, False  # opened by redis-py's own MULTI
         queue: list[list[bytes]] = []
         with engine._lock:
-            for i, ((args, options), argv) in enumerate(zip(stack, packed)):
-                if argv is None:  # not sent: redis-py answers it itself
-                    errors.append((i, options[EMPTY_RESPONSE]))
-                    continue
-                word = argv[0].upper()
-                try:
-                    line = rejection(argv)
-                    if line is not None:
-                        if word == b"EXEC":  # a malformed EXEC still ends the transaction
-                            in_multi, dirty, queue = False, False, []
-                            self._unwatch()
-                        elif in_multi:
-                            dirty = True
-                        raise CommandError(line)
-                    if not in_multi:
-                        if word == b"MULTI":
-                            in_multi = True
+            if plain_transaction(packed):  # nothing to check one by one: queue them all
+                queue = packed  # type: ignore[assignment]  # no None in it
+            else:
+                for i, ((args, options), argv) in enumerate(zip(stack, packed)):
+                    if argv is None:  # not sent: redis-py answers it itself
+                        errors.append((i, options[EMPTY_RESPONSE]))
+                        continue
+                    word = argv[0].upper()
+                    try:
+                        line = rejection(argv)
+                        if line is not None:
+                            if word == b"EXEC":  # a malformed EXEC still ends the transaction
+                                in_multi, dirty, queue = False, False, []
+                                self._unwatch()
+                            elif in_multi:
+                                dirty = True
+                            raise CommandError(line)
+                        if not in_multi:
+                            if word == b"MULTI":
+                                in_multi = True
+                            elif word == b"WATCH":
+                                engine.watch_keys(self, argv[1:])
+                            elif word == b"UNWATCH":
+                                self._unwatch()
+                            else:  # EXEC and DISCARD answer "... without MULTI"
+                                engine.call(argv)
+                        elif word not in _NOT_QUEUED:
+                            queue.append(argv)
+                        elif word == b"MULTI":
+                            raise CommandError(E.MULTI_NESTED)
                         elif word == b"WATCH":
-                            engine.watch_keys(self, argv[1:])
-                        elif word == b"UNWATCH":
-                            self._unwatch()
-                        else:  # EXEC and DISCARD answer "... without MULTI"
-                            engine.call(argv)
-                    elif word not in _NOT_QUEUED:
-                        queue.append(argv)
-                    elif word == b"MULTI":
-                        raise CommandError(E.MULTI_NESTED)
-                    elif word == b"WATCH":
-                        raise CommandError(E.WATCH_INSIDE_MULTI)
-                    else:  # DISCARD or EXEC: the transaction ends here
-                        ended, ended_dirty = queue, dirty
-                        in_multi, dirty, queue = False, False, []
-                        if word == b"EXEC":
-                            self._exec(ended, ended_dirty)  # redis-py drops its reply
-                        else:
-                            self._unwatch()
-                except CommandError as err:
-                    exc = _parse_error(err.line)
-                    annotate(exc, i + 1, args)
-                    errors.append((i, exc))
+                            raise CommandError(E.WATCH_INSIDE_MULTI)
+                        else:  # DISCARD or EXEC: the transaction ends here
+                            ended, ended_dirty = queue, dirty
+                            in_multi, dirty, queue = False, False, []
+                            if word == b"EXEC":
+                                self._exec(ended, ended_dirty)  # redis-py drops its reply
+                            else:
+                                self._unwatch()
+                    except CommandError as err:
+                        exc = _parse_error(err.line)
+                        annotate(exc, i + 1, args)
+                        errors.append((i, exc))
             try:
                 if not in_multi:
                     raise CommandError(E.WITHOUT_MULTI % "EXEC")

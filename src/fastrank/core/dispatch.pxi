@@ -485,3 +485,25 @@ def queueing_method(str name, str word, int fixed, bint rest, generic):
     method.__doc__ = generic.__doc__
     method.__wrapped__ = generic
     return method
+
+
+cdef frozenset _NOT_QUEUED = frozenset({"multi", "exec", "discard", "watch"})
+
+
+def plain_transaction(list packed):
+    """True when MULTI would queue every command of ``packed`` as it is: all
+    sent (no None), known, of the right arity, none of MULTI, EXEC, DISCARD
+    or WATCH. A pipeline's transaction then needs no per-command bookkeeping."""
+    cdef Command cmd
+    cdef Py_ssize_t n
+    for argv in packed:
+        if argv is None:
+            return False
+        hit = PyDict_GetItem(_KNOWN, (<list>argv)[0])
+        if hit == NULL:
+            return False  # not seen yet, or unknown: the full path decides
+        cmd = <Command>hit
+        n = PyList_GET_SIZE(argv)
+        if (cmd.arity > 0 and n != cmd.arity) or n < -cmd.arity or cmd.name in _NOT_QUEUED:
+            return False
+    return True
