@@ -62,6 +62,8 @@ from fastrank._core import (CountMinSketch, EngineLock, EngineState, ResponseCal
                             engine_lookup_type,
                             engine_run_packed, engine_zincrby, forwarding_method, engine_zrange, engine_zrank,
                             engine_zrevrange, engine_zrevrank, engine_zscore, pack_args)
+from fastrank._core import (engine_zmscore, engine_zrangebylex, engine_zrangebyscore,
+                            engine_zrevrangebylex, engine_zrevrangebyscore)
 from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.scripting import evalsha_fast
 from fastrank.snapshot import read_snapshot, write_snapshot
@@ -477,6 +479,11 @@ class Engine(CoreCommands):
     zrevrank = engine_zrevrank
     zrange = engine_zrange
     zrevrange = engine_zrevrange
+    zmscore = engine_zmscore
+    zrangebyscore = engine_zrangebyscore
+    zrevrangebyscore = engine_zrevrangebyscore
+    zrangebylex = engine_zrangebylex
+    zrevrangebylex = engine_zrevrangebylex
     incrby = incr = engine_incrby
 
     def zadd(self, name: KeyT, mapping: Mapping[Any, EncodableT], nx: bool = False,

@@ -623,15 +623,20 @@ cdef class SortedSet:
         ([b'c', b'd'], [b'd', b'c'])
         """
         cdef fr_zset_range rg
+        _score_range(&rg, min, max, min_exclusive, max_exclusive)
+        return self._range_by_score(&rg, reverse, offset, count, withscores)
+
+    cdef list _range_by_score(self, const fr_zset_range *rg, bint reverse, Py_ssize_t offset,
+                              Py_ssize_t count, bint withscores):
+        """range_by_score for a parsed range (no NaN bound)."""
         cdef uint64_t r1, r2, total, avail
         cdef fr_zset_ref first, last
-        _score_range(&rg, min, max, min_exclusive, max_exclusive)
         if offset < 0 or count == 0:
             return []
-        first = fr_zset_first_in_range(self._s, &rg, &r1)
+        first = fr_zset_first_in_range(self._s, rg, &r1)
         if first == FR_ZSET_NIL:
             return []
-        last = fr_zset_last_in_range(self._s, &rg, &r2)
+        last = fr_zset_last_in_range(self._s, rg, &r2)
         total = r2 - r1 + 1
         if <uint64_t>offset >= total:
             return []
@@ -655,11 +660,15 @@ cdef class SortedSet:
         2
         """
         cdef fr_zset_range rg
-        cdef uint64_t r1, r2
         _score_range(&rg, min, max, min_exclusive, max_exclusive)
-        if fr_zset_first_in_range(self._s, &rg, &r1) == FR_ZSET_NIL:
+        return self._count(&rg)
+
+    cdef Py_ssize_t _count(self, const fr_zset_range *rg):
+        """count for a parsed range (no NaN bound)."""
+        cdef uint64_t r1, r2
+        if fr_zset_first_in_range(self._s, rg, &r1) == FR_ZSET_NIL:
             return 0
-        fr_zset_last_in_range(self._s, &rg, &r2)
+        fr_zset_last_in_range(self._s, rg, &r2)
         return <Py_ssize_t>(r2 - r1 + 1)
 
     def range_by_lex(self, min, max, *, bint min_exclusive=False, bint max_exclusive=False,
@@ -681,17 +690,22 @@ cdef class SortedSet:
         cdef fr_zset_lexrange lr
         cdef char buf1[24]
         cdef char buf2[24]
+        keep = _lex_range(&lr, min, max, min_exclusive, max_exclusive, buf1, buf2)
+        return self._range_by_lex(&lr, reverse, offset, count)
+
+    cdef list _range_by_lex(self, const fr_zset_lexrange *lr, bint reverse, Py_ssize_t offset,
+                            Py_ssize_t count):
+        """range_by_lex for a filled range (the caller keeps its bytes alive)."""
         cdef uint64_t r1, r2, total, avail
         cdef fr_zset_ref first, last
-        keep = _lex_range(&lr, min, max, min_exclusive, max_exclusive, buf1, buf2)
         if offset < 0 or count == 0:
             return []
         if not fr_zset_one_score(self._s):
-            return self._lex_walk(&lr, reverse, offset, count)
-        first = fr_zset_first_in_lex(self._s, &lr, &r1)
+            return self._lex_walk(lr, reverse, offset, count)
+        first = fr_zset_first_in_lex(self._s, lr, &r1)
         if first == FR_ZSET_NIL:
             return []
-        last = fr_zset_last_in_lex(self._s, &lr, &r2)
+        last = fr_zset_last_in_lex(self._s, lr, &r2)
         if last == FR_ZSET_NIL or r2 < r1:
             return []
         total = r2 - r1 + 1
@@ -741,11 +755,15 @@ cdef class SortedSet:
         cdef fr_zset_lexrange lr
         cdef char buf1[24]
         cdef char buf2[24]
-        cdef uint64_t r1, r2
         keep = _lex_range(&lr, min, max, min_exclusive, max_exclusive, buf1, buf2)
-        if fr_zset_first_in_lex(self._s, &lr, &r1) == FR_ZSET_NIL:
+        return self._count_by_lex(&lr)
+
+    cdef Py_ssize_t _count_by_lex(self, const fr_zset_lexrange *lr):
+        """count_by_lex for a filled range (the caller keeps its bytes alive)."""
+        cdef uint64_t r1, r2
+        if fr_zset_first_in_lex(self._s, lr, &r1) == FR_ZSET_NIL:
             return 0
-        if fr_zset_last_in_lex(self._s, &lr, &r2) == FR_ZSET_NIL:
+        if fr_zset_last_in_lex(self._s, lr, &r2) == FR_ZSET_NIL:
             # Only over members of different scores (see range_by_lex):
             # Redis then counts from the first member to the end.
             return <Py_ssize_t>(fr_zset_len(self._s) - r1 + 1)
