@@ -17,7 +17,7 @@
 
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_GET_SIZE
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
-from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.list cimport PyList_Append, PyList_New, PyList_SET_ITEM
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int64_t, uint8_t, uint64_t
@@ -628,28 +628,36 @@ cdef class SortedSet:
 
     cdef list _range_by_score(self, const fr_zset_range *rg, bint reverse, Py_ssize_t offset,
                               Py_ssize_t count, bint withscores):
-        """range_by_score for a parsed range (no NaN bound)."""
-        cdef uint64_t r1, r2, total, avail
-        cdef fr_zset_ref first, last
+        """range_by_score for a parsed range (no NaN bound): one descent to
+        the first member in range (the last, reversed), one more for an
+        offset, then a walk while members stay in range."""
+        cdef fr_zset *s = self._s
+        cdef uint64_t r
+        cdef fr_zset_ref x
+        cdef double v
+        cdef list out = []
         if offset < 0 or count == 0:
-            return []
-        first = fr_zset_first_in_range(self._s, rg, &r1)
-        if first == FR_ZSET_NIL:
-            return []
-        last = fr_zset_last_in_range(self._s, rg, &r2)
-        total = r2 - r1 + 1
-        if <uint64_t>offset >= total:
-            return []
-        avail = total - <uint64_t>offset
-        if count < 0 or <uint64_t>count > avail:
-            count = <Py_ssize_t>avail
-        if reverse:
-            if offset:
-                last = fr_zset_at_rank(self._s, r2 - <uint64_t>offset)
-            return self._collect(last, count, True, withscores)
+            return out
+        x = fr_zset_last_in_range(s, rg, &r) if reverse else fr_zset_first_in_range(s, rg, &r)
+        if x == FR_ZSET_NIL:
+            return out
         if offset:
-            first = fr_zset_at_rank(self._s, r1 + <uint64_t>offset)
-        return self._collect(first, count, False, withscores)
+            if reverse:
+                x = FR_ZSET_NIL if <uint64_t>offset >= r else fr_zset_at_rank(s, r - <uint64_t>offset)
+            else:
+                x = (FR_ZSET_NIL if <uint64_t>offset > fr_zset_len(s) - r
+                     else fr_zset_at_rank(s, r + <uint64_t>offset))
+        while x != FR_ZSET_NIL and count != 0:
+            v = fr_zset_score(s, x)
+            if reverse:
+                if not (v > rg.min if rg.minex else v >= rg.min):
+                    break
+            elif not (v < rg.max if rg.maxex else v <= rg.max):
+                break
+            PyList_Append(out, (_mbytes(s, x), v) if withscores else _mbytes(s, x))
+            x = fr_zset_prev(s, x) if reverse else fr_zset_next(s, x)
+            count -= 1
+        return out
 
     def count(self, double min, double max, *, bint min_exclusive=False,
               bint max_exclusive=False):
@@ -696,51 +704,39 @@ cdef class SortedSet:
     cdef list _range_by_lex(self, const fr_zset_lexrange *lr, bint reverse, Py_ssize_t offset,
                             Py_ssize_t count):
         """range_by_lex for a filled range (the caller keeps its bytes alive)."""
-        cdef uint64_t r1, r2, total, avail
-        cdef fr_zset_ref first, last
-        if offset < 0 or count == 0:
-            return []
-        if not fr_zset_one_score(self._s):
-            return self._lex_walk(lr, reverse, offset, count)
-        first = fr_zset_first_in_lex(self._s, lr, &r1)
-        if first == FR_ZSET_NIL:
-            return []
-        last = fr_zset_last_in_lex(self._s, lr, &r2)
-        if last == FR_ZSET_NIL or r2 < r1:
-            return []
-        total = r2 - r1 + 1
-        if <uint64_t>offset >= total:
-            return []
-        avail = total - <uint64_t>offset
-        if count < 0 or <uint64_t>count > avail:
-            count = <Py_ssize_t>avail
-        if reverse:
-            if offset:
-                last = fr_zset_at_rank(self._s, r2 - <uint64_t>offset)
-            return self._collect(last, count, True, False)
-        if offset:
-            first = fr_zset_at_rank(self._s, r1 + <uint64_t>offset)
-        return self._collect(first, count, False, False)
-
-    cdef list _lex_walk(self, const fr_zset_lexrange *lr, bint reverse, Py_ssize_t offset,
-                        Py_ssize_t count):
-        """range_by_lex over members of different scores: Redis's walk (see
-        range_by_lex).  O(n)."""
         cdef fr_zset *s = self._s
         cdef uint64_t r
-        cdef fr_zset_ref x = (fr_zset_last_in_lex(s, lr, &r) if reverse
-                          else fr_zset_first_in_lex(s, lr, &r))
+        cdef fr_zset_ref x
+        if offset < 0 or count == 0:
+            return []
+        x = fr_zset_last_in_lex(s, lr, &r) if reverse else fr_zset_first_in_lex(s, lr, &r)
+        if x == FR_ZSET_NIL or not offset:
+            pass
+        elif not fr_zset_one_score(s):  # Redis's walk steps over the offset
+            while x != FR_ZSET_NIL and offset > 0:
+                x = fr_zset_prev(s, x) if reverse else fr_zset_next(s, x)
+                offset -= 1
+        elif reverse:
+            x = FR_ZSET_NIL if <uint64_t>offset >= r else fr_zset_at_rank(s, r - <uint64_t>offset)
+        else:
+            x = (FR_ZSET_NIL if <uint64_t>offset > fr_zset_len(s) - r
+                 else fr_zset_at_rank(s, r + <uint64_t>offset))
+        return self._lex_walk(x, lr, reverse, count)
+
+    cdef list _lex_walk(self, fr_zset_ref x, const fr_zset_lexrange *lr, bint reverse,
+                        Py_ssize_t count):
+        """Up to count members from node x on while they stay in range (the
+        walk of Redis's ZRANGEBYLEX, also over members of different scores,
+        where the start is found by a walk at level 0: O(n) then)."""
+        cdef fr_zset *s = self._s
         cdef list out = []
-        while x != FR_ZSET_NIL and offset > 0:
-            x = fr_zset_prev(s, x) if reverse else fr_zset_next(s, x)
-            offset -= 1
         while x != FR_ZSET_NIL and count != 0:
             if reverse:
                 if not fr_zset_lex_ref_gte_min(s, x, lr):
                     break
             elif not fr_zset_lex_ref_lte_max(s, x, lr):
                 break
-            out.append(_mbytes(s, x))
+            PyList_Append(out, _mbytes(s, x))
             x = fr_zset_prev(s, x) if reverse else fr_zset_next(s, x)
             count -= 1
         return out

@@ -202,6 +202,23 @@ cdef long long _int_arg(bytes arg) except? -1:
     return _to_int(arg)
 
 
+cdef inline bint _is_word(bytes arg, bytes upper):
+    """arg is the option word ``upper`` in any case (ASCII, as Redis's strcasecmp)."""
+    cdef Py_ssize_t i, n = PyBytes_GET_SIZE(upper)
+    cdef const char *a = PyBytes_AS_STRING(arg)
+    cdef const char *u = PyBytes_AS_STRING(upper)
+    cdef char c
+    if PyBytes_GET_SIZE(arg) != n:
+        return False
+    for i in range(n):
+        c = a[i]
+        if c'a' <= c <= c'z':
+            c = c - 32
+        if c != u[i]:
+            return False
+    return True
+
+
 cdef list _pairs(list items):
     """(member, score) tuples → [member, score] lists, as RESP3 nests them."""
     cdef Py_ssize_t i
@@ -277,18 +294,18 @@ cdef object _zrange(object db, list args, object store, int rangetype, int rever
     cdef bint possible = True
     cdef bytes lo, hi
     while j < n:
-        word = (<bytes>args[j]).upper()
-        if store is None and word == b"WITHSCORES":
+        word = args[j]
+        if store is None and _is_word(word, b"WITHSCORES"):
             withscores = True
-        elif word == b"LIMIT" and n - j - 1 >= 2:
+        elif _is_word(word, b"LIMIT") and n - j - 1 >= 2:
             offset = _int_arg(args[j + 1])
             limit = _int_arg(args[j + 2])
             j += 2
-        elif reverse == -1 and word == b"REV":
+        elif reverse == -1 and _is_word(word, b"REV"):
             reverse = 1
-        elif rangetype == _BY_UNSET and word == b"BYLEX":
+        elif rangetype == _BY_UNSET and _is_word(word, b"BYLEX"):
             rangetype = _BY_LEX
-        elif rangetype == _BY_UNSET and word == b"BYSCORE":
+        elif rangetype == _BY_UNSET and _is_word(word, b"BYSCORE"):
             rangetype = _BY_SCORE
         else:
             raise _CommandError(_zc_err.SYNTAX)
@@ -411,6 +428,50 @@ def engine_zmscore(self, key, members):
     return _enter(self, "ZMSCORE", argv, {})
 
 
+cdef object _STOCK_PAIRS = False  # redis-py's callback of the by-score ranges; False: not yet seen
+
+
+cdef object _stock_pairs():
+    """redis-py's default response callback for ZRANGEBYSCORE (None if this
+    redis-py has no such function: the front doors then always call the
+    callback)."""
+    global _STOCK_PAIRS
+    if _STOCK_PAIRS is False:
+        from redis._parsers import helpers
+        _STOCK_PAIRS = getattr(helpers, "zset_score_pairs_resp3_to_resp2_legacy", None)
+    return _STOCK_PAIRS
+
+
+cdef object _enter_scored(object db, str word, list argv, object withscores,
+                          object score_cast_func):
+    """_enter for a by-score range. With redis-py's own callback and a float
+    cast (or no scores) the reply is shaped here as that callback does:
+    members as they are, scores as (member, score) tuples (the callback's
+    float of the score's %.17g text is the score itself)."""
+    cdef EngineState st = db._fast
+    cdef Py_ssize_t i
+    callbacks = db.response_callbacks
+    if type(callbacks) is not ResponseCallbacks \
+            or (<ResponseCallbacks>callbacks).callback(word) is not _stock_pairs() \
+            or (withscores and score_cast_func is not _PyFloat):
+        return _enter(db, word, argv, {"withscores": withscores,
+                                       "score_cast_func": score_cast_func})
+    st.lock.enter()
+    try:
+        reply = _call(db, argv)
+    except _CommandError as err:
+        raise _parse_error(err.line) from None
+    finally:
+        st.lock.leave()
+    if st.decode:
+        reply = _decode(st, reply)
+    if withscores:
+        for i in range(PyList_GET_SIZE(reply)):
+            item = (<list>reply)[i]
+            (<list>reply)[i] = ((<list>item)[0], (<list>item)[1])
+    return reply
+
+
 def engine_zrangebyscore(self, name, min, max, start=None, num=None, withscores=False,
                          score_cast_func=float):
     """Engine.zrangebyscore: redis-py's ZRANGEBYSCORE."""
@@ -420,8 +481,7 @@ def engine_zrangebyscore(self, name, min, max, start=None, num=None, withscores=
     cdef list argv = _range_argv(b"ZRANGEBYSCORE", name, min, max, start, num)
     if withscores:
         PyList_Append(argv, b"WITHSCORES")
-    return _enter(self, "ZRANGEBYSCORE", argv,
-                  {"withscores": withscores, "score_cast_func": score_cast_func})
+    return _enter_scored(self, "ZRANGEBYSCORE", argv, withscores, score_cast_func)
 
 
 def engine_zrevrangebyscore(self, name, max, min, start=None, num=None, withscores=False,
@@ -433,8 +493,7 @@ def engine_zrevrangebyscore(self, name, max, min, start=None, num=None, withscor
     cdef list argv = _range_argv(b"ZREVRANGEBYSCORE", name, max, min, start, num)
     if withscores:
         PyList_Append(argv, b"WITHSCORES")
-    return _enter(self, "ZREVRANGEBYSCORE", argv,
-                  {"withscores": withscores, "score_cast_func": score_cast_func})
+    return _enter_scored(self, "ZREVRANGEBYSCORE", argv, withscores, score_cast_func)
 
 
 def engine_zrangebylex(self, name, min, max, start=None, num=None):
