@@ -656,6 +656,10 @@ def zrangebylex(db: Engine, args: List[bytes]) -> List[bytes]:
     """ZRANGEBYLEX's handler."""
 def zrevrangebylex(db: Engine, args: List[bytes]) -> List[bytes]:
     """ZREVRANGEBYLEX's handler."""
+def engine_zcount(self: Engine, name: KeyT, min: Any, max: Any) -> int:
+    """Engine.zcount: redis-py's ZCOUNT through the dispatch path."""
+def engine_zlexcount(self: Engine, name: KeyT, min: EncodableT, max: EncodableT) -> int:
+    """Engine.zlexcount: redis-py's ZLEXCOUNT through the dispatch path."""
 def engine_zmscore(self: Engine, key: KeyT, members: List[Any]) -> List[Optional[float]]:
     """Engine.zmscore: redis-py's ZMSCORE through the dispatch path."""
 def engine_zrangebyscore(

@@ -62,8 +62,8 @@ from fastrank._core import (CountMinSketch, EngineLock, EngineState, ResponseCal
                             engine_lookup_type,
                             engine_run_packed, engine_zincrby, forwarding_method, engine_zrange, engine_zrank,
                             engine_zrevrange, engine_zrevrank, engine_zscore, pack_args)
-from fastrank._core import (engine_zmscore, engine_zrangebylex, engine_zrangebyscore,
-                            engine_zrevrangebylex, engine_zrevrangebyscore)
+from fastrank._core import (engine_zcount, engine_zlexcount, engine_zmscore, engine_zrangebylex,
+                            engine_zrangebyscore, engine_zrevrangebylex, engine_zrevrangebyscore)
 from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.scripting import evalsha_fast
 from fastrank.snapshot import read_snapshot, write_snapshot
@@ -102,8 +102,7 @@ FORWARDED: tuple[tuple[str, str, int, bool], ...] = (
     ("hgetall", "HGETALL", 1, False), ("hdel", "HDEL", 1, True),
     ("sismember", "SISMEMBER", 2, False), ("scard", "SCARD", 1, False),
     ("smembers", "SMEMBERS", 1, False), ("sadd", "SADD", 1, True), ("srem", "SREM", 1, True),
-    ("zcard", "ZCARD", 1, False), ("zcount", "ZCOUNT", 3, False),
-    ("zlexcount", "ZLEXCOUNT", 3, False), ("zrem", "ZREM", 1, True),
+    ("zcard", "ZCARD", 1, False), ("zrem", "ZREM", 1, True),
     ("llen", "LLEN", 1, False), ("lindex", "LINDEX", 2, False), ("lrange", "LRANGE", 3, False),
     ("lpush", "LPUSH", 1, True), ("rpush", "RPUSH", 1, True),
     ("pfadd", "PFADD", 1, True), ("pfcount", "PFCOUNT", 0, True),
@@ -479,6 +478,8 @@ class Engine(CoreCommands):
     zrevrank = engine_zrevrank
     zrange = engine_zrange
     zrevrange = engine_zrevrange
+    zcount = engine_zcount
+    zlexcount = engine_zlexcount
     zmscore = engine_zmscore
     zrangebyscore = engine_zrangebyscore
     zrevrangebyscore = engine_zrevrangebyscore

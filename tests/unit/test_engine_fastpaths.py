@@ -19,7 +19,7 @@ from fastrank.engine import Engine  # noqa: E402
 
 FAST = ["zadd", "zincrby", "zscore", "zrank", "zrevrank", "zrange", "zrevrange", "incr",
         "incrby", "mget", "zmscore", "zrangebyscore", "zrevrangebyscore", "zrangebylex",
-        "zrevrangebylex"]
+        "zrevrangebylex", "zcount", "zlexcount"]
 
 KEYS = ["z", b"z", "z2", "s", "n", "ttl", "str", "é", "big", b"big", "n0", "nmax", "nmin",
         "nodd", "\udcff", "lex", "biglex", "mixed"]
@@ -64,6 +64,9 @@ def random_call(rng):
     if name == "zmscore":
         members = [rng.choice(MEMBERS) for _ in range(rng.randint(0, 4))]
         return name, (key, tuple(members) if rng.random() < 0.1 else members), {}
+    if name in ("zcount", "zlexcount"):
+        ends = LEX_BOUNDS if "lex" in name else SCORE_BOUNDS
+        return name, (key, rng.choice(ends), rng.choice(ends)), {}
     if name in ("zrangebyscore", "zrevrangebyscore", "zrangebylex", "zrevrangebylex"):
         ends = LEX_BOUNDS if "lex" in name else SCORE_BOUNDS
         opts = dict(zip(("start", "num"), rng.choice(LIMITS)))

@@ -332,6 +332,10 @@ cdef object _set_instance_state(object obj, object state):
 # SortedSet
 # ---------------------------------------------------------------------------
 
+cdef enum:
+    _WALK_BUFFER = 64  # range walks gather this many nodes before making their list
+
+
 cdef class SortedSet:
     """A sorted set of binary-string members with double scores (a Redis zset).
 
@@ -634,30 +638,18 @@ cdef class SortedSet:
         cdef fr_zset *s = self._s
         cdef uint64_t r
         cdef fr_zset_ref x
-        cdef double v
-        cdef list out = []
         if offset < 0 or count == 0:
-            return out
+            return []
         x = fr_zset_last_in_range(s, rg, &r) if reverse else fr_zset_first_in_range(s, rg, &r)
         if x == FR_ZSET_NIL:
-            return out
+            return []
         if offset:
             if reverse:
                 x = FR_ZSET_NIL if <uint64_t>offset >= r else fr_zset_at_rank(s, r - <uint64_t>offset)
             else:
                 x = (FR_ZSET_NIL if <uint64_t>offset > fr_zset_len(s) - r
                      else fr_zset_at_rank(s, r + <uint64_t>offset))
-        while x != FR_ZSET_NIL and count != 0:
-            v = fr_zset_score(s, x)
-            if reverse:
-                if not (v > rg.min if rg.minex else v >= rg.min):
-                    break
-            elif not (v < rg.max if rg.maxex else v <= rg.max):
-                break
-            PyList_Append(out, (_mbytes(s, x), v) if withscores else _mbytes(s, x))
-            x = fr_zset_prev(s, x) if reverse else fr_zset_next(s, x)
-            count -= 1
-        return out
+        return self._walk(x, reverse, count, withscores, rg, NULL)
 
     def count(self, double min, double max, *, bint min_exclusive=False,
               bint max_exclusive=False):
@@ -721,24 +713,53 @@ cdef class SortedSet:
         else:
             x = (FR_ZSET_NIL if <uint64_t>offset > fr_zset_len(s) - r
                  else fr_zset_at_rank(s, r + <uint64_t>offset))
-        return self._lex_walk(x, lr, reverse, count)
+        return self._walk(x, reverse, count, False, NULL, lr)
 
-    cdef list _lex_walk(self, fr_zset_ref x, const fr_zset_lexrange *lr, bint reverse,
-                        Py_ssize_t count):
-        """Up to count members from node x on while they stay in range (the
-        walk of Redis's ZRANGEBYLEX, also over members of different scores,
-        where the start is found by a walk at level 0: O(n) then)."""
+    cdef list _walk(self, fr_zset_ref x, bint reverse, Py_ssize_t count, bint withscores,
+                    const fr_zset_range *rg, const fr_zset_lexrange *lr):
+        """Up to count (< 0: all) members from node x on, forward or reverse,
+        while they stay in the score range rg (or, with rg NULL, the lex range
+        lr: Redis's ZRANGEBYLEX walk, also over members of different scores).
+        The first _WALK_BUFFER nodes are gathered before the list is made."""
         cdef fr_zset *s = self._s
-        cdef list out = []
+        cdef fr_zset_ref buf[_WALK_BUFFER]
+        cdef Py_ssize_t k = 0, i
+        cdef double v
+        cdef list out = None
         while x != FR_ZSET_NIL and count != 0:
-            if reverse:
+            if rg != NULL:
+                v = fr_zset_score(s, x)
+                if reverse:
+                    if not (v > rg.min if rg.minex else v >= rg.min):
+                        break
+                elif not (v < rg.max if rg.maxex else v <= rg.max):
+                    break
+            elif reverse:
                 if not fr_zset_lex_ref_gte_min(s, x, lr):
                     break
             elif not fr_zset_lex_ref_lte_max(s, x, lr):
                 break
-            PyList_Append(out, _mbytes(s, x))
+            if k < _WALK_BUFFER:
+                buf[k] = x
+                k += 1
+            else:
+                if out is None:
+                    out = self._items_of(buf, k, withscores)
+                PyList_Append(out, (_mbytes(s, x), fr_zset_score(s, x)) if withscores
+                              else _mbytes(s, x))
             x = fr_zset_prev(s, x) if reverse else fr_zset_next(s, x)
             count -= 1
+        return self._items_of(buf, k, withscores) if out is None else out
+
+    cdef list _items_of(self, const fr_zset_ref *refs, Py_ssize_t k, bint withscores):
+        """The members (or (member, score) pairs) of k nodes."""
+        cdef list out = PyList_New(k)
+        cdef Py_ssize_t i
+        for i in range(k):
+            item = (_mbytes(self._s, refs[i]), fr_zset_score(self._s, refs[i])) if withscores \
+                else _mbytes(self._s, refs[i])
+            Py_INCREF(item)
+            PyList_SET_ITEM(out, i, item)
         return out
 
     def count_by_lex(self, min, max, *, bint min_exclusive=False, bint max_exclusive=False):

@@ -14,7 +14,7 @@
 # ListpackZSet, which walks lex ranges its own way) is asked through its
 # Python methods, so an override is never bypassed.
 #
-# The front doors (engine_zmscore, engine_zrangebyscore, ...) are redis-py's
+# The front doors (engine_zcount, engine_zmscore, engine_zrangebyscore, ...) are redis-py's
 # methods for these commands, bound on fastrank.Engine: they pack the words
 # redis-py would send, run them through the dispatch path with the options
 # redis-py passes to its response callback, and decline anything unusual to
@@ -416,6 +416,18 @@ cdef list _range_argv(bytes word, object name, object a, object b, object start,
 cdef inline bint _usual_limit(object start, object num):
     """start/num both absent or both given (else redis-py's DataError)."""
     return (start is None) == (num is None)
+
+
+def engine_zcount(self, name, min, max):
+    """Engine.zcount: redis-py's ZCOUNT."""
+    return _enter(self, "ZCOUNT", [b"ZCOUNT", _pack_one(name), _pack_one(min), _pack_one(max)],
+                  {})
+
+
+def engine_zlexcount(self, name, min, max):
+    """Engine.zlexcount: redis-py's ZLEXCOUNT."""
+    return _enter(self, "ZLEXCOUNT",
+                  [b"ZLEXCOUNT", _pack_one(name), _pack_one(min), _pack_one(max)], {})
 
 
 def engine_zmscore(self, key, members):
