@@ -99,6 +99,24 @@ cdef inline bint _plain_decimal(const char *p, Py_ssize_t n):
     return i == n
 
 
+cdef inline bint _small_integer(const char *p, Py_ssize_t n, double *value):
+    """p[:n] is ``-?[0-9]{1,15}``: its value, exact in a double (what strtod gives)."""
+    cdef Py_ssize_t i = 0
+    cdef long long v = 0
+    cdef bint neg = n > 0 and p[0] == c'-'
+    if neg:
+        i = 1
+    if n - i < 1 or n - i > 15:
+        return False
+    while i < n:
+        if not (c'0' <= p[i] <= c'9'):
+            return False
+        v = v * 10 + (p[i] - c'0')
+        i += 1
+    value[0] = -<double>v if neg else <double>v
+    return True
+
+
 cdef int _score_bound(bytes arg, double *value, int *exclusive) except -1:
     """A ZCOUNT / BYSCORE bound (Redis zslParseRange): plain decimal and the
     infinities here, any other text by ``_numbers.parse_bound``."""
@@ -109,6 +127,8 @@ cdef int _score_bound(bytes arg, double *value, int *exclusive) except -1:
     if exclusive[0]:
         p += 1
         n -= 1
+    if _small_integer(p, n, value):
+        return 0
     if _plain_decimal(p, n):
         value[0] = strtod(p, &end)
         if end == p + n:  # (else a locale's decimal point: the Python rule decides)
@@ -390,6 +410,9 @@ def zrevrangebylex(object db, list args):
 
 # -- the front doors ---------------------------------------------------------------------
 
+cdef dict _NO_OPTIONS = {}  # (never changed: _finish only removes keys it finds)
+
+
 cdef object _enter(object db, str word, list argv, dict options):
     """Run packed argv through the dispatch path with redis-py's callback
     options, as execute_command would."""
@@ -421,13 +444,13 @@ cdef inline bint _usual_limit(object start, object num):
 def engine_zcount(self, name, min, max):
     """Engine.zcount: redis-py's ZCOUNT."""
     return _enter(self, "ZCOUNT", [b"ZCOUNT", _pack_one(name), _pack_one(min), _pack_one(max)],
-                  {})
+                  _NO_OPTIONS)
 
 
 def engine_zlexcount(self, name, min, max):
     """Engine.zlexcount: redis-py's ZLEXCOUNT."""
     return _enter(self, "ZLEXCOUNT",
-                  [b"ZLEXCOUNT", _pack_one(name), _pack_one(min), _pack_one(max)], {})
+                  [b"ZLEXCOUNT", _pack_one(name), _pack_one(min), _pack_one(max)], _NO_OPTIONS)
 
 
 def engine_zmscore(self, key, members):
@@ -437,7 +460,7 @@ def engine_zmscore(self, key, members):
     cdef list argv = [b"ZMSCORE", _pack_one(key)]
     for m in <list>members:
         PyList_Append(argv, _pack_one(m))
-    return _enter(self, "ZMSCORE", argv, {})
+    return _enter(self, "ZMSCORE", argv, _NO_OPTIONS)
 
 
 cdef object _STOCK_PAIRS = False  # redis-py's callback of the by-score ranges; False: not yet seen
@@ -513,7 +536,7 @@ def engine_zrangebylex(self, name, min, max, start=None, num=None):
     if not _usual_limit(start, num):
         return _GENERIC.zrangebylex(self, name, min, max, start, num)
     return _enter(self, "ZRANGEBYLEX", _range_argv(b"ZRANGEBYLEX", name, min, max, start, num),
-                  {})
+                  _NO_OPTIONS)
 
 
 def engine_zrevrangebylex(self, name, max, min, start=None, num=None):
@@ -521,4 +544,4 @@ def engine_zrevrangebylex(self, name, max, min, start=None, num=None):
     if not _usual_limit(start, num):
         return _GENERIC.zrevrangebylex(self, name, max, min, start, num)
     return _enter(self, "ZREVRANGEBYLEX",
-                  _range_argv(b"ZREVRANGEBYLEX", name, max, min, start, num), {})
+                  _range_argv(b"ZREVRANGEBYLEX", name, max, min, start, num), _NO_OPTIONS)
