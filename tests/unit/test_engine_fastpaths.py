@@ -306,3 +306,18 @@ def test_fast_paths_never_interleave_with_a_transaction(decode):
     assert r.zscore("big", "m0") == 3 * per_thread + own
     assert int(r.get("n")) == 3 * per_thread + own
     r._data[b"big"]._check()
+
+
+def test_compiled_reads_respect_expiry():
+    """The compiled handlers look keys up as Engine.lookup does: an expired key is gone."""
+    r = Engine()
+    for key in ("z", "lex"):
+        r.zadd(key, {"a": 0, "b": 0})
+        r.pexpire(key, 1)
+    time.sleep(0.01)
+    assert r.zcount("z", "-inf", "+inf") == 0
+    assert r.zmscore("z", ["a", "b"]) == [None, None]
+    assert r.zrangebyscore("z", "-inf", "+inf", withscores=True) == []
+    assert r.zlexcount("lex", "-", "+") == 0
+    assert r.zrevrangebylex("lex", "+", "-", start=0, num=1) == []
+    assert r.exists("z", "lex") == 0 and r.ttl("z") == -2

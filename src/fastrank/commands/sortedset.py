@@ -1,10 +1,14 @@
 """Sorted-set commands (Redis 7.0 t_zset.c semantics) on the C SortedSet.
 
-Sections: argument parsing (ranges, lex bounds), point commands (ZADD,
-ZINCRBY, ZSCORE, ZRANK...), range reads (the ZRANGE family, one generic
-like Redis's zrangeGenericCommand), removals, pops (ZPOP*, ZMPOP and the
-blocking variants), ZRANDMEMBER, set algebra (ZUNION/ZINTER/ZDIFF and their
-STORE forms, ZINTERCARD) and ZSCAN.
+Sections: argument parsing, point commands (ZADD, ZINCRBY, ZSCORE,
+ZRANK...), range reads (the ZRANGE family), removals, pops (ZPOP*, ZMPOP and
+the blocking variants), ZRANDMEMBER, set algebra (ZUNION/ZINTER/ZDIFF and
+their STORE forms, ZINTERCARD) and ZSCAN.
+
+The read commands ZCOUNT, ZLEXCOUNT, ZMSCORE and the ZRANGE family (one
+generic like Redis's zrangeGenericCommand, with the score and lex range
+parsers) are compiled, in core/zset_commands.pxi; they are registered in the
+command table here like the others.
 
 Encodings: Redis keeps a zset listpack-encoded while it has at most 128
 members of at most 64 bytes, and a listpack stores an integral score as an

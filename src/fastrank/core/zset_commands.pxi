@@ -223,12 +223,13 @@ cdef long long _int_arg(bytes arg) except? -1:
 
 
 cdef inline bint _is_word(bytes arg, bytes upper):
-    """arg is the option word ``upper`` in any case (ASCII, as Redis's strcasecmp)."""
+    """arg is the option word ``upper`` in any case, compared as Redis's
+    strcasecmp compares C strings: up to arg's first NUL byte."""
     cdef Py_ssize_t i, n = PyBytes_GET_SIZE(upper)
     cdef const char *a = PyBytes_AS_STRING(arg)
     cdef const char *u = PyBytes_AS_STRING(upper)
     cdef char c
-    if PyBytes_GET_SIZE(arg) != n:
+    if PyBytes_GET_SIZE(arg) < n or (PyBytes_GET_SIZE(arg) > n and a[n] != 0):
         return False
     for i in range(n):
         c = a[i]

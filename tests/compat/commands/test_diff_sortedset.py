@@ -661,6 +661,9 @@ def test_score_bounds_and_limits_raw(pair: Pair, skiplist: bool) -> None:
     pair.quiet("execute_command", "ZCOUNT", "missing", "(1", "x")
     pair.quiet("execute_command", "ZRANGEBYSCORE", key, "x", "y", "LIMIT", "a", 1)  # LIMIT first
     pair.quiet("execute_command", "ZRANGEBYSCORE", key, "x", "1", "BOGUS")
+    for word in ("WITHSCORES\x00x", "withscores\x00", "WITHSCORE", "WITHSCORESX", "LIMIT\x00"):
+        pair.quiet("execute_command", "ZRANGEBYSCORE", key, "-inf", "(5", word, 0, 2)
+        pair.quiet("execute_command", "ZRANGE", key, "-inf", "(5", "BYSCORE\x00?", word, 0, 2)
     pair.check_keyspace("after the score reads")
 
 
