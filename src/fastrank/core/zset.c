@@ -1467,7 +1467,7 @@ fr_zset_ref fr_zset_first_in_lex(const fr_zset *s, const fr_zset_lexrange *r, ui
     int i;
     if (!fr_zset_lex_possible(s, r))
         return FR_ZSET_NIL;
-    if (r->mininf)  /* "-": the walk would not move */
+    if (fr_zset_lex_gte_min(FR_ZSET_N(s, fr_zset_first(s)), r))  /* e.g. "-": no walk */
         i = -1;
     else
         i = fr_zset_one_score(s) ? s->level - 1 : 0;
@@ -1495,7 +1495,9 @@ fr_zset_ref fr_zset_last_in_lex(const fr_zset *s, const fr_zset_lexrange *r, uin
     int i;
     if (!fr_zset_lex_possible(s, r))
         return FR_ZSET_NIL;
-    if (r->maxinf) {  /* "+": the walk would end at the tail */
+    /* e.g. "+": the walk would end at the tail (over members of different
+     * scores only when it is "+": an earlier member may be past the max). */
+    if (r->maxinf || (fr_zset_one_score(s) && fr_zset_lex_lte_max(FR_ZSET_N(s, s->tail), r))) {
         if (!fr_zset_lex_gte_min(FR_ZSET_N(s, s->tail), r))
             return FR_ZSET_NIL;
         if (rank)

@@ -14,11 +14,15 @@
 # ListpackZSet, which walks lex ranges its own way) is asked through its
 # Python methods, so an override is never bypassed.
 #
-# The front doors (engine_zcount, engine_zmscore, engine_zrangebyscore, ...) are redis-py's
-# methods for these commands, bound on fastrank.Engine: they pack the words
-# redis-py would send, run them through the dispatch path with the options
-# redis-py passes to its response callback, and decline anything unusual to
-# redis-py's own method (``_GENERIC``).
+# ``score_range`` and ``lex_range`` give the same bound readers to the Python
+# handlers that need them (ZREMRANGEBYSCORE, ZREMRANGEBYLEX).
+#
+# The front doors (engine_zcount, engine_zlexcount, engine_zmscore,
+# engine_zrangebyscore, ...) are redis-py's methods for these commands, bound
+# on fastrank.Engine: they pack the words redis-py would send, run them
+# through the dispatch path with the options redis-py passes to its response
+# callback, and decline anything unusual to redis-py's own method
+# (``_GENERIC``).
 
 from libc.math cimport INFINITY
 from libc.stdlib cimport strtod
