@@ -633,3 +633,55 @@ def queueing_method(name: str, word: str, fixed: int, rest: bool,
     """A Pipeline method queueing its positional arguments as command ``word``'s."""
 def plain_transaction(packed: List[Optional[List[bytes]]]) -> bool:
     """True when MULTI would queue every command of packed as it is."""
+
+# core/zset_commands.pxi: the sorted-set read commands' handlers (registered
+# by fastrank.commands.sortedset) and the Engine's front doors for them.
+def zset_commands_setup(listpack_cls: type, parse_bound: Callable[[bytes], Any],
+                        to_int: Callable[[bytes], int]) -> None:
+    """Hand the handlers the Python pieces they defer to."""
+def score_range(lo: bytes, hi: bytes) -> Tuple[float, float, bool, bool]:
+    """(min, max, min_exclusive, max_exclusive) of a score range, or Redis's error."""
+def lex_range(lo: bytes, hi: bytes
+              ) -> Optional[Tuple[Optional[bytes], Optional[bytes], bool, bool]]:
+    """(min, max, min_exclusive, max_exclusive) of a lex range; None when empty by its ends."""
+def zcount(db: Engine, args: List[bytes]) -> int:
+    """ZCOUNT's handler."""
+def zlexcount(db: Engine, args: List[bytes]) -> int:
+    """ZLEXCOUNT's handler."""
+def zmscore(db: Engine, args: List[bytes]) -> List[Optional[float]]:
+    """ZMSCORE's handler."""
+def zrange_generic(db: Engine, args: List[bytes], store: Optional[bytes] = None,
+                   rangetype: Optional[str] = None, reverse: Optional[bool] = None) -> Any:
+    """The ZRANGE family (with store: the scored items and whether by rank)."""
+def zrangebyscore(db: Engine, args: List[bytes]) -> List[Any]:
+    """ZRANGEBYSCORE's handler."""
+def zrevrangebyscore(db: Engine, args: List[bytes]) -> List[Any]:
+    """ZREVRANGEBYSCORE's handler."""
+def zrangebylex(db: Engine, args: List[bytes]) -> List[bytes]:
+    """ZRANGEBYLEX's handler."""
+def zrevrangebylex(db: Engine, args: List[bytes]) -> List[bytes]:
+    """ZREVRANGEBYLEX's handler."""
+def engine_zcount(self: Engine, name: KeyT, min: Any, max: Any) -> int:
+    """Engine.zcount: redis-py's ZCOUNT through the dispatch path."""
+def engine_zlexcount(self: Engine, name: KeyT, min: EncodableT, max: EncodableT) -> int:
+    """Engine.zlexcount: redis-py's ZLEXCOUNT through the dispatch path."""
+def engine_zmscore(self: Engine, key: KeyT, members: List[Any]) -> List[Optional[float]]:
+    """Engine.zmscore: redis-py's ZMSCORE through the dispatch path."""
+def engine_zrangebyscore(
+    self: Engine, name: KeyT, min: Any, max: Any, start: Optional[int] = None,
+    num: Optional[int] = None, withscores: bool = False,
+    score_cast_func: Union[type, Callable[..., Any]] = ...,
+) -> ZSetRangeResponse:
+    """Engine.zrangebyscore: redis-py's ZRANGEBYSCORE through the dispatch path."""
+def engine_zrevrangebyscore(
+    self: Engine, name: KeyT, max: Any, min: Any, start: Optional[int] = None,
+    num: Optional[int] = None, withscores: bool = False,
+    score_cast_func: Union[type, Callable[..., Any]] = ...,
+) -> ZSetRangeResponse:
+    """Engine.zrevrangebyscore: redis-py's ZREVRANGEBYSCORE through the dispatch path."""
+def engine_zrangebylex(self: Engine, name: KeyT, min: EncodableT, max: EncodableT,
+                       start: Optional[int] = None, num: Optional[int] = None) -> List[Any]:
+    """Engine.zrangebylex: redis-py's ZRANGEBYLEX through the dispatch path."""
+def engine_zrevrangebylex(self: Engine, name: KeyT, max: EncodableT, min: EncodableT,
+                          start: Optional[int] = None, num: Optional[int] = None) -> List[Any]:
+    """Engine.zrevrangebylex: redis-py's ZREVRANGEBYLEX through the dispatch path."""

@@ -57,6 +57,10 @@ The includes, in order:
 - ``core/dispatch.pxi``: the Engine's one dispatch path (argument packing,
   command lookup, the handler under the lock, reply shaping), the
   ``Command`` table entry and ``ResponseCallbacks``.
+- ``core/zset_commands.pxi``: the compiled handlers of the sorted-set read
+  commands (ZCOUNT, ZLEXCOUNT, ZMSCORE, the ZRANGE family with its BYSCORE /
+  BYLEX commands) and the Engine's front doors for ZMSCORE and the by-score /
+  by-lex ranges.
 """
 include "core/batch_gate.pxi"
 include "core/zset.pxi"
@@ -65,3 +69,4 @@ include "core/topk.pxi"
 include "core/hll.pxi"
 include "core/engine_fast.pxi"
 include "core/dispatch.pxi"
+include "core/zset_commands.pxi"

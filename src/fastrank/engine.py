@@ -50,8 +50,11 @@ from redis.typing import EncodableT, KeyT, ScriptTextT
 from fastrank import _errors as E
 from fastrank._core import (EngineState, ResponseCallbacks, dispatch_setup, engine_call,
                             engine_decode, engine_execute_command, engine_finish, engine_incrby,
-                            engine_run_packed, engine_zincrby, engine_zrange, engine_zrank,
-                            engine_zrevrange, engine_zrevrank, engine_zscore, forwarding_method)
+                            engine_run_packed, engine_zcount, engine_zincrby, engine_zlexcount,
+                            engine_zmscore, engine_zrange, engine_zrangebylex,
+                            engine_zrangebyscore, engine_zrank, engine_zrevrange,
+                            engine_zrevrangebylex, engine_zrevrangebyscore, engine_zrevrank,
+                            engine_zscore, forwarding_method)
 from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.scripting import evalsha_fast
 from fastrank.commands.sortedset import zadd_pairs
@@ -85,8 +88,7 @@ FORWARDED: tuple[tuple[str, str, int, bool], ...] = (
     ("hgetall", "HGETALL", 1, False), ("hdel", "HDEL", 1, True),
     ("sismember", "SISMEMBER", 2, False), ("scard", "SCARD", 1, False),
     ("smembers", "SMEMBERS", 1, False), ("sadd", "SADD", 1, True), ("srem", "SREM", 1, True),
-    ("zcard", "ZCARD", 1, False), ("zcount", "ZCOUNT", 3, False),
-    ("zlexcount", "ZLEXCOUNT", 3, False), ("zrem", "ZREM", 1, True),
+    ("zcard", "ZCARD", 1, False), ("zrem", "ZREM", 1, True),
     ("llen", "LLEN", 1, False), ("lindex", "LINDEX", 2, False), ("lrange", "LRANGE", 3, False),
     ("lpush", "LPUSH", 1, True), ("rpush", "RPUSH", 1, True),
     ("pfadd", "PFADD", 1, True), ("pfcount", "PFCOUNT", 0, True),
@@ -313,6 +315,13 @@ class Engine(Keyspace, CoreCommands):
     zrevrank = engine_zrevrank
     zrange = engine_zrange
     zrevrange = engine_zrevrange
+    zcount = engine_zcount
+    zlexcount = engine_zlexcount
+    zmscore = engine_zmscore
+    zrangebyscore = engine_zrangebyscore
+    zrevrangebyscore = engine_zrevrangebyscore
+    zrangebylex = engine_zrangebylex
+    zrevrangebylex = engine_zrevrangebylex
     incrby = incr = engine_incrby
 
     def zadd(self, name: KeyT, mapping: Mapping[Any, EncodableT], nx: bool = False,

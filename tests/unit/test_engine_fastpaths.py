@@ -18,10 +18,11 @@ from redis.commands.core import CoreCommands  # noqa: E402
 from fastrank.engine import Engine  # noqa: E402
 
 FAST = ["zadd", "zincrby", "zscore", "zrank", "zrevrank", "zrange", "zrevrange", "incr",
-        "incrby", "mget"]
+        "incrby", "mget", "zmscore", "zrangebyscore", "zrevrangebyscore", "zrangebylex",
+        "zrevrangebylex", "zcount", "zlexcount"]
 
 KEYS = ["z", b"z", "z2", "s", "n", "ttl", "str", "é", "big", b"big", "n0", "nmax", "nmin",
-        "nodd", "\udcff"]
+        "nodd", "\udcff", "lex", "biglex", "mixed"]
 MEMBERS = ["a", b"b", "c", 1, 2, 1.5, "é", b"\xff", True, None, 2**70, -7, "\udcff"]
 AMOUNTS = [1, -1, 0.5, 1e300, float("inf"), float("-inf"), float("nan"), 2**64, "2", "x",
            -0.0, True]
@@ -60,8 +61,32 @@ def random_call(rng):
         amount = rng.choice([1, -1, 5, 2**62, -(2**63), 2**63, "3", 1.5, True, 0,
                              2**63 - 1, -(2**63) + 1])
         return name, (key, amount), {}
+    if name == "zmscore":
+        members = [rng.choice(MEMBERS) for _ in range(rng.randint(0, 4))]
+        return name, (key, tuple(members) if rng.random() < 0.1 else members), {}
+    if name in ("zcount", "zlexcount"):
+        ends = LEX_BOUNDS if "lex" in name else SCORE_BOUNDS
+        return name, (key, rng.choice(ends), rng.choice(ends)), {}
+    if name in ("zrangebyscore", "zrevrangebyscore", "zrangebylex", "zrevrangebylex"):
+        ends = LEX_BOUNDS if "lex" in name else SCORE_BOUNDS
+        opts = dict(zip(("start", "num"), rng.choice(LIMITS)))
+        if "score" in name:
+            opts["withscores"] = rng.choice([False, True, True, 1])
+            if rng.random() < 0.1:
+                opts["score_cast_func"] = int
+        return name, (key, rng.choice(ends), rng.choice(ends)), opts
     keys = [rng.choice(KEYS) for _ in range(rng.randint(0, 3))]
     return "mget", (keys,), {}
+
+
+# Score and lex bounds: the forms read in C and the rarer ones left to the Python rules.
+SCORE_BOUNDS = [0, 1, -1, 2.5, "(1", "(1e2", "-inf", "+inf", "inf", "(-inf", "nan", "0x1p3",
+                "1e999", "-1e999", "", "(", b"1\x00x", " 1", "1e", ".5", "5.", "+1", "x",
+                2**70, 130, "(130", "1E2", None]
+LEX_BOUNDS = ["-", "+", "[a", "(a", "[m1", "(m5", "[", "(", "", "a", b"+\x00z", "+x", "-x",
+              "[\xe9", b"[\xff", 1, "[z"]
+LIMITS = [(None, None), (0, 10), (1, 2), (-1, 5), (0, -1), (2, 0), (None, 3), (3, None),
+          ("1", 2), (0, "x"), (2**63, 1), (0, 1.5), (5, -7)]
 
 
 # Strings that are not canonical int64 decimals (INCR refuses them).
@@ -82,6 +107,10 @@ def setup(engine, seed=0):
     engine.set("nmax", str(2**63 - 1))
     engine.set("nmin", str(-(2**63)))
     engine.set("nodd", ODD_INTS[seed % len(ODD_INTS)])
+    # lex ranges: one score (listpack and skiplist), and mixed scores
+    engine.zadd("lex", {m: 0 for m in ("a", "b", "c", "m1", "m5", "é", "z")})
+    engine.zadd("biglex", {f"m{i}": 0 for i in range(150)})
+    engine.zadd("mixed", {"a": 3, "b": 1, "m1": 2, "z": 0})
 
 
 @pytest.mark.parametrize("decode", [False, True])
@@ -277,3 +306,18 @@ def test_fast_paths_never_interleave_with_a_transaction(decode):
     assert r.zscore("big", "m0") == 3 * per_thread + own
     assert int(r.get("n")) == 3 * per_thread + own
     r._data[b"big"]._check()
+
+
+def test_compiled_reads_respect_expiry():
+    """The compiled handlers look keys up as Engine.lookup does: an expired key is gone."""
+    r = Engine()
+    for key in ("z", "lex"):
+        r.zadd(key, {"a": 0, "b": 0})
+        r.pexpire(key, 1)
+    time.sleep(0.01)
+    assert r.zcount("z", "-inf", "+inf") == 0
+    assert r.zmscore("z", ["a", "b"]) == [None, None]
+    assert r.zrangebyscore("z", "-inf", "+inf", withscores=True) == []
+    assert r.zlexcount("lex", "-", "+") == 0
+    assert r.zrevrangebylex("lex", "+", "-", start=0, num=1) == []
+    assert r.exists("z", "lex") == 0 and r.ttl("z") == -2

@@ -1,10 +1,14 @@
 """Sorted-set commands (Redis 7.0 t_zset.c semantics) on the C SortedSet.
 
-Sections: argument parsing (ranges, lex bounds), point commands (ZADD,
-ZINCRBY, ZSCORE, ZRANK...), range reads (the ZRANGE family, one generic
-like Redis's zrangeGenericCommand), removals, pops (ZPOP*, ZMPOP and the
-blocking variants), ZRANDMEMBER, set algebra (ZUNION/ZINTER/ZDIFF and their
-STORE forms, ZINTERCARD) and ZSCAN.
+Sections: argument parsing, point commands (ZADD, ZINCRBY, ZSCORE,
+ZRANK...), range reads (the ZRANGE family), removals, pops (ZPOP*, ZMPOP and
+the blocking variants), ZRANDMEMBER, set algebra (ZUNION/ZINTER/ZDIFF and
+their STORE forms, ZINTERCARD) and ZSCAN.
+
+The read commands ZCOUNT, ZLEXCOUNT, ZMSCORE and the ZRANGE family (one
+generic like Redis's zrangeGenericCommand, with the score and lex range
+parsers) are compiled, in core/zset_commands.pxi; they are registered in the
+command table here like the others.
 
 Encodings: a zset Redis would hold listpack-encoded is a
 :class:`ListpackZSet`, one it would hold as a skiplist a plain ``SortedSet``
@@ -23,15 +27,16 @@ the key up first (noted at the handler).
 """
 from __future__ import annotations
 
-import enum
 import math
 import random
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Final, Iterable, Sequence, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar, Union
 
 from fastrank import _errors as E
-from fastrank._core import SortedSet
+from fastrank._core import (SortedSet, lex_range, score_range, zcount, zlexcount, zmscore,
+                            zrange_generic, zrangebylex, zrangebyscore, zrevrangebylex,
+                            zrevrangebyscore, zset_commands_setup)
 from fastrank.commands import CommandError, command, syntax_error, to_int, to_score
 from fastrank.commands._numbers import (
     INT64_MAX,
@@ -88,51 +93,6 @@ def get_zset(db: Engine, key: bytes) -> SortedSet | None:
     if value is not None and type(value) is not SortedSet and type(value) is not ListpackZSet:
         raise CommandError(E.WRONGTYPE)
     return value
-
-
-def _range_arg(arg: bytes) -> tuple[float, bool]:
-    bound = parse_bound(arg)
-    if bound is None:
-        raise CommandError(E.MIN_MAX_NOT_FLOAT)
-    return bound
-
-
-def score_range(min_arg: bytes, max_arg: bytes) -> tuple[float, float, bool, bool]:
-    """(min, max, min_exclusive, max_exclusive) as zslParseRange."""
-    (lo, lo_ex), (hi, hi_ex) = _range_arg(min_arg), _range_arg(max_arg)
-    return lo, hi, lo_ex, hi_ex
-
-
-class _Lex(enum.Enum):
-    MIN = 0
-    MAX = 1
-
-
-_MIN: Final = _Lex.MIN  # Redis's shared.minstring
-_MAX: Final = _Lex.MAX  # Redis's shared.maxstring
-
-
-def _lex_item(arg: bytes) -> tuple[bytes | _Lex, bool]:
-    first = arg[:1]
-    if first in (b"+", b"-"):
-        if len(arg) > 1 and arg[1] != 0:
-            raise CommandError(E.MIN_MAX_NOT_LEX)
-        return (_MAX if first == b"+" else _MIN), True
-    if first == b"(":
-        return arg[1:], True
-    if first == b"[":
-        return arg[1:], False
-    raise CommandError(E.MIN_MAX_NOT_LEX)
-
-
-def lex_range(
-    min_arg: bytes, max_arg: bytes
-) -> tuple[bytes | None, bytes | None, bool, bool] | None:
-    """(min, max, min_ex, max_ex) for SortedSet lex calls, or None when empty."""
-    (lo, lo_ex), (hi, hi_ex) = _lex_item(min_arg), _lex_item(max_arg)
-    if lo is _MAX or hi is _MIN:
-        return None
-    return (None if lo is _MIN else lo), (None if hi is _MAX else hi), lo_ex, hi_ex
 
 
 def count_arg(arg: bytes, error: str) -> int:
@@ -260,33 +220,10 @@ def zscore(db: Engine, args: list[bytes]) -> float | None:
     return None if z is None else z.score(args[1])
 
 
-@command("zmscore", -3)
-def zmscore(db: Engine, args: list[bytes]) -> list[float | None]:
-    z = get_zset(db, args[0])
-    return [None if z is None else z.score(m) for m in args[1:]]
-
-
 @command("zcard", 2)
 def zcard(db: Engine, args: list[bytes]) -> int:
     z = get_zset(db, args[0])
     return 0 if z is None else len(z)
-
-
-@command("zcount", 4)
-def zcount(db: Engine, args: list[bytes]) -> int:
-    lo, hi, lo_ex, hi_ex = score_range(args[1], args[2])
-    z = get_zset(db, args[0])
-    return 0 if z is None else z.count(lo, hi, min_exclusive=lo_ex, max_exclusive=hi_ex)
-
-
-@command("zlexcount", 4)
-def zlexcount(db: Engine, args: list[bytes]) -> int:
-    bounds = lex_range(args[1], args[2])
-    z = get_zset(db, args[0])
-    if z is None or bounds is None:
-        return 0
-    lo, hi, lo_ex, hi_ex = bounds
-    return z.count_by_lex(lo, hi, min_exclusive=lo_ex, max_exclusive=hi_ex)
 
 
 @command("zrank", 3)
@@ -304,71 +241,17 @@ def zrevrank(db: Engine, args: list[bytes]) -> int | None:
 # -- the ZRANGE family ---------------------------------------------------------
 
 
-def zrange_generic(db: Engine, args: list[bytes], store: bytes | None = None,
-                   rangetype: str | None = None, reverse: bool | None = None) -> Any:
-    """Redis zrangeGenericCommand: args start at the source key."""
-    key, min_arg, max_arg = args[0], args[1], args[2]
-    withscores, offset, limit = False, 0, -1
-    j = 3
-    while j < len(args):
-        word, left = args[j].upper(), len(args) - j - 1
-        if store is None and word == b"WITHSCORES":
-            withscores = True
-        elif word == b"LIMIT" and left >= 2:
-            offset, limit = to_int(args[j + 1]), to_int(args[j + 2])
-            j += 2
-        elif reverse is None and word == b"REV":
-            reverse = True
-        elif rangetype is None and word == b"BYLEX":
-            rangetype = "lex"
-        elif rangetype is None and word == b"BYSCORE":
-            rangetype = "score"
-        else:
-            raise syntax_error()
-        j += 1
-    reverse = bool(reverse)
-    rangetype = rangetype or "rank"
-    if limit != -1 and rangetype == "rank":
-        raise CommandError(E.ZRANGE_LIMIT)
-    if withscores and rangetype == "lex":
-        raise CommandError(E.ZRANGE_WITHSCORES_BYLEX)
-    if reverse and rangetype != "rank":
-        min_arg, max_arg = max_arg, min_arg
-    if rangetype == "rank":
-        start, stop = to_int(min_arg), to_int(max_arg)
-    elif rangetype == "score":
-        lo, hi, lo_ex, hi_ex = score_range(min_arg, max_arg)
-    else:
-        bounds = lex_range(min_arg, max_arg)
-    z = get_zset(db, key)
-    scores = withscores or store is not None
-    items: Any  # members, or (member, score) pairs when scores are asked for
-    if z is None:
-        items = []
-    elif rangetype == "rank":
-        items = z.range(start, stop, reverse, scores)
-    elif rangetype == "score":
-        items = z.range_by_score(lo, hi, min_exclusive=lo_ex, max_exclusive=hi_ex,
-                                 reverse=reverse, offset=offset, count=limit,
-                                 withscores=scores)
-    elif bounds is None:
-        items = []
-    else:
-        lex_lo, lex_hi, lo_ex, hi_ex = bounds
-        items = z.range_by_lex(lex_lo, lex_hi, min_exclusive=lo_ex, max_exclusive=hi_ex,
-                               reverse=reverse, offset=offset, count=limit)
-        if store is not None:
-            items = [(m, z.score(m)) for m in items]
-    if store is not None:
-        # Redis zrangeResultBeginStore: a rank range longer than the listpack
-        # limit starts as a skiplist, anything else as a listpack that
-        # converts as the members go in (in reply order).
-        listpack = rangetype != "rank" or len(items) <= LISTPACK_ENTRIES
-        z = ListpackZSet() if listpack else SortedSet()
-        for member, score in items:
-            z, _ = zset_add(z, member, score)
-        return store_result(db, store, z)
-    return pairs(items) if withscores else items
+def zrange_store(db: Engine, args: list[bytes]) -> int:
+    """ZRANGESTORE: the range the compiled ZRANGE family gives, stored at args[0]."""
+    items, by_rank = zrange_generic(db, args[1:], store=args[0])
+    # Redis zrangeResultBeginStore: a rank range longer than the listpack
+    # limit starts as a skiplist, anything else as a listpack that
+    # converts as the members go in (in reply order).
+    listpack = not by_rank or len(items) <= LISTPACK_ENTRIES
+    z = ListpackZSet() if listpack else SortedSet()
+    for member, score in items:
+        z, _ = zset_add(z, member, score)
+    return store_result(db, args[0], z)
 
 
 def store_result(db: Engine, dest: bytes, z: SortedSet) -> int:
@@ -387,7 +270,7 @@ def zrange(db: Engine, args: list[bytes]) -> Any:
 
 @command("zrangestore", -5, write=True)
 def zrangestore(db: Engine, args: list[bytes]) -> Any:
-    return zrange_generic(db, args[1:], store=args[0])
+    return zrange_store(db, args)
 
 
 @command("zrevrange", -4)
@@ -395,24 +278,17 @@ def zrevrange(db: Engine, args: list[bytes]) -> Any:
     return zrange_generic(db, args, rangetype="rank", reverse=True)
 
 
-@command("zrangebyscore", -4)
-def zrangebyscore(db: Engine, args: list[bytes]) -> Any:
-    return zrange_generic(db, args, rangetype="score", reverse=False)
-
-
-@command("zrevrangebyscore", -4)
-def zrevrangebyscore(db: Engine, args: list[bytes]) -> Any:
-    return zrange_generic(db, args, rangetype="score", reverse=True)
-
-
-@command("zrangebylex", -4)
-def zrangebylex(db: Engine, args: list[bytes]) -> Any:
-    return zrange_generic(db, args, rangetype="lex", reverse=False)
-
-
-@command("zrevrangebylex", -4)
-def zrevrangebylex(db: Engine, args: list[bytes]) -> Any:
-    return zrange_generic(db, args, rangetype="lex", reverse=True)
+# The by-score and by-lex commands, ZCOUNT, ZLEXCOUNT and ZMSCORE are compiled
+# (core/zset_commands.pxi, as the ZRANGE family's zrange_generic above): their
+# bounds are read in C, rarer argument forms by the rules of this package.
+zset_commands_setup(ListpackZSet, parse_bound, to_int)
+command("zmscore", -3)(zmscore)
+command("zcount", 4)(zcount)
+command("zlexcount", 4)(zlexcount)
+command("zrangebyscore", -4)(zrangebyscore)
+command("zrevrangebyscore", -4)(zrevrangebyscore)
+command("zrangebylex", -4)(zrangebylex)
+command("zrevrangebylex", -4)(zrevrangebylex)
 
 
 # -- removal -------------------------------------------------------------------

@@ -1367,6 +1367,15 @@ fr_zset_ref fr_zset_first_in_range(const fr_zset *s, const fr_zset_range *r, uin
     int i;
     if (fr_zset_range_empty(r) || !s->tail || !fr_zset_gte_min(FR_ZSET_N(s, s->tail)->score, r))
         return FR_ZSET_NIL;
+    x = fr_zset_first(s);
+    if (fr_zset_gte_min(FR_ZSET_N(s, x)->score, r)) {  /* e.g. -inf: no descent */
+        if (!fr_zset_lte_max(FR_ZSET_N(s, x)->score, r))
+            return FR_ZSET_NIL;
+        if (rank)
+            *rank = 1;
+        return x;
+    }
+    x = FR_ZSET_HEAD;
     for (i = s->level - 1; i >= 0; i--) {
         while ((f = xn->fwd[i]) && !fr_zset_gte_min(FR_ZSET_N(s, f)->score, r)) {
             t += fr_zset_span(xn, i);
@@ -1391,6 +1400,13 @@ fr_zset_ref fr_zset_last_in_range(const fr_zset *s, const fr_zset_range *r, uint
     int i;
     if (fr_zset_range_empty(r) || !s->tail || !fr_zset_lte_max(FR_ZSET_N(s, fr_zset_first(s))->score, r))
         return FR_ZSET_NIL;
+    if (fr_zset_lte_max(FR_ZSET_N(s, s->tail)->score, r)) {  /* e.g. +inf: no descent */
+        if (!fr_zset_gte_min(FR_ZSET_N(s, s->tail)->score, r))
+            return FR_ZSET_NIL;
+        if (rank)
+            *rank = s->length;
+        return s->tail;
+    }
     for (i = s->level - 1; i >= 0; i--) {
         while ((f = xn->fwd[i]) && fr_zset_lte_max(FR_ZSET_N(s, f)->score, r)) {
             t += fr_zset_span(xn, i);
@@ -1451,7 +1467,11 @@ fr_zset_ref fr_zset_first_in_lex(const fr_zset *s, const fr_zset_lexrange *r, ui
     int i;
     if (!fr_zset_lex_possible(s, r))
         return FR_ZSET_NIL;
-    for (i = fr_zset_one_score(s) ? s->level - 1 : 0; i >= 0; i--) {
+    if (fr_zset_lex_gte_min(FR_ZSET_N(s, fr_zset_first(s)), r))  /* e.g. "-": no walk */
+        i = -1;
+    else
+        i = fr_zset_one_score(s) ? s->level - 1 : 0;
+    for (; i >= 0; i--) {
         while ((f = xn->fwd[i]) && !fr_zset_lex_gte_min(FR_ZSET_N(s, f), r)) {
             t += fr_zset_span(xn, i);
             x = f;
@@ -1475,6 +1495,15 @@ fr_zset_ref fr_zset_last_in_lex(const fr_zset *s, const fr_zset_lexrange *r, uin
     int i;
     if (!fr_zset_lex_possible(s, r))
         return FR_ZSET_NIL;
+    /* e.g. "+": the walk would end at the tail (over members of different
+     * scores only when it is "+": an earlier member may be past the max). */
+    if (r->maxinf || (fr_zset_one_score(s) && fr_zset_lex_lte_max(FR_ZSET_N(s, s->tail), r))) {
+        if (!fr_zset_lex_gte_min(FR_ZSET_N(s, s->tail), r))
+            return FR_ZSET_NIL;
+        if (rank)
+            *rank = s->length;
+        return s->tail;
+    }
     for (i = fr_zset_one_score(s) ? s->level - 1 : 0; i >= 0; i--) {
         while ((f = xn->fwd[i]) && fr_zset_lex_lte_max(FR_ZSET_N(s, f), r)) {
             t += fr_zset_span(xn, i);

@@ -17,7 +17,7 @@
 
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_GET_SIZE
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
-from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.list cimport PyList_Append, PyList_New, PyList_SET_ITEM
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int64_t, uint8_t, uint64_t
@@ -332,6 +332,10 @@ cdef object _set_instance_state(object obj, object state):
 # SortedSet
 # ---------------------------------------------------------------------------
 
+cdef enum:
+    _WALK_BUFFER = 64  # range walks gather this many nodes before making their list
+
+
 cdef class SortedSet:
     """A sorted set of binary-string members with double scores (a Redis zset).
 
@@ -623,28 +627,29 @@ cdef class SortedSet:
         ([b'c', b'd'], [b'd', b'c'])
         """
         cdef fr_zset_range rg
-        cdef uint64_t r1, r2, total, avail
-        cdef fr_zset_ref first, last
         _score_range(&rg, min, max, min_exclusive, max_exclusive)
+        return self._range_by_score(&rg, reverse, offset, count, withscores)
+
+    cdef list _range_by_score(self, const fr_zset_range *rg, bint reverse, Py_ssize_t offset,
+                              Py_ssize_t count, bint withscores):
+        """range_by_score for a parsed range (no NaN bound): one descent to
+        the first member in range (the last, reversed), one more for an
+        offset, then a walk while members stay in range."""
+        cdef fr_zset *s = self._s
+        cdef uint64_t r
+        cdef fr_zset_ref x
         if offset < 0 or count == 0:
             return []
-        first = fr_zset_first_in_range(self._s, &rg, &r1)
-        if first == FR_ZSET_NIL:
+        x = fr_zset_last_in_range(s, rg, &r) if reverse else fr_zset_first_in_range(s, rg, &r)
+        if x == FR_ZSET_NIL:
             return []
-        last = fr_zset_last_in_range(self._s, &rg, &r2)
-        total = r2 - r1 + 1
-        if <uint64_t>offset >= total:
-            return []
-        avail = total - <uint64_t>offset
-        if count < 0 or <uint64_t>count > avail:
-            count = <Py_ssize_t>avail
-        if reverse:
-            if offset:
-                last = fr_zset_at_rank(self._s, r2 - <uint64_t>offset)
-            return self._collect(last, count, True, withscores)
         if offset:
-            first = fr_zset_at_rank(self._s, r1 + <uint64_t>offset)
-        return self._collect(first, count, False, withscores)
+            if reverse:
+                x = FR_ZSET_NIL if <uint64_t>offset >= r else fr_zset_at_rank(s, r - <uint64_t>offset)
+            else:
+                x = (FR_ZSET_NIL if <uint64_t>offset > fr_zset_len(s) - r
+                     else fr_zset_at_rank(s, r + <uint64_t>offset))
+        return self._walk(x, reverse, count, withscores, rg, NULL)
 
     def count(self, double min, double max, *, bint min_exclusive=False,
               bint max_exclusive=False):
@@ -655,11 +660,15 @@ cdef class SortedSet:
         2
         """
         cdef fr_zset_range rg
-        cdef uint64_t r1, r2
         _score_range(&rg, min, max, min_exclusive, max_exclusive)
-        if fr_zset_first_in_range(self._s, &rg, &r1) == FR_ZSET_NIL:
+        return self._count(&rg)
+
+    cdef Py_ssize_t _count(self, const fr_zset_range *rg):
+        """count for a parsed range (no NaN bound)."""
+        cdef uint64_t r1, r2
+        if fr_zset_first_in_range(self._s, rg, &r1) == FR_ZSET_NIL:
             return 0
-        fr_zset_last_in_range(self._s, &rg, &r2)
+        fr_zset_last_in_range(self._s, rg, &r2)
         return <Py_ssize_t>(r2 - r1 + 1)
 
     def range_by_lex(self, min, max, *, bint min_exclusive=False, bint max_exclusive=False,
@@ -681,54 +690,76 @@ cdef class SortedSet:
         cdef fr_zset_lexrange lr
         cdef char buf1[24]
         cdef char buf2[24]
-        cdef uint64_t r1, r2, total, avail
-        cdef fr_zset_ref first, last
         keep = _lex_range(&lr, min, max, min_exclusive, max_exclusive, buf1, buf2)
-        if offset < 0 or count == 0:
-            return []
-        if not fr_zset_one_score(self._s):
-            return self._lex_walk(&lr, reverse, offset, count)
-        first = fr_zset_first_in_lex(self._s, &lr, &r1)
-        if first == FR_ZSET_NIL:
-            return []
-        last = fr_zset_last_in_lex(self._s, &lr, &r2)
-        if last == FR_ZSET_NIL or r2 < r1:
-            return []
-        total = r2 - r1 + 1
-        if <uint64_t>offset >= total:
-            return []
-        avail = total - <uint64_t>offset
-        if count < 0 or <uint64_t>count > avail:
-            count = <Py_ssize_t>avail
-        if reverse:
-            if offset:
-                last = fr_zset_at_rank(self._s, r2 - <uint64_t>offset)
-            return self._collect(last, count, True, False)
-        if offset:
-            first = fr_zset_at_rank(self._s, r1 + <uint64_t>offset)
-        return self._collect(first, count, False, False)
+        return self._range_by_lex(&lr, reverse, offset, count)
 
-    cdef list _lex_walk(self, const fr_zset_lexrange *lr, bint reverse, Py_ssize_t offset,
-                        Py_ssize_t count):
-        """range_by_lex over members of different scores: Redis's walk (see
-        range_by_lex).  O(n)."""
+    cdef list _range_by_lex(self, const fr_zset_lexrange *lr, bint reverse, Py_ssize_t offset,
+                            Py_ssize_t count):
+        """range_by_lex for a filled range (the caller keeps its bytes alive)."""
         cdef fr_zset *s = self._s
         cdef uint64_t r
-        cdef fr_zset_ref x = (fr_zset_last_in_lex(s, lr, &r) if reverse
-                          else fr_zset_first_in_lex(s, lr, &r))
-        cdef list out = []
-        while x != FR_ZSET_NIL and offset > 0:
-            x = fr_zset_prev(s, x) if reverse else fr_zset_next(s, x)
-            offset -= 1
+        cdef fr_zset_ref x
+        if offset < 0 or count == 0:
+            return []
+        x = fr_zset_last_in_lex(s, lr, &r) if reverse else fr_zset_first_in_lex(s, lr, &r)
+        if x == FR_ZSET_NIL or not offset:
+            pass
+        elif not fr_zset_one_score(s):  # Redis's walk steps over the offset
+            while x != FR_ZSET_NIL and offset > 0:
+                x = fr_zset_prev(s, x) if reverse else fr_zset_next(s, x)
+                offset -= 1
+        elif reverse:
+            x = FR_ZSET_NIL if <uint64_t>offset >= r else fr_zset_at_rank(s, r - <uint64_t>offset)
+        else:
+            x = (FR_ZSET_NIL if <uint64_t>offset > fr_zset_len(s) - r
+                 else fr_zset_at_rank(s, r + <uint64_t>offset))
+        return self._walk(x, reverse, count, False, NULL, lr)
+
+    cdef list _walk(self, fr_zset_ref x, bint reverse, Py_ssize_t count, bint withscores,
+                    const fr_zset_range *rg, const fr_zset_lexrange *lr):
+        """Up to count (< 0: all) members from node x on, forward or reverse,
+        while they stay in the score range rg (or, with rg NULL, the lex range
+        lr: Redis's ZRANGEBYLEX walk, also over members of different scores).
+        The first _WALK_BUFFER nodes are gathered before the list is made."""
+        cdef fr_zset *s = self._s
+        cdef fr_zset_ref buf[_WALK_BUFFER]
+        cdef Py_ssize_t k = 0, i
+        cdef double v
+        cdef list out = None
         while x != FR_ZSET_NIL and count != 0:
-            if reverse:
+            if rg != NULL:
+                v = fr_zset_score(s, x)
+                if reverse:
+                    if not (v > rg.min if rg.minex else v >= rg.min):
+                        break
+                elif not (v < rg.max if rg.maxex else v <= rg.max):
+                    break
+            elif reverse:
                 if not fr_zset_lex_ref_gte_min(s, x, lr):
                     break
             elif not fr_zset_lex_ref_lte_max(s, x, lr):
                 break
-            out.append(_mbytes(s, x))
+            if k < _WALK_BUFFER:
+                buf[k] = x
+                k += 1
+            else:
+                if out is None:
+                    out = self._items_of(buf, k, withscores)
+                PyList_Append(out, (_mbytes(s, x), fr_zset_score(s, x)) if withscores
+                              else _mbytes(s, x))
             x = fr_zset_prev(s, x) if reverse else fr_zset_next(s, x)
             count -= 1
+        return self._items_of(buf, k, withscores) if out is None else out
+
+    cdef list _items_of(self, const fr_zset_ref *refs, Py_ssize_t k, bint withscores):
+        """The members (or (member, score) pairs) of k nodes."""
+        cdef list out = PyList_New(k)
+        cdef Py_ssize_t i
+        for i in range(k):
+            item = (_mbytes(self._s, refs[i]), fr_zset_score(self._s, refs[i])) if withscores \
+                else _mbytes(self._s, refs[i])
+            Py_INCREF(item)
+            PyList_SET_ITEM(out, i, item)
         return out
 
     def count_by_lex(self, min, max, *, bint min_exclusive=False, bint max_exclusive=False):
@@ -741,11 +772,15 @@ cdef class SortedSet:
         cdef fr_zset_lexrange lr
         cdef char buf1[24]
         cdef char buf2[24]
-        cdef uint64_t r1, r2
         keep = _lex_range(&lr, min, max, min_exclusive, max_exclusive, buf1, buf2)
-        if fr_zset_first_in_lex(self._s, &lr, &r1) == FR_ZSET_NIL:
+        return self._count_by_lex(&lr)
+
+    cdef Py_ssize_t _count_by_lex(self, const fr_zset_lexrange *lr):
+        """count_by_lex for a filled range (the caller keeps its bytes alive)."""
+        cdef uint64_t r1, r2
+        if fr_zset_first_in_lex(self._s, lr, &r1) == FR_ZSET_NIL:
             return 0
-        if fr_zset_last_in_lex(self._s, &lr, &r2) == FR_ZSET_NIL:
+        if fr_zset_last_in_lex(self._s, lr, &r2) == FR_ZSET_NIL:
             # Only over members of different scores (see range_by_lex):
             # Redis then counts from the first member to the end.
             return <Py_ssize_t>(fr_zset_len(self._s) - r1 + 1)

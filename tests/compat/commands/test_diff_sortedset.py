@@ -620,3 +620,79 @@ def test_random_lex_queries_over_mixed_scores(pair: Pair, seed: int) -> None:
                 pair.zremrangebylex(key, lo, hi)
                 pair.zrange(key, 0, -1, withscores=True)
     pair.check_keyspace("after the removals")
+
+
+# --------------------------------------------------------------------------
+# The compiled read commands: every bound form and LIMIT, both encodings
+# --------------------------------------------------------------------------
+
+BOUND_FORMS = ["(1e2", "1e2", "-inf", "+inf", "inf", "(-inf", "(+inf", "nan", "(nan", "0x1p3",
+               "(0x1p3", "1e999", "-1e999", "(1e-999", "", "(", "1\x00x", "(3\x00", " 2", "2 ",
+               "+2", ".5", "5.", "-0", "(0", "1E1", "abc", "99", "(99"]
+LEX_FORMS = ["-", "+", "[m05", "(m05", "[", "(", "m05", "", "+\x00", "-\x00x", "+x",
+             "[m05\x00", "(m99", "[\u00e9"]
+LIMITS = [(0, 3), (1, -1), (-1, 2), (0, 0), (2, -5), (100, 1), (5, 2)]
+
+
+def _fill(pair: Pair, skiplist: bool, mixed: bool) -> str:
+    key = ("sl" if skiplist else "lp") + ("-mixed" if mixed else "")
+    size = 140 if skiplist else 20
+    pair.zadd(key, {f"m{i:02d}": (i % 7 if mixed else 0) * 5.0 for i in range(size)})
+    if mixed:
+        pair.zadd(key, {"\u00e9": 1e2})
+    return key
+
+
+@pytest.mark.parametrize("skiplist", [False, True], ids=["listpack", "skiplist"])
+def test_score_bounds_and_limits_raw(pair: Pair, skiplist: bool) -> None:
+    key = _fill(pair, skiplist, mixed=True)
+    for lo in BOUND_FORMS:
+        for hi in ("+inf", "(1e2", "0x1p3", "nan", "1e999", ""):
+            pair.quiet("execute_command", "ZCOUNT", key, lo, hi)
+            pair.quiet("execute_command", "ZRANGEBYSCORE", key, lo, hi, "LIMIT", 1, 3)
+            pair.quiet("execute_command", "ZREVRANGEBYSCORE", key, hi, lo, "WITHSCORES")
+    for offset, count in LIMITS:
+        for cmd, lo, hi in (("ZRANGEBYSCORE", "-inf", "+inf"), ("ZREVRANGEBYSCORE", "+inf", "(5"),
+                            ("ZRANGE", "(0", "1e2")):
+            extra = ["BYSCORE"] if cmd == "ZRANGE" else []
+            pair.quiet("execute_command", cmd, key, lo, hi, *extra, "limit", offset, count,
+                       "withscores")
+    pair.quiet("execute_command", "ZCOUNT", "missing", "nan", "1")   # bounds first
+    pair.quiet("execute_command", "ZCOUNT", "missing", "(1", "x")
+    pair.quiet("execute_command", "ZRANGEBYSCORE", key, "x", "y", "LIMIT", "a", 1)  # LIMIT first
+    pair.quiet("execute_command", "ZRANGEBYSCORE", key, "x", "1", "BOGUS")
+    for word in ("WITHSCORES\x00x", "withscores\x00", "WITHSCORE", "WITHSCORESX", "LIMIT\x00"):
+        pair.quiet("execute_command", "ZRANGEBYSCORE", key, "-inf", "(5", word, 0, 2)
+        pair.quiet("execute_command", "ZRANGE", key, "-inf", "(5", "BYSCORE\x00?", word, 0, 2)
+    pair.check_keyspace("after the score reads")
+
+
+# (Over mixed scores a skip list's lex walk depends on Redis's random levels:
+# test_random_lex_queries_over_mixed_scores covers the level-free queries.)
+@pytest.mark.parametrize("skiplist, mixed", [(False, False), (True, False), (False, True)],
+                         ids=["listpack", "skiplist", "listpack-mixed-scores"])
+def test_lex_bounds_and_limits_raw(pair: Pair, skiplist: bool, mixed: bool) -> None:
+    key = _fill(pair, skiplist, mixed)
+    for lo in LEX_FORMS:
+        for hi in ("+", "[m10", "(m05", "-", "[", "x"):
+            pair.quiet("execute_command", "ZLEXCOUNT", key, lo, hi)
+            pair.quiet("execute_command", "ZRANGEBYLEX", key, lo, hi)
+    for offset, count in LIMITS:
+        pair.quiet("execute_command", "ZRANGEBYLEX", key, "[m03", "+", "LIMIT", offset, count)
+        pair.quiet("execute_command", "ZREVRANGEBYLEX", key, "+", "(m02", "LIMIT", offset, count)
+        if not mixed:
+            pair.quiet("execute_command", "ZRANGE", key, "(m08", "[m03", "BYLEX", "REV",
+                       "LIMIT", offset, count)
+    pair.quiet("execute_command", "ZLEXCOUNT", "missing", "x", "+")
+    pair.quiet("execute_command", "ZRANGEBYLEX", key, "[a", "+", "WITHSCORES")
+    pair.check_keyspace("after the lex reads")
+
+
+def test_zmscore_raw(pair: Pair) -> None:
+    for skiplist in (False, True):
+        key = _fill(pair, skiplist, mixed=True)
+        pair.quiet("execute_command", "ZMSCORE", key, "m01", "nope", "m03", "\u00e9", "")
+        pair.zmscore(key, ["m00", "m139", b"\xff"])
+    pair.set("str", "x")
+    pair.quiet("execute_command", "ZMSCORE", "str", "a")
+    pair.quiet("execute_command", "ZMSCORE", "missing", "a", "b")
