@@ -685,3 +685,20 @@ def engine_zrangebylex(self: Engine, name: KeyT, min: EncodableT, max: Encodable
 def engine_zrevrangebylex(self: Engine, name: KeyT, max: EncodableT, min: EncodableT,
                           start: Optional[int] = None, num: Optional[int] = None) -> List[Any]:
     """Engine.zrevrangebylex: redis-py's ZREVRANGEBYLEX through the dispatch path."""
+def zcard(db: Engine, args: List[bytes]) -> int:
+    """ZCARD's handler."""
+
+# core/point_reads.pxi: GET, HGET and SISMEMBER's handlers (registered by
+# fastrank.commands.strings, .hashes and .sets).
+def get_command(db: Any, args: List[bytes]) -> Optional[bytes]:
+    """GET's handler."""
+def hget_command(db: Any, args: List[bytes]) -> Optional[bytes]:
+    """HGET's handler."""
+def sismember_command(db: Any, args: List[bytes]) -> int:
+    """SISMEMBER's handler."""
+def zscore(db: Engine, args: List[bytes]) -> Optional[float]:
+    """ZSCORE's handler."""
+def zrank(db: Engine, args: List[bytes]) -> Optional[int]:
+    """ZRANK's handler."""
+def zrevrank(db: Engine, args: List[bytes]) -> Optional[int]:
+    """ZREVRANK's handler."""

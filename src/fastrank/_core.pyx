@@ -58,9 +58,10 @@ The includes, in order:
   command lookup, the handler under the lock, reply shaping), the
   ``Command`` table entry and ``ResponseCallbacks``.
 - ``core/zset_commands.pxi``: the compiled handlers of the sorted-set read
-  commands (ZCOUNT, ZLEXCOUNT, ZMSCORE, the ZRANGE family with its BYSCORE /
-  BYLEX commands) and the Engine's front doors for ZMSCORE and the by-score /
-  by-lex ranges.
+  commands (ZCARD, ZCOUNT, ZLEXCOUNT, ZMSCORE, the ZRANGE family with its
+  BYSCORE / BYLEX commands) and the Engine's front doors for ZMSCORE and the
+  by-score / by-lex ranges.
+- ``core/point_reads.pxi``: the compiled handlers of GET, HGET and SISMEMBER.
 """
 include "core/batch_gate.pxi"
 include "core/zset.pxi"
@@ -70,3 +71,4 @@ include "core/hll.pxi"
 include "core/engine_fast.pxi"
 include "core/dispatch.pxi"
 include "core/zset_commands.pxi"
+include "core/point_reads.pxi"

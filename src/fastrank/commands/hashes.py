@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from fastrank import _errors as E
+from fastrank._core import hget_command
 from fastrank.commands import CommandError, command, to_int
 from fastrank.commands._numbers import (
     INT64_MAX,
@@ -72,10 +73,8 @@ def hsetnx(db: Engine, args: List[bytes]) -> int:
     return 1
 
 
-@command("hget", 3)
-def hget(db: Engine, args: List[bytes]) -> Optional[bytes]:
-    h = get_hash(db, args[0])
-    return None if h is None else h.get(args[1])
+# HGET is compiled (core/point_reads.pxi).
+command("hget", 3)(hget_command)
 
 
 @command("hmget", -3)

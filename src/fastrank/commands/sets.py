@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Collection
 
+from fastrank._core import sismember_command
 from fastrank.commands import command
 from fastrank.commands._numbers import parse_int
 from fastrank.commands.keys import parse_cursor, scan_options, scan_reply
@@ -69,9 +70,8 @@ def smembers(db: Engine, args: list[bytes]) -> list[bytes]:
     return ordered(get_set(db, args[0]) or ())
 
 
-@command("sismember", 3)
-def sismember(db: Engine, args: list[bytes]) -> int:
-    return int(args[1] in (get_set(db, args[0]) or ()))
+# SISMEMBER is compiled (core/point_reads.pxi).
+command("sismember", 3)(sismember_command)
 
 
 @command("smismember", -3)

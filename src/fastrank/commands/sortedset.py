@@ -34,7 +34,8 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar, Union
 
 from fastrank import _errors as E
-from fastrank._core import (SortedSet, lex_range, score_range, zcount, zlexcount, zmscore,
+from fastrank._core import (SortedSet, lex_range, score_range, zcard, zcount, zlexcount, zmscore,
+                            zrank, zrevrank, zscore,
                             zrange_generic, zrangebylex, zrangebyscore, zrevrangebylex,
                             zrevrangebyscore, zset_commands_setup)
 from fastrank.commands import CommandError, command, syntax_error, to_int, to_score
@@ -214,30 +215,6 @@ def zincrby(db: Engine, args: list[bytes]) -> int | float | None:
     return zadd_generic(db, args, True)
 
 
-@command("zscore", 3)
-def zscore(db: Engine, args: list[bytes]) -> float | None:
-    z = get_zset(db, args[0])
-    return None if z is None else z.score(args[1])
-
-
-@command("zcard", 2)
-def zcard(db: Engine, args: list[bytes]) -> int:
-    z = get_zset(db, args[0])
-    return 0 if z is None else len(z)
-
-
-@command("zrank", 3)
-def zrank(db: Engine, args: list[bytes]) -> int | None:
-    z = get_zset(db, args[0])
-    return None if z is None else z.rank(args[1])
-
-
-@command("zrevrank", 3)
-def zrevrank(db: Engine, args: list[bytes]) -> int | None:
-    z = get_zset(db, args[0])
-    return None if z is None else z.rank(args[1], True)
-
-
 # -- the ZRANGE family ---------------------------------------------------------
 
 
@@ -278,11 +255,16 @@ def zrevrange(db: Engine, args: list[bytes]) -> Any:
     return zrange_generic(db, args, rangetype="rank", reverse=True)
 
 
-# The by-score and by-lex commands, ZCOUNT, ZLEXCOUNT and ZMSCORE are compiled
+# The by-score and by-lex commands, ZCARD, ZSCORE, ZRANK, ZREVRANK, ZCOUNT, ZLEXCOUNT
+# and ZMSCORE are compiled
 # (core/zset_commands.pxi, as the ZRANGE family's zrange_generic above): their
 # bounds are read in C, rarer argument forms by the rules of this package.
 zset_commands_setup(ListpackZSet, parse_bound, to_int)
 command("zmscore", -3)(zmscore)
+command("zcard", 2)(zcard)
+command("zscore", 3)(zscore)
+command("zrank", 3)(zrank)
+command("zrevrank", 3)(zrevrank)
 command("zcount", 4)(zcount)
 command("zlexcount", 4)(zlexcount)
 command("zrangebyscore", -4)(zrangebyscore)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 
 from fastrank import _errors as E
 from fastrank import keyspace  # keyspace.now_ms(): the one clock expiry reads
+from fastrank._core import get_command
 from fastrank.commands import CommandError, command, syntax_error, to_int
 from fastrank.commands._numbers import (
     INT64_MAX,
@@ -31,9 +32,8 @@ def get_string(db: Engine, key: bytes) -> Optional[bytes]:
     return value
 
 
-@command("get", 2)
-def get(db: Engine, args: list[bytes]) -> Any:
-    return get_string(db, args[0])
+# GET is compiled (core/point_reads.pxi).
+command("get", 2)(get_command)
 
 
 # -- SET and its options -----------------------------------------------------

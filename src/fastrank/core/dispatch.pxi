@@ -335,21 +335,25 @@ def engine_lookup(self, key):
     return <object>v
 
 
-def engine_lookup_type(self, key, kind):
-    """Engine.lookup_type: the live value at key if it is of type ``kind``
-    (exactly); None if missing; else WRONGTYPE (CommandError)."""
-    cdef EngineState st = self._fast
+cdef object _lookup_type(object db, object key, object kind):
+    cdef EngineState st = db._fast
     cdef PyObject *v = PyDict_GetItem(st.data, key)
     if v == NULL:
         return None
     value = <object>v
     if st.expires and PyDict_Contains(st.expires, key):
-        value = self.lookup_expiring(key)
+        value = db.lookup_expiring(key)
         if value is None:
             return None
     if type(value) is not kind:
         raise _CommandError(_WRONGTYPE)
     return value
+
+
+def engine_lookup_type(self, key, kind):
+    """Engine.lookup_type: the live value at key if it is of type ``kind``
+    (exactly); None if missing; else WRONGTYPE (CommandError)."""
+    return _lookup_type(self, key, kind)
 
 
 # -- a pipeline's batch --------------------------------------------------------------

@@ -2,7 +2,8 @@
 # and the Engine's front doors for them.
 #
 # Included by _core.pyx after core/dispatch.pxi (it calls that file's cdef
-# helpers).  The handlers are the one definition of ZCOUNT, ZLEXCOUNT,
+# helpers).  The handlers are the one definition of ZCARD, ZSCORE, ZRANK,
+# ZREVRANK, ZCOUNT, ZLEXCOUNT,
 # ZMSCORE and the ZRANGE family (ZRANGE, ZRANGESTORE, ZREVRANGE and the
 # BYSCORE / BYLEX commands): fastrank.commands.sortedset registers them in the
 # command table like its Python handlers (``handler(db, args)`` → raw reply,
@@ -254,6 +255,49 @@ cdef list _pairs(list items):
 
 
 # -- the handlers ----------------------------------------------------------------------
+
+def zcard(object db, list args):
+    """ZCARD key: the number of members (0 when missing). O(1)."""
+    z = _zset_lookup(db, args[0])
+    return 0 if z is None else len(z)
+
+
+def zscore(object db, list args):
+    """ZSCORE key member: the score, or None. O(1)."""
+    cdef SortedSet z = _zset_lookup(db, args[0])
+    cdef bytes m = args[1]
+    cdef fr_zset_ref r
+    if z is None:
+        return None
+    r = fr_zset_find(z._s, PyBytes_AS_STRING(m), <size_t>PyBytes_GET_SIZE(m))
+    if r == FR_ZSET_NIL:
+        return None
+    return fr_zset_score(z._s, r)
+
+
+cdef object _rank(object db, list args, bint reverse):
+    cdef SortedSet z = _zset_lookup(db, args[0])
+    cdef bytes m = args[1]
+    cdef uint64_t r
+    if z is None:
+        return None
+    r = fr_zset_rank_of(z._s, PyBytes_AS_STRING(m), <size_t>PyBytes_GET_SIZE(m))
+    if r == 0:
+        return None
+    if reverse:
+        return <Py_ssize_t>(fr_zset_len(z._s) - r)
+    return <Py_ssize_t>(r - 1)
+
+
+def zrank(object db, list args):
+    """ZRANK key member: the 0-based rank from the lowest score, or None. O(log n)."""
+    return _rank(db, args, False)
+
+
+def zrevrank(object db, list args):
+    """ZREVRANK key member: the 0-based rank from the highest score, or None. O(log n)."""
+    return _rank(db, args, True)
+
 
 def zcount(object db, list args):
     """ZCOUNT key min max: the bounds are read before the key is looked up.
