@@ -101,6 +101,19 @@ FORWARDED: tuple[tuple[str, str, int, bool], ...] = (
 )
 
 
+_PIPELINE: Any = None  # fastrank.pipeline.Pipeline, once imported
+
+
+def _pipeline_class() -> Any:
+    """fastrank.pipeline.Pipeline (imported on first use: pipeline.py imports
+    this module)."""
+    global _PIPELINE
+    from fastrank.pipeline import Pipeline
+
+    _PIPELINE = Pipeline
+    return Pipeline
+
+
 def unknown_command_line(argv: list[bytes]) -> str:
     """Redis's "unknown command" line: the name and up to ~128 chars of args."""
     args = ""
@@ -218,9 +231,8 @@ class Engine(Keyspace, CoreCommands):
         return evalsha_fast(self, sha, numkeys, keys_and_args)
 
     def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Pipeline:
-        from fastrank.pipeline import Pipeline  # pipeline.py imports this module's packing helpers
-
-        return Pipeline(self, transaction)
+        pipeline: Pipeline = (_PIPELINE or _pipeline_class())(self, transaction)
+        return pipeline
 
     def transaction(self, func: Callable[[Pipeline], Any], *watches: KeyT,
                     **kwargs: Any) -> Any:

@@ -117,8 +117,10 @@ class Pipeline(CoreCommands):
     close = reset
 
     def __del__(self) -> None:
+        # A pipeline dropped while watching keys stops watching them.
         try:
-            self.reset()
+            if self.watching or self._watching:
+                self._unwatch()
         except Exception:
             pass
 
