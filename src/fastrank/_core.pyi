@@ -702,3 +702,7 @@ def zrank(db: Engine, args: List[bytes]) -> Optional[int]:
     """ZRANK's handler."""
 def zrevrank(db: Engine, args: List[bytes]) -> Optional[int]:
     """ZREVRANK's handler."""
+def pack_stack(stack: List[Tuple[Tuple[Any, ...], Dict[str, Any]]]) -> List[Optional[List[bytes]]]:
+    """Each queued command's argv (None for one redis-py answers itself)."""
+def first_error(response: List[Any]) -> int:
+    """The index of the first ResponseError in a pipeline's replies, or -1."""

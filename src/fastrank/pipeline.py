@@ -34,7 +34,8 @@ from redis.utils import safe_str, truncate_text
 from fastrank import _errors as E
 from fastrank.commands import CommandError
 from fastrank._core import (command_for, engine_callbacks, engine_exec_queue, engine_run_batch,
-                            pack_args, plain_transaction, queueing_method)
+                            first_error, pack_args, pack_stack, plain_transaction,
+                            queueing_method)
 from fastrank.engine import FORWARDED, _parse_error
 
 if TYPE_CHECKING:
@@ -190,8 +191,7 @@ class Pipeline(CoreCommands):
         if self.scripts:
             self.load_scripts()
         try:
-            packed: list[list[bytes] | None] = [pack_args(args) if EMPTY_RESPONSE not in options else None
-                      for args, options in stack]
+            packed = pack_stack(stack)
             if self.transaction or self.explicit_transaction:
                 return self._execute_transaction(stack, packed, raise_on_error)
             return self._execute_pipeline(stack, packed, raise_on_error)
@@ -317,7 +317,8 @@ class Pipeline(CoreCommands):
                 s.sha = self.immediate_execute_command("SCRIPT LOAD", s.script)
 
     def raise_first_error(self, stack: list[Queued], response: list[Any]) -> None:
-        for i, r in enumerate(response):
-            if isinstance(r, ResponseError):
-                annotate(r, i + 1, stack[i][0])
-                raise r
+        i = first_error(response)
+        if i >= 0:
+            error = response[i]
+            annotate(error, i + 1, stack[i][0])
+            raise error

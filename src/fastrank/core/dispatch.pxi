@@ -511,3 +511,25 @@ def plain_transaction(list packed):
         if (cmd.arity > 0 and n != cmd.arity) or n < -cmd.arity or cmd.name in _NOT_QUEUED:
             return False
     return True
+
+
+def pack_stack(list stack):
+    """The argv of each queued (args, options) of a pipeline, as ``pack_args``
+    makes it, or None for one redis-py answers itself (EMPTY_RESPONSE)."""
+    cdef list out = []
+    cdef dict options
+    for args, options in stack:
+        if PyDict_Contains(options, _EMPTY_RESPONSE):
+            out.append(None)
+        else:
+            out.append(pack_args(args))
+    return out
+
+
+def first_error(list response):
+    """The index of the first ResponseError in a pipeline's replies, or -1."""
+    cdef Py_ssize_t i
+    for i in range(len(response)):
+        if isinstance(response[i], _ResponseError):
+            return i
+    return -1
