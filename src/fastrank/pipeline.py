@@ -294,8 +294,10 @@ class Pipeline(CoreCommands):
         command was rejected while queueing, answers None if a watched key
         changed, else runs the queue (errors as exception objects)."""
         engine = self._engine
-        failed = engine.watch_failed(self)
-        self._unwatch()
+        failed = False
+        if self._watching or self._dirty:  # WATCH was called
+            failed = engine.watch_failed(self)
+            self._unwatch()
         if dirty:
             raise CommandError(E.EXEC_ABORTED)
         if failed:
