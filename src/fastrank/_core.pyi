@@ -706,3 +706,5 @@ def pack_stack(stack: List[Tuple[Tuple[Any, ...], Dict[str, Any]]]) -> List[Opti
     """Each queued command's argv (None for one redis-py answers itself)."""
 def first_error(response: List[Any]) -> int:
     """The index of the first ResponseError in a pipeline's replies, or -1."""
+def plain_words(words: Tuple[Any, ...]) -> Optional[List[bytes]]:
+    """The words packed when each is bytes, str or int, else None."""

@@ -22,6 +22,7 @@ from redis.commands.core import CoreCommands
 from redis.exceptions import ResponseError
 
 from fastrank import _errors as E
+from fastrank._core import plain_words
 from fastrank._board_native import DECLINE, NATIVE
 from fastrank._lua_sandbox import LuaScripting, sha1hex
 from fastrank.commands import CommandError, command, to_int
@@ -201,22 +202,12 @@ def evalsha_fast(db: Engine, sha: Any, numkeys: Any, words: tuple[Any, ...]) -> 
     EVALSHA handler). Same reply and errors either way."""
     lua = db._lua
     key = sha.encode() if type(sha) is str else sha
-    args: list[bytes] = []
-    plain = lua is not None and type(key) is bytes and type(numkeys) is int \
-        and 0 <= numkeys <= len(words) and not dict.__contains__(db.response_callbacks, "EVALSHA")
-    if plain:
-        for word in words:
-            kind = type(word)
-            if kind is bytes:
-                args.append(word)
-            elif kind is str:
-                args.append(word.encode())
-            elif kind is int:
-                args.append(b"%d" % word)
-            else:
-                plain = False
-                break
-    if not plain or lua is None:
+    args = None
+    if lua is not None and type(key) is bytes and type(numkeys) is int \
+            and 0 <= numkeys <= len(words) \
+            and not dict.__contains__(db.response_callbacks, "EVALSHA"):
+        args = plain_words(words)
+    if args is None or lua is None:
         return CoreCommands.evalsha(db, sha, numkeys, *words)
     with db._lock:
         entry = lua.scripts.get(key)

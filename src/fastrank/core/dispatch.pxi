@@ -533,3 +533,27 @@ def first_error(list response):
         if isinstance(response[i], _ResponseError):
             return i
     return -1
+
+
+def plain_words(tuple words):
+    """The words as packed bytes when each is bytes, str or int (the common
+    arguments of a script call), else None."""
+    cdef list out = []
+    cdef long long v
+    cdef int overflow = 0
+    cdef char buf[24]
+    for word in words:
+        kind = type(word)
+        if kind is bytes:
+            out.append(word)
+        elif kind is str:
+            out.append(PyUnicode_AsUTF8String(word))
+        elif kind is int:
+            v = PyLong_AsLongLongAndOverflow(word, &overflow)
+            if overflow:
+                out.append(b"%d" % word)
+            else:
+                out.append(PyBytes_FromStringAndSize(buf, fr_zset_format_i64(v, buf)))
+        else:
+            return None
+    return out
