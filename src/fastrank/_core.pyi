@@ -708,3 +708,9 @@ def first_error(response: List[Any]) -> int:
     """The index of the first ResponseError in a pipeline's replies, or -1."""
 def plain_words(words: Tuple[Any, ...]) -> Optional[List[bytes]]:
     """The words packed when each is bytes, str or int, else None."""
+def point_reads_setup(keyspace_module: Any) -> None:
+    """Hand the TTL family the module whose now_ms is the clock."""
+def exists_command(db: Any, args: List[bytes]) -> int:
+    """EXISTS's (and TOUCH's) handler."""
+def ttl_generic(db: Any, key: bytes, in_ms: bool, absolute: bool) -> int:
+    """TTL, PTTL, EXPIRETIME, PEXPIRETIME: -2, -1, the time left or the deadline."""

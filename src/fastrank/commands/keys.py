@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
 
 from fastrank import _errors as E
 from fastrank import keyspace  # keyspace.now_ms(): the one clock expiry reads
+from fastrank._core import exists_command, point_reads_setup, ttl_generic
 from fastrank.commands import CommandError, command, syntax_error, to_int
 from fastrank.commands._numbers import INT64_MAX, INT64_MIN
 from fastrank.keyspace import TYPE_NAMES
@@ -35,18 +36,13 @@ def unlink(db: Engine, args: list[bytes]) -> Any:
     return del_(db, args)
 
 
-@command("exists", -2)
-def exists(db: Engine, args: list[bytes]) -> Any:
-    found = 0
-    for key in args:
-        if db.lookup(key) is not None:
-            found += 1
-    return found
+# EXISTS (and TOUCH, which only counts too) and the TTL family are compiled
+# (core/point_reads.pxi).
+point_reads_setup(keyspace)
+command("exists", -2)(exists_command)
 
 
-@command("touch", -2)
-def touch(db: Engine, args: list[bytes]) -> Any:
-    return exists(db, args)
+command("touch", -2)(exists_command)
 
 
 @command("type", 2)
@@ -121,16 +117,6 @@ def expireat(db: Engine, args: list[bytes]) -> Any:
 @command("pexpireat", -3, write=True)
 def pexpireat(db: Engine, args: list[bytes]) -> Any:
     return expire_generic(db, args, "pexpireat", False, 0)
-
-
-def ttl_generic(db: Engine, key: bytes, in_ms: bool, absolute: bool) -> int:
-    if db.lookup(key) is None:
-        return -2
-    deadline = db.deadline(key)
-    if deadline is None:
-        return -1
-    ttl = deadline if absolute else max(deadline - keyspace.now_ms(), 0)
-    return ttl if in_ms else (ttl + 500) // 1000
 
 
 @command("ttl", 2)

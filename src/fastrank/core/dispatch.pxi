@@ -323,16 +323,20 @@ def engine_execute_command(self, *args, **options):
 
 # -- the keyspace lookup every handler starts with ---------------------------------
 
-def engine_lookup(self, key):
-    """Engine.lookup: the live value at key, or None. A key with a deadline
-    goes to ``Engine.lookup_expiring`` (which deletes it once expired)."""
-    cdef EngineState st = self._fast
+cdef object _live_value(object db, object key):
+    cdef EngineState st = db._fast
     cdef PyObject *v = PyDict_GetItem(st.data, key)
     if v == NULL:
         return None
     if st.expires and PyDict_Contains(st.expires, key):
-        return self.lookup_expiring(key)
+        return db.lookup_expiring(key)
     return <object>v
+
+
+def engine_lookup(self, key):
+    """Engine.lookup: the live value at key, or None. A key with a deadline
+    goes to ``Engine.lookup_expiring`` (which deletes it once expired)."""
+    return _live_value(self, key)
 
 
 cdef object _lookup_type(object db, object key, object kind):
