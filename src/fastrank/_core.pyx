@@ -61,7 +61,8 @@ The includes, in order:
   commands (ZCARD, ZCOUNT, ZLEXCOUNT, ZMSCORE, the ZRANGE family with its
   BYSCORE / BYLEX commands) and the Engine's front doors for ZMSCORE and the
   by-score / by-lex ranges.
-- ``core/point_reads.pxi``: the compiled handlers of GET, HGET and SISMEMBER.
+- ``core/point_reads.pxi``: the compiled handlers of GET, HGET, SISMEMBER,
+  EXISTS (and TOUCH) and the TTL family.
 """
 include "core/batch_gate.pxi"
 include "core/zset.pxi"

@@ -16,8 +16,14 @@
 #              response callback for the command (``ResponseCallbacks``: a
 #              case-insensitive dict that remembers each name's callback).
 #
-# A handler is plain Python (``fastrank.commands``): the rule of each command
-# is written once, there.  This file only moves arguments and replies.
+# A handler is the one definition of its command's rule: Python in
+# ``fastrank.commands``, or for the hottest reads compiled next to this file
+# (zset_commands.pxi, point_reads.pxi) and registered by its command module.
+# This file only moves arguments and replies, and gives the handlers their
+# keyspace lookups in C (``_live_value``, ``_lookup_type``).  Other entries:
+# the forwarding and queueing methods (redis-py methods that only send their
+# parameters), the pipeline batch, EXEC's queue, and the helpers pipelines
+# and EVALSHA pack with.
 
 from cpython.dict cimport PyDict_Contains, PyDict_DelItem, PyDict_GetItem, PyDict_SetItem
 from cpython.list cimport PyList_Append, PyList_GET_SIZE
