@@ -130,7 +130,7 @@ cdef str _WRONGTYPE = ""
 cdef object _ResponseError = None
 cdef object _EMPTY_RESPONSE = None
 cdef object _NEVER_DECODE = None
-cdef str _PACK_ERROR = "A tuple item must be str, int, float or bytes."
+from fastrank._errors import PACK_ARGUMENT as _PACK_ERROR
 
 
 def dispatch_setup(dict commands, command_error, parse_error, unknown_line, arity_line,
