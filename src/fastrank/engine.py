@@ -316,11 +316,6 @@ class Engine(Keyspace, CoreCommands):
     # method, i.e. the dispatch path above and the command's one handler.
     # tests/unit/test_engine_fastpaths.py proves both give the same answers.
 
-    for _name, _word, _fixed, _rest in FORWARDED:
-        locals()[_name] = forwarding_method(_name, _word, _fixed, _rest,
-                                            getattr(CoreCommands, _name))
-    del _name, _word, _fixed, _rest
-
     zincrby = engine_zincrby
     zscore = engine_zscore
     zrank = engine_zrank
@@ -376,3 +371,10 @@ class Engine(Keyspace, CoreCommands):
                     self.wake_waiters()
                 return reply
         return CoreCommands.zadd(self, name, mapping, nx, xx, ch, incr, gt, lt)
+
+
+# The forwarding methods (FORWARDED), bound where the Engine has no front door.
+for _name, _word, _fixed, _rest in FORWARDED:
+    if _name not in Engine.__dict__:
+        setattr(Engine, _name, forwarding_method(_name, _word, _fixed, _rest,
+                                                 getattr(CoreCommands, _name)))

@@ -138,11 +138,6 @@ class Pipeline(CoreCommands):
             raise RedisError("Commands without an initial WATCH have already been issued")
         self.explicit_transaction = True
 
-    # redis-py methods that only send their parameters queue them directly.
-    for _name, _word, _fixed, _rest in FORWARDED:
-        locals()[_name] = queueing_method(_name, _word, _fixed, _rest, getattr(CoreCommands, _name))
-    del _name, _word, _fixed, _rest
-
     def execute_command(self, *args: Any, **options: Any) -> Any:
         if (self.watching or args[0] == "WATCH") and not self.explicit_transaction:
             return self.immediate_execute_command(*args, **options)
@@ -324,3 +319,9 @@ class Pipeline(CoreCommands):
             error = response[i]
             annotate(error, i + 1, stack[i][0])
             raise error
+
+
+# redis-py methods that only send their parameters (FORWARDED) queue them directly.
+for _name, _word, _fixed, _rest in FORWARDED:
+    setattr(Pipeline, _name, queueing_method(_name, _word, _fixed, _rest,
+                                             getattr(CoreCommands, _name)))
