@@ -311,20 +311,26 @@ def engine_run_packed(self, command_name, list argv, dict options):
     return _finish(<EngineState>self._fast, self, command_name, reply, options)
 
 
-def engine_execute_command(self, *args, **options):
-    """Engine.execute_command: what redis-py's command methods end in."""
-    cdef EngineState st = self._fast
-    cdef list argv = pack_args(args)
+cdef object _run_locked(object db, object command_name, list argv, dict options):
+    """Stages 2-4 for a packed command: the handler under the Engine's lock
+    (taken here), then the reply shaped for redis-py (outside the lock); an
+    error reply raised as redis-py raises it, or EMPTY_RESPONSE's value."""
+    cdef EngineState st = db._fast
     st.lock.enter()
     try:
-        reply = _call(self, argv)
+        reply = _call(db, argv)
     except _CommandError as err:
         if PyDict_Contains(options, _EMPTY_RESPONSE):
             return options[_EMPTY_RESPONSE]
         raise _parse_error(err.line) from None
     finally:
         st.lock.leave()
-    return _finish(st, self, args[0], reply, options)
+    return _finish(st, db, command_name, reply, options)
+
+
+def engine_execute_command(self, *args, **options):
+    """Engine.execute_command: what redis-py's command methods end in."""
+    return _run_locked(self, args[0], pack_args(args), options)
 
 
 # -- the keyspace lookup every handler starts with ---------------------------------
@@ -346,16 +352,8 @@ def engine_lookup(self, key):
 
 
 cdef object _lookup_type(object db, object key, object kind):
-    cdef EngineState st = db._fast
-    cdef PyObject *v = PyDict_GetItem(st.data, key)
-    if v == NULL:
-        return None
-    value = <object>v
-    if st.expires and PyDict_Contains(st.expires, key):
-        value = db.lookup_expiring(key)
-        if value is None:
-            return None
-    if type(value) is not kind:
+    value = _live_value(db, key)
+    if value is not None and type(value) is not kind:
         raise _CommandError(_WRONGTYPE)
     return value
 
@@ -466,18 +464,10 @@ def forwarding_method(str name, str word, int fixed, bint rest, generic):
 
 
 cdef object _forward(object db, str word, bytes packed_word, tuple args):
-    cdef EngineState st = db._fast
     cdef list argv = [packed_word]
     for arg in args:
         PyList_Append(argv, _pack_one(arg))
-    st.lock.enter()
-    try:
-        reply = _call(db, argv)
-    except _CommandError as err:
-        raise _parse_error(err.line) from None
-    finally:
-        st.lock.leave()
-    return _finish(st, db, word, reply, {})
+    return _run_locked(db, word, argv, {})
 
 
 def queueing_method(str name, str word, int fixed, bint rest, generic):

@@ -63,15 +63,9 @@ cdef object _zset_lookup(object db, object key):
     """db.lookup(key) for a zset command: the zset, None when missing or
     expired (an expiring key goes to ``Engine.lookup_expiring``), WRONGTYPE
     for another type."""
-    cdef EngineState st = db._fast
-    cdef PyObject *v = PyDict_GetItem(st.data, key)
-    if v == NULL:
+    value = _live_value(db, key)
+    if value is None:
         return None
-    value = <object>v
-    if st.expires and PyDict_Contains(st.expires, key):
-        value = db.lookup_expiring(key)
-        if value is None:
-            return None
     if type(value) is not SortedSet and type(value) is not _ListpackZSet:
         raise _CommandError(_WRONGTYPE)
     return value
@@ -462,20 +456,6 @@ def zrevrangebylex(object db, list args):
 cdef dict _NO_OPTIONS = {}  # (never changed: _finish only removes keys it finds)
 
 
-cdef object _enter(object db, str word, list argv, dict options):
-    """Run packed argv through the dispatch path with redis-py's callback
-    options, as execute_command would."""
-    cdef EngineState st = db._fast
-    st.lock.enter()
-    try:
-        reply = _call(db, argv)
-    except _CommandError as err:
-        raise _parse_error(err.line) from None
-    finally:
-        st.lock.leave()
-    return _finish(st, db, word, reply, options)
-
-
 cdef list _range_argv(bytes word, object name, object a, object b, object start, object num):
     cdef list argv = [word, _pack_one(name), _pack_one(a), _pack_one(b)]
     if start is not None:
@@ -492,14 +472,16 @@ cdef inline bint _usual_limit(object start, object num):
 
 def engine_zcount(self, name, min, max):
     """Engine.zcount: redis-py's ZCOUNT."""
-    return _enter(self, "ZCOUNT", [b"ZCOUNT", _pack_one(name), _pack_one(min), _pack_one(max)],
-                  _NO_OPTIONS)
+    return _run_locked(self, "ZCOUNT",
+                       [b"ZCOUNT", _pack_one(name), _pack_one(min), _pack_one(max)],
+                       _NO_OPTIONS)
 
 
 def engine_zlexcount(self, name, min, max):
     """Engine.zlexcount: redis-py's ZLEXCOUNT."""
-    return _enter(self, "ZLEXCOUNT",
-                  [b"ZLEXCOUNT", _pack_one(name), _pack_one(min), _pack_one(max)], _NO_OPTIONS)
+    return _run_locked(self, "ZLEXCOUNT",
+                       [b"ZLEXCOUNT", _pack_one(name), _pack_one(min), _pack_one(max)],
+                       _NO_OPTIONS)
 
 
 def engine_zmscore(self, key, members):
@@ -509,7 +491,7 @@ def engine_zmscore(self, key, members):
     cdef list argv = [b"ZMSCORE", _pack_one(key)]
     for m in <list>members:
         PyList_Append(argv, _pack_one(m))
-    return _enter(self, "ZMSCORE", argv, _NO_OPTIONS)
+    return _run_locked(self, "ZMSCORE", argv, _NO_OPTIONS)
 
 
 cdef object _STOCK_PAIRS = False  # redis-py's callback of the by-score ranges; False: not yet seen
@@ -528,7 +510,7 @@ cdef object _stock_pairs():
 
 cdef object _enter_scored(object db, str word, list argv, object withscores,
                           object score_cast_func):
-    """_enter for a by-score range. With redis-py's own callback and a float
+    """_run_locked for a by-score range. With redis-py's own callback and a float
     cast (or no scores) the reply is shaped here as that callback does:
     members as they are, scores as (member, score) tuples (the callback's
     float of the score's %.17g text is the score itself)."""
@@ -538,8 +520,8 @@ cdef object _enter_scored(object db, str word, list argv, object withscores,
     if type(callbacks) is not ResponseCallbacks \
             or (<ResponseCallbacks>callbacks).callback(word) is not _stock_pairs() \
             or (withscores and score_cast_func is not _PyFloat):
-        return _enter(db, word, argv, {"withscores": withscores,
-                                       "score_cast_func": score_cast_func})
+        return _run_locked(db, word, argv, {"withscores": withscores,
+                                            "score_cast_func": score_cast_func})
     st.lock.enter()
     try:
         reply = _call(db, argv)
@@ -584,13 +566,13 @@ def engine_zrangebylex(self, name, min, max, start=None, num=None):
     """Engine.zrangebylex: redis-py's ZRANGEBYLEX."""
     if not _usual_limit(start, num):
         return _GENERIC.zrangebylex(self, name, min, max, start, num)
-    return _enter(self, "ZRANGEBYLEX", _range_argv(b"ZRANGEBYLEX", name, min, max, start, num),
-                  _NO_OPTIONS)
+    return _run_locked(self, "ZRANGEBYLEX",
+                       _range_argv(b"ZRANGEBYLEX", name, min, max, start, num), _NO_OPTIONS)
 
 
 def engine_zrevrangebylex(self, name, max, min, start=None, num=None):
     """Engine.zrevrangebylex: redis-py's ZREVRANGEBYLEX."""
     if not _usual_limit(start, num):
         return _GENERIC.zrevrangebylex(self, name, max, min, start, num)
-    return _enter(self, "ZREVRANGEBYLEX",
-                  _range_argv(b"ZREVRANGEBYLEX", name, max, min, start, num), _NO_OPTIONS)
+    return _run_locked(self, "ZREVRANGEBYLEX",
+                       _range_argv(b"ZREVRANGEBYLEX", name, max, min, start, num), _NO_OPTIONS)
