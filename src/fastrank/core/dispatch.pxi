@@ -299,18 +299,6 @@ def engine_finish(self, command_name, reply, dict options):
     return _finish(<EngineState>self._fast, self, command_name, reply, options)
 
 
-def engine_run_packed(self, command_name, list argv, dict options):
-    """Engine.run_packed: one packed command with redis-py's reply handling
-    (lock held by the caller); an error reply is raised as redis-py raises it."""
-    try:
-        reply = _call(self, argv)
-    except _CommandError as err:
-        if PyDict_Contains(options, _EMPTY_RESPONSE):
-            return options[_EMPTY_RESPONSE]
-        raise _parse_error(err.line) from None
-    return _finish(<EngineState>self._fast, self, command_name, reply, options)
-
-
 cdef object _run_locked(object db, object command_name, list argv, dict options):
     """Stages 2-4 for a packed command: the handler under the Engine's lock
     (taken here), then the reply shaped for redis-py (outside the lock); an
@@ -326,6 +314,13 @@ cdef object _run_locked(object db, object command_name, list argv, dict options)
     finally:
         st.lock.leave()
     return _finish(st, db, command_name, reply, options)
+
+
+def engine_run_packed(self, command_name, list argv, dict options):
+    """Engine.run_packed: one packed command with redis-py's reply handling;
+    an error reply is raised as redis-py raises it. (The lock is re-entrant:
+    pipelines call this while holding it.)"""
+    return _run_locked(self, command_name, argv, options)
 
 
 def engine_execute_command(self, *args, **options):
