@@ -16,9 +16,11 @@ redis-py plus a server do:
 
 redis-py's methods enter it through ``execute_command``; the methods of
 ``FORWARDED`` (whose redis-py body only sends its parameters) enter it
-directly, and a few hot methods (ZSCORE, ZINCRBY, ZRANK, ZRANGE by rank,
-INCRBY) have compiled front doors that answer the common case in C and hand
-anything else to redis-py's method. A command's rule is written once, in its
+directly, and the hot methods have compiled front doors: ZSCORE, ZINCRBY,
+ZRANK, ZRANGE by rank and INCRBY answer the common case in C
+(``core/engine_fast.pxi``), ZCOUNT, ZLEXCOUNT, ZMSCORE and the by-score /
+by-lex ranges pack their words and enter the path (``core/zset_commands.pxi``);
+anything unusual goes to redis-py's method. A command's rule is written once, in its
 handler.
 
 The keyspace (values, expiry, WATCH bookkeeping, blocked-pop waits) is
