@@ -200,7 +200,7 @@ cdef class EngineState:
     cdef bint decode
     cdef bytes encoding
     cdef bytes errors
-    cdef public object callbacks  # Engine.response_callbacks (the Engine's property)
+    cdef public object callbacks  # redis-py's response callbacks (Engine.response_callbacks)
 
     def __cinit__(self, dict data, dict expires, EngineLock lock, bint decode_responses,
                   str encoding, str encoding_errors):
