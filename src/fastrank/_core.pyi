@@ -495,11 +495,6 @@ class EngineLock:
         """threading.Condition.wait: take the lock again at the saved depth."""
 
 @disjoint_base
-class EngineBase:
-    """The C part of every Engine: its EngineState as a field."""
-    _fast: "EngineState"
-    response_callbacks: Dict[str, Callable[..., Any]]
-
 class EngineState:
     """The parts of one Engine the compiled fast paths use, as C fields
     (shares the Engine's dicts and lock)."""

@@ -186,6 +186,16 @@ class Engine(Keyspace, CoreCommands):
         self._lua: LuaScripting | None = None  # the Lua state, made by the first script
         self._snapshot_path: str | os.PathLike[str] | None = None  # save() without a path
 
+    @property
+    def response_callbacks(self) -> dict[str, Callable[..., Any]]:
+        """redis-py's reply callbacks by command name (kept in the state the
+        compiled dispatch path reads)."""
+        return self._fast.callbacks  # type: ignore[no-any-return]
+
+    @response_callbacks.setter
+    def response_callbacks(self, callbacks: dict[str, Callable[..., Any]]) -> None:
+        self._fast.callbacks = callbacks
+
     # -- redis.Redis look-alikes ------------------------------------------
 
     def __repr__(self) -> str:

@@ -223,12 +223,21 @@ cdef Command _lookup(list argv):
     return <Command>found
 
 
-cdef object _call(object db, list argv):
+cdef object _call(object db, EngineState st, list argv):
+    """Stage 3, the caller holding db's lock: db's handler for argv (st is db._fast)."""
+    global _RUNNING_DB, _RUNNING_STATE
     cdef Command cmd = _lookup(argv)
     cdef Py_ssize_t n = PyList_GET_SIZE(argv)
     if (cmd.arity > 0 and n != cmd.arity) or n < -cmd.arity:
         raise _CommandError(_arity_line(cmd.name))
-    reply = cmd.handler(db, argv[1:])
+    args = argv[1:]
+    _RUNNING_STATE = <PyObject *>st
+    _RUNNING_DB = <PyObject *>db
+    try:
+        reply = cmd.handler(db, args)
+    finally:
+        _RUNNING_DB = NULL
+        _RUNNING_STATE = NULL
     if cmd.write and db._waiters:
         db._cond.notify_all()
     return reply
@@ -237,7 +246,7 @@ cdef object _call(object db, list argv):
 def engine_call(self, list argv):
     """Engine.call: run one packed command (lock held by the caller); the raw
     reply, RESP3-shaped as hiredis hands it over, or CommandError."""
-    return _call(self, argv)
+    return _call(self, _state_of(self), argv)
 
 
 def command_for(list argv):
@@ -313,7 +322,7 @@ cdef object _run_locked(object db, object command_name, list argv, dict options)
     cdef EngineState st = _state_of(db)
     st.lock.enter()
     try:
-        reply = _call(db, argv)
+        reply = _call(db, st, argv)
     except _CommandError as err:
         if PyDict_Contains(options, _EMPTY_RESPONSE):
             return options[_EMPTY_RESPONSE]
@@ -384,7 +393,7 @@ def engine_run_batch(self, list stack, list packed):
         if argv is None:
             argv = pack_args(args)
         try:
-            reply = _call(self, argv)
+            reply = _call(self, st, argv)
         except _CommandError as err:
             if PyDict_Contains(options, _EMPTY_RESPONSE):
                 out.append(options[_EMPTY_RESPONSE])
@@ -433,9 +442,10 @@ def engine_exec_queue(self, list queue):
     raw reply, or the ResponseError an error reply becomes (Redis runs the
     rest of the queue after an error)."""
     cdef list out = []
+    cdef EngineState st = _state_of(self)
     for argv in queue:
         try:
-            out.append(_call(self, argv))
+            out.append(_call(self, st, argv))
         except _CommandError as err:
             out.append(_parse_error(err.line))
     return out

@@ -212,26 +212,20 @@ cdef class EngineState:
         self.errors = encoding_errors.encode("ascii")
 
 
-cdef class EngineBase:
-    """The C part of every Engine (``fastrank.keyspace.Keyspace`` derives
-    from it): its EngineState as a field, so that the compiled paths reach it
-    without an attribute lookup."""
-    cdef public EngineState _fast
-
-    @property
-    def response_callbacks(self):
-        """redis-py's reply callbacks by command name (kept in the state,
-        where the dispatch path reads them)."""
-        return self._fast.callbacks
-
-    @response_callbacks.setter
-    def response_callbacks(self, callbacks):
-        self._fast.callbacks = callbacks
+# The Engine whose handler runs and its state (borrowed: _call's caller holds
+# both), so that the handler's lookups reach the state without an attribute
+# lookup. Written and read with the GIL held, always as a pair, and cleared
+# when any handler ends: a nested or interleaved call then only falls back to
+# ``db._fast``, and the pair never names an Engine that is gone.
+cdef PyObject *_RUNNING_DB = NULL
+cdef PyObject *_RUNNING_STATE = NULL
 
 
 cdef inline EngineState _state_of(object db):
-    """db's EngineState (db is an Engine: checked)."""
-    return (<EngineBase?>db)._fast
+    """db._fast (db is an Engine), without the attribute lookup while db's handler runs."""
+    if <PyObject *>db == _RUNNING_DB:
+        return <EngineState>_RUNNING_STATE
+    return <EngineState?>db._fast
 
 
 cdef inline object _fast_key(object name):

@@ -521,7 +521,7 @@ cdef object _enter_scored(object db, str word, list argv, object withscores,
                                             "score_cast_func": score_cast_func})
     st.lock.enter()
     try:
-        reply = _call(db, argv)
+        reply = _call(db, st, argv)
     except _CommandError as err:
         raise _parse_error(err.line) from None
     finally:
