@@ -714,3 +714,18 @@ def exists_command(db: Any, args: List[bytes]) -> int:
     """EXISTS's (and TOUCH's) handler."""
 def ttl_generic(db: Any, key: bytes, in_ms: bool, absolute: bool) -> int:
     """TTL, PTTL, EXPIRETIME, PEXPIRETIME: -2, -1, the time left or the deadline."""
+
+# core/board_scripts.pxi: the native paths of the leaderboard scripts.
+BOARD_DECLINE: Any
+def board_scripts_setup(zset_add: Any, new_zset: Any, parse_int: Any) -> None:
+    """Hand over the keyspace helpers the write paths use."""
+def board_submit(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
+    """submit.lua's native path (BOARD_DECLINE: run the Lua script)."""
+def board_remove(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
+    """remove.lua's native path."""
+def board_standing(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
+    """standing.lua's native path."""
+def board_range(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
+    """range.lua's native path."""
+def board_friends(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
+    """friends.lua's native path."""

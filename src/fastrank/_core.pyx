@@ -63,6 +63,8 @@ The includes, in order:
   by-score / by-lex ranges.
 - ``core/point_reads.pxi``: the compiled handlers of GET, HGET, SISMEMBER,
   EXISTS (and TOUCH) and the TTL family.
+- ``core/board_scripts.pxi``: the Engine's native paths of the leaderboard's
+  Lua scripts (``fastrank._board_native`` picks them by the script's SHA1).
 """
 include "core/batch_gate.pxi"
 include "core/zset.pxi"
@@ -73,3 +75,4 @@ include "core/engine_fast.pxi"
 include "core/dispatch.pxi"
 include "core/zset_commands.pxi"
 include "core/point_reads.pxi"
+include "core/board_scripts.pxi"

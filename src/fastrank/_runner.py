@@ -31,7 +31,7 @@ import functools
 import hashlib
 from importlib import resources
 from typing import (TYPE_CHECKING, Any, Callable, Coroutine, Dict, Generator, Generic, List, NamedTuple,
-                    Tuple, TypeVar, Union)
+                    Optional, Tuple, TypeVar, Union)
 
 from redis.exceptions import NoScriptError, ResponseError
 
@@ -80,6 +80,28 @@ class Run(NamedTuple):
     args: Tuple[Any, ...]
 
 
+def _evalsha(client: Any, step: Run) -> Any:
+    """EVALSHA of ``step`` on a sync client; SCRIPT LOAD and again on NOSCRIPT."""
+    try:
+        return client.evalsha(step.script.sha, len(step.keys), *step.keys, *step.args)
+    except ResponseError as exc:
+        if not _is_noscript(exc):
+            raise
+    client.script_load(step.script.source)
+    return client.evalsha(step.script.sha, len(step.keys), *step.keys, *step.args)
+
+
+async def _evalsha_async(client: Any, step: Run) -> Any:
+    """:func:`_evalsha` on an asyncio client."""
+    try:
+        return await client.evalsha(step.script.sha, len(step.keys), *step.keys, *step.args)
+    except ResponseError as exc:
+        if not _is_noscript(exc):
+            raise
+    await client.script_load(step.script.source)
+    return await client.evalsha(step.script.sha, len(step.keys), *step.keys, *step.args)
+
+
 class Do(NamedTuple):
     """Call ``function(*args, **kwargs)`` here (blocking I/O other than the client's)."""
 
@@ -89,16 +111,21 @@ class Do(NamedTuple):
 
 
 class Direct(Generic[_T]):
-    """A plan of a single command: ``parse(reply)`` is the result.
+    """A plan of a single step (a :class:`Call` or a :class:`Run`):
+    ``parse(reply)`` is the result.
 
-    The simple reads (a rank, a score, a count) are this instead of a
-    generator, which spares them the generator's start and stop."""
+    The one-step methods (a rank, a score, a submit, a slice) are this
+    instead of a generator, which spares them the generator's start and stop.
+    ``fail``, when given, turns a server error of the step into the error the
+    method raises (as a generator plan's ``except`` would)."""
 
-    __slots__ = ("call", "parse")
+    __slots__ = ("call", "parse", "fail")
 
-    def __init__(self, call: Call, parse: Callable[[Any], _T]) -> None:
+    def __init__(self, call: Union[Call, "Run"], parse: Callable[[Any], _T],
+                 fail: Optional[Callable[[ResponseError], Exception]] = None) -> None:
         self.call = call
         self.parse = parse
+        self.fail = fail
 
 
 Step = Union[Call, List[Call], Run, Do]
@@ -109,7 +136,12 @@ Plan = Union[Steps[_T], Direct[_T]]
 def steps(plan: Plan[_T]) -> Steps[_T]:
     """Any plan as a generator, for ``yield from`` inside another plan."""
     if type(plan) is Direct:
-        reply = yield plan.call
+        try:
+            reply = yield plan.call
+        except ResponseError as exc:
+            if plan.fail is None:
+                raise
+            raise plan.fail(exc) from exc
         return plan.parse(reply)
     result = yield from plan  # type: ignore[misc]
     return result  # type: ignore[no-any-return]
@@ -123,14 +155,7 @@ def _send(client: Any, step: Step) -> Any:
     if isinstance(step, Do):
         return step.function(*step.args, **step.kwargs)
     if isinstance(step, Run):
-        argv = (step.script.sha, len(step.keys), *step.keys, *step.args)
-        try:
-            return client.evalsha(*argv)
-        except ResponseError as exc:
-            if not _is_noscript(exc):
-                raise
-        client.script_load(step.script.source)
-        return client.evalsha(*argv)
+        return _evalsha(client, step)
     if isinstance(step, Call):
         return getattr(client, step.method)(*step.args, **step.kwargs)
     pipe = client.pipeline(transaction=False)
@@ -143,14 +168,7 @@ async def _send_async(client: Any, step: Step) -> Any:
     if isinstance(step, Do):
         return await asyncio.to_thread(step.function, *step.args, **step.kwargs)
     if isinstance(step, Run):
-        argv = (step.script.sha, len(step.keys), *step.keys, *step.args)
-        try:
-            return await client.evalsha(*argv)
-        except ResponseError as exc:
-            if not _is_noscript(exc):
-                raise
-        await client.script_load(step.script.source)
-        return await client.evalsha(*argv)
+        return await _evalsha_async(client, step)
     if isinstance(step, Call):
         return await getattr(client, step.method)(*step.args, **step.kwargs)
     pipe = client.pipeline(transaction=False)
@@ -163,7 +181,16 @@ def run(client: Any, plan: Plan[_T]) -> _T:
     """Drive ``plan`` on a sync redis-py style client and return its result."""
     if type(plan) is Direct:
         call = plan.call
-        return plan.parse(getattr(client, call.method)(*call.args, **call.kwargs))
+        try:
+            if type(call) is Run:
+                reply = _evalsha(client, call)
+            else:
+                reply = getattr(client, call.method)(*call.args, **call.kwargs)
+        except ResponseError as exc:
+            if plan.fail is None:
+                raise
+            raise plan.fail(exc) from exc
+        return plan.parse(reply)
     assert not isinstance(plan, Direct)
     try:
         step = next(plan)
@@ -182,7 +209,16 @@ async def run_async(client: Any, plan: Plan[_T]) -> _T:
     """Drive ``plan`` on an asyncio redis-py style client and return its result."""
     if type(plan) is Direct:
         call = plan.call
-        return plan.parse(await getattr(client, call.method)(*call.args, **call.kwargs))
+        try:
+            if type(call) is Run:
+                reply = await _evalsha_async(client, call)
+            else:
+                reply = await getattr(client, call.method)(*call.args, **call.kwargs)
+        except ResponseError as exc:
+            if plan.fail is None:
+                raise
+            raise plan.fail(exc) from exc
+        return plan.parse(reply)
     assert not isinstance(plan, Direct)
     try:
         step = next(plan)

@@ -31,12 +31,14 @@ Each is O(log n) per player.
 """
 from __future__ import annotations
 
+import functools
 import json
 import time
 import weakref
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import (
     Any,
+    Callable,
     Dict,
     Iterator,
     List,
@@ -45,6 +47,7 @@ from typing import (
     Optional,
     Sequence,
     Tuple,
+    TypeVar,
     Union,
 )
 
@@ -52,9 +55,10 @@ from redis.exceptions import ResponseError
 
 from fastrank import _errors
 from fastrank._periods import PERIODS, expiry_ms, season_of, zone
-from fastrank._runner import Call, Direct, Plan, Run, Steps, blocking, packaged_script, run
+from fastrank._runner import Call, Direct, Plan, Run, Steps, blocking, packaged_script, run, steps
 from fastrank._scorebits import Points, ScoreCodec
 
+_T = TypeVar("_T")
 PlayerId = Union[str, bytes, int]
 When = Union[int, float, datetime, None]
 
@@ -156,6 +160,32 @@ def _info(text: Optional[Union[str, bytes]]) -> Optional[Dict[str, Any]]:
     return None if text is None else dict(json.loads(text))
 
 
+def _rank_of_standing(reply: Any) -> Optional[int]:
+    """standing.lua's reply for a rank style: the rank, None if absent."""
+    return None if not reply else int(reply[1])
+
+
+def _standing_of(reply: Any) -> Optional[Tuple[int, int, int]]:
+    """standing.lua's reply for "p": (better, worse, count), None if absent."""
+    if not reply:
+        return None
+    _, better, worse, count = reply
+    return int(better), int(worse), int(count)
+
+
+def _percentile(standing: Optional[Tuple[int, int, int]]) -> Optional[float]:
+    if standing is None:
+        return None
+    _, worse, count = standing
+    return 100.0 * worse / count
+
+
+def _no_entries() -> Steps[List[Any]]:
+    """The plan of an empty read: nothing to send."""
+    return []
+    yield  # a generator that sends nothing  # noqa: unreachable
+
+
 _TopCache = Dict[str, Dict[Tuple[Any, ...], Tuple[float, List[Entry]]]]
 _TOP_CACHES: "weakref.WeakKeyDictionary[Any, _TopCache]" = weakref.WeakKeyDictionary()
 """client → board name → (keys, n, with_info, style, configuration) → (expiry, entries)."""
@@ -254,6 +284,9 @@ class BoardPlans:
             self._caches = {}
         self._keys: Dict[Optional[str], Tuple[str, str, str, str, str]] = {}
         self._bytes_keys: Dict[Tuple[str, ...], Tuple[bytes, ...]] = {}
+        # top(): the last reply and its entries, per rank style; the parser of each style
+        self._top_memo: Dict[str, Tuple[List[Any], List[Entry]]] = {}
+        self._top_parsers: Dict[str, Callable[[List[Any]], List[Entry]]] = {}
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.name!r}, season={self.current_season()!r}, order={self.order!r}, "
@@ -321,26 +354,50 @@ class BoardPlans:
 
     def _entries(self, pairs: Sequence[Tuple[Union[str, bytes], Any]], start: int, first: int, style: str,
                  infos: Optional[Sequence[Any]] = None) -> List[Entry]:
-        points = self.codec.points_of_many([score for _, score in pairs])
-        players = [m if type(m) is str else _text(m) for m, _ in pairs]
-        if style == "o":
-            ranks: Sequence[int] = range(first, first + len(pairs))
+        """Entries of a slice of the board in rank order (``start``: the 0-based
+        position of its first, ``first``: its rank). O(len(pairs))."""
+        scale = self.codec.scale
+        if scale:
+            points: List[Points] = [int(float(s) // scale) for _, s in pairs]
         else:
-            ranker = _Ranker(style)
-            ranks = [ranker.rank_at(start + i, p, first if i == 0 else None) for i, p in enumerate(points)]
+            points = [self.codec.points(s) for _, s in pairs]
+        players = [m if type(m) is str else m.decode("utf-8", "surrogateescape") for m, _ in pairs]
+        ranks: Sequence[int]
+        if style == "o":
+            ranks = range(first, first + len(pairs))
+        else:  # ties share a rank; after them, the position (competition) or the next rank (dense)
+            ranks = []
+            rank, last = first, None
+            for i, p in enumerate(points):
+                if i and p != last:
+                    rank = start + i + 1 if style == "c" else rank + 1
+                ranks.append(rank)
+                last = p
         new = tuple.__new__
         if infos is None:
             return [new(Entry, (r, m, p, None, None)) for r, m, p in zip(ranks, players, points)]
         return [new(Entry, (r, m, p, None, _info(i))) for r, m, p, i in zip(ranks, players, points, infos)]
+
+    def _top_entries(self, style: str, pairs: List[Tuple[Union[str, bytes], Any]]) -> List[Entry]:
+        """:meth:`_entries` of a top slice, remembered with the reply it was made
+        from: the same reply again (a board whose top did not change) gives the
+        same entries without decoding it again. O(len(pairs))."""
+        memo = self._top_memo.get(style)
+        if memo is None or memo[0] != pairs:
+            memo = self._top_memo[style] = (pairs, self._entries(pairs, 0, 1, style))
+        return list(memo[1])
 
     def _slice_call(self, key: str, start: int, stop: int) -> Call:
         method = "zrevrange" if self.codec.desc else "zrange"
         return Call(method, (key, start, stop), {"withscores": True})
 
     def _range_plan(self, keys: Tuple[str, ...], mode: str, where: Any, size: int, style: str,
-                    with_info: bool) -> Steps[List[Entry]]:
+                    with_info: bool) -> Direct[List[Entry]]:
         args = (*self._conf, mode, where, size, style, "1" if with_info else "0")
-        reply = yield Run(RANGE, self._encoded(keys), args)
+        return Direct(Run(RANGE, self._encoded(keys), args),
+                      lambda reply: self._range_entries(reply, style, with_info))
+
+    def _range_entries(self, reply: Any, style: str, with_info: bool) -> List[Entry]:
         if not reply:
             return []
         start, first, items, infos = reply
@@ -365,17 +422,19 @@ class BoardPlans:
         return keys, (*self._conf, chosen, tick, style, self.passed, expire, *flat)
 
     def _plan_submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-                     with_rank: bool = False) -> Steps[Any]:
+                     with_rank: bool = False) -> Plan[Any]:
         """Apply a result by the board's rule (or ``rule=``); the new points, or a
         :class:`Change` with ``with_rank=True``. One atomic script; O(log n)."""
         keys, args = self._write_args([(player, points)], at, rule, self._style if with_rank else "")
-        try:
-            reply = yield Run(SUBMIT, self._encoded(keys), args)
-        except ResponseError as exc:
-            raise self._translate(exc) from exc
+        return Direct(Run(SUBMIT, self._encoded(keys), args), self._changed if with_rank else self._new_points,
+                      self._translate)
+
+    def _new_points(self, reply: List[Any]) -> Points:
         self._invalidate()
-        if not with_rank:
-            return self.codec.parse_points(reply[0])
+        return self.codec.parse_points(reply[0])
+
+    def _changed(self, reply: List[Any]) -> Change:
+        self._invalidate()
         new_points, rank, previous, passed = reply
         return Change(self.codec.parse_points(new_points), int(rank), int(previous) or None,
                       [_text(m) for m in passed])
@@ -397,18 +456,16 @@ class BoardPlans:
         parse = self.codec.parse_points
         return [parse(x) for x in reply]
 
-    def _plan_set_points(self, player: PlayerId, points: Points, *, at: When = None) -> Steps[Points]:
+    def _plan_set_points(self, player: PlayerId, points: Points, *, at: When = None) -> Plan[Points]:
         """Set a player's points (rule ``set``); the tie-break time moves only if they change. O(log n)."""
-        result = yield from self._plan_submit(player, points, at=at, rule="set")
-        return result  # type: ignore[no-any-return]
+        return self._plan_submit(player, points, at=at, rule="set")  # type: ignore[no-any-return]
 
-    def _plan_remove(self, player: PlayerId) -> Steps[bool]:
+    def _plan_remove(self, player: PlayerId) -> Plan[bool]:
         """Take a player and their entry data off the board; True if they were on it. O(log n)."""
         member = _player(player)
-        try:
-            reply = yield Run(REMOVE, self._encoded(self.keys()), (*self._conf, member))
-        except ResponseError as exc:
-            raise self._translate(exc) from exc
+        return Direct(Run(REMOVE, self._encoded(self.keys()), (*self._conf, member)), self._removed, self._translate)
+
+    def _removed(self, reply: Any) -> bool:
         self._invalidate()
         return bool(reply)
 
@@ -462,9 +519,8 @@ class BoardPlans:
             return Direct(Call("zrevrank" if self.codec.desc else "zrank", (keys[0], member)), _one_based)
         return self._standing_rank(keys, member, style)
 
-    def _standing_rank(self, keys: Tuple[str, ...], member: Union[str, bytes], style: str) -> Steps[Optional[int]]:
-        reply = yield Run(STANDING, self._encoded(keys), (*self._conf, member, style))
-        return None if not reply else int(reply[1])
+    def _standing_rank(self, keys: Tuple[str, ...], member: Union[str, bytes], style: str) -> Plan[Optional[int]]:
+        return Direct(Run(STANDING, self._encoded(keys), (*self._conf, member, style)), _rank_of_standing)
 
     def _plan_count(self, *, season: Optional[Union[str, int]] = None) -> Plan[int]:
         """How many players are on the board. O(1)."""
@@ -495,46 +551,52 @@ class BoardPlans:
         return Direct(Call("zcount", (keys[0], *bounds)), _one_more)
 
     def _plan_top(self, n: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
-                  season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
+                  season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """The best ``n`` entries. O(log n + n); cached for ``cache_ttl`` seconds when set."""
         n = _count(n, "n")
         style = self._style_of(ranking)
         keys = self.keys(season)
-        slot = (keys[0], n, with_info, style, self._conf)
         if self.cache_ttl:
-            hit = self._caches.get(self.name, {}).get(slot)
-            if hit is not None and hit[0] > time.monotonic():
-                return list(hit[1])
+            return self._cached_top(keys, n, with_info, style)
+        return self._top(keys, n, with_info, style)
+
+    def _top(self, keys: Tuple[str, ...], n: int, with_info: bool, style: str) -> Plan[List[Entry]]:
         if n == 0:
-            entries: List[Entry] = []
-        elif with_info:
-            entries = yield from self._range_plan(keys, "at", 0, n, style, True)
-        else:
-            pairs = yield self._slice_call(keys[0], 0, n - 1)
-            entries = self._entries(pairs, 0, 1, style)
-        if self.cache_ttl:
-            self._caches.setdefault(self.name, {})[slot] = (time.monotonic() + self.cache_ttl, list(entries))
+            return _no_entries()
+        if with_info:
+            return self._range_plan(keys, "at", 0, n, style, True)
+        parse = self._top_parsers.get(style)
+        if parse is None:
+            parse = self._top_parsers[style] = functools.partial(self._top_entries, style)
+        return Direct(self._slice_call(keys[0], 0, n - 1), parse)
+
+    def _cached_top(self, keys: Tuple[str, ...], n: int, with_info: bool, style: str) -> Steps[List[Entry]]:
+        slot = (keys[0], n, with_info, style, self._conf)
+        hit = self._caches.get(self.name, {}).get(slot)
+        if hit is not None and hit[0] > time.monotonic():
+            return list(hit[1])
+        entries = yield from steps(self._top(keys, n, with_info, style))
+        assert self.cache_ttl is not None
+        self._caches.setdefault(self.name, {})[slot] = (time.monotonic() + self.cache_ttl, list(entries))
         return entries
 
     def _plan_standings(self, season: Union[str, int], n: int = 10, *, with_info: bool = False,
-                        ranking: Optional[str] = None) -> Steps[List[Entry]]:
+                        ranking: Optional[str] = None) -> Plan[List[Entry]]:
         """The best ``n`` entries of a past (or any) season. O(log n + n)."""
-        entries = yield from self._plan_top(n, with_info=with_info, ranking=ranking, season=season)
-        return entries
+        return self._plan_top(n, with_info=with_info, ranking=ranking, season=season)
 
     def _plan_page(self, number: int, size: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
-                   season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
+                   season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """Page ``number`` (1-based) of ``size`` entries. O(log n + size)."""
         start, size = _page_slice(number, size)
         style = self._style_of(ranking)
         keys = self.keys(season)
         if size == 0 or start >= SIZE_LIMIT:
-            return []
+            return _no_entries()
         if style == "o" and not with_info:
-            pairs = yield self._slice_call(keys[0], start, start + size - 1)
-            return self._entries(pairs, start, start + 1, "o")
-        entries = yield from self._range_plan(keys, "at", start, size, style, with_info)
-        return entries
+            return Direct(self._slice_call(keys[0], start, start + size - 1),
+                          lambda pairs: self._entries(pairs, start, start + 1, "o"))
+        return self._range_plan(keys, "at", start, size, style, with_info)
 
     def _plan_around(self, player: PlayerId, radius: int = 5, *, with_info: bool = False,
                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
@@ -543,8 +605,7 @@ class BoardPlans:
         member = _player(player)
         radius = _count(radius, "radius")
         style = self._style_of(ranking)
-        entries = yield from self._range_plan(self.keys(season), "around", member, radius, style, with_info)
-        return entries
+        return self._range_plan(self.keys(season), "around", member, radius, style, with_info)
 
     def _plan_friends(self, player: PlayerId, friend_ids: Sequence[PlayerId], *, with_info: bool = False,
                       ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
@@ -556,7 +617,11 @@ class BoardPlans:
         members = list(dict.fromkeys([_player(player), *(_player(f) for f in friend_ids)]))
         style = self._style_of(ranking)
         args = (*self._conf, style, "1" if with_info else "0", *members)
-        reply = yield Run(FRIENDS, self._encoded(self.keys(season)), args)
+        return Direct(Run(FRIENDS, self._encoded(self.keys(season)), args),
+                      lambda reply: self._friend_entries(reply, members, style, with_info))
+
+    def _friend_entries(self, reply: Any, members: List[Union[str, bytes]], style: str,
+                        with_info: bool) -> List[Entry]:
         scores, ranks, infos = reply
         present = [(float(scores[i]), _raw(m), int(ranks[i]), infos[i] if with_info else None, m)
                    for i, m in enumerate(members) if scores[i] is not None]
@@ -568,26 +633,22 @@ class BoardPlans:
             entries.append(Entry(ranker.rank_at(i, points), _text(member), points, global_rank, _info(info)))
         return entries
 
-    def _standing(self, player: PlayerId) -> Steps[Optional[Tuple[int, int, int]]]:
-        reply = yield Run(STANDING, self._encoded(self.keys()), (*self._conf, _player(player), "p"))
-        if not reply:
-            return None
-        _, better, worse, count = reply
-        return int(better), int(worse), int(count)
+    def _standing(self, player: PlayerId, parse: Callable[[Optional[Tuple[int, int, int]]], _T]) -> Direct[_T]:
+        """The player's standing (better, worse, count; None if absent) read by ``parse``."""
+        return Direct(Run(STANDING, self._encoded(self.keys()), (*self._conf, _player(player), "p")),
+                      lambda reply: parse(_standing_of(reply)))
 
-    def _plan_percentile(self, player: PlayerId) -> Steps[Optional[float]]:
+    def _plan_percentile(self, player: PlayerId) -> Plan[Optional[float]]:
         """The percentage of players with worse points (0..100), None if absent. O(log n)."""
-        standing = yield from self._standing(player)
-        if standing is None:
-            return None
-        _, worse, count = standing
-        return 100.0 * worse / count
+        return self._standing(player, _percentile)
 
-    def _plan_bucket(self, player: PlayerId) -> Steps[Optional[str]]:
+    def _plan_bucket(self, player: PlayerId) -> Plan[Optional[str]]:
         """``"top 1%"``, ``"top 5%"``... by the board's ``buckets`` cut-offs (the
         first cut-off at or above the player's competition rank as a percentage),
         ``"bottom N%"`` below the last; None if absent. O(log n)."""
-        standing = yield from self._standing(player)
+        return self._standing(player, self._bucket_of)
+
+    def _bucket_of(self, standing: Optional[Tuple[int, int, int]]) -> Optional[str]:
         if standing is None:
             return None
         better, _, count = standing
