@@ -729,3 +729,14 @@ def board_range(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
     """range.lua's native path."""
 def board_friends(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
     """friends.lua's native path."""
+
+# core/script_front_door.pxi
+def script_front_door_setup(run_cached: Any) -> None:
+    """Hand over the scripting command's run_cached."""
+def engine_evalsha(self: Any, sha: Any, numkeys: Any, *keys_and_args: Any) -> Any:
+    """Engine.evalsha: a cached script with plain arguments runs without the generic path."""
+
+# core/board_entries.pxi
+def board_entries(entry_type: Any, items: List[Any], flat: bool, scale: float, points_of: Any, style: str,
+                  start: int, first: int, infos: Any, info_of: Any) -> List[Any]:
+    """The Entry rows of a slice of a board in rank order."""

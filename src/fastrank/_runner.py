@@ -184,8 +184,10 @@ def run(client: Any, plan: Plan[_T]) -> _T:
         try:
             if type(call) is Run:
                 reply = _evalsha(client, call)
-            else:
+            elif call.kwargs:
                 reply = getattr(client, call.method)(*call.args, **call.kwargs)
+            else:
+                reply = getattr(client, call.method)(*call.args)
         except ResponseError as exc:
             if plan.fail is None:
                 raise

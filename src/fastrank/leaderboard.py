@@ -54,6 +54,7 @@ from typing import (
 from redis.exceptions import ResponseError
 
 from fastrank import _errors
+from fastrank._core import board_entries
 from fastrank._periods import PERIODS, expiry_ms, season_of, zone
 from fastrank._runner import Call, Direct, Plan, Run, Steps, blocking, packaged_script, run, steps
 from fastrank._scorebits import Points, ScoreCodec
@@ -146,6 +147,10 @@ def _tag_part(value: Any, label: str) -> str:
     if not text or "{" in text or "}" in text:
         raise ValueError(f"{label} must be non-empty text without braces, not {value!r}")
     return text
+
+
+_new = tuple.__new__  # a NamedTuple (a Call) without the Python frame of its __new__
+_NO_OPTIONS: Dict[str, Any] = {}
 
 
 def _one_based(index: Optional[int]) -> Optional[int]:
@@ -287,6 +292,9 @@ class BoardPlans:
         # top(): the last reply and its entries, per rank style; the parser of each style
         self._top_memo: Dict[str, Tuple[List[Any], List[Entry]]] = {}
         self._top_parsers: Dict[str, Callable[[List[Any]], List[Entry]]] = {}
+        # top(): the (reusable) plan of each (season, n, with_info, ranking) asked for
+        self._top_plans: Dict[Tuple[Any, ...], Direct[List[Entry]]] = {}
+        self._rank_method = "zrevrank" if self.codec.desc else "zrank"
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.name!r}, season={self.current_season()!r}, order={self.order!r}, "
@@ -317,7 +325,10 @@ class BoardPlans:
 
     def keys(self, season: Optional[Union[str, int]] = None) -> Tuple[str, str, str, str, str]:
         """The board's keys for ``season`` (default: the current one): board, dense, counts, meta, info."""
-        chosen = self.current_season() if season is None else _tag_part(season, "season")
+        if season is None:
+            chosen = self.season if self.period is None else self.current_season()
+        else:
+            chosen = _tag_part(season, "season")
         keys = self._keys.get(chosen)
         if keys is None:
             base = f"{{lb:{self.name}}}" if chosen is None else f"{{lb:{self.name}:{chosen}}}"
@@ -352,31 +363,14 @@ class BoardPlans:
         """Forget the cached top-N reads of this board (any season, any instance)."""
         self._caches.pop(self.name, None)
 
-    def _entries(self, pairs: Sequence[Tuple[Union[str, bytes], Any]], start: int, first: int, style: str,
-                 infos: Optional[Sequence[Any]] = None) -> List[Entry]:
-        """Entries of a slice of the board in rank order (``start``: the 0-based
-        position of its first, ``first``: its rank). O(len(pairs))."""
-        scale = self.codec.scale
-        if scale:
-            points: List[Points] = [int(float(s) // scale) for _, s in pairs]
-        else:
-            points = [self.codec.points(s) for _, s in pairs]
-        players = [m if type(m) is str else m.decode("utf-8", "surrogateescape") for m, _ in pairs]
-        ranks: Sequence[int]
-        if style == "o":
-            ranks = range(first, first + len(pairs))
-        else:  # ties share a rank; after them, the position (competition) or the next rank (dense)
-            ranks = []
-            rank, last = first, None
-            for i, p in enumerate(points):
-                if i and p != last:
-                    rank = start + i + 1 if style == "c" else rank + 1
-                ranks.append(rank)
-                last = p
-        new = tuple.__new__
-        if infos is None:
-            return [new(Entry, (r, m, p, None, None)) for r, m, p in zip(ranks, players, points)]
-        return [new(Entry, (r, m, p, None, _info(i))) for r, m, p, i in zip(ranks, players, points, infos)]
+    def _entries(self, pairs: Sequence[Any], start: int, first: int, style: str,
+                 infos: Optional[Sequence[Any]] = None, flat: bool = False) -> List[Entry]:
+        """Entries of a slice of the board in rank order: ``pairs`` are (member,
+        score) or, with ``flat``, member, score, member...; ``start`` is the
+        0-based position of the first, ``first`` its rank. O(len(pairs))
+        (a loop in C: ``board_entries``)."""
+        return board_entries(Entry, pairs if type(pairs) is list else list(pairs), flat, self.codec.scale,
+                             self.codec.points, style, start, first, infos, _info)
 
     def _top_entries(self, style: str, pairs: List[Tuple[Union[str, bytes], Any]]) -> List[Entry]:
         """:meth:`_entries` of a top slice, remembered with the reply it was made
@@ -401,8 +395,7 @@ class BoardPlans:
         if not reply:
             return []
         start, first, items, infos = reply
-        pairs = list(zip(items[0::2], items[1::2]))
-        return self._entries(pairs, int(start), int(first), style, infos if with_info else None)
+        return self._entries(items, int(start), int(first), style, infos if with_info else None, flat=True)
 
     # -- writes -------------------------------------------------------------
 
@@ -503,8 +496,8 @@ class BoardPlans:
 
     def _plan_score(self, player: PlayerId, *, season: Optional[Union[str, int]] = None) -> Plan[Optional[Points]]:
         """A player's points, or None if absent. O(1)."""
-        member = _player(player)
-        return Direct(Call("zscore", (self.keys(season)[0], member)), self._points_or_none)
+        member = player if type(player) is str else _player(player)
+        return Direct(_new(Call, ("zscore", (self.keys(season)[0], member), _NO_OPTIONS)), self._points_or_none)
 
     def _points_or_none(self, score: Optional[float]) -> Optional[Points]:
         return None if score is None else self.codec.points(score)
@@ -512,14 +505,11 @@ class BoardPlans:
     def _plan_rank(self, player: PlayerId, *, ranking: Optional[str] = None,
                    season: Optional[Union[str, int]] = None) -> Plan[Optional[int]]:
         """A player's 1-based rank in the board's style (or ``ranking=``), None if absent. O(log n)."""
-        member = _player(player)
-        style = self._style_of(ranking)
+        member = player if type(player) is str else _player(player)
+        style = self._style if ranking is None else self._style_of(ranking)
         keys = self.keys(season)
         if style == "o":
-            return Direct(Call("zrevrank" if self.codec.desc else "zrank", (keys[0], member)), _one_based)
-        return self._standing_rank(keys, member, style)
-
-    def _standing_rank(self, keys: Tuple[str, ...], member: Union[str, bytes], style: str) -> Plan[Optional[int]]:
+            return Direct(_new(Call, (self._rank_method, (keys[0], member), _NO_OPTIONS)), _one_based)
         return Direct(Run(STANDING, self._encoded(keys), (*self._conf, member, style)), _rank_of_standing)
 
     def _plan_count(self, *, season: Optional[Union[str, int]] = None) -> Plan[int]:
@@ -553,12 +543,21 @@ class BoardPlans:
     def _plan_top(self, n: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
                   season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """The best ``n`` entries. O(log n + n); cached for ``cache_ttl`` seconds when set."""
+        if season is None and type(n) is int and self.period is None:  # the plan of the same call before
+            plan = self._top_plans.get((self.season, n, with_info, ranking))
+            if plan is not None:
+                return plan
         n = _count(n, "n")
         style = self._style_of(ranking)
         keys = self.keys(season)
         if self.cache_ttl:
             return self._cached_top(keys, n, with_info, style)
-        return self._top(keys, n, with_info, style)
+        plan = self._top(keys, n, with_info, style)
+        if type(plan) is Direct and season is None and self.period is None:  # reusable: keep it
+            if len(self._top_plans) >= 64:
+                self._top_plans.clear()
+            self._top_plans[(self.season, n, with_info, ranking)] = plan
+        return plan
 
     def _top(self, keys: Tuple[str, ...], n: int, with_info: bool, style: str) -> Plan[List[Entry]]:
         if n == 0:

@@ -1,0 +1,53 @@
+# script_front_door.pxi -- the compiled front door of Engine.evalsha.
+#
+# Included by _core.pyx (after dispatch.pxi).  fastrank.Engine binds
+# ``engine_evalsha`` as its evalsha.  The common case -- the Lua state exists,
+# the script is cached, numkeys is an int in range, every key and argument is
+# bytes, str or int, no response callback is set for EVALSHA -- runs the
+# cached script under the Engine's lock with no Python frame in between:
+# ``run_cached`` of fastrank.commands.scripting (the native path of a script
+# fastrank ships, else the Lua function), its CommandError raised as the
+# ResponseError redis-py's parser would raise, the reply decoded when the
+# Engine decodes.  Anything else goes to redis-py's own method (the EVALSHA
+# handler through the dispatch path), which gives the same answer, NOSCRIPT
+# included.  tests/unit/test_engine_fastpaths.py-style equality: the
+# scripting tests run both ways.
+
+cdef object _run_cached = None  # fastrank.commands.scripting.run_cached
+
+
+def script_front_door_setup(run_cached):
+    """Hand over the scripting command's ``run_cached`` (fastrank.commands.scripting)."""
+    global _run_cached
+    _run_cached = run_cached
+
+
+def engine_evalsha(self, sha, numkeys, *keys_and_args):
+    """Engine.evalsha: EVALSHA sha numkeys key... arg...; O(1) to find the
+    script, then the script's own cost."""
+    cdef EngineState st = self._fast
+    lua = self._lua
+    key = PyUnicode_AsUTF8String(sha) if type(sha) is str else sha
+    args = None
+    if lua is not None and type(key) is bytes and type(numkeys) is int \
+            and 0 <= numkeys <= len(keys_and_args) \
+            and not dict.__contains__(self.response_callbacks, "EVALSHA"):
+        args = plain_words(keys_and_args)
+    if args is None:
+        return _GENERIC.evalsha(self, sha, numkeys, *keys_and_args)
+    st.lock.enter()
+    try:
+        entry = lua.scripts.get(key)
+        if entry is None:  # not cached: NOSCRIPT the generic way
+            return _GENERIC.evalsha(self, sha, numkeys, *keys_and_args)
+        try:
+            reply = _run_cached(self, lua, key, entry, numkeys, args, False)
+        except _CommandError as err:
+            raise _parse_error(err.line) from None
+        if self._waiters:
+            self.wake_waiters()
+        if st.decode:
+            reply = _decode(st, reply)
+        return reply
+    finally:
+        st.lock.leave()
