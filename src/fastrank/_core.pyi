@@ -731,8 +731,8 @@ def board_friends(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
     """friends.lua's native path."""
 
 # core/script_front_door.pxi
-def script_front_door_setup(run_cached: Any) -> None:
-    """Hand over the scripting command's run_cached."""
+def script_front_door_setup(run_cached: Any, native: Dict[bytes, Any], declined: Any) -> None:
+    """Hand over the scripting command's run_cached and the native paths' table."""
 def engine_evalsha(self: Any, sha: Any, numkeys: Any, *keys_and_args: Any) -> Any:
     """Engine.evalsha: a cached script with plain arguments runs without the generic path."""
 

@@ -197,4 +197,4 @@ def script(db: Engine, args: list[bytes]) -> Any:
 
 # Engine.evalsha is the compiled front door of core/script_front_door.pxi, which
 # runs a cached script through run_cached.
-script_front_door_setup(run_cached)
+script_front_door_setup(run_cached, NATIVE, DECLINE)

@@ -10,8 +10,50 @@
 # score layout).  O(len(items)).
 
 from cpython.long cimport PyLong_FromDouble
+from cpython.tuple cimport PyTuple_SET_ITEM
+from cpython.type cimport PyType_GenericAlloc
+from libc.string cimport strlen
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.math cimport floor as _entry_floor
+
+
+cdef extern from "Python.h":
+    double PyOS_string_to_double(const char *s, char **endptr, object overflow_exception) except? -1.0
+
+
+cdef inline object _score_points(object raw, double scale):
+    """floor(score / scale) as an int; the score a float or its text."""
+    cdef double score
+    cdef const char *p
+    if type(raw) is float:
+        score = PyFloat_AS_DOUBLE(raw)
+    elif type(raw) is bytes and <Py_ssize_t>strlen(PyBytes_AS_STRING(raw)) == PyBytes_GET_SIZE(raw):
+        try:  # the text a script returns: a plain decimal (float() would accept more: ask it then)
+            score = PyOS_string_to_double(PyBytes_AS_STRING(raw), NULL, None)
+        except ValueError:
+            score = float(raw)
+    else:
+        score = float(raw)
+    return PyLong_FromDouble(_entry_floor(score / scale))
+
+
+cdef inline object _entry(object entry_type, bint plain, object rank, object player, object points,
+                          object info):
+    """entry_type(rank, player, points, None, info), made as tuple.__new__ makes it."""
+    if not plain:
+        return tuple.__new__(entry_type, (rank, player, points, None, info))
+    row = PyType_GenericAlloc(entry_type, 5)
+    Py_INCREF(rank)
+    PyTuple_SET_ITEM(row, 0, rank)
+    Py_INCREF(player)
+    PyTuple_SET_ITEM(row, 1, player)
+    Py_INCREF(points)
+    PyTuple_SET_ITEM(row, 2, points)
+    Py_INCREF(None)
+    PyTuple_SET_ITEM(row, 3, None)
+    Py_INCREF(info)
+    PyTuple_SET_ITEM(row, 4, info)
+    return row
 
 
 def board_entries(entry_type, list items, bint flat, double scale, points_of, str style,
@@ -25,25 +67,24 @@ def board_entries(entry_type, list items, bint flat, double scale, points_of, st
     ``"c"`` (competition) or ``"d"`` (dense); ties share the rank of the
     first of them, ``first`` being the rank of the slice's first entry and
     ``start`` its 0-based position. ``infos``: None, or one entry-data text
-    per member, read by ``info_of``.
+    per member, read by ``info_of``. ``entry_type``: a NamedTuple of five
+    fields, made as ``tuple.__new__(entry_type, fields)`` makes it.
     """
     cdef Py_ssize_t n = len(items) // 2 if flat else len(items)
     cdef Py_ssize_t i, rank = first
-    cdef double score
     cdef bint ordinal = style == "o", competition = style == "c"
+    # A tuple subclass with no fields of its own is allocated directly (its tp_alloc).
+    cdef bint plain = (isinstance(entry_type, type) and issubclass(entry_type, tuple)
+                       and entry_type.__basicsize__ == tuple.__basicsize__
+                       and entry_type.__itemsize__ == tuple.__itemsize__)
     cdef list out = []
     last = None
-    new = tuple.__new__
     for i in range(n):
         if flat:
             member, raw = items[2 * i], items[2 * i + 1]
         else:
             member, raw = items[i]
-        if scale:
-            score = PyFloat_AS_DOUBLE(raw) if type(raw) is float else float(raw)
-            points = PyLong_FromDouble(_entry_floor(score / scale))
-        else:
-            points = points_of(raw)
+        points = _score_points(raw, scale) if scale else points_of(raw)
         if type(member) is bytes:
             player = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(member), PyBytes_GET_SIZE(member),
                                           "surrogateescape")
@@ -56,6 +97,6 @@ def board_entries(entry_type, list items, bint flat, double scale, points_of, st
         elif i and points != last:
             rank = start + i + 1 if competition else rank + 1
         last = points
-        info = None if infos is None else info_of(infos[i])
-        out.append(new(entry_type, (rank, player, points, None, info)))
+        out.append(_entry(entry_type, plain, rank, player, points,
+                          None if infos is None else info_of(infos[i])))
     return out

@@ -286,6 +286,39 @@ cdef class _Board:
             r = fr_zset_prev(s, r) if self.desc else fr_zset_next(s, r)
         return flat
 
+    cdef Py_ssize_t around(self, object player, Py_ssize_t radius, list flat) except -2:
+        """range.lua's "around" slice: ZREVRANK/ZRANK of ``player``, then
+        ZREVRANGE/ZRANGE index-radius index+radius WITHSCORES into ``flat``
+        (clipped at the ends); the first position, or -1 when the player is
+        absent. The slice is walked from the player's own node, so the
+        second command costs O(radius), not another descent."""
+        cdef const char *p
+        cdef Py_ssize_t n, index, start, stop, i
+        cdef char buf[24]
+        cdef fr_zset *s
+        cdef fr_zset_ref x
+        z = _live_value(self.db, self.board)
+        if z is None:
+            return -1
+        s = (<SortedSet>z)._s
+        keep = _member(player, buf, &p, &n)
+        x = fr_zset_find(s, p, <size_t>n)
+        if x == FR_ZSET_NIL:
+            return -1
+        n = <Py_ssize_t>fr_zset_len(s)
+        index = <Py_ssize_t>fr_zset_rank(s, x) - 1
+        if self.desc:
+            index = n - 1 - index
+        start = index - radius if index > radius else 0
+        stop = index + radius if radius < n - index else n - 1
+        for i in range(index - start):  # back to the slice's first node
+            x = fr_zset_next(s, x) if self.desc else fr_zset_prev(s, x)
+        for i in range(stop - start + 1):
+            flat.append(_mbytes(s, x))
+            flat.append(_num(fr_zset_score(s, x)))
+            x = fr_zset_prev(s, x) if self.desc else fr_zset_next(s, x)
+        return start
+
     cdef list hmget(self, list fields):
         h = _live_value(self.db, self.info_key)
         if h is None:
@@ -432,18 +465,19 @@ def board_range(db, list keys, list args):
     size = _number(args[7])
     if size is None or not 0 <= size <= _WHOLE or size != int(size):
         return _DECLINE
+    cdef list items = []
     if mode == b"around":
-        index = b.index_of(args[6])
-        if index < 0:
+        start = b.around(args[6], <Py_ssize_t>int(size), items)
+        if start < 0:
             return None
-        start, stop = max(index - <Py_ssize_t>int(size), 0), index + <Py_ssize_t>int(size)
     else:
         first_position = _number(args[6])
         if first_position is None or not 0 <= first_position <= _WHOLE or first_position != int(first_position):
             return _DECLINE
         start = int(first_position)
         stop = start + <Py_ssize_t>int(size) - 1
-    cdef list items = b.slice(start, stop, True) if stop >= start else []
+        if stop >= start:
+            items = b.slice(start, stop, True)
     first = start + 1
     if items and style != b"o":
         first = b.rank_in(style, start, b.points_of(float(items[1])))

@@ -6,7 +6,7 @@
 # bytes, str or int, no response callback is set for EVALSHA -- runs the
 # cached script under the Engine's lock with no Python frame in between:
 # ``run_cached`` of fastrank.commands.scripting (the native path of a script
-# fastrank ships, else the Lua function), its CommandError raised as the
+# fastrank ships -- looked up here first --, else the Lua function), its CommandError raised as the
 # ResponseError redis-py's parser would raise, the reply decoded when the
 # Engine decodes.  Anything else goes to redis-py's own method (the EVALSHA
 # handler through the dispatch path), which gives the same answer, NOSCRIPT
@@ -14,12 +14,15 @@
 # scripting tests run both ways.
 
 cdef object _run_cached = None  # fastrank.commands.scripting.run_cached
+cdef dict _native = {}          # fastrank._board_native.NATIVE: SHA1 -> native path
+cdef object _declined = None    # what a native path returns to leave the call to Lua
 
 
-def script_front_door_setup(run_cached):
-    """Hand over the scripting command's ``run_cached`` (fastrank.commands.scripting)."""
-    global _run_cached
-    _run_cached = run_cached
+def script_front_door_setup(run_cached, dict native, declined):
+    """Hand over the scripting command's ``run_cached`` and the table of native
+    paths run_cached consults (fastrank.commands.scripting)."""
+    global _run_cached, _native, _declined
+    _run_cached, _native, _declined = run_cached, native, declined
 
 
 def engine_evalsha(self, sha, numkeys, *keys_and_args):
@@ -41,7 +44,10 @@ def engine_evalsha(self, sha, numkeys, *keys_and_args):
         if entry is None:  # not cached: NOSCRIPT the generic way
             return _GENERIC.evalsha(self, sha, numkeys, *keys_and_args)
         try:
-            reply = _run_cached(self, lua, key, entry, numkeys, args, False)
+            native = _native.get(key) if not entry[1] else None  # run_cached's first choice, inlined
+            reply = _declined if native is None else native(self, args[:numkeys], args[numkeys:])
+            if reply is _declined:
+                reply = _run_cached(self, lua, key, entry, numkeys, args, False)
         except _CommandError as err:
             raise _parse_error(err.line) from None
         if self._waiters:
