@@ -738,5 +738,5 @@ def engine_evalsha(self: Any, sha: Any, numkeys: Any, *keys_and_args: Any) -> An
 
 # core/board_entries.pxi
 def board_entries(entry_type: Any, items: List[Any], flat: bool, scale: float, points_of: Any, style: str,
-                  start: int, first: int, infos: Any, info_of: Any) -> List[Any]:
+                  start: int, first: int, infos: Any, info_of: Any, global_ranks: Any) -> List[Any]:
     """The Entry rows of a slice of a board in rank order."""

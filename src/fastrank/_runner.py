@@ -183,7 +183,13 @@ def run(client: Any, plan: Plan[_T]) -> _T:
         call = plan.call
         try:
             if type(call) is Run:
-                reply = _evalsha(client, call)
+                try:
+                    reply = client.evalsha(call.script.sha, len(call.keys), *call.keys, *call.args)
+                except ResponseError as exc:
+                    if not _is_noscript(exc):
+                        raise
+                    client.script_load(call.script.source)
+                    reply = client.evalsha(call.script.sha, len(call.keys), *call.keys, *call.args)
             elif call.kwargs:
                 reply = getattr(client, call.method)(*call.args, **call.kwargs)
             else:

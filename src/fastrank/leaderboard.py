@@ -149,7 +149,7 @@ def _tag_part(value: Any, label: str) -> str:
     return text
 
 
-_new = tuple.__new__  # a NamedTuple (a Call) without the Python frame of its __new__
+_new = tuple.__new__  # a NamedTuple (a Call, a Run) without the Python frame of its __new__
 _NO_OPTIONS: Dict[str, Any] = {}
 
 
@@ -163,6 +163,11 @@ def _one_more(count: int) -> int:
 
 def _info(text: Optional[Union[str, bytes]]) -> Optional[Dict[str, Any]]:
     return None if text is None else dict(json.loads(text))
+
+
+def _score_then_member(row: Tuple[Any, ...]) -> Tuple[float, bytes]:
+    """The order of equal scores in a sorted set: by member bytes."""
+    return row[0], row[1]
 
 
 def _rank_of_standing(reply: Any) -> Optional[int]:
@@ -370,7 +375,7 @@ class BoardPlans:
         0-based position of the first, ``first`` its rank. O(len(pairs))
         (a loop in C: ``board_entries``)."""
         return board_entries(Entry, pairs if type(pairs) is list else list(pairs), flat, self.codec.scale,
-                             self.codec.points, style, start, first, infos, _info)
+                             self.codec.points, style, start, first, infos, _info, None)
 
     def _top_entries(self, style: str, pairs: List[Tuple[Union[str, bytes], Any]]) -> List[Entry]:
         """:meth:`_entries` of a top slice, remembered with the reply it was made
@@ -388,7 +393,7 @@ class BoardPlans:
     def _range_plan(self, keys: Tuple[str, ...], mode: str, where: Any, size: int, style: str,
                     with_info: bool) -> Direct[List[Entry]]:
         args = (*self._conf, mode, where, size, style, "1" if with_info else "0")
-        return Direct(Run(RANGE, self._encoded(keys), args),
+        return Direct(_new(Run, (RANGE, self._encoded(keys), args)),
                       lambda reply: self._range_entries(reply, style, with_info))
 
     def _range_entries(self, reply: Any, style: str, with_info: bool) -> List[Entry]:
@@ -419,7 +424,7 @@ class BoardPlans:
         """Apply a result by the board's rule (or ``rule=``); the new points, or a
         :class:`Change` with ``with_rank=True``. One atomic script; O(log n)."""
         keys, args = self._write_args([(player, points)], at, rule, self._style if with_rank else "")
-        return Direct(Run(SUBMIT, self._encoded(keys), args), self._changed if with_rank else self._new_points,
+        return Direct(_new(Run, (SUBMIT, self._encoded(keys), args)), self._changed if with_rank else self._new_points,
                       self._translate)
 
     def _new_points(self, reply: List[Any]) -> Points:
@@ -510,7 +515,7 @@ class BoardPlans:
         keys = self.keys(season)
         if style == "o":
             return Direct(_new(Call, (self._rank_method, (keys[0], member), _NO_OPTIONS)), _one_based)
-        return Direct(Run(STANDING, self._encoded(keys), (*self._conf, member, style)), _rank_of_standing)
+        return Direct(_new(Run, (STANDING, self._encoded(keys), (*self._conf, member, style))), _rank_of_standing)
 
     def _plan_count(self, *, season: Optional[Union[str, int]] = None) -> Plan[int]:
         """How many players are on the board. O(1)."""
@@ -622,15 +627,12 @@ class BoardPlans:
     def _friend_entries(self, reply: Any, members: List[Union[str, bytes]], style: str,
                         with_info: bool) -> List[Entry]:
         scores, ranks, infos = reply
-        present = [(float(scores[i]), _raw(m), int(ranks[i]), infos[i] if with_info else None, m)
+        present = [(float(scores[i]), _raw(m), m, int(ranks[i]), infos[i] if with_info else None)
                    for i, m in enumerate(members) if scores[i] is not None]
-        present.sort(key=lambda row: (row[0], row[1]), reverse=self.codec.desc)
-        ranker = _Ranker(style)
-        entries = []
-        for i, (score, _, global_rank, info, member) in enumerate(present):
-            points = self.codec.points(score)
-            entries.append(Entry(ranker.rank_at(i, points), _text(member), points, global_rank, _info(info)))
-        return entries
+        present.sort(key=_score_then_member, reverse=self.codec.desc)
+        return board_entries(Entry, [(row[2], row[0]) for row in present], False, self.codec.scale, self.codec.points,
+                             style, 0, 1, [row[4] for row in present] if with_info else None, _info,
+                             [row[3] for row in present])
 
     def _standing(self, player: PlayerId, parse: Callable[[Optional[Tuple[int, int, int]]], _T]) -> Direct[_T]:
         """The player's standing (better, worse, count; None if absent) read by ``parse``."""

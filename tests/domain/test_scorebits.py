@@ -45,7 +45,7 @@ def test_round_trip_is_exact(case):
     assert codec.points(repr(as_double)) == points  # the text a script returns
     # the leaderboard's compiled slice decoder reads the same points from a float and from text
     rows = board_entries(Entry, [(b"m", as_double), (b"m", repr(as_double).encode())], False,
-                         float(codec.scale), codec.points, "o", 0, 1, None, None)
+                         float(codec.scale), codec.points, "o", 0, 1, None, None, None)
     assert [row.points for row in rows] == [points, points]
 
 

@@ -38,10 +38,10 @@ cdef inline object _score_points(object raw, double scale):
 
 
 cdef inline object _entry(object entry_type, bint plain, object rank, object player, object points,
-                          object info):
-    """entry_type(rank, player, points, None, info), made as tuple.__new__ makes it."""
+                          object global_rank, object info):
+    """entry_type(rank, player, points, global_rank, info), made as tuple.__new__ makes it."""
     if not plain:
-        return tuple.__new__(entry_type, (rank, player, points, None, info))
+        return tuple.__new__(entry_type, (rank, player, points, global_rank, info))
     row = PyType_GenericAlloc(entry_type, 5)
     Py_INCREF(rank)
     PyTuple_SET_ITEM(row, 0, rank)
@@ -49,15 +49,15 @@ cdef inline object _entry(object entry_type, bint plain, object rank, object pla
     PyTuple_SET_ITEM(row, 1, player)
     Py_INCREF(points)
     PyTuple_SET_ITEM(row, 2, points)
-    Py_INCREF(None)
-    PyTuple_SET_ITEM(row, 3, None)
+    Py_INCREF(global_rank)
+    PyTuple_SET_ITEM(row, 3, global_rank)
     Py_INCREF(info)
     PyTuple_SET_ITEM(row, 4, info)
     return row
 
 
 def board_entries(entry_type, list items, bint flat, double scale, points_of, str style,
-                  Py_ssize_t start, Py_ssize_t first, infos, info_of):
+                  Py_ssize_t start, Py_ssize_t first, infos, info_of, global_ranks):
     """The entries of a slice of a board in rank order.
 
     ``items``: (member, score) pairs, or with ``flat`` member, score,
@@ -67,7 +67,8 @@ def board_entries(entry_type, list items, bint flat, double scale, points_of, st
     ``"c"`` (competition) or ``"d"`` (dense); ties share the rank of the
     first of them, ``first`` being the rank of the slice's first entry and
     ``start`` its 0-based position. ``infos``: None, or one entry-data text
-    per member, read by ``info_of``. ``entry_type``: a NamedTuple of five
+    per member, read by ``info_of``. ``global_ranks``: None, or the fourth
+    field of each entry (friends' ranks on the whole board). ``entry_type``: a NamedTuple of five
     fields, made as ``tuple.__new__(entry_type, fields)`` makes it.
     """
     cdef Py_ssize_t n = len(items) // 2 if flat else len(items)
@@ -98,5 +99,6 @@ def board_entries(entry_type, list items, bint flat, double scale, points_of, st
             rank = start + i + 1 if competition else rank + 1
         last = points
         out.append(_entry(entry_type, plain, rank, player, points,
+                          None if global_ranks is None else global_ranks[i],
                           None if infos is None else info_of(infos[i])))
     return out

@@ -79,10 +79,20 @@ cdef class _BoardConf:
     cdef double max_points
 
 
+cdef tuple _last_words = (None,) * 5  # ARGV 1..5 of the last call (the same objects, call after call)
+cdef _BoardConf _last_conf = None
+
+
 cdef _BoardConf _conf_of(list args):
+    global _last_words, _last_conf
+    cdef tuple last = _last_words
+    if args[0] is last[0] and args[1] is last[1] and args[2] is last[2] and args[3] is last[3] \
+            and args[4] is last[4]:
+        return _last_conf
     key = (args[0], args[1], args[2], args[3], args[4])
     cdef _BoardConf c = <_BoardConf>_board_configs.get(key)
     if c is not None:
+        _last_words, _last_conf = key, c
         return c
     scale, max_points = _number(args[0]), _number(args[4])
     if scale is None or max_points is None or any(f not in (b"0", b"1") for f in args[1:4]):
@@ -91,6 +101,7 @@ cdef _BoardConf _conf_of(list args):
     c.scale, c.max_points = scale, max_points
     c.desc, c.mirrored, c.dense = args[1] == b"1", args[2] == b"1", args[3] == b"1"
     _board_configs[key] = c
+    _last_words, _last_conf = key, c
     return c
 
 
@@ -326,12 +337,21 @@ cdef class _Board:
         return [(<dict>h).get(f) for f in fields]
 
 
-cdef _Board _board_open(object db, list keys, list args, Py_ssize_t extra):
-    """The call's board, or None (decline) when the keys or the configuration are unusual."""
+cdef enum:
+    _ALL_KEYS = 0b11111      # submit, remove: every key
+    _READ_KEYS = 0b10011     # range, friends: the board, its distinct values, the entry data
+    _RANK_KEYS = 0b00011     # standing: the board and its distinct values
+
+
+cdef _Board _board_open(object db, list keys, list args, Py_ssize_t extra, int used):
+    """The call's board, or None (decline) when the keys it ``used`` (a mask of
+    KEYS 1..5) or the configuration are unusual."""
     cdef Py_ssize_t i
     if len(keys) != 5 or len(args) < 5 + extra:
         return None
     for i in range(5):
+        if not (used >> i) & 1:
+            continue
         value = _live_value(db, keys[i])
         if value is not None and not (_is_zset(value) if i < 2 else type(value) is dict):
             return None
@@ -348,7 +368,7 @@ cdef _Board _board_open(object db, list keys, list args, Py_ssize_t extra):
 
 def board_submit(db, list keys, list args):
     """``submit.lua``."""
-    cdef _Board b = _board_open(db, keys, args, 5)
+    cdef _Board b = _board_open(db, keys, args, 5, _ALL_KEYS)
     cdef Py_ssize_t previous_index = -1, index
     if b is None or (len(args) - 10) % 2:
         return _DECLINE
@@ -415,7 +435,7 @@ def board_submit(db, list keys, list args):
 
 def board_remove(db, list keys, list args):
     """``remove.lua``."""
-    cdef _Board b = _board_open(db, keys, args, 1)
+    cdef _Board b = _board_open(db, keys, args, 1, _ALL_KEYS)
     if b is None:
         return _DECLINE
     if b.frozen():
@@ -435,7 +455,7 @@ def board_remove(db, list keys, list args):
 
 def board_standing(db, list keys, list args):
     """``standing.lua``."""
-    cdef _Board b = _board_open(db, keys, args, 2)
+    cdef _Board b = _board_open(db, keys, args, 2, _RANK_KEYS)
     cdef double score, points
     cdef Py_ssize_t index = 0
     if b is None:
@@ -457,7 +477,7 @@ def board_standing(db, list keys, list args):
 
 def board_range(db, list keys, list args):
     """``range.lua``."""
-    cdef _Board b = _board_open(db, keys, args, 5)
+    cdef _Board b = _board_open(db, keys, args, 5, _READ_KEYS)
     cdef Py_ssize_t start, stop, index, first
     if b is None or args[5] not in (b"at", b"around") or args[8] not in (b"o", b"c", b"d"):
         return _DECLINE
@@ -489,7 +509,7 @@ def board_range(db, list keys, list args):
 
 def board_friends(db, list keys, list args):
     """``friends.lua``."""
-    cdef _Board b = _board_open(db, keys, args, 3)
+    cdef _Board b = _board_open(db, keys, args, 3, _READ_KEYS)
     cdef Py_ssize_t index
     if b is None or args[5] not in (b"o", b"c", b"d"):
         return _DECLINE
