@@ -11,7 +11,9 @@ hiredis), with ``submit_many`` in batches of 10,000. Then, for each operation:
 - the raw Engine commands a hand-written version of the same operation would
   send through redis-py's methods (e.g. ``rank`` = ZREVRANK; a dense rank =
   ZSCORE + ZCOUNT on a set of distinct values; ``submit`` with a dense
-  companion = ZSCORE + ZADD + 2 HINCRBY, without its atomicity);
+  companion = ZSCORE + ZADD + 2 HINCRBY, without its atomicity; ``around``
+  and ``friends`` give dense ranks, so their raw versions send the ZCOUNT on
+  the distinct values a dense rank needs);
 - ``Leaderboard`` on the local Redis through redis-py (``--ops`` / 10 calls).
 
 The columns are microseconds per call and the ratios Engine/raw and
@@ -93,14 +95,15 @@ def raw_operations(r: Any, board: Leaderboard, ids: List[int]) -> Dict[str, Call
         score = r.zscore(key, ids[i])
         return int(r.zcount(dense_key, f"({score // scale}", "+inf")) + 1
 
-    def around(i: int) -> Any:
+    def around(i: int) -> Any:  # the slice, and the dense rank of its first entry
         index = r.zrevrank(key, ids[i])
-        return r.zrevrange(key, max(index - 5, 0), index + 5, withscores=True)
+        items = r.zrevrange(key, max(index - 5, 0), index + 5, withscores=True)
+        return items, int(r.zcount(dense_key, f"({items[0][1] // scale}", "+inf")) + 1
 
-    def friends(i: int) -> Any:
+    def friends(i: int) -> Any:  # their scores, and each one's dense rank
         group = [ids[(i * 201 + k) % len(ids)] for k in range(201)]
         scores = r.zmscore(key, group)
-        return scores, [r.zrevrank(key, m) for m in group]
+        return [int(r.zcount(dense_key, f"({s // scale}", "+inf")) + 1 for s in scores if s is not None]
 
     def with_rank(i: int) -> Any:
         m = ids[i]

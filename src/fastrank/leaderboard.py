@@ -54,7 +54,7 @@ from typing import (
 from redis.exceptions import ResponseError
 
 from fastrank import _errors
-from fastrank._core import board_entries
+from fastrank._core import board_entries, board_top_entries
 from fastrank._periods import PERIODS, expiry_ms, season_of, zone
 from fastrank._runner import Call, Direct, Plan, Run, Steps, blocking, packaged_script, run, steps
 from fastrank._scorebits import Points, ScoreCodec
@@ -294,8 +294,7 @@ class BoardPlans:
             self._caches = {}
         self._keys: Dict[Optional[str], Tuple[str, str, str, str, str]] = {}
         self._bytes_keys: Dict[Tuple[str, ...], Tuple[bytes, ...]] = {}
-        # top(): the last reply and its entries, per rank style; the parser of each style
-        self._top_memo: Dict[str, Tuple[List[Any], List[Entry]]] = {}
+        # top(): the parser of each rank style's replies (it remembers the last one)
         self._top_parsers: Dict[str, Callable[[List[Any]], List[Entry]]] = {}
         # top(): the (reusable) plan of each (season, n, with_info, ranking) asked for
         self._top_plans: Dict[Tuple[Any, ...], Direct[List[Entry]]] = {}
@@ -377,18 +376,12 @@ class BoardPlans:
         return board_entries(Entry, pairs if type(pairs) is list else list(pairs), flat, self.codec.scale,
                              self.codec.points, style, start, first, infos, _info, None)
 
-    def _top_entries(self, style: str, pairs: List[Tuple[Union[str, bytes], Any]]) -> List[Entry]:
-        """:meth:`_entries` of a top slice, remembered with the reply it was made
-        from: the same reply again (a board whose top did not change) gives the
-        same entries without decoding it again. O(len(pairs))."""
-        memo = self._top_memo.get(style)
-        if memo is None or memo[0] != pairs:
-            memo = self._top_memo[style] = (pairs, self._entries(pairs, 0, 1, style))
-        return list(memo[1])
-
     def _slice_call(self, key: str, start: int, stop: int) -> Call:
-        method = "zrevrange" if self.codec.desc else "zrange"
-        return Call(method, (key, start, stop), {"withscores": True})
+        """ZREVRANGE/ZRANGE key start stop WITHSCORES (withscores passed by
+        position, as redis-py's signatures place it: no keyword dict to unpack)."""
+        if self.codec.desc:
+            return _new(Call, ("zrevrange", (key, start, stop, True), _NO_OPTIONS))
+        return _new(Call, ("zrange", (key, start, stop, False, True), _NO_OPTIONS))
 
     def _range_plan(self, keys: Tuple[str, ...], mode: str, where: Any, size: int, style: str,
                     with_info: bool) -> Direct[List[Entry]]:
@@ -570,8 +563,9 @@ class BoardPlans:
         if with_info:
             return self._range_plan(keys, "at", 0, n, style, True)
         parse = self._top_parsers.get(style)
-        if parse is None:
-            parse = self._top_parsers[style] = functools.partial(self._top_entries, style)
+        if parse is None:  # the entries of a reply, remembered with it (one memo per style)
+            parse = self._top_parsers[style] = functools.partial(
+                board_top_entries, [], Entry, self.codec.scale, self.codec.points, style)
         return Direct(self._slice_call(keys[0], 0, n - 1), parse)
 
     def _cached_top(self, keys: Tuple[str, ...], n: int, with_info: bool, style: str) -> Steps[List[Entry]]:
