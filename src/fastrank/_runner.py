@@ -182,7 +182,7 @@ def run(client: Any, plan: Plan[_T]) -> _T:
     if type(plan) is Direct:
         call = plan.call
         try:
-            if type(call) is Run:
+            if isinstance(call, Run):
                 try:
                     reply = client.evalsha(call.script.sha, len(call.keys), *call.keys, *call.args)
                 except ResponseError as exc:
@@ -218,7 +218,7 @@ async def run_async(client: Any, plan: Plan[_T]) -> _T:
     if type(plan) is Direct:
         call = plan.call
         try:
-            if type(call) is Run:
+            if isinstance(call, Run):
                 reply = await _evalsha_async(client, call)
             else:
                 reply = await getattr(client, call.method)(*call.args, **call.kwargs)

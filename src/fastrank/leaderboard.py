@@ -449,7 +449,7 @@ class BoardPlans:
 
     def _plan_set_points(self, player: PlayerId, points: Points, *, at: When = None) -> Plan[Points]:
         """Set a player's points (rule ``set``); the tie-break time moves only if they change. O(log n)."""
-        return self._plan_submit(player, points, at=at, rule="set")  # type: ignore[no-any-return]
+        return self._plan_submit(player, points, at=at, rule="set")
 
     def _plan_remove(self, player: PlayerId) -> Plan[bool]:
         """Take a player and their entry data off the board; True if they were on it. O(log n)."""
@@ -550,12 +550,12 @@ class BoardPlans:
         keys = self.keys(season)
         if self.cache_ttl:
             return self._cached_top(keys, n, with_info, style)
-        plan = self._top(keys, n, with_info, style)
-        if type(plan) is Direct and season is None and self.period is None:  # reusable: keep it
+        made = self._top(keys, n, with_info, style)
+        if isinstance(made, Direct) and season is None and self.period is None:  # reusable: keep it
             if len(self._top_plans) >= 64:
                 self._top_plans.clear()
-            self._top_plans[(self.season, n, with_info, ranking)] = plan
-        return plan
+            self._top_plans[(self.season, n, with_info, ranking)] = made
+        return made
 
     def _top(self, keys: Tuple[str, ...], n: int, with_info: bool, style: str) -> Plan[List[Entry]]:
         if n == 0:
@@ -597,7 +597,7 @@ class BoardPlans:
         return self._range_plan(keys, "at", start, size, style, with_info)
 
     def _plan_around(self, player: PlayerId, radius: int = 5, *, with_info: bool = False,
-                     ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
+                     ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """The entries within ``radius`` places of a player (clipped at the ends,
         the player included); empty if absent. O(log n + radius)."""
         member = _player(player)
@@ -606,7 +606,7 @@ class BoardPlans:
         return self._range_plan(self.keys(season), "around", member, radius, style, with_info)
 
     def _plan_friends(self, player: PlayerId, friend_ids: Sequence[PlayerId], *, with_info: bool = False,
-                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
+                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """The player and their friends ranked among themselves (``rank``) with
         their global rank (``global_rank``); absent ones left out. One script
         around ZMSCORE; O(k log n) for k players."""
