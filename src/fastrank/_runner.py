@@ -110,22 +110,25 @@ class Do(NamedTuple):
     kwargs: Dict[str, Any] = {}
 
 
-class Direct(Generic[_T]):
+class _DirectFields(NamedTuple):
+    call: Union[Call, Run]
+    parse: Callable[[Any], Any]
+    fail: Optional[Callable[[ResponseError], Exception]] = None
+
+
+class Direct(_DirectFields, Generic[_T]):
     """A plan of a single step (a :class:`Call` or a :class:`Run`):
     ``parse(reply)`` is the result.
 
     The one-step methods (a rank, a score, a submit, a slice) are this
     instead of a generator, which spares them the generator's start and stop.
     ``fail``, when given, turns a server error of the step into the error the
-    method raises (as a generator plan's ``except`` would)."""
+    method raises (as a generator plan's ``except`` would). A tuple, so a hot
+    plan may make one with ``tuple.__new__(Direct, (call, parse, fail))``
+    (its fields are typed loosely, as a NamedTuple cannot be generic on
+    every Python this package supports)."""
 
-    __slots__ = ("call", "parse", "fail")
-
-    def __init__(self, call: Union[Call, "Run"], parse: Callable[[Any], _T],
-                 fail: Optional[Callable[[ResponseError], Exception]] = None) -> None:
-        self.call = call
-        self.parse = parse
-        self.fail = fail
+    __slots__ = ()
 
 
 Step = Union[Call, List[Call], Run, Do]
@@ -142,9 +145,9 @@ def steps(plan: Plan[_T]) -> Steps[_T]:
             if plan.fail is None:
                 raise
             raise plan.fail(exc) from exc
-        return plan.parse(reply)
+        return plan.parse(reply)  # type: ignore[no-any-return]
     result = yield from plan  # type: ignore[misc]
-    return result  # type: ignore[no-any-return]
+    return result  # type: ignore[return-value]
 
 
 def _is_noscript(exc: Exception) -> bool:
@@ -198,7 +201,7 @@ def run(client: Any, plan: Plan[_T]) -> _T:
             if plan.fail is None:
                 raise
             raise plan.fail(exc) from exc
-        return plan.parse(reply)
+        return plan.parse(reply)  # type: ignore[no-any-return]
     assert not isinstance(plan, Direct)
     try:
         step = next(plan)
@@ -226,7 +229,7 @@ async def run_async(client: Any, plan: Plan[_T]) -> _T:
             if plan.fail is None:
                 raise
             raise plan.fail(exc) from exc
-        return plan.parse(reply)
+        return plan.parse(reply)  # type: ignore[no-any-return]
     assert not isinstance(plan, Direct)
     try:
         step = next(plan)

@@ -340,7 +340,7 @@ class BoardPlans:
         return keys
 
     def _encoded(self, keys: Tuple[str, ...]) -> Tuple[bytes, ...]:
-        """``keys`` as bytes, the form scripts are sent with (cached)."""
+        """``keys`` as bytes, the form scripts are sent with (cached by the key tuple)."""
         encoded = self._bytes_keys.get(keys)
         if encoded is None:
             encoded = self._bytes_keys[keys] = tuple(k.encode() for k in keys)
@@ -386,8 +386,8 @@ class BoardPlans:
     def _range_plan(self, keys: Tuple[str, ...], mode: str, where: Any, size: int, style: str,
                     with_info: bool) -> Direct[List[Entry]]:
         args = (*self._conf, mode, where, size, style, "1" if with_info else "0")
-        return Direct(_new(Run, (RANGE, self._encoded(keys), args)),
-                      lambda reply: self._range_entries(reply, style, with_info))
+        return _new(Direct, (_new(Run, (RANGE, self._encoded(keys), args)),
+                             lambda reply: self._range_entries(reply, style, with_info), None))
 
     def _range_entries(self, reply: Any, style: str, with_info: bool) -> List[Entry]:
         if not reply:
@@ -417,8 +417,8 @@ class BoardPlans:
         """Apply a result by the board's rule (or ``rule=``); the new points, or a
         :class:`Change` with ``with_rank=True``. One atomic script; O(log n)."""
         keys, args = self._write_args([(player, points)], at, rule, self._style if with_rank else "")
-        return Direct(_new(Run, (SUBMIT, self._encoded(keys), args)), self._changed if with_rank else self._new_points,
-                      self._translate)
+        return _new(Direct, (_new(Run, (SUBMIT, self._encoded(keys), args)),
+                             self._changed if with_rank else self._new_points, self._translate))
 
     def _new_points(self, reply: List[Any]) -> Points:
         self._invalidate()
@@ -495,7 +495,8 @@ class BoardPlans:
     def _plan_score(self, player: PlayerId, *, season: Optional[Union[str, int]] = None) -> Plan[Optional[Points]]:
         """A player's points, or None if absent. O(1)."""
         member = player if type(player) is str else _player(player)
-        return Direct(_new(Call, ("zscore", (self.keys(season)[0], member), _NO_OPTIONS)), self._points_or_none)
+        return _new(Direct, (_new(Call, ("zscore", (self.keys(season)[0], member), _NO_OPTIONS)),
+                             self._points_or_none, None))
 
     def _points_or_none(self, score: Optional[float]) -> Optional[Points]:
         return None if score is None else self.codec.points(score)
@@ -507,8 +508,9 @@ class BoardPlans:
         style = self._style if ranking is None else self._style_of(ranking)
         keys = self.keys(season)
         if style == "o":
-            return Direct(_new(Call, (self._rank_method, (keys[0], member), _NO_OPTIONS)), _one_based)
-        return Direct(_new(Run, (STANDING, self._encoded(keys), (*self._conf, member, style))), _rank_of_standing)
+            return _new(Direct, (_new(Call, (self._rank_method, (keys[0], member), _NO_OPTIONS)), _one_based, None))
+        return _new(Direct, (_new(Run, (STANDING, self._encoded(keys), (*self._conf, member, style))),
+                             _rank_of_standing, None))
 
     def _plan_count(self, *, season: Optional[Union[str, int]] = None) -> Plan[int]:
         """How many players are on the board. O(1)."""
