@@ -602,9 +602,10 @@ class BoardPlans:
                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """The entries within ``radius`` places of a player (clipped at the ends,
         the player included); empty if absent. O(log n + radius)."""
-        member = _player(player)
-        radius = _count(radius, "radius")
-        style = self._style_of(ranking)
+        member = player if type(player) is str else _player(player)
+        if not (type(radius) is int and 0 <= radius <= SIZE_LIMIT):
+            radius = _count(radius, "radius")
+        style = self._style if ranking is None else self._style_of(ranking)
         return self._range_plan(self.keys(season), "around", member, radius, style, with_info)
 
     def _plan_friends(self, player: PlayerId, friend_ids: Sequence[PlayerId], *, with_info: bool = False,
@@ -615,7 +616,7 @@ class BoardPlans:
         if isinstance(friend_ids, (str, bytes)):
             raise TypeError("friend_ids must be a sequence of player ids, not one id")
         members = list(dict.fromkeys([_player(player), *(_player(f) for f in friend_ids)]))
-        style = self._style_of(ranking)
+        style = self._style if ranking is None else self._style_of(ranking)
         args = (*self._conf, style, "1" if with_info else "0", *members)
         return Direct(Run(FRIENDS, self._encoded(self.keys(season)), args),
                       lambda reply: self._friend_entries(reply, members, style, with_info))
