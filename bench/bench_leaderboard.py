@@ -7,7 +7,8 @@ random points in [0, 100000) and random times) is loaded into a fresh
 ``fastrank.Engine`` and into a throwaway local ``redis-server`` (redis-py with
 hiredis), with ``submit_many`` in batches of 10,000. Then, for each operation:
 
-- ``Leaderboard`` on the Engine, per call (median of 5 runs of ``--ops`` calls);
+- ``Leaderboard`` on the Engine, per call (median of 5 runs of ``--ops`` calls,
+  taken in turn with the raw version's runs below);
 - the raw Engine commands a hand-written version of the same operation would
   send through redis-py's methods (e.g. ``rank`` = ZREVRANK; a dense rank =
   ZSCORE + ZCOUNT on a set of distinct values; ``submit`` with a dense
@@ -63,13 +64,20 @@ def load(board: Leaderboard, ids: List[int], points: List[int], times: List[int]
 
 def per_call(fn: Callable[[int], Any], ops: int, repeat: int = 5) -> float:
     """Median microseconds per call of fn(i) over ``repeat`` runs of ``ops`` calls."""
-    runs = []
+    return per_call_side_by_side([fn], ops, repeat)[0]
+
+
+def per_call_side_by_side(fns: List[Callable[[int], Any]], ops: int, repeat: int = 5) -> List[float]:
+    """``per_call`` of each of ``fns``, their runs taken in turn (a, b, a, b...)
+    so that a change of the machine's load weighs on each alike."""
+    runs: List[List[float]] = [[] for _ in fns]
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        for i in range(ops):
-            fn(i)
-        runs.append((time.perf_counter() - t0) / ops * 1e6)
-    return statistics.median(runs)
+        for fn, times in zip(fns, runs):
+            t0 = time.perf_counter()
+            for i in range(ops):
+                fn(i)
+            times.append((time.perf_counter() - t0) / ops * 1e6)
+    return [statistics.median(times) for times in runs]
 
 
 def raw_operations(r: Any, board: Leaderboard, ids: List[int]) -> Dict[str, Callable[[int], Any]]:
@@ -219,8 +227,7 @@ def main(argv: List[str] | None = None) -> int:
             rows = []
             for name in mine:
                 calls = max(ops // 50, 1) if name.startswith("friends") else ops
-                raw_us = per_call(raw[name], calls)
-                engine_us = per_call(mine[name], calls)
+                raw_us, engine_us = per_call_side_by_side([raw[name], mine[name]], calls)
                 redis_us = per_call(theirs[name], max(calls // 10, 1), repeat=3)
                 rows.append((name, engine_us, raw_us, redis_us))
                 print(f"{name:<24} engine {engine_us:8.2f} us  raw {raw_us:8.2f} us  redis {redis_us:8.2f} us",

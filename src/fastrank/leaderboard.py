@@ -386,7 +386,7 @@ class BoardPlans:
     def _range_plan(self, keys: Tuple[str, ...], mode: str, where: Any, size: int, style: str,
                     with_info: bool) -> Direct[List[Entry]]:
         args = (*self._conf, mode, where, size, style, "1" if with_info else "0")
-        return _new(Direct, (_new(Run, (RANGE, self._encoded(keys), args)),
+        return _new(Direct, (_new(Run, (RANGE, self._bytes_keys.get(keys) or self._encoded(keys), args)),
                              lambda reply: self._range_entries(reply, style, with_info), None))
 
     def _range_entries(self, reply: Any, style: str, with_info: bool) -> List[Entry]:
@@ -506,11 +506,13 @@ class BoardPlans:
         """A player's 1-based rank in the board's style (or ``ranking=``), None if absent. O(log n)."""
         member = player if type(player) is str else _player(player)
         style = self._style if ranking is None else self._style_of(ranking)
-        keys = self.keys(season)
+        keys = self._keys.get(self.season) if season is None and self.period is None else None
+        if keys is None:
+            keys = self.keys(season)
         if style == "o":
             return _new(Direct, (_new(Call, (self._rank_method, (keys[0], member), _NO_OPTIONS)), _one_based, None))
-        return _new(Direct, (_new(Run, (STANDING, self._encoded(keys), (*self._conf, member, style))),
-                             _rank_of_standing, None))
+        return _new(Direct, (_new(Run, (STANDING, self._bytes_keys.get(keys) or self._encoded(keys),
+                                        (*self._conf, member, style))), _rank_of_standing, None))
 
     def _plan_count(self, *, season: Optional[Union[str, int]] = None) -> Plan[int]:
         """How many players are on the board. O(1)."""
