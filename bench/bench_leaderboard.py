@@ -252,8 +252,8 @@ def main(argv: List[str] | None = None) -> int:
               f"| Redis (used_memory growth) | {dense_redis:.0f} B | {plain_redis:.0f} B | "
               f"{dense_redis / plain_redis:.2f}x |", "",
               f"Distinct point values: {len(set(points)):,} (points uniform in [0, {POINTS:,})). "
-              f"Median of 5 runs of {ops:,} calls, Engine and raw in turn (friends: {max(ops // 50, 1):,}; Redis: 3 runs of a "
-              f"tenth as many); "
+              f"Median of 5 runs of {ops:,} calls, Engine and raw in turn "
+              f"(friends: {max(ops // 50, 1):,}; Redis: 3 runs of a tenth as many); "
               f"Python {platform.python_version()}, redis-py {redis.__version__}, "
               f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end."]
     text = "\n".join(lines)
