@@ -1,7 +1,7 @@
 """Plans and runners: domain logic written once for sync and asyncio clients.
 
 A *plan* is a generator that yields the I/O it needs and receives the replies
-(or, for a single command, a :class:`Direct`: the call and how to read its reply):
+(or, for a single step, a :data:`Direct`: the step and how to read its reply):
 
 - a :class:`Call` (one redis-py command method) → its reply;
 - a list of calls → the list of their replies, sent as one non-transactional
@@ -110,25 +110,31 @@ class Do(NamedTuple):
     kwargs: Dict[str, Any] = {}
 
 
-class _DirectFields(NamedTuple):
-    call: Union[Call, Run]
-    parse: Callable[[Any], Any]
-    fail: Optional[Callable[[ResponseError], Exception]] = None
+Direct = Tuple[Any, Tuple[Any, ...], Any, Callable[[Any], _T], Optional[Callable[[ResponseError], Exception]]]
+"""A plan of a single step, as a plain tuple ``(target, first, second, parse, fail)``:
+either a command -- ``target`` a redis-py method name, ``first`` its
+arguments, ``second`` its keyword arguments or None -- or a script --
+``target`` a :class:`Script`, ``first`` its keys, ``second`` its arguments.
+``parse(reply)`` is the result; ``fail``, when not None, turns a server
+error of the step into the error the method raises (as a generator plan's
+``except`` would).
+
+The one-step methods (a rank, a score, a submit, a slice) are this instead
+of a generator, which spares them the generator's start and stop, and a
+plain tuple, which costs a fifth of a NamedTuple to make (the hot reads make
+one per call). :func:`direct_call` and :func:`direct_run` name the two forms."""
 
 
-class Direct(_DirectFields, Generic[_T]):
-    """A plan of a single step (a :class:`Call` or a :class:`Run`):
-    ``parse(reply)`` is the result.
+def direct_call(method: str, args: Tuple[Any, ...], parse: Callable[[Any], _T],
+                fail: Optional[Callable[[ResponseError], Exception]] = None) -> Direct[_T]:
+    """The one-step plan of the command method ``method(*args)``."""
+    return (method, args, None, parse, fail)
 
-    The one-step methods (a rank, a score, a submit, a slice) are this
-    instead of a generator, which spares them the generator's start and stop.
-    ``fail``, when given, turns a server error of the step into the error the
-    method raises (as a generator plan's ``except`` would). A tuple, so a hot
-    plan may make one with ``tuple.__new__(Direct, (call, parse, fail))``
-    (its fields are typed loosely, as a NamedTuple cannot be generic on
-    every Python this package supports)."""
 
-    __slots__ = ()
+def direct_run(script: Script, keys: Tuple[Any, ...], args: Tuple[Any, ...], parse: Callable[[Any], _T],
+               fail: Optional[Callable[[ResponseError], Exception]] = None) -> Direct[_T]:
+    """The one-step plan of ``script`` on ``keys`` with ``args``."""
+    return (script, keys, args, parse, fail)
 
 
 Step = Union[Call, List[Call], Run, Do]
@@ -138,14 +144,16 @@ Plan = Union[Steps[_T], Direct[_T]]
 
 def steps(plan: Plan[_T]) -> Steps[_T]:
     """Any plan as a generator, for ``yield from`` inside another plan."""
-    if type(plan) is Direct:
+    if type(plan) is tuple:
+        target, first, second, parse, fail = plan
+        step: Step = Call(target, first, second or {}) if type(target) is str else Run(target, first, second)
         try:
-            reply = yield plan.call
+            reply = yield step
         except ResponseError as exc:
-            if plan.fail is None:
+            if fail is None:
                 raise
-            raise plan.fail(exc) from exc
-        return plan.parse(reply)  # type: ignore[no-any-return]
+            raise fail(exc) from exc
+        return parse(reply)
     result = yield from plan  # type: ignore[misc]
     return result  # type: ignore[return-value]
 
@@ -182,27 +190,25 @@ async def _send_async(client: Any, step: Step) -> Any:
 
 def run(client: Any, plan: Plan[_T]) -> _T:
     """Drive ``plan`` on a sync redis-py style client and return its result."""
-    if type(plan) is Direct:
-        call = plan.call
+    if type(plan) is tuple:
+        target, first, second, parse, fail = plan
         try:
-            if isinstance(call, Run):
+            if type(target) is str:
+                reply = getattr(client, target)(*first, **second) if second else getattr(client, target)(*first)
+            else:
                 try:
-                    reply = client.evalsha(call.script.sha, len(call.keys), *call.keys, *call.args)
+                    reply = client.evalsha(target.sha, len(first), *first, *second)
                 except ResponseError as exc:
                     if not _is_noscript(exc):
                         raise
-                    client.script_load(call.script.source)
-                    reply = client.evalsha(call.script.sha, len(call.keys), *call.keys, *call.args)
-            elif call.kwargs:
-                reply = getattr(client, call.method)(*call.args, **call.kwargs)
-            else:
-                reply = getattr(client, call.method)(*call.args)
+                    client.script_load(target.source)
+                    reply = client.evalsha(target.sha, len(first), *first, *second)
         except ResponseError as exc:
-            if plan.fail is None:
+            if fail is None:
                 raise
-            raise plan.fail(exc) from exc
-        return plan.parse(reply)  # type: ignore[no-any-return]
-    assert not isinstance(plan, Direct)
+            raise fail(exc) from exc
+        return parse(reply)
+    assert not isinstance(plan, tuple)
     try:
         step = next(plan)
         while True:
@@ -218,19 +224,19 @@ def run(client: Any, plan: Plan[_T]) -> _T:
 
 async def run_async(client: Any, plan: Plan[_T]) -> _T:
     """Drive ``plan`` on an asyncio redis-py style client and return its result."""
-    if type(plan) is Direct:
-        call = plan.call
+    if type(plan) is tuple:
+        target, first, second, parse, fail = plan
         try:
-            if isinstance(call, Run):
-                reply = await _evalsha_async(client, call)
+            if type(target) is str:
+                reply = await getattr(client, target)(*first, **(second or {}))
             else:
-                reply = await getattr(client, call.method)(*call.args, **call.kwargs)
+                reply = await _evalsha_async(client, Run(target, first, second))
         except ResponseError as exc:
-            if plan.fail is None:
+            if fail is None:
                 raise
-            raise plan.fail(exc) from exc
-        return plan.parse(reply)  # type: ignore[no-any-return]
-    assert not isinstance(plan, Direct)
+            raise fail(exc) from exc
+        return parse(reply)
+    assert not isinstance(plan, tuple)
     try:
         step = next(plan)
         while True:

@@ -56,7 +56,8 @@ from redis.exceptions import ResponseError
 from fastrank import _errors
 from fastrank._core import board_entries, board_top_entries
 from fastrank._periods import PERIODS, expiry_ms, season_of, zone
-from fastrank._runner import Call, Direct, Plan, Run, Steps, blocking, packaged_script, run, steps
+from fastrank._runner import (Call, Direct, Plan, Run, Steps, blocking, direct_call, direct_run, packaged_script, run,
+                              steps)
 from fastrank._scorebits import Points, ScoreCodec
 
 _T = TypeVar("_T")
@@ -147,10 +148,6 @@ def _tag_part(value: Any, label: str) -> str:
     if not text or "{" in text or "}" in text:
         raise ValueError(f"{label} must be non-empty text without braces, not {value!r}")
     return text
-
-
-_new = tuple.__new__  # a NamedTuple (a Call, a Run) without the Python frame of its __new__
-_NO_OPTIONS: Dict[str, Any] = {}
 
 
 def _one_based(index: Optional[int]) -> Optional[int]:
@@ -377,17 +374,22 @@ class BoardPlans:
                              self.codec.points, style, start, first, infos, _info, None)
 
     def _slice_call(self, key: str, start: int, stop: int) -> Call:
-        """ZREVRANGE/ZRANGE key start stop WITHSCORES (withscores passed by
-        position, as redis-py's signatures place it: no keyword dict to unpack)."""
+        """The step of :meth:`_slice` as a :class:`Call` (for pipelines and generator plans)."""
+        method, args, _, _, _ = self._slice(key, start, stop, list)
+        return Call(method, args)
+
+    def _slice(self, key: str, start: int, stop: int, parse: Callable[[Any], _T]) -> Direct[_T]:
+        """ZREVRANGE/ZRANGE key start stop WITHSCORES, read by ``parse`` (withscores
+        passed by position, as redis-py's signatures place it: no keyword dict)."""
         if self.codec.desc:
-            return _new(Call, ("zrevrange", (key, start, stop, True), _NO_OPTIONS))
-        return _new(Call, ("zrange", (key, start, stop, False, True), _NO_OPTIONS))
+            return ("zrevrange", (key, start, stop, True), None, parse, None)
+        return ("zrange", (key, start, stop, False, True), None, parse, None)
 
     def _range_plan(self, keys: Tuple[str, ...], mode: str, where: Any, size: int, style: str,
                     with_info: bool) -> Direct[List[Entry]]:
         args = (*self._conf, mode, where, size, style, "1" if with_info else "0")
-        return _new(Direct, (_new(Run, (RANGE, self._bytes_keys.get(keys) or self._encoded(keys), args)),
-                             lambda reply: self._range_entries(reply, style, with_info), None))
+        return (RANGE, self._bytes_keys.get(keys) or self._encoded(keys), args,
+                lambda reply: self._range_entries(reply, style, with_info), None)
 
     def _range_entries(self, reply: Any, style: str, with_info: bool) -> List[Entry]:
         if not reply:
@@ -417,8 +419,8 @@ class BoardPlans:
         """Apply a result by the board's rule (or ``rule=``); the new points, or a
         :class:`Change` with ``with_rank=True``. One atomic script; O(log n)."""
         keys, args = self._write_args([(player, points)], at, rule, self._style if with_rank else "")
-        return _new(Direct, (_new(Run, (SUBMIT, self._encoded(keys), args)),
-                             self._changed if with_rank else self._new_points, self._translate))
+        return direct_run(SUBMIT, self._encoded(keys), args, self._changed if with_rank else self._new_points,
+                          self._translate)
 
     def _new_points(self, reply: List[Any]) -> Points:
         self._invalidate()
@@ -454,7 +456,7 @@ class BoardPlans:
     def _plan_remove(self, player: PlayerId) -> Plan[bool]:
         """Take a player and their entry data off the board; True if they were on it. O(log n)."""
         member = _player(player)
-        return Direct(Run(REMOVE, self._encoded(self.keys()), (*self._conf, member)), self._removed, self._translate)
+        return direct_run(REMOVE, self._encoded(self.keys()), (*self._conf, member), self._removed, self._translate)
 
     def _removed(self, reply: Any) -> bool:
         self._invalidate()
@@ -495,8 +497,7 @@ class BoardPlans:
     def _plan_score(self, player: PlayerId, *, season: Optional[Union[str, int]] = None) -> Plan[Optional[Points]]:
         """A player's points, or None if absent. O(1)."""
         member = player if type(player) is str else _player(player)
-        return _new(Direct, (_new(Call, ("zscore", (self.keys(season)[0], member), _NO_OPTIONS)),
-                             self._points_or_none, None))
+        return ("zscore", (self.keys(season)[0], member), None, self._points_or_none, None)
 
     def _points_or_none(self, score: Optional[float]) -> Optional[Points]:
         return None if score is None else self.codec.points(score)
@@ -510,13 +511,13 @@ class BoardPlans:
         if keys is None:
             keys = self.keys(season)
         if style == "o":
-            return _new(Direct, (_new(Call, (self._rank_method, (keys[0], member), _NO_OPTIONS)), _one_based, None))
-        return _new(Direct, (_new(Run, (STANDING, self._bytes_keys.get(keys) or self._encoded(keys),
-                                        (*self._conf, member, style))), _rank_of_standing, None))
+            return (self._rank_method, (keys[0], member), None, _one_based, None)
+        return (STANDING, self._bytes_keys.get(keys) or self._encoded(keys), (*self._conf, member, style),
+                _rank_of_standing, None)
 
     def _plan_count(self, *, season: Optional[Union[str, int]] = None) -> Plan[int]:
         """How many players are on the board. O(1)."""
-        return Direct(Call("zcard", (self.keys(season)[0],)), int)
+        return direct_call("zcard", (self.keys(season)[0],), int)
 
     def _plan_rank_for(self, points: Points, *, ranking: Optional[str] = None) -> Plan[int]:
         """The rank ``points`` would get if submitted now (nothing is written). O(log n)."""
@@ -527,7 +528,7 @@ class BoardPlans:
         text = codec.text
         if style == "d":
             bounds = ("(" + text(value), "+inf") if codec.desc else ("-inf", "(" + text(value))
-            return Direct(Call("zcount", (keys[1], *bounds)), _one_more)
+            return direct_call("zcount", (keys[1], *bounds), _one_more)
         # An ordinal rank for a submission now lands after its equals when
         # the earliest wins, before them when the latest does.
         with_equals = style == "o" and self.tiebreak == "earliest"
@@ -540,7 +541,7 @@ class BoardPlans:
         else:
             edge = text(value) if with_equals else "(" + text(value)
             bounds = (edge, "+inf") if codec.desc else ("-inf", edge)
-        return Direct(Call("zcount", (keys[0], *bounds)), _one_more)
+        return direct_call("zcount", (keys[0], *bounds), _one_more)
 
     def _plan_top(self, n: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
                   season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
@@ -555,7 +556,7 @@ class BoardPlans:
         if self.cache_ttl:
             return self._cached_top(keys, n, with_info, style)
         made = self._top(keys, n, with_info, style)
-        if isinstance(made, Direct) and season is None and self.period is None:  # reusable: keep it
+        if isinstance(made, tuple) and season is None and self.period is None:  # reusable: keep it
             if len(self._top_plans) >= 64:
                 self._top_plans.clear()
             self._top_plans[(self.season, n, with_info, ranking)] = made
@@ -570,7 +571,7 @@ class BoardPlans:
         if parse is None:  # the entries of a reply, remembered with it (one memo per style)
             parse = self._top_parsers[style] = functools.partial(
                 board_top_entries, [], Entry, self.codec.scale, self.codec.points, style)
-        return Direct(self._slice_call(keys[0], 0, n - 1), parse)
+        return self._slice(keys[0], 0, n - 1, parse)
 
     def _cached_top(self, keys: Tuple[str, ...], n: int, with_info: bool, style: str) -> Steps[List[Entry]]:
         slot = (keys[0], n, with_info, style, self._conf)
@@ -596,8 +597,8 @@ class BoardPlans:
         if size == 0 or start >= SIZE_LIMIT:
             return _no_entries()
         if style == "o" and not with_info:
-            return Direct(self._slice_call(keys[0], start, start + size - 1),
-                          lambda pairs: self._entries(pairs, start, start + 1, "o"))
+            return self._slice(keys[0], start, start + size - 1,
+                               lambda pairs: self._entries(pairs, start, start + 1, "o"))
         return self._range_plan(keys, "at", start, size, style, with_info)
 
     def _plan_around(self, player: PlayerId, radius: int = 5, *, with_info: bool = False,
@@ -620,8 +621,8 @@ class BoardPlans:
         members = list(dict.fromkeys([_player(player), *(_player(f) for f in friend_ids)]))
         style = self._style if ranking is None else self._style_of(ranking)
         args = (*self._conf, style, "1" if with_info else "0", *members)
-        return Direct(Run(FRIENDS, self._encoded(self.keys(season)), args),
-                      lambda reply: self._friend_entries(reply, members, style, with_info))
+        return direct_run(FRIENDS, self._encoded(self.keys(season)), args,
+                          lambda reply: self._friend_entries(reply, members, style, with_info))
 
     def _friend_entries(self, reply: Any, members: List[Union[str, bytes]], style: str,
                         with_info: bool) -> List[Entry]:
@@ -635,7 +636,7 @@ class BoardPlans:
 
     def _standing(self, player: PlayerId, parse: Callable[[Optional[Tuple[int, int, int]]], _T]) -> Direct[_T]:
         """The player's standing (better, worse, count; None if absent) read by ``parse``."""
-        return Direct(Run(STANDING, self._encoded(self.keys()), (*self._conf, _player(player), "p")),
+        return direct_run(STANDING, self._encoded(self.keys()), (*self._conf, _player(player), "p"),
                       lambda reply: parse(_standing_of(reply)))
 
     def _plan_percentile(self, player: PlayerId) -> Plan[Optional[float]]:
@@ -660,10 +661,10 @@ class BoardPlans:
 
     def _plan_info(self, player: PlayerId) -> Plan[Optional[Dict[str, Any]]]:
         """A player's entry data, or None. O(1)."""
-        return Direct(Call("hget", (self.keys()[4], _player(player))), _info)
+        return direct_call("hget", (self.keys()[4], _player(player)), _info)
 
     def _slice_plan(self, start: int, size: int, season: Optional[Union[str, int]]) -> Plan[List[Tuple[Any, float]]]:
-        return Direct(self._slice_call(self.keys(season)[0], start, start + size - 1), list)
+        return self._slice(self.keys(season)[0], start, start + size - 1, list)
 
     def _iter_start(self, batch: int, ranking: Optional[str]) -> _Ranker:
         """Check ``iter``'s arguments; the ranker that numbers its entries."""
