@@ -208,7 +208,9 @@ def main(argv: List[str] | None = None) -> int:
     args = parser.parse_args(argv)
     n, ops = args.players, args.ops
     ids, points, times = players_and_points(n)
-    lines = [f"# fastrank.Leaderboard, {n:,} players (dense-ranked, earliest-first ties)", ""]
+    lines = [f"# fastrank.Leaderboard, {n:,} players (dense-ranked, earliest-first ties)", "",
+             f"`python bench/bench_leaderboard.py --players {n} --ops {ops}"
+             f"{' --out ' + args.out if args.out else ''}`", ""]
 
     engine = fastrank.Engine()
     on_engine = Leaderboard(engine, NAME, ranking="dense")
