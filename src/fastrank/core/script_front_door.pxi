@@ -5,13 +5,13 @@
 # the script is cached, numkeys is an int in range, every key and argument is
 # bytes, str or int, no response callback is set for EVALSHA -- runs the
 # cached script under the Engine's lock with no Python frame in between:
-# ``run_cached`` of fastrank.commands.scripting (the native path of a script
-# fastrank ships -- looked up here first --, else the Lua function), its CommandError raised as the
-# ResponseError redis-py's parser would raise, the reply decoded when the
-# Engine decodes.  Anything else goes to redis-py's own method (the EVALSHA
-# handler through the dispatch path), which gives the same answer, NOSCRIPT
-# included.  tests/unit/test_engine_fastpaths.py-style equality: the
-# scripting tests run both ways.
+# the native path of a script fastrank ships (looked up here first), else
+# ``run_cached`` of fastrank.commands.scripting (the Lua function); a
+# CommandError is raised as the ResponseError redis-py's parser would raise,
+# the reply decoded when the Engine decodes.  Anything else goes to
+# redis-py's own method (the EVALSHA handler through the dispatch path),
+# which gives the same answer, NOSCRIPT included
+# (tests/unit/test_evalsha_front_door.py compares the two doors).
 
 cdef object _run_cached = None  # fastrank.commands.scripting.run_cached
 cdef dict _native = {}          # fastrank._board_native.NATIVE: SHA1 -> native path
