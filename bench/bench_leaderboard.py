@@ -7,11 +7,14 @@ random points in [0, 100000) and random times) is loaded into a fresh
 ``fastrank.Engine`` and into a throwaway local ``redis-server`` (redis-py with
 hiredis), with ``submit_many`` in batches of 10,000. Then, for each operation:
 
-- ``Leaderboard`` on the Engine, per call (median of 5 runs of ``--ops`` calls);
+- ``Leaderboard`` on the Engine, per call (median of 5 runs of ``--ops`` calls,
+  taken in turn with the raw version's runs below);
 - the raw Engine commands a hand-written version of the same operation would
   send through redis-py's methods (e.g. ``rank`` = ZREVRANK; a dense rank =
   ZSCORE + ZCOUNT on a set of distinct values; ``submit`` with a dense
-  companion = ZSCORE + ZADD + 2 HINCRBY, without its atomicity);
+  companion = ZSCORE + ZADD + 2 HINCRBY, without its atomicity; ``around``
+  and ``friends`` give dense ranks, so their raw versions send the ZCOUNT on
+  the distinct values a dense rank needs);
 - ``Leaderboard`` on the local Redis through redis-py (``--ops`` / 10 calls).
 
 The columns are microseconds per call and the ratios Engine/raw and
@@ -61,13 +64,20 @@ def load(board: Leaderboard, ids: List[int], points: List[int], times: List[int]
 
 def per_call(fn: Callable[[int], Any], ops: int, repeat: int = 5) -> float:
     """Median microseconds per call of fn(i) over ``repeat`` runs of ``ops`` calls."""
-    runs = []
+    return per_call_side_by_side([fn], ops, repeat)[0]
+
+
+def per_call_side_by_side(fns: List[Callable[[int], Any]], ops: int, repeat: int = 5) -> List[float]:
+    """``per_call`` of each of ``fns``, their runs taken in turn (a, b, a, b...)
+    so that a change of the machine's load weighs on each alike."""
+    runs: List[List[float]] = [[] for _ in fns]
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        for i in range(ops):
-            fn(i)
-        runs.append((time.perf_counter() - t0) / ops * 1e6)
-    return statistics.median(runs)
+        for fn, times in zip(fns, runs):
+            t0 = time.perf_counter()
+            for i in range(ops):
+                fn(i)
+            times.append((time.perf_counter() - t0) / ops * 1e6)
+    return [statistics.median(times) for times in runs]
 
 
 def raw_operations(r: Any, board: Leaderboard, ids: List[int]) -> Dict[str, Callable[[int], Any]]:
@@ -93,14 +103,15 @@ def raw_operations(r: Any, board: Leaderboard, ids: List[int]) -> Dict[str, Call
         score = r.zscore(key, ids[i])
         return int(r.zcount(dense_key, f"({score // scale}", "+inf")) + 1
 
-    def around(i: int) -> Any:
+    def around(i: int) -> Any:  # the slice, and the dense rank of its first entry
         index = r.zrevrank(key, ids[i])
-        return r.zrevrange(key, max(index - 5, 0), index + 5, withscores=True)
+        items = r.zrevrange(key, max(index - 5, 0), index + 5, withscores=True)
+        return items, int(r.zcount(dense_key, f"({items[0][1] // scale}", "+inf")) + 1
 
-    def friends(i: int) -> Any:
+    def friends(i: int) -> Any:  # their scores, and each one's dense rank
         group = [ids[(i * 201 + k) % len(ids)] for k in range(201)]
         scores = r.zmscore(key, group)
-        return scores, [r.zrevrank(key, m) for m in group]
+        return [int(r.zcount(dense_key, f"({s // scale}", "+inf")) + 1 for s in scores if s is not None]
 
     def with_rank(i: int) -> Any:
         m = ids[i]
@@ -197,7 +208,9 @@ def main(argv: List[str] | None = None) -> int:
     args = parser.parse_args(argv)
     n, ops = args.players, args.ops
     ids, points, times = players_and_points(n)
-    lines = [f"# fastrank.Leaderboard, {n:,} players (dense-ranked, earliest-first ties)", ""]
+    lines = [f"# fastrank.Leaderboard, {n:,} players (dense-ranked, earliest-first ties)", "",
+             f"`python bench/bench_leaderboard.py --players {n} --ops {ops}"
+             f"{' --out ' + args.out if args.out else ''}`", ""]
 
     engine = fastrank.Engine()
     on_engine = Leaderboard(engine, NAME, ranking="dense")
@@ -216,8 +229,7 @@ def main(argv: List[str] | None = None) -> int:
             rows = []
             for name in mine:
                 calls = max(ops // 50, 1) if name.startswith("friends") else ops
-                raw_us = per_call(raw[name], calls)
-                engine_us = per_call(mine[name], calls)
+                raw_us, engine_us = per_call_side_by_side([raw[name], mine[name]], calls)
                 redis_us = per_call(theirs[name], max(calls // 10, 1), repeat=3)
                 rows.append((name, engine_us, raw_us, redis_us))
                 print(f"{name:<24} engine {engine_us:8.2f} us  raw {raw_us:8.2f} us  redis {redis_us:8.2f} us",
@@ -242,8 +254,8 @@ def main(argv: List[str] | None = None) -> int:
               f"| Redis (used_memory growth) | {dense_redis:.0f} B | {plain_redis:.0f} B | "
               f"{dense_redis / plain_redis:.2f}x |", "",
               f"Distinct point values: {len(set(points)):,} (points uniform in [0, {POINTS:,})). "
-              f"Median of 5 runs of {ops:,} calls (friends: {max(ops // 50, 1):,}; Redis: 3 runs of a "
-              f"tenth as many); "
+              f"Median of 5 runs of {ops:,} calls, Engine and raw in turn "
+              f"(friends: {max(ops // 50, 1):,}; Redis: 3 runs of a tenth as many); "
               f"Python {platform.python_version()}, redis-py {redis.__version__}, "
               f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end."]
     text = "\n".join(lines)

@@ -715,3 +715,32 @@ def exists_command(db: Any, args: List[bytes]) -> int:
     """EXISTS's (and TOUCH's) handler."""
 def ttl_generic(db: Any, key: bytes, in_ms: bool, absolute: bool) -> int:
     """TTL, PTTL, EXPIRETIME, PEXPIRETIME: -2, -1, the time left or the deadline."""
+
+# core/board_scripts.pxi: the native paths of the leaderboard scripts.
+BOARD_DECLINE: Any
+def board_scripts_setup(zset_add: Any, new_zset: Any, parse_int: Any) -> None:
+    """Hand over the keyspace helpers the write paths use."""
+def board_submit(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
+    """submit.lua's native path (BOARD_DECLINE: run the Lua script)."""
+def board_remove(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
+    """remove.lua's native path."""
+def board_standing(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
+    """standing.lua's native path."""
+def board_range(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
+    """range.lua's native path."""
+def board_friends(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
+    """friends.lua's native path."""
+
+# core/script_front_door.pxi
+def script_front_door_setup(run_cached: Any, native: Dict[bytes, Any], declined: Any) -> None:
+    """Hand over the scripting command's run_cached and the native paths' table."""
+def engine_evalsha(self: Any, sha: Any, numkeys: Any, *keys_and_args: Any) -> Any:
+    """Engine.evalsha: a cached script with plain arguments runs without the generic path."""
+
+# core/board_entries.pxi
+def board_entries(entry_type: Any, items: List[Any], flat: bool, scale: float, points_of: Any, style: str,
+                  start: int, first: int, infos: Any, info_of: Any, global_ranks: Any) -> List[Any]:
+    """The Entry rows of a slice of a board in rank order."""
+def board_top_entries(memo: List[Any], entry_type: Any, scale: float, points_of: Any, style: str,
+                      pairs: List[Any]) -> List[Any]:
+    """board_entries of a top slice, remembered with its reply in memo."""

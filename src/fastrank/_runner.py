@@ -1,7 +1,7 @@
 """Plans and runners: domain logic written once for sync and asyncio clients.
 
 A *plan* is a generator that yields the I/O it needs and receives the replies
-(or, for a single command, a :class:`Direct`: the call and how to read its reply):
+(or, for a single step, a :data:`Direct`: the step and how to read its reply):
 
 - a :class:`Call` (one redis-py command method) → its reply;
 - a list of calls → the list of their replies, sent as one non-transactional
@@ -31,7 +31,7 @@ import functools
 import hashlib
 from importlib import resources
 from typing import (TYPE_CHECKING, Any, Callable, Coroutine, Dict, Generator, Generic, List, NamedTuple,
-                    Tuple, TypeVar, Union)
+                    Optional, Tuple, TypeVar, Union)
 
 from redis.exceptions import NoScriptError, ResponseError
 
@@ -80,6 +80,28 @@ class Run(NamedTuple):
     args: Tuple[Any, ...]
 
 
+def _evalsha(client: Any, step: Run) -> Any:
+    """EVALSHA of ``step`` on a sync client; SCRIPT LOAD and again on NOSCRIPT."""
+    try:
+        return client.evalsha(step.script.sha, len(step.keys), *step.keys, *step.args)
+    except ResponseError as exc:
+        if not _is_noscript(exc):
+            raise
+    client.script_load(step.script.source)
+    return client.evalsha(step.script.sha, len(step.keys), *step.keys, *step.args)
+
+
+async def _evalsha_async(client: Any, step: Run) -> Any:
+    """:func:`_evalsha` on an asyncio client."""
+    try:
+        return await client.evalsha(step.script.sha, len(step.keys), *step.keys, *step.args)
+    except ResponseError as exc:
+        if not _is_noscript(exc):
+            raise
+    await client.script_load(step.script.source)
+    return await client.evalsha(step.script.sha, len(step.keys), *step.keys, *step.args)
+
+
 class Do(NamedTuple):
     """Call ``function(*args, **kwargs)`` here (blocking I/O other than the client's)."""
 
@@ -88,17 +110,31 @@ class Do(NamedTuple):
     kwargs: Dict[str, Any] = {}
 
 
-class Direct(Generic[_T]):
-    """A plan of a single command: ``parse(reply)`` is the result.
+Direct = Tuple[Any, Tuple[Any, ...], Any, Callable[[Any], _T], Optional[Callable[[ResponseError], Exception]]]
+"""A plan of a single step, as a plain tuple ``(target, first, second, parse, fail)``:
+either a command -- ``target`` a redis-py method name, ``first`` its
+arguments, ``second`` its keyword arguments or None -- or a script --
+``target`` a :class:`Script`, ``first`` its keys, ``second`` its arguments.
+``parse(reply)`` is the result; ``fail``, when not None, turns a server
+error of the step into the error the method raises (as a generator plan's
+``except`` would).
 
-    The simple reads (a rank, a score, a count) are this instead of a
-    generator, which spares them the generator's start and stop."""
+The one-step methods (a rank, a score, a submit, a slice) are this instead
+of a generator, which spares them the generator's start and stop, and a
+plain tuple, which costs a fifth of a NamedTuple to make (the hot reads make
+one per call). :func:`direct_call` and :func:`direct_run` name the two forms."""
 
-    __slots__ = ("call", "parse")
 
-    def __init__(self, call: Call, parse: Callable[[Any], _T]) -> None:
-        self.call = call
-        self.parse = parse
+def direct_call(method: str, args: Tuple[Any, ...], parse: Callable[[Any], _T],
+                fail: Optional[Callable[[ResponseError], Exception]] = None) -> Direct[_T]:
+    """The one-step plan of the command method ``method(*args)``."""
+    return (method, args, None, parse, fail)
+
+
+def direct_run(script: Script, keys: Tuple[Any, ...], args: Tuple[Any, ...], parse: Callable[[Any], _T],
+               fail: Optional[Callable[[ResponseError], Exception]] = None) -> Direct[_T]:
+    """The one-step plan of ``script`` on ``keys`` with ``args``."""
+    return (script, keys, args, parse, fail)
 
 
 Step = Union[Call, List[Call], Run, Do]
@@ -108,11 +144,18 @@ Plan = Union[Steps[_T], Direct[_T]]
 
 def steps(plan: Plan[_T]) -> Steps[_T]:
     """Any plan as a generator, for ``yield from`` inside another plan."""
-    if type(plan) is Direct:
-        reply = yield plan.call
-        return plan.parse(reply)
+    if type(plan) is tuple:
+        target, first, second, parse, fail = plan
+        step: Step = Call(target, first, second or {}) if type(target) is str else Run(target, first, second)
+        try:
+            reply = yield step
+        except ResponseError as exc:
+            if fail is None:
+                raise
+            raise fail(exc) from exc
+        return parse(reply)
     result = yield from plan  # type: ignore[misc]
-    return result  # type: ignore[no-any-return]
+    return result  # type: ignore[return-value]
 
 
 def _is_noscript(exc: Exception) -> bool:
@@ -123,14 +166,7 @@ def _send(client: Any, step: Step) -> Any:
     if isinstance(step, Do):
         return step.function(*step.args, **step.kwargs)
     if isinstance(step, Run):
-        argv = (step.script.sha, len(step.keys), *step.keys, *step.args)
-        try:
-            return client.evalsha(*argv)
-        except ResponseError as exc:
-            if not _is_noscript(exc):
-                raise
-        client.script_load(step.script.source)
-        return client.evalsha(*argv)
+        return _evalsha(client, step)
     if isinstance(step, Call):
         return getattr(client, step.method)(*step.args, **step.kwargs)
     pipe = client.pipeline(transaction=False)
@@ -143,14 +179,7 @@ async def _send_async(client: Any, step: Step) -> Any:
     if isinstance(step, Do):
         return await asyncio.to_thread(step.function, *step.args, **step.kwargs)
     if isinstance(step, Run):
-        argv = (step.script.sha, len(step.keys), *step.keys, *step.args)
-        try:
-            return await client.evalsha(*argv)
-        except ResponseError as exc:
-            if not _is_noscript(exc):
-                raise
-        await client.script_load(step.script.source)
-        return await client.evalsha(*argv)
+        return await _evalsha_async(client, step)
     if isinstance(step, Call):
         return await getattr(client, step.method)(*step.args, **step.kwargs)
     pipe = client.pipeline(transaction=False)
@@ -161,10 +190,25 @@ async def _send_async(client: Any, step: Step) -> Any:
 
 def run(client: Any, plan: Plan[_T]) -> _T:
     """Drive ``plan`` on a sync redis-py style client and return its result."""
-    if type(plan) is Direct:
-        call = plan.call
-        return plan.parse(getattr(client, call.method)(*call.args, **call.kwargs))
-    assert not isinstance(plan, Direct)
+    if type(plan) is tuple:
+        target, first, second, parse, fail = plan
+        try:
+            if type(target) is str:
+                reply = getattr(client, target)(*first, **second) if second else getattr(client, target)(*first)
+            else:
+                try:
+                    reply = client.evalsha(target.sha, len(first), *first, *second)
+                except ResponseError as exc:
+                    if not _is_noscript(exc):
+                        raise
+                    client.script_load(target.source)
+                    reply = client.evalsha(target.sha, len(first), *first, *second)
+        except ResponseError as exc:
+            if fail is None:
+                raise
+            raise fail(exc) from exc
+        return parse(reply)
+    assert not isinstance(plan, tuple)
     try:
         step = next(plan)
         while True:
@@ -180,10 +224,19 @@ def run(client: Any, plan: Plan[_T]) -> _T:
 
 async def run_async(client: Any, plan: Plan[_T]) -> _T:
     """Drive ``plan`` on an asyncio redis-py style client and return its result."""
-    if type(plan) is Direct:
-        call = plan.call
-        return plan.parse(await getattr(client, call.method)(*call.args, **call.kwargs))
-    assert not isinstance(plan, Direct)
+    if type(plan) is tuple:
+        target, first, second, parse, fail = plan
+        try:
+            if type(target) is str:
+                reply = await getattr(client, target)(*first, **(second or {}))
+            else:
+                reply = await _evalsha_async(client, Run(target, first, second))
+        except ResponseError as exc:
+            if fail is None:
+                raise
+            raise fail(exc) from exc
+        return parse(reply)
+    assert not isinstance(plan, tuple)
     try:
         step = next(plan)
         while True:

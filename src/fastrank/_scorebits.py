@@ -157,13 +157,6 @@ class ScoreCodec:
             return int(math.floor(value / self.scale))
         return int(value) if value.is_integer() and abs(value) <= EXACT_LIMIT else value
 
-    def points_of_many(self, scores: List[Any]) -> List[Points]:
-        """:meth:`points` of each score (a faster loop for slices of a board)."""
-        scale = self.scale
-        if scale:
-            return [int(float(s) // scale) for s in scores]
-        return [self.points(s) for s in scores]
-
     def tick(self, score: Union[float, int, str, bytes]) -> int:
         """The tie-break time of a sorted-set score (boards with a tie-break)."""
         value = float(score)

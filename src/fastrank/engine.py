@@ -51,14 +51,13 @@ from redis.typing import EncodableT, KeyT, ScriptTextT
 
 from fastrank import _errors as E
 from fastrank._core import (EngineState, ResponseCallbacks, dispatch_setup, engine_call,
-                            engine_decode, engine_execute_command, engine_finish, engine_incrby,
+                            engine_decode, engine_evalsha, engine_execute_command, engine_finish, engine_incrby,
                             engine_run_packed, engine_zcount, engine_zincrby, engine_zlexcount,
                             engine_zmscore, engine_zrange, engine_zrangebylex,
                             engine_zrangebyscore, engine_zrank, engine_zrevrange,
                             engine_zrevrangebylex, engine_zrevrangebyscore, engine_zrevrank,
                             engine_zscore, forwarding_method)
 from fastrank.commands import COMMANDS, CommandError
-from fastrank.commands.scripting import evalsha_fast
 from fastrank.commands.sortedset import zadd_pairs
 from fastrank.keyspace import Keyspace
 from fastrank.snapshot import read_snapshot, write_snapshot
@@ -238,10 +237,6 @@ class Engine(Keyspace, CoreCommands):
 
         return Script(self, script)  # type: ignore[arg-type]  # redis-py types it for Redis only
 
-    def evalsha(self, sha: str, numkeys: int, *keys_and_args: str) -> Any:  # type: ignore[override]
-        """EVALSHA; a cached script with plain arguments skips the generic path."""
-        return evalsha_fast(self, sha, numkeys, keys_and_args)
-
     def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Pipeline:
         pipeline: Pipeline = (_PIPELINE or _pipeline_class())(self, transaction)
         return pipeline
@@ -342,6 +337,7 @@ class Engine(Keyspace, CoreCommands):
     zrangebylex = engine_zrangebylex
     zrevrangebylex = engine_zrevrangebylex
     incrby = incr = engine_incrby
+    evalsha = engine_evalsha  # a cached script with plain arguments skips the generic path
 
     def zadd(self, name: KeyT, mapping: Mapping[Any, EncodableT], nx: bool = False,
              xx: bool = False, ch: bool = False, incr: bool = False, gt: bool = False,

@@ -31,12 +31,14 @@ Each is O(log n) per player.
 """
 from __future__ import annotations
 
+import functools
 import json
 import time
 import weakref
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import (
     Any,
+    Callable,
     Dict,
     Iterator,
     List,
@@ -45,16 +47,20 @@ from typing import (
     Optional,
     Sequence,
     Tuple,
+    TypeVar,
     Union,
 )
 
 from redis.exceptions import ResponseError
 
 from fastrank import _errors
+from fastrank._core import board_entries, board_top_entries
 from fastrank._periods import PERIODS, expiry_ms, season_of, zone
-from fastrank._runner import Call, Direct, Plan, Run, Steps, blocking, packaged_script, run
+from fastrank._runner import (Call, Direct, Plan, Run, Steps, blocking, direct_call, direct_run, packaged_script, run,
+                              steps)
 from fastrank._scorebits import Points, ScoreCodec
 
+_T = TypeVar("_T")
 PlayerId = Union[str, bytes, int]
 When = Union[int, float, datetime, None]
 
@@ -156,6 +162,37 @@ def _info(text: Optional[Union[str, bytes]]) -> Optional[Dict[str, Any]]:
     return None if text is None else dict(json.loads(text))
 
 
+def _score_then_member(row: Tuple[Any, ...]) -> Tuple[float, bytes]:
+    """The order of equal scores in a sorted set: by member bytes."""
+    return row[0], row[1]
+
+
+def _rank_of_standing(reply: Any) -> Optional[int]:
+    """standing.lua's reply for a rank style: the rank, None if absent."""
+    return None if not reply else int(reply[1])
+
+
+def _standing_of(reply: Any) -> Optional[Tuple[int, int, int]]:
+    """standing.lua's reply for "p": (better, worse, count), None if absent."""
+    if not reply:
+        return None
+    _, better, worse, count = reply
+    return int(better), int(worse), int(count)
+
+
+def _percentile(standing: Optional[Tuple[int, int, int]]) -> Optional[float]:
+    if standing is None:
+        return None
+    _, worse, count = standing
+    return 100.0 * worse / count
+
+
+def _no_entries() -> Steps[List[Any]]:
+    """The plan of an empty read: nothing to send."""
+    return []
+    yield  # a generator that sends nothing  # noqa: unreachable
+
+
 _TopCache = Dict[str, Dict[Tuple[Any, ...], Tuple[float, List[Entry]]]]
 _TOP_CACHES: "weakref.WeakKeyDictionary[Any, _TopCache]" = weakref.WeakKeyDictionary()
 """client → board name → (keys, n, with_info, style, configuration) → (expiry, entries)."""
@@ -254,6 +291,11 @@ class BoardPlans:
             self._caches = {}
         self._keys: Dict[Optional[str], Tuple[str, str, str, str, str]] = {}
         self._bytes_keys: Dict[Tuple[str, ...], Tuple[bytes, ...]] = {}
+        # top(): the parser of each rank style's replies (it remembers the last one)
+        self._top_parsers: Dict[str, Callable[[List[Any]], List[Entry]]] = {}
+        # top(): the (reusable) plan of each (season, n, with_info, ranking) asked for
+        self._top_plans: Dict[Tuple[Any, ...], Direct[List[Entry]]] = {}
+        self._rank_method = "zrevrank" if self.codec.desc else "zrank"
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.name!r}, season={self.current_season()!r}, order={self.order!r}, "
@@ -284,7 +326,10 @@ class BoardPlans:
 
     def keys(self, season: Optional[Union[str, int]] = None) -> Tuple[str, str, str, str, str]:
         """The board's keys for ``season`` (default: the current one): board, dense, counts, meta, info."""
-        chosen = self.current_season() if season is None else _tag_part(season, "season")
+        if season is None:
+            chosen = self.season if self.period is None else self.current_season()
+        else:
+            chosen = _tag_part(season, "season")
         keys = self._keys.get(chosen)
         if keys is None:
             base = f"{{lb:{self.name}}}" if chosen is None else f"{{lb:{self.name}:{chosen}}}"
@@ -292,7 +337,7 @@ class BoardPlans:
         return keys
 
     def _encoded(self, keys: Tuple[str, ...]) -> Tuple[bytes, ...]:
-        """``keys`` as bytes, the form scripts are sent with (cached)."""
+        """``keys`` as bytes, the form scripts are sent with (cached by the key tuple)."""
         encoded = self._bytes_keys.get(keys)
         if encoded is None:
             encoded = self._bytes_keys[keys] = tuple(k.encode() for k in keys)
@@ -319,33 +364,38 @@ class BoardPlans:
         """Forget the cached top-N reads of this board (any season, any instance)."""
         self._caches.pop(self.name, None)
 
-    def _entries(self, pairs: Sequence[Tuple[Union[str, bytes], Any]], start: int, first: int, style: str,
-                 infos: Optional[Sequence[Any]] = None) -> List[Entry]:
-        points = self.codec.points_of_many([score for _, score in pairs])
-        players = [m if type(m) is str else _text(m) for m, _ in pairs]
-        if style == "o":
-            ranks: Sequence[int] = range(first, first + len(pairs))
-        else:
-            ranker = _Ranker(style)
-            ranks = [ranker.rank_at(start + i, p, first if i == 0 else None) for i, p in enumerate(points)]
-        new = tuple.__new__
-        if infos is None:
-            return [new(Entry, (r, m, p, None, None)) for r, m, p in zip(ranks, players, points)]
-        return [new(Entry, (r, m, p, None, _info(i))) for r, m, p, i in zip(ranks, players, points, infos)]
+    def _entries(self, pairs: Sequence[Any], start: int, first: int, style: str,
+                 infos: Optional[Sequence[Any]] = None, flat: bool = False) -> List[Entry]:
+        """Entries of a slice of the board in rank order: ``pairs`` are (member,
+        score) or, with ``flat``, member, score, member...; ``start`` is the
+        0-based position of the first, ``first`` its rank. O(len(pairs))
+        (a loop in C: ``board_entries``)."""
+        return board_entries(Entry, pairs if type(pairs) is list else list(pairs), flat, self.codec.scale,
+                             self.codec.points, style, start, first, infos, _info, None)
 
     def _slice_call(self, key: str, start: int, stop: int) -> Call:
-        method = "zrevrange" if self.codec.desc else "zrange"
-        return Call(method, (key, start, stop), {"withscores": True})
+        """The step of :meth:`_slice` as a :class:`Call` (for pipelines and generator plans)."""
+        method, args, _, _, _ = self._slice(key, start, stop, list)
+        return Call(method, args)
+
+    def _slice(self, key: str, start: int, stop: int, parse: Callable[[Any], _T]) -> Direct[_T]:
+        """ZREVRANGE/ZRANGE key start stop WITHSCORES, read by ``parse`` (withscores
+        passed by position, as redis-py's signatures place it: no keyword dict)."""
+        if self.codec.desc:
+            return ("zrevrange", (key, start, stop, True), None, parse, None)
+        return ("zrange", (key, start, stop, False, True), None, parse, None)
 
     def _range_plan(self, keys: Tuple[str, ...], mode: str, where: Any, size: int, style: str,
-                    with_info: bool) -> Steps[List[Entry]]:
+                    with_info: bool) -> Direct[List[Entry]]:
         args = (*self._conf, mode, where, size, style, "1" if with_info else "0")
-        reply = yield Run(RANGE, self._encoded(keys), args)
+        return (RANGE, self._bytes_keys.get(keys) or self._encoded(keys), args,
+                lambda reply: self._range_entries(reply, style, with_info), None)
+
+    def _range_entries(self, reply: Any, style: str, with_info: bool) -> List[Entry]:
         if not reply:
             return []
         start, first, items, infos = reply
-        pairs = list(zip(items[0::2], items[1::2]))
-        return self._entries(pairs, int(start), int(first), style, infos if with_info else None)
+        return self._entries(items, int(start), int(first), style, infos if with_info else None, flat=True)
 
     # -- writes -------------------------------------------------------------
 
@@ -365,17 +415,19 @@ class BoardPlans:
         return keys, (*self._conf, chosen, tick, style, self.passed, expire, *flat)
 
     def _plan_submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-                     with_rank: bool = False) -> Steps[Any]:
+                     with_rank: bool = False) -> Plan[Any]:
         """Apply a result by the board's rule (or ``rule=``); the new points, or a
         :class:`Change` with ``with_rank=True``. One atomic script; O(log n)."""
         keys, args = self._write_args([(player, points)], at, rule, self._style if with_rank else "")
-        try:
-            reply = yield Run(SUBMIT, self._encoded(keys), args)
-        except ResponseError as exc:
-            raise self._translate(exc) from exc
+        return direct_run(SUBMIT, self._encoded(keys), args, self._changed if with_rank else self._new_points,
+                          self._translate)
+
+    def _new_points(self, reply: List[Any]) -> Points:
         self._invalidate()
-        if not with_rank:
-            return self.codec.parse_points(reply[0])
+        return self.codec.parse_points(reply[0])
+
+    def _changed(self, reply: List[Any]) -> Change:
+        self._invalidate()
         new_points, rank, previous, passed = reply
         return Change(self.codec.parse_points(new_points), int(rank), int(previous) or None,
                       [_text(m) for m in passed])
@@ -397,18 +449,16 @@ class BoardPlans:
         parse = self.codec.parse_points
         return [parse(x) for x in reply]
 
-    def _plan_set_points(self, player: PlayerId, points: Points, *, at: When = None) -> Steps[Points]:
+    def _plan_set_points(self, player: PlayerId, points: Points, *, at: When = None) -> Plan[Points]:
         """Set a player's points (rule ``set``); the tie-break time moves only if they change. O(log n)."""
-        result = yield from self._plan_submit(player, points, at=at, rule="set")
-        return result  # type: ignore[no-any-return]
+        return self._plan_submit(player, points, at=at, rule="set")
 
-    def _plan_remove(self, player: PlayerId) -> Steps[bool]:
+    def _plan_remove(self, player: PlayerId) -> Plan[bool]:
         """Take a player and their entry data off the board; True if they were on it. O(log n)."""
         member = _player(player)
-        try:
-            reply = yield Run(REMOVE, self._encoded(self.keys()), (*self._conf, member))
-        except ResponseError as exc:
-            raise self._translate(exc) from exc
+        return direct_run(REMOVE, self._encoded(self.keys()), (*self._conf, member), self._removed, self._translate)
+
+    def _removed(self, reply: Any) -> bool:
         self._invalidate()
         return bool(reply)
 
@@ -446,8 +496,8 @@ class BoardPlans:
 
     def _plan_score(self, player: PlayerId, *, season: Optional[Union[str, int]] = None) -> Plan[Optional[Points]]:
         """A player's points, or None if absent. O(1)."""
-        member = _player(player)
-        return Direct(Call("zscore", (self.keys(season)[0], member)), self._points_or_none)
+        member = player if type(player) is str else _player(player)
+        return ("zscore", (self.keys(season)[0], member), None, self._points_or_none, None)
 
     def _points_or_none(self, score: Optional[float]) -> Optional[Points]:
         return None if score is None else self.codec.points(score)
@@ -455,20 +505,19 @@ class BoardPlans:
     def _plan_rank(self, player: PlayerId, *, ranking: Optional[str] = None,
                    season: Optional[Union[str, int]] = None) -> Plan[Optional[int]]:
         """A player's 1-based rank in the board's style (or ``ranking=``), None if absent. O(log n)."""
-        member = _player(player)
-        style = self._style_of(ranking)
-        keys = self.keys(season)
+        member = player if type(player) is str else _player(player)
+        style = self._style if ranking is None else self._style_of(ranking)
+        keys = self._keys.get(self.season) if season is None and self.period is None else None
+        if keys is None:
+            keys = self.keys(season)
         if style == "o":
-            return Direct(Call("zrevrank" if self.codec.desc else "zrank", (keys[0], member)), _one_based)
-        return self._standing_rank(keys, member, style)
-
-    def _standing_rank(self, keys: Tuple[str, ...], member: Union[str, bytes], style: str) -> Steps[Optional[int]]:
-        reply = yield Run(STANDING, self._encoded(keys), (*self._conf, member, style))
-        return None if not reply else int(reply[1])
+            return (self._rank_method, (keys[0], member), None, _one_based, None)
+        return (STANDING, self._bytes_keys.get(keys) or self._encoded(keys), (*self._conf, member, style),
+                _rank_of_standing, None)
 
     def _plan_count(self, *, season: Optional[Union[str, int]] = None) -> Plan[int]:
         """How many players are on the board. O(1)."""
-        return Direct(Call("zcard", (self.keys(season)[0],)), int)
+        return direct_call("zcard", (self.keys(season)[0],), int)
 
     def _plan_rank_for(self, points: Points, *, ranking: Optional[str] = None) -> Plan[int]:
         """The rank ``points`` would get if submitted now (nothing is written). O(log n)."""
@@ -479,7 +528,7 @@ class BoardPlans:
         text = codec.text
         if style == "d":
             bounds = ("(" + text(value), "+inf") if codec.desc else ("-inf", "(" + text(value))
-            return Direct(Call("zcount", (keys[1], *bounds)), _one_more)
+            return direct_call("zcount", (keys[1], *bounds), _one_more)
         # An ordinal rank for a submission now lands after its equals when
         # the earliest wins, before them when the latest does.
         with_equals = style == "o" and self.tiebreak == "earliest"
@@ -492,102 +541,115 @@ class BoardPlans:
         else:
             edge = text(value) if with_equals else "(" + text(value)
             bounds = (edge, "+inf") if codec.desc else ("-inf", edge)
-        return Direct(Call("zcount", (keys[0], *bounds)), _one_more)
+        return direct_call("zcount", (keys[0], *bounds), _one_more)
 
     def _plan_top(self, n: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
-                  season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
+                  season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """The best ``n`` entries. O(log n + n); cached for ``cache_ttl`` seconds when set."""
+        if season is None and type(n) is int and self.period is None:  # the plan of the same call before
+            plan = self._top_plans.get((self.season, n, with_info, ranking))
+            if plan is not None:
+                return plan
         n = _count(n, "n")
         style = self._style_of(ranking)
         keys = self.keys(season)
-        slot = (keys[0], n, with_info, style, self._conf)
         if self.cache_ttl:
-            hit = self._caches.get(self.name, {}).get(slot)
-            if hit is not None and hit[0] > time.monotonic():
-                return list(hit[1])
+            return self._cached_top(keys, n, with_info, style)
+        made = self._top(keys, n, with_info, style)
+        if isinstance(made, tuple) and season is None and self.period is None:  # reusable: keep it
+            if len(self._top_plans) >= 64:
+                self._top_plans.clear()
+            self._top_plans[(self.season, n, with_info, ranking)] = made
+        return made
+
+    def _top(self, keys: Tuple[str, ...], n: int, with_info: bool, style: str) -> Plan[List[Entry]]:
         if n == 0:
-            entries: List[Entry] = []
-        elif with_info:
-            entries = yield from self._range_plan(keys, "at", 0, n, style, True)
-        else:
-            pairs = yield self._slice_call(keys[0], 0, n - 1)
-            entries = self._entries(pairs, 0, 1, style)
-        if self.cache_ttl:
-            self._caches.setdefault(self.name, {})[slot] = (time.monotonic() + self.cache_ttl, list(entries))
+            return _no_entries()
+        if with_info:
+            return self._range_plan(keys, "at", 0, n, style, True)
+        parse = self._top_parsers.get(style)
+        if parse is None:  # the entries of a reply, remembered with it (one memo per style)
+            parse = self._top_parsers[style] = functools.partial(
+                board_top_entries, [], Entry, self.codec.scale, self.codec.points, style)
+        return self._slice(keys[0], 0, n - 1, parse)
+
+    def _cached_top(self, keys: Tuple[str, ...], n: int, with_info: bool, style: str) -> Steps[List[Entry]]:
+        slot = (keys[0], n, with_info, style, self._conf)
+        hit = self._caches.get(self.name, {}).get(slot)
+        if hit is not None and hit[0] > time.monotonic():
+            return list(hit[1])
+        entries = yield from steps(self._top(keys, n, with_info, style))
+        assert self.cache_ttl is not None
+        self._caches.setdefault(self.name, {})[slot] = (time.monotonic() + self.cache_ttl, list(entries))
         return entries
 
     def _plan_standings(self, season: Union[str, int], n: int = 10, *, with_info: bool = False,
-                        ranking: Optional[str] = None) -> Steps[List[Entry]]:
+                        ranking: Optional[str] = None) -> Plan[List[Entry]]:
         """The best ``n`` entries of a past (or any) season. O(log n + n)."""
-        entries = yield from self._plan_top(n, with_info=with_info, ranking=ranking, season=season)
-        return entries
+        return self._plan_top(n, with_info=with_info, ranking=ranking, season=season)
 
     def _plan_page(self, number: int, size: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
-                   season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
+                   season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """Page ``number`` (1-based) of ``size`` entries. O(log n + size)."""
         start, size = _page_slice(number, size)
         style = self._style_of(ranking)
         keys = self.keys(season)
         if size == 0 or start >= SIZE_LIMIT:
-            return []
+            return _no_entries()
         if style == "o" and not with_info:
-            pairs = yield self._slice_call(keys[0], start, start + size - 1)
-            return self._entries(pairs, start, start + 1, "o")
-        entries = yield from self._range_plan(keys, "at", start, size, style, with_info)
-        return entries
+            return self._slice(keys[0], start, start + size - 1,
+                               lambda pairs: self._entries(pairs, start, start + 1, "o"))
+        return self._range_plan(keys, "at", start, size, style, with_info)
 
     def _plan_around(self, player: PlayerId, radius: int = 5, *, with_info: bool = False,
-                     ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
+                     ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """The entries within ``radius`` places of a player (clipped at the ends,
         the player included); empty if absent. O(log n + radius)."""
-        member = _player(player)
-        radius = _count(radius, "radius")
-        style = self._style_of(ranking)
-        entries = yield from self._range_plan(self.keys(season), "around", member, radius, style, with_info)
-        return entries
+        member = player if type(player) is str else _player(player)
+        if not (type(radius) is int and 0 <= radius <= SIZE_LIMIT):
+            radius = _count(radius, "radius")
+        style = self._style if ranking is None else self._style_of(ranking)
+        return self._range_plan(self.keys(season), "around", member, radius, style, with_info)
 
     def _plan_friends(self, player: PlayerId, friend_ids: Sequence[PlayerId], *, with_info: bool = False,
-                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
+                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """The player and their friends ranked among themselves (``rank``) with
         their global rank (``global_rank``); absent ones left out. One script
         around ZMSCORE; O(k log n) for k players."""
         if isinstance(friend_ids, (str, bytes)):
             raise TypeError("friend_ids must be a sequence of player ids, not one id")
         members = list(dict.fromkeys([_player(player), *(_player(f) for f in friend_ids)]))
-        style = self._style_of(ranking)
+        style = self._style if ranking is None else self._style_of(ranking)
         args = (*self._conf, style, "1" if with_info else "0", *members)
-        reply = yield Run(FRIENDS, self._encoded(self.keys(season)), args)
+        return direct_run(FRIENDS, self._encoded(self.keys(season)), args,
+                          lambda reply: self._friend_entries(reply, members, style, with_info))
+
+    def _friend_entries(self, reply: Any, members: List[Union[str, bytes]], style: str,
+                        with_info: bool) -> List[Entry]:
         scores, ranks, infos = reply
-        present = [(float(scores[i]), _raw(m), int(ranks[i]), infos[i] if with_info else None, m)
+        present = [(float(scores[i]), _raw(m), m, int(ranks[i]), infos[i] if with_info else None)
                    for i, m in enumerate(members) if scores[i] is not None]
-        present.sort(key=lambda row: (row[0], row[1]), reverse=self.codec.desc)
-        ranker = _Ranker(style)
-        entries = []
-        for i, (score, _, global_rank, info, member) in enumerate(present):
-            points = self.codec.points(score)
-            entries.append(Entry(ranker.rank_at(i, points), _text(member), points, global_rank, _info(info)))
-        return entries
+        present.sort(key=_score_then_member, reverse=self.codec.desc)
+        return board_entries(Entry, [(row[2], row[0]) for row in present], False, self.codec.scale, self.codec.points,
+                             style, 0, 1, [row[4] for row in present] if with_info else None, _info,
+                             [row[3] for row in present])
 
-    def _standing(self, player: PlayerId) -> Steps[Optional[Tuple[int, int, int]]]:
-        reply = yield Run(STANDING, self._encoded(self.keys()), (*self._conf, _player(player), "p"))
-        if not reply:
-            return None
-        _, better, worse, count = reply
-        return int(better), int(worse), int(count)
+    def _standing(self, player: PlayerId, parse: Callable[[Optional[Tuple[int, int, int]]], _T]) -> Direct[_T]:
+        """The player's standing (better, worse, count; None if absent) read by ``parse``."""
+        return direct_run(STANDING, self._encoded(self.keys()), (*self._conf, _player(player), "p"),
+                      lambda reply: parse(_standing_of(reply)))
 
-    def _plan_percentile(self, player: PlayerId) -> Steps[Optional[float]]:
+    def _plan_percentile(self, player: PlayerId) -> Plan[Optional[float]]:
         """The percentage of players with worse points (0..100), None if absent. O(log n)."""
-        standing = yield from self._standing(player)
-        if standing is None:
-            return None
-        _, worse, count = standing
-        return 100.0 * worse / count
+        return self._standing(player, _percentile)
 
-    def _plan_bucket(self, player: PlayerId) -> Steps[Optional[str]]:
+    def _plan_bucket(self, player: PlayerId) -> Plan[Optional[str]]:
         """``"top 1%"``, ``"top 5%"``... by the board's ``buckets`` cut-offs (the
         first cut-off at or above the player's competition rank as a percentage),
         ``"bottom N%"`` below the last; None if absent. O(log n)."""
-        standing = yield from self._standing(player)
+        return self._standing(player, self._bucket_of)
+
+    def _bucket_of(self, standing: Optional[Tuple[int, int, int]]) -> Optional[str]:
         if standing is None:
             return None
         better, _, count = standing
@@ -599,10 +661,10 @@ class BoardPlans:
 
     def _plan_info(self, player: PlayerId) -> Plan[Optional[Dict[str, Any]]]:
         """A player's entry data, or None. O(1)."""
-        return Direct(Call("hget", (self.keys()[4], _player(player))), _info)
+        return direct_call("hget", (self.keys()[4], _player(player)), _info)
 
     def _slice_plan(self, start: int, size: int, season: Optional[Union[str, int]]) -> Plan[List[Tuple[Any, float]]]:
-        return Direct(self._slice_call(self.keys(season)[0], start, start + size - 1), list)
+        return self._slice(self.keys(season)[0], start, start + size - 1, list)
 
     def _iter_start(self, batch: int, ranking: Optional[str]) -> _Ranker:
         """Check ``iter``'s arguments; the ranker that numbers its entries."""

@@ -17,8 +17,6 @@ from redis.client import Pipeline as RedisPipeline
 from redis.exceptions import NoScriptError
 from redis.typing import EncodableT, KeyT
 
-from fastrank.commands.scripting import evalsha_fast
-from fastrank.engine import Engine
 from fastrank.pipeline import Pipeline
 
 
@@ -35,9 +33,7 @@ class Script(_Script):
             client.scripts.add(self)
         elif isinstance(client, RedisPipeline):
             client.scripts.add(self)
-        try:
-            if type(client) is Engine:
-                return evalsha_fast(client, self.sha, len(keys), words)
+        try:  # on the Engine, evalsha is the compiled front door
             return client.evalsha(self.sha, len(keys), *words)
         except NoScriptError:
             self.sha = client.script_load(self.script)

@@ -22,7 +22,7 @@ from redis.commands.core import CoreCommands
 from redis.exceptions import ResponseError
 
 from fastrank import _errors as E
-from fastrank._core import plain_words
+from fastrank._core import script_front_door_setup
 from fastrank._board_native import DECLINE, NATIVE
 from fastrank._lua_sandbox import LuaScripting, sha1hex
 from fastrank.commands import CommandError, command, to_int
@@ -195,29 +195,6 @@ def script(db: Engine, args: list[bytes]) -> Any:
     raise CommandError(E.SCRIPT_UNKNOWN_SUBCOMMAND % args[0].decode("utf-8", "replace"))
 
 
-def evalsha_fast(db: Engine, sha: Any, numkeys: Any, words: tuple[Any, ...]) -> Any:
-    """``Engine.evalsha``'s common case (a cached script, an int numkeys in
-    range, bytes/str/int arguments), with redis-py's reply handling; anything
-    else, or a sha not cached, goes the generic way (redis-py's method, the
-    EVALSHA handler). Same reply and errors either way."""
-    lua = db._lua
-    key = sha.encode() if type(sha) is str else sha
-    args = None
-    if lua is not None and type(key) is bytes and type(numkeys) is int \
-            and 0 <= numkeys <= len(words) \
-            and not dict.__contains__(db.response_callbacks, "EVALSHA"):
-        args = plain_words(words)
-    if args is None or lua is None:
-        return CoreCommands.evalsha(db, sha, numkeys, *words)
-    with db._lock:
-        entry = lua.scripts.get(key)
-        if entry is None:  # not cached: NOSCRIPT the generic way
-            return CoreCommands.evalsha(db, sha, numkeys, *words)
-        try:
-            reply = run_cached(db, lua, key, entry, numkeys, args, False)
-        except CommandError as err:
-            raise _parse_error(err.line) from None
-        db.wake_waiters()
-        if db._decode_responses:
-            reply = db.decode(reply)
-        return reply
+# Engine.evalsha is the compiled front door of core/script_front_door.pxi, which
+# runs a cached script through run_cached.
+script_front_door_setup(run_cached, NATIVE, DECLINE)

@@ -1,0 +1,117 @@
+# board_entries.pxi -- a slice of a leaderboard's reply turned into its entries.
+#
+# Included by _core.pyx.  fastrank.Leaderboard reads a slice of a board (a
+# ZRANGE ... WITHSCORES reply, or the flat list range.lua answers) and makes
+# one ``Entry`` (rank, player, points, None, info) per member: the member
+# decoded as text, the points out of the composite score, the rank in the
+# board's style.  This is that loop in C.  It is a pure function of the reply
+# -- the same for every backend (Engine, Redis, Cluster) -- and knows nothing
+# of the Engine; the leaderboard keeps the rules (fastrank._scorebits for the
+# score layout).  O(len(items)).
+
+from cpython.long cimport PyLong_FromDouble
+from cpython.tuple cimport PyTuple_SET_ITEM
+from cpython.type cimport PyType_GenericAlloc
+from libc.string cimport strlen
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.math cimport floor as _entry_floor
+
+
+cdef extern from "Python.h":
+    double PyOS_string_to_double(const char *s, char **endptr, object overflow_exception) except? -1.0
+
+
+cdef inline object _score_points(object raw, double scale):
+    """floor(score / scale) as an int; the score a float or its text."""
+    cdef double score
+    cdef const char *p
+    if type(raw) is float:
+        score = PyFloat_AS_DOUBLE(raw)
+    elif type(raw) is bytes and <Py_ssize_t>strlen(PyBytes_AS_STRING(raw)) == PyBytes_GET_SIZE(raw):
+        try:  # the text a script returns: a plain decimal (float() would accept more: ask it then)
+            score = PyOS_string_to_double(PyBytes_AS_STRING(raw), NULL, None)
+        except ValueError:
+            score = float(raw)
+    else:
+        score = float(raw)
+    return PyLong_FromDouble(_entry_floor(score / scale))
+
+
+cdef inline object _entry(object entry_type, bint plain, object rank, object player, object points,
+                          object global_rank, object info):
+    """entry_type(rank, player, points, global_rank, info), made as tuple.__new__ makes it."""
+    if not plain:
+        return tuple.__new__(entry_type, (rank, player, points, global_rank, info))
+    row = PyType_GenericAlloc(entry_type, 5)
+    Py_INCREF(rank)
+    PyTuple_SET_ITEM(row, 0, rank)
+    Py_INCREF(player)
+    PyTuple_SET_ITEM(row, 1, player)
+    Py_INCREF(points)
+    PyTuple_SET_ITEM(row, 2, points)
+    Py_INCREF(global_rank)
+    PyTuple_SET_ITEM(row, 3, global_rank)
+    Py_INCREF(info)
+    PyTuple_SET_ITEM(row, 4, info)
+    return row
+
+
+def board_entries(entry_type, list items, bint flat, double scale, points_of, str style,
+                  Py_ssize_t start, Py_ssize_t first, infos, info_of, global_ranks):
+    """The entries of a slice of a board in rank order.
+
+    ``items``: (member, score) pairs, or with ``flat`` member, score,
+    member, score...; a score is a float or its text. ``scale``: 2**time_bits
+    (the points are ``floor(score / scale)``), or 0 to read them with
+    ``points_of(score)``. ``style``: ``"o"`` (ordinal: rank ``first + i``),
+    ``"c"`` (competition) or ``"d"`` (dense); ties share the rank of the
+    first of them, ``first`` being the rank of the slice's first entry and
+    ``start`` its 0-based position. ``infos``: None, or one entry-data text
+    per member, read by ``info_of``. ``global_ranks``: None, or the fourth
+    field of each entry (friends' ranks on the whole board). ``entry_type``: a NamedTuple of five
+    fields, made as ``tuple.__new__(entry_type, fields)`` makes it.
+    """
+    cdef Py_ssize_t n = len(items) // 2 if flat else len(items)
+    cdef Py_ssize_t i, rank = first
+    cdef bint ordinal = style == "o", competition = style == "c"
+    # A tuple subclass with no fields of its own is allocated directly (its tp_alloc).
+    cdef bint plain = (isinstance(entry_type, type) and issubclass(entry_type, tuple)
+                       and entry_type.__basicsize__ == tuple.__basicsize__
+                       and entry_type.__itemsize__ == tuple.__itemsize__)
+    cdef list out = []
+    last = None
+    for i in range(n):
+        if flat:
+            member, raw = items[2 * i], items[2 * i + 1]
+        else:
+            member, raw = items[i]
+        points = _score_points(raw, scale) if scale else points_of(raw)
+        if type(member) is bytes:
+            player = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(member), PyBytes_GET_SIZE(member),
+                                          "surrogateescape")
+        elif type(member) is str:
+            player = member
+        else:
+            player = member.decode("utf-8", "surrogateescape")
+        if ordinal:
+            rank = first + i
+        elif i and points != last:
+            rank = start + i + 1 if competition else rank + 1
+        last = points
+        out.append(_entry(entry_type, plain, rank, player, points,
+                          None if global_ranks is None else global_ranks[i],
+                          None if infos is None else info_of(infos[i])))
+    return out
+
+
+def board_top_entries(list memo, entry_type, double scale, points_of, str style, list pairs):
+    """``board_entries`` of a top slice (position 0, rank 1), remembered in
+    ``memo`` (a list: [reply, entries], empty at first) with the reply it was
+    made from: the same reply again -- a board whose top did not change --
+    gives (a copy of) the same entries without decoding it again.
+    O(len(pairs)): one comparison of the two replies."""
+    if memo and memo[0] == pairs:
+        return list(<list>memo[1])
+    entries = board_entries(entry_type, pairs, False, scale, points_of, style, 0, 1, None, None, None)
+    memo[:] = [pairs, entries]
+    return list(entries)

@@ -1,0 +1,59 @@
+# script_front_door.pxi -- the compiled front door of Engine.evalsha.
+#
+# Included by _core.pyx (after dispatch.pxi).  fastrank.Engine binds
+# ``engine_evalsha`` as its evalsha.  The common case -- the Lua state exists,
+# the script is cached, numkeys is an int in range, every key and argument is
+# bytes, str or int, no response callback is set for EVALSHA -- runs the
+# cached script under the Engine's lock with no Python frame in between:
+# the native path of a script fastrank ships (looked up here first), else
+# ``run_cached`` of fastrank.commands.scripting (the Lua function); a
+# CommandError is raised as the ResponseError redis-py's parser would raise,
+# the reply decoded when the Engine decodes.  Anything else goes to
+# redis-py's own method (the EVALSHA handler through the dispatch path),
+# which gives the same answer, NOSCRIPT included
+# (tests/unit/test_evalsha_front_door.py compares the two doors).
+
+cdef object _run_cached = None  # fastrank.commands.scripting.run_cached
+cdef dict _native = {}          # fastrank._board_native.NATIVE: SHA1 -> native path
+cdef object _declined = None    # what a native path returns to leave the call to Lua
+
+
+def script_front_door_setup(run_cached, dict native, declined):
+    """Hand over the scripting command's ``run_cached`` and the table of native
+    paths run_cached consults (fastrank.commands.scripting)."""
+    global _run_cached, _native, _declined
+    _run_cached, _native, _declined = run_cached, native, declined
+
+
+def engine_evalsha(self, sha, numkeys, *keys_and_args):
+    """Engine.evalsha: EVALSHA sha numkeys key... arg...; O(1) to find the
+    script, then the script's own cost."""
+    cdef EngineState st = self._fast
+    lua = self._lua
+    key = PyUnicode_AsUTF8String(sha) if type(sha) is str else sha
+    args = None
+    if lua is not None and type(key) is bytes and type(numkeys) is int \
+            and 0 <= numkeys <= len(keys_and_args) \
+            and not dict.__contains__(self.response_callbacks, "EVALSHA"):
+        args = plain_words(keys_and_args)
+    if args is None:
+        return _GENERIC.evalsha(self, sha, numkeys, *keys_and_args)
+    st.lock.enter()
+    try:
+        entry = lua.scripts.get(key)
+        if entry is None:  # not cached: NOSCRIPT the generic way
+            return _GENERIC.evalsha(self, sha, numkeys, *keys_and_args)
+        try:
+            native = _native.get(key) if not entry[1] else None  # run_cached's first choice, inlined
+            reply = _declined if native is None else native(self, args[:numkeys], args[numkeys:])
+            if reply is _declined:
+                reply = _run_cached(self, lua, key, entry, numkeys, args, False)
+        except _CommandError as err:
+            raise _parse_error(err.line) from None
+        if self._waiters:
+            self.wake_waiters()
+        if st.decode:
+            reply = _decode(st, reply)
+        return reply
+    finally:
+        st.lock.leave()
