@@ -11,7 +11,8 @@
 
 from cpython.long cimport PyLong_FromDouble
 from cpython.tuple cimport PyTuple_SET_ITEM
-from cpython.type cimport PyType_GenericAlloc
+from cpython.object cimport PyTypeObject
+from python_extra cimport PyType_GenericAlloc
 from libc.string cimport strlen
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.math cimport floor as _entry_floor
@@ -42,7 +43,7 @@ cdef inline object _entry(object entry_type, bint plain, object rank, object pla
     """entry_type(rank, player, points, global_rank, info), made as tuple.__new__ makes it."""
     if not plain:
         return tuple.__new__(entry_type, (rank, player, points, global_rank, info))
-    row = PyType_GenericAlloc(entry_type, 5)
+    row = PyType_GenericAlloc(<PyTypeObject *>entry_type, 5)
     Py_INCREF(rank)
     PyTuple_SET_ITEM(row, 0, rank)
     Py_INCREF(player)

@@ -1,7 +1,9 @@
 # python_extra.pxd -- the few CPython C-API functions Cython's own cpython
 # declarations lack, used by the Engine's lock (engine_fast.pxi) and its
-# reply decoding and argument packing (engine_fast.pxi, dispatch.pxi).
+# reply decoding and argument packing (engine_fast.pxi, dispatch.pxi), and
+# the leaderboard's entry rows (board_entries.pxi).
 
+from cpython.object cimport PyTypeObject
 from cpython.pythread cimport PyThread_type_lock
 
 cdef extern from "Python.h":
@@ -12,3 +14,4 @@ cdef extern from "Python.h":
     bint PyUnicode_IS_COMPACT_ASCII(object o)
     const void *PyUnicode_DATA(object o)
     Py_ssize_t PyUnicode_GET_LENGTH(object o)
+    object PyType_GenericAlloc(PyTypeObject *type, Py_ssize_t nitems)

@@ -28,13 +28,13 @@ def script_front_door_setup(run_cached, dict native, declined):
 def engine_evalsha(self, sha, numkeys, *keys_and_args):
     """Engine.evalsha: EVALSHA sha numkeys key... arg...; O(1) to find the
     script, then the script's own cost."""
-    cdef EngineState st = self._fast
+    cdef EngineState st = _state_of(self)
     lua = self._lua
     key = PyUnicode_AsUTF8String(sha) if type(sha) is str else sha
     args = None
     if lua is not None and type(key) is bytes and type(numkeys) is int \
             and 0 <= numkeys <= len(keys_and_args) \
-            and not dict.__contains__(self.response_callbacks, "EVALSHA"):
+            and not dict.__contains__(st.callbacks, "EVALSHA"):
         args = plain_words(keys_and_args)
     if args is None:
         return _GENERIC.evalsha(self, sha, numkeys, *keys_and_args)
