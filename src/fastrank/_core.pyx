@@ -54,6 +54,8 @@ The includes, in order:
   Engine keeps HLL string values with (``hll.c``).
 - ``core/engine_fast.pxi``: ``EngineLock`` and the compiled front doors of
   ``fastrank.Engine``'s hottest commands.
+- ``core/zadd_mapping.pxi``: ``zadd_mapping_pairs``, the loop that reads
+  ``Engine.zadd``'s mapping into members and a score array.
 - ``core/dispatch.pxi``: the Engine's one dispatch path (argument packing,
   command lookup, the handler under the lock, reply shaping), the
   ``Command`` table entry and ``ResponseCallbacks``.
@@ -70,6 +72,7 @@ include "core/cms.pxi"
 include "core/topk.pxi"
 include "core/hll.pxi"
 include "core/engine_fast.pxi"
+include "core/zadd_mapping.pxi"
 include "core/dispatch.pxi"
 include "core/zset_commands.pxi"
 include "core/point_reads.pxi"

@@ -150,6 +150,22 @@ class ScoreCodec:
         encoded = np.asarray(points, dtype=np.int64) * self.scale + tick
         return encoded.astype(np.float64).tolist()  # type: ignore[no-any-return]
 
+    def encode_columns(self, points: "np.ndarray[Any, Any]",
+                       seconds: "Optional[np.ndarray[Any, Any]]") -> "np.ndarray[Any, np.dtype[np.float64]]":
+        """:meth:`encode_many` of int64 columns: ``points`` and the whole seconds
+        (already floored; ignored without a tie-break), as a float64 array. O(n).
+
+        The points must already fit; the seconds are checked as ``tick_of`` does.
+        """
+        if not self.integer:
+            return np.asarray(points).astype(np.float64)
+        if seconds is None:
+            raise ValueError("a board with a tie-break needs the times")
+        if seconds.size and not (0 <= seconds.min() and seconds.max() < self.scale):
+            raise ValueError(f"a time does not fit in time_bits={self.time_bits}")
+        tick = (self.scale - 1) - seconds if self.mirrored else seconds
+        return (np.asarray(points, dtype=np.int64) * self.scale + tick).astype(np.float64)
+
     def points(self, score: Union[float, int, str, bytes]) -> Points:
         """The points of a sorted-set score (a float, or its text from a script)."""
         value = float(score)

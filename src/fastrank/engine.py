@@ -56,7 +56,7 @@ from fastrank._core import (EngineState, ResponseCallbacks, dispatch_setup, engi
                             engine_zmscore, engine_zrange, engine_zrangebylex,
                             engine_zrangebyscore, engine_zrank, engine_zrevrange,
                             engine_zrevrangebylex, engine_zrevrangebyscore, engine_zrevrank,
-                            engine_zscore, forwarding_method)
+                            engine_zscore, forwarding_method, zadd_mapping_pairs)
 from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.scripting import evalsha_fast
 from fastrank.commands.sortedset import zadd_pairs
@@ -337,8 +337,9 @@ class Engine(Keyspace, CoreCommands):
              xx: bool = False, ch: bool = False, incr: bool = False, gt: bool = False,
              lt: bool = False) -> int | float | None:
         """ZADD of a plain mapping without packing each score as text: the
-        pairs go to ZADD's handler logic (``zadd_pairs``) as floats. Anything
-        redis-py would check or refuse takes redis-py's own method."""
+        pairs, read by one compiled loop (``zadd_mapping_pairs``), go to
+        ZADD's handler logic (``zadd_pairs``) as bytes and a float64 array.
+        Anything redis-py would check or refuse takes redis-py's own method."""
         key = name if type(name) is bytes else None
         if type(name) is str:
             try:
@@ -347,27 +348,11 @@ class Engine(Keyspace, CoreCommands):
                 pass
         if key is not None and mapping and not incr and not (nx and (xx or gt or lt)) \
                 and not (gt and lt) and type(mapping) is dict:
-            members: list[Any] = []
-            scores: list[float] = []
-            for member, score in mapping.items():
-                # In the order redis-py packs them: the score, then the member.
-                if type(score) is int and -1e300 < score < 1e300:
-                    score = float(score)
-                if type(score) is not float or score - score != 0.0:
-                    break
-                kind = type(member)
-                if kind is str:
-                    member = member.encode()  # UnicodeEncodeError, as packing raises it
-                elif kind is int:
-                    member = b"%d" % member
-                elif kind is not bytes:
-                    break
-                members.append(member)
-                scores.append(score)
-            else:
+            columns = zadd_mapping_pairs(mapping)
+            if columns is not None:
                 with self._lock:
                     try:
-                        reply = zadd_pairs(self, key, members, scores, nx, xx, gt, lt, ch)
+                        reply = zadd_pairs(self, key, columns[0], columns[1], nx, xx, gt, lt, ch)
                     except CommandError as err:  # WRONGTYPE
                         raise _parse_error(err.line) from None
                     self.wake_waiters()

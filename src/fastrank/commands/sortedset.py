@@ -33,6 +33,8 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar, Union
 
+import numpy as np
+
 from fastrank import _errors as E
 from fastrank._core import (SortedSet, lex_range, score_range, zcard, zcount, zlexcount, zmscore,
                             zrank, zrevrank, zscore,
@@ -64,6 +66,11 @@ _Source = Union[SortedSet, "set[bytes]", None]
 BULK_MIN = 16
 
 
+def _no_zero(scores: Sequence[float]) -> bool:
+    """True when no score is 0.0 or -0.0. O(n) (vectorised for an array)."""
+    return bool(scores.all()) if type(scores) is np.ndarray else all(scores)
+
+
 def zset_add_bulk(db: Engine, z: SortedSet, members: Sequence[bytes | str],
                   scores: Sequence[float]) -> int | None:
     """Plain ZADD (no NX/XX/GT/LT/CH) of many pairs via SortedSet.add_many.
@@ -75,9 +82,28 @@ def zset_add_bulk(db: Engine, z: SortedSet, members: Sequence[bytes | str],
     duplicates win, as in Redis.
     """
     if type(z) is not SortedSet or len(members) < BULK_MIN or db.has_watchers() \
-            or not all(scores):
+            or not _no_zero(scores):
         return None
     return z.add_many(members, scores)
+
+
+def zset_new_bulk(members: Sequence[bytes | str], scores: Sequence[float]) -> SortedSet | None:
+    """The skiplist zset a plain ZADD of more than 128 pairs creates at a
+    missing key, loaded in one bulk build (``SortedSet.add_many``: the pairs
+    sorted in C, the list linked in one pass); later duplicates win.
+
+    None when Redis would end with another value, for the member-by-member
+    path to build: fewer distinct members than convert a listpack (none
+    longer than 64 bytes), or a zero score (the listpack that Redis starts
+    with stores -0.0 as 0.0). O(n) after the sort.
+    """
+    if len(members) <= LISTPACK_ENTRIES or not _no_zero(scores):
+        return None
+    z = SortedSet()
+    if z.add_many(members, scores) <= LISTPACK_ENTRIES and \
+            all(blen(m) <= LISTPACK_VALUE for m in members):
+        return None
+    return z
 
 
 def replace_zset(db: Engine, key: bytes, old: SortedSet, new: SortedSet) -> None:
@@ -150,15 +176,22 @@ def zadd_pairs(db: Engine, key: bytes, members: Sequence[bytes | str], scores: S
     the number added, or added + changed with CH. Creates the key (unless XX),
     converts a listpack when it outgrows its limits. O(m log n) for m pairs."""
     z = get_zset(db, key)
+    plain = not (nx or xx or gt or lt or ch)
     if z is None:
         if xx:
             return 0
+        z = zset_new_bulk(members, scores) if plain else None
+        if z is not None:
+            db.store(key, z)
+            return len(z)
         z = new_zset(blen(members[0]))
         db.store(key, z)
-    if not (nx or xx or gt or lt or ch):
+    if plain:
         added = zset_add_bulk(db, z, members, scores)
         if added is not None:
             return added
+    if type(scores) is np.ndarray:
+        scores = scores.tolist()
     added = changed = 0
     first = z
     for member, score in zip(members, scores):

@@ -34,5 +34,13 @@ class SQLiteStore(SQLStore):
     def _begin_write(self, cur: Any) -> None:
         cur.execute("BEGIN IMMEDIATE")
 
+    def _columns_query(self, with_seconds: bool) -> str:
+        # floor() of the clamped time without the optional math functions.
+        seconds = ("group_concat(CAST(a AS INTEGER) - (a < CAST(a AS INTEGER)), ' ')" if with_seconds
+                   else "NULL")
+        return (f"SELECT group_concat(player, char(31)), group_concat(points, ' '), {seconds}, COUNT(*), "
+                "MAX(last_id), MAX(player) FROM (SELECT player, points, MAX(MIN(at, 4e18), -4e18) AS a, "
+                "last_id FROM totals WHERE season = ? AND player > ? ORDER BY player LIMIT ?)")
+
     def __repr__(self) -> str:
         return f"SQLiteStore({self.path!r})"

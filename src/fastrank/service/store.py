@@ -25,7 +25,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
-__all__ = ["CeilingExceeded", "ConflictingResubmit", "Event", "SQLStore", "Standing", "Total", "TotalsPage"]
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["CeilingExceeded", "ConflictingResubmit", "Event", "SQLStore", "Standing", "Total", "TotalsColumns",
+           "TotalsPage"]
 
 DAY_SECONDS = 86_400
 
@@ -59,6 +63,21 @@ class TotalsPage(NamedTuple):
     points: list[int]
     ats: list[float]
     next_after: str | None
+
+
+class TotalsColumns(NamedTuple):
+    """A page of totals as a rebuild loads it: player ids, points (int64) and
+    the whole second each total was reached (``floor(at)``, int64; None when
+    not asked for), and the cursor of the next page."""
+
+    players: list[str]
+    points: npt.NDArray[np.int64]
+    seconds: npt.NDArray[np.int64] | None
+    next_after: str | None
+
+
+#: Joins the player ids of a page in one text (a page whose ids contain it is read row by row).
+PLAYER_SEPARATOR = "\x1f"
 
 
 class Standing(NamedTuple):
@@ -130,6 +149,13 @@ class SQLStore:
 
     def _begin_write(self, cur: Any) -> None:
         """Open a write transaction that serialises writers (ids in commit order)."""
+        raise TypeError("SQLStore is abstract: use SQLiteStore or PostgresStore")
+
+    def _columns_query(self, with_seconds: bool) -> str:
+        """One page of totals aggregated into one row: the player ids joined by
+        ``PLAYER_SEPARATOR``, the points and (``with_seconds``) the floored
+        times as space-separated integers, then COUNT, MAX(last_id) and
+        MAX(player). Parameters: season, after, batch."""
         raise TypeError("SQLStore is abstract: use SQLiteStore or PostgresStore")
 
     # -- plumbing ---------------------------------------------------------------------
@@ -354,6 +380,37 @@ class SQLStore:
             page.points.append(int(pts))
             page.ats.append(float(at))
         return page
+
+    def totals_columns_upto(self, season: str, upto: int, after: str = "", batch: int = 50_000, *,
+                            with_seconds: bool = True) -> TotalsColumns:
+        """:meth:`totals_upto` as numeric columns, read in one aggregated row.
+
+        The same page and the same exactness as of event ``upto``; the times
+        come as whole seconds (``floor(at)``, clamped to +-4e18). The
+        database joins each column into one text (a few strings cross the
+        driver instead of a tuple per row), parsed here with ``str.split``
+        and numpy. A page with a row changed after ``upto``, or whose player
+        ids contain the separator, is read by :meth:`totals_upto` instead.
+        O(batch log n) in the database, O(batch) here.
+        """
+        (names, points, seconds, count, last_id, last_player), = self._read(
+            self._columns_query(with_seconds), (season, after, batch))
+        count = int(count)
+        if not count:
+            return TotalsColumns([], np.empty(0, np.int64), np.empty(0, np.int64) if with_seconds else None,
+                                 None)
+        if int(last_id) <= upto:
+            players = names.split(PLAYER_SEPARATOR)
+            point_column = np.fromstring(points, dtype=np.int64, sep=" ")
+            second_column = np.fromstring(seconds, dtype=np.int64, sep=" ") if with_seconds else None
+            if len(players) == count == len(point_column) and (second_column is None
+                                                               or len(second_column) == count):
+                return TotalsColumns(players, point_column, second_column,
+                                     last_player if count == batch else None)
+        page = self.totals_upto(season, upto, after, batch)
+        return TotalsColumns(page.players, np.array(page.points, dtype=np.int64),
+                             np.floor(np.clip(page.ats, -4e18, 4e18)).astype(np.int64) if with_seconds else None,
+                             page.next_after)
 
     def count(self, season: str) -> int:
         return int(self._read("SELECT COUNT(*) FROM totals WHERE season = ?", (season,))[0][0])
