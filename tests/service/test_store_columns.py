@@ -93,3 +93,26 @@ def assert_same_pages_clamped(store, upto, batch):
     for r, c in zip(by_rows, by_columns):
         assert c.players == r.players and c.points.tolist() == r.points
         assert c.seconds.tolist() == [math.floor(min(max(a, -4e18), 4e18)) for a in r.ats]
+
+
+def test_ranges_cut_by_splits_cover_every_player_once(store):
+    for i in range(40):
+        store.record("s", f"m{i}", {f"p{i:02d}": i + 1}, T0 + i)
+    upto = store.last_event_id()
+    store.record("s", "late", {"p05": 50, "p30": 1}, T0 + 99)   # changed after upto: summed again
+    cuts = store.totals_splits("s", 3)
+    assert len(cuts) == 2 and store.totals_splits("nope", 3) == []
+    seen = []
+    with store.reading_copy() as copy:
+        for after, until in zip(["", *cuts], [*cuts, None]):
+            for batch in (1, 7, 100):
+                got, cursor = [], after
+                while cursor is not None:
+                    page = copy.totals_columns_upto("s", upto, cursor, batch, until=until)
+                    rows = store.totals_upto("s", upto, cursor, batch, until=until)
+                    assert page.players == rows.players and page.next_after == rows.next_after
+                    got.append(page)
+                    cursor = page.next_after
+                if batch == 7:
+                    seen += [(p, pts) for page in got for p, pts in zip(page.players, page.points.tolist())]
+    assert seen == [(f"p{i:02d}", i + 1) for i in range(40)]

@@ -51,6 +51,9 @@ APPLY = packaged_script("service_apply")
 
 Progress = Callable[[int, int], Any]
 
+#: Threads (each with its own database connection) that read a rebuild's totals side by side.
+READERS = 2
+
 
 class Receipt(NamedTuple):
     """What the store recorded for one player of a match (a retry gets the same)."""
@@ -259,8 +262,8 @@ class ServicePlans:
         """Drop the board and load it again from the store; how many players.
 
         The totals are read as of one event id, page by page (``batch``
-        players each, the next page read by a second thread while the
-        current one is encoded), then written in ascending score order, one
+        players each; ``READERS`` threads read ranges of players side by
+        side), then written in ascending score order, one
         ZADD of ``batch`` players at a time, so each ZADD lands after the
         board's last member; the dense companion follows when the board
         keeps one, then the events after that id are applied.
@@ -296,26 +299,37 @@ class ServicePlans:
     def _read_totals(self, upto: int, batch: int) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.int64],
                                                            npt.NDArray[np.float64]]:
         """Every total of the season as of event ``upto``: players (an object
-        array of str), points and encoded scores. Pages of ``batch`` are read
-        by a second thread, one page ahead of the encoding here. O(n)."""
+        array of str), points and encoded scores. The players are cut into
+        ``READERS`` ranges of about equal size, each read page by page
+        (``batch`` players) and encoded by a thread of its own on a
+        connection of its own (the database and numpy work without the
+        GIL). O(n)."""
         codec = self.board.codec
-        players: list[str] = []
-        points: list[npt.NDArray[np.int64]] = []
-        scores: list[npt.NDArray[np.float64]] = []
+        cuts = self.store.totals_splits(self.season, READERS)
+        ranges = list(zip(["", *cuts], [*cuts, None]))
 
-        def read(after: str) -> TotalsColumns:
-            return self.store.totals_columns_upto(self.season, upto, after, batch, with_seconds=codec.integer)
+        def read(after: str, until: Optional[str]) -> tuple[list[str], list[npt.NDArray[np.int64]],
+                                                            list[npt.NDArray[np.float64]]]:
+            players: list[str] = []
+            points: list[npt.NDArray[np.int64]] = []
+            scores: list[npt.NDArray[np.float64]] = []
+            with self.store.reading_copy() as store:
+                next_after: Optional[str] = after
+                while next_after is not None:
+                    page = store.totals_columns_upto(self.season, upto, next_after, batch, until=until,
+                                                     with_seconds=codec.integer)
+                    players += page.players
+                    points.append(page.points)
+                    scores.append(codec.encode_columns(page.points, page.seconds))
+                    next_after = page.next_after
+            return players, points, scores
 
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fastrank-rebuild") as reader:
-            pending: Optional[Future[TotalsColumns]] = reader.submit(read, "")
-            while pending is not None:
-                page = pending.result()
-                pending = None if page.next_after is None else reader.submit(read, page.next_after)
-                players += page.players
-                points.append(page.points)
-                scores.append(codec.encode_columns(page.points, page.seconds))
-        column = np.empty(len(players), dtype=object)
-        column[:] = players
+        with ThreadPoolExecutor(max_workers=len(ranges), thread_name_prefix="fastrank-rebuild") as readers:
+            parts = [part.result() for part in [readers.submit(read, a, u) for a, u in ranges]]
+        column = np.empty(sum(len(p[0]) for p in parts), dtype=object)
+        column[:] = [player for p in parts for player in p[0]]
+        points = [c for p in parts for c in p[1]]
+        scores = [c for p in parts for c in p[2]]
         return (column, np.concatenate(points) if points else np.empty(0, np.int64),
                 np.concatenate(scores) if scores else np.empty(0, np.float64))
 
