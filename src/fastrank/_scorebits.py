@@ -164,7 +164,9 @@ class ScoreCodec:
         if seconds.size and not (0 <= seconds.min() and seconds.max() < self.scale):
             raise ValueError(f"a time does not fit in time_bits={self.time_bits}")
         tick = (self.scale - 1) - seconds if self.mirrored else seconds
-        return (np.asarray(points, dtype=np.int64) * self.scale + tick).astype(np.float64)
+        encoded: np.ndarray[Any, np.dtype[np.float64]] = (np.asarray(points, dtype=np.int64) * self.scale
+                                                          + tick).astype(np.float64)
+        return encoded
 
     def points(self, score: Union[float, int, str, bytes]) -> Points:
         """The points of a sorted-set score (a float, or its text from a script)."""

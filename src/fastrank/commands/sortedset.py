@@ -34,6 +34,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from fastrank import _errors as E
 from fastrank._core import (SortedSet, lex_range, score_range, zcard, zcount, zlexcount, zmscore,
@@ -62,17 +63,20 @@ _T = TypeVar("_T")
 _Source = Union[SortedSet, "set[bytes]", None]
 
 
+# ZADD's scores once parsed: floats, or a float64 array (the Engine's ZADD front door).
+Scores = Union[Sequence[float], "npt.NDArray[np.float64]"]
+
 # A plain ZADD of at least this many pairs into a skiplist zset uses the core's batch insert.
 BULK_MIN = 16
 
 
-def _no_zero(scores: Sequence[float]) -> bool:
+def _no_zero(scores: Scores) -> bool:
     """True when no score is 0.0 or -0.0. O(n) (vectorised for an array)."""
-    return bool(scores.all()) if type(scores) is np.ndarray else all(scores)
+    return bool(scores.all()) if isinstance(scores, np.ndarray) else all(scores)
 
 
 def zset_add_bulk(db: Engine, z: SortedSet, members: Sequence[bytes | str],
-                  scores: Sequence[float]) -> int | None:
+                  scores: Scores) -> int | None:
     """Plain ZADD (no NX/XX/GT/LT/CH) of many pairs via SortedSet.add_many.
 
     Returns the number added, or None when the member-by-member path must
@@ -87,7 +91,7 @@ def zset_add_bulk(db: Engine, z: SortedSet, members: Sequence[bytes | str],
     return z.add_many(members, scores)
 
 
-def zset_new_bulk(members: Sequence[bytes | str], scores: Sequence[float]) -> SortedSet | None:
+def zset_new_bulk(members: Sequence[bytes | str], scores: Scores) -> SortedSet | None:
     """The skiplist zset a plain ZADD of more than 128 pairs creates at a
     missing key, loaded in one bulk build (``SortedSet.add_many``: the pairs
     sorted in C, the list linked in one pass); later duplicates win.
@@ -169,7 +173,7 @@ def zadd_generic(db: Engine, args: list[bytes], incr: bool) -> int | float | Non
     return zadd_pairs(db, key, rest[1::2], scores, nx, xx, gt, lt, b"CH" in flags)
 
 
-def zadd_pairs(db: Engine, key: bytes, members: Sequence[bytes | str], scores: Sequence[float],
+def zadd_pairs(db: Engine, key: bytes, members: Sequence[bytes | str], scores: Scores,
                nx: bool = False, xx: bool = False, gt: bool = False, lt: bool = False,
                ch: bool = False) -> int:
     """ZADD without INCR once its arguments are parsed (flags already checked):
@@ -190,7 +194,7 @@ def zadd_pairs(db: Engine, key: bytes, members: Sequence[bytes | str], scores: S
         added = zset_add_bulk(db, z, members, scores)
         if added is not None:
             return added
-    if type(scores) is np.ndarray:
+    if isinstance(scores, np.ndarray):
         scores = scores.tolist()
     added = changed = 0
     first = z

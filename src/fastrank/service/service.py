@@ -71,12 +71,12 @@ class RanksUpdating(RuntimeError):
 
 def ascending_order(players: npt.NDArray[np.object_], scores: npt.NDArray[np.float64],
                     batch: int) -> npt.NDArray[np.intp]:
-    """The indexes of the players in a sorted set's order (score, then
-    member), as far as cutting it into chunks of ``batch`` needs: sorted by
-    score, and a run of equal scores that a chunk boundary cuts is sorted
-    by player id too (str order is UTF-8 byte order), so every chunk sorts
-    after the one before. O(n log n)."""
-    order = np.argsort(scores, kind="stable")
+    """The indexes of the players (bytes) in a sorted set's order (score,
+    then member), as far as cutting it into chunks of ``batch`` needs:
+    sorted by score, and a run of equal scores that a chunk boundary cuts is
+    sorted by player id too, so every chunk sorts after the one before.
+    O(n log n)."""
+    order = np.argsort(scores)
     ranked = scores[order]
     sorted_to = 0
     for cut in range(batch, len(order), batch):
@@ -279,11 +279,12 @@ class ServicePlans:
         loaded = yield Do(self._read_totals, (upto, batch))
         players, points, scores = loaded
         order = ascending_order(players, scores, batch)
+        members, values = players[order].tolist(), scores[order].tolist()
         done = 0
         for start in range(0, len(order), batch):
-            chunk = order[start:start + batch]
-            yield Call("zadd", (self._keys[0], dict(zip(players[chunk].tolist(), scores[chunk].tolist()))))
-            done += len(chunk)
+            yield Call("zadd", (self._keys[0], dict(zip(members[start:start + batch],
+                                                        values[start:start + batch]))))
+            done = min(start + batch, len(order))
             if progress is not None:
                 progress(done, max(expected, done))
         if board.ranking == "dense" and len(points):
@@ -299,7 +300,7 @@ class ServicePlans:
     def _read_totals(self, upto: int, batch: int) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.int64],
                                                            npt.NDArray[np.float64]]:
         """Every total of the season as of event ``upto``: players (an object
-        array of str), points and encoded scores. The players are cut into
+        array of UTF-8 bytes), points and encoded scores. The players are cut into
         ``READERS`` ranges of about equal size, each read page by page
         (``batch`` players) and encoded by a thread of its own on a
         connection of its own (the database and numpy work without the
@@ -308,9 +309,9 @@ class ServicePlans:
         cuts = self.store.totals_splits(self.season, READERS)
         ranges = list(zip(["", *cuts], [*cuts, None]))
 
-        def read(after: str, until: Optional[str]) -> tuple[list[str], list[npt.NDArray[np.int64]],
+        def read(after: str, until: Optional[str]) -> tuple[list[bytes], list[npt.NDArray[np.int64]],
                                                             list[npt.NDArray[np.float64]]]:
-            players: list[str] = []
+            players: list[bytes] = []
             points: list[npt.NDArray[np.int64]] = []
             scores: list[npt.NDArray[np.float64]] = []
             with self.store.reading_copy() as store:

@@ -49,7 +49,7 @@ class SQLiteStore(SQLStore):
     def _columns_query(self, with_seconds: bool, bounded: bool) -> str:
         seconds = "group_concat(CAST(MIN(at, 4e18) AS INTEGER), ' ')" if with_seconds else "NULL"
         until = " AND player <= ?" if bounded else ""
-        return (f"SELECT group_concat(player, char(31)), group_concat(points, ' '), {seconds}, COUNT(*), "
+        return (f"SELECT CAST(group_concat(player, char(31)) AS BLOB), group_concat(points, ' '), {seconds}, COUNT(*), "
                 "MAX(last_id), MAX(player), MIN(at) FROM (SELECT player, points, at, last_id FROM totals "
                 f"WHERE season = ? AND player > ?{until} ORDER BY player LIMIT ?)")
 

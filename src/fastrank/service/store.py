@@ -66,18 +66,19 @@ class TotalsPage(NamedTuple):
 
 
 class TotalsColumns(NamedTuple):
-    """A page of totals as a rebuild loads it: player ids, points (int64) and
-    the whole second each total was reached (``floor(at)``, int64; None when
-    not asked for), and the cursor of the next page."""
+    """A page of totals as a rebuild loads it: player ids (UTF-8 bytes, what
+    a sorted set stores), points (int64) and the whole second each total was
+    reached (``floor(at)``, int64; None when not asked for), and the cursor
+    of the next page."""
 
-    players: list[str]
+    players: list[bytes]
     points: npt.NDArray[np.int64]
     seconds: npt.NDArray[np.int64] | None
     next_after: str | None
 
 
 #: Joins the player ids of a page in one text (a page whose ids contain it is read row by row).
-PLAYER_SEPARATOR = "\x1f"
+PLAYER_SEPARATOR = b"\x1f"
 
 
 class Standing(NamedTuple):
@@ -153,7 +154,7 @@ class SQLStore:
 
     def _columns_query(self, with_seconds: bool, bounded: bool) -> str:
         """One page of totals aggregated into one row: the player ids joined by
-        ``PLAYER_SEPARATOR``, the points and (``with_seconds``) the times as
+        ``PLAYER_SEPARATOR`` as UTF-8 bytes (a BLOB), the points and (``with_seconds``) the times as
         whole seconds (any rounding for a time below 0: such a page is read
         again row by row; clamped to 4e18 above) as space-separated integers,
         then COUNT, MAX(last_id), MAX(player) and MIN(at). Parameters:
@@ -393,9 +394,9 @@ class SQLStore:
 
         The same page and the same exactness as of event ``upto``, of the
         players after ``after`` and up to ``until`` (None: no bound); the
-        times come as whole seconds (``floor(at)``, clamped to +-4e18). The
+        player ids come as UTF-8 bytes, the times as whole seconds (``floor(at)``, clamped to +-4e18). The
         database joins each column into one text (a few strings cross the
-        driver instead of a tuple per row), parsed here with ``str.split``
+        driver instead of a tuple per row), parsed here with ``bytes.split``
         and numpy. A page with a row changed after ``upto``, a time before
         the epoch, or player ids that contain the separator is read by
         :meth:`totals_upto` instead. O(batch log n) in the database,
@@ -409,7 +410,7 @@ class SQLStore:
             return TotalsColumns([], np.empty(0, np.int64), np.empty(0, np.int64) if with_seconds else None,
                                  None)
         if int(last_id) <= upto and not (with_seconds and first_at < 0):
-            players = names.split(PLAYER_SEPARATOR)
+            players = names.split(PLAYER_SEPARATOR)  # bytes: the query casts the joined ids
             point_column = np.fromstring(points, dtype=np.int64, sep=" ")
             second_column = np.fromstring(seconds, dtype=np.int64, sep=" ") if with_seconds else None
             if len(players) == count == len(point_column) and (second_column is None
@@ -417,7 +418,7 @@ class SQLStore:
                 return TotalsColumns(players, point_column, second_column,
                                      last_player if count == batch else None)
         page = self.totals_upto(season, upto, after, batch, until=until)
-        return TotalsColumns(page.players, np.array(page.points, dtype=np.int64),
+        return TotalsColumns([p.encode() for p in page.players], np.array(page.points, dtype=np.int64),
                              np.floor(np.clip(page.ats, -4e18, 4e18)).astype(np.int64) if with_seconds else None,
                              page.next_after)
 
