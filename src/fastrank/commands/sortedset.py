@@ -70,9 +70,11 @@ Scores = Union[Sequence[float], "npt.NDArray[np.float64]"]
 BULK_MIN = 16
 
 
-def _no_zero(scores: Scores) -> bool:
-    """True when no score is 0.0 or -0.0. O(n) (vectorised for an array)."""
-    return bool(scores.all()) if isinstance(scores, np.ndarray) else all(scores)
+def _no_negative_zero(scores: Scores) -> bool:
+    """True when no score is -0.0. O(n) (vectorised for an array)."""
+    if isinstance(scores, np.ndarray):
+        return not bool(np.any(np.signbit(scores) & (scores == 0.0)))
+    return all(s or math.copysign(1.0, s) > 0 for s in scores)
 
 
 def zset_add_bulk(db: Engine, z: SortedSet, members: Sequence[bytes | str],
@@ -80,13 +82,13 @@ def zset_add_bulk(db: Engine, z: SortedSet, members: Sequence[bytes | str],
     """Plain ZADD (no NX/XX/GT/LT/CH) of many pairs via SortedSet.add_many.
 
     Returns the number added, or None when the member-by-member path must
-    run: a listpack zset (it may convert part-way), few pairs, a zero score
-    (-0.0 must not replace an existing 0.0: Redis sees no change), or a
-    watched key (WATCH needs to know whether anything changed). Later
+    run: a listpack zset (it may convert part-way), few pairs, a -0.0
+    score (kept on the member-by-member path, which owns the -0.0 rules),
+    or a watched key (WATCH needs to know whether anything changed). Later
     duplicates win, as in Redis.
     """
     if type(z) is not SortedSet or len(members) < BULK_MIN or db.has_watchers() \
-            or not _no_zero(scores):
+            or not _no_negative_zero(scores):
         return None
     return z.add_many(members, scores)
 
@@ -98,10 +100,10 @@ def zset_new_bulk(members: Sequence[bytes | str], scores: Scores) -> SortedSet |
 
     None when Redis would end with another value, for the member-by-member
     path to build: fewer distinct members than convert a listpack (none
-    longer than 64 bytes), or a zero score (the listpack that Redis starts
+    longer than 64 bytes), or a -0.0 score (the listpack that Redis starts
     with stores -0.0 as 0.0). O(n) after the sort.
     """
-    if len(members) <= LISTPACK_ENTRIES or not _no_zero(scores):
+    if len(members) <= LISTPACK_ENTRIES or not _no_negative_zero(scores):
         return None
     z = SortedSet()
     if z.add_many(members, scores) <= LISTPACK_ENTRIES and \

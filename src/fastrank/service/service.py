@@ -279,7 +279,9 @@ class ServicePlans:
         loaded = yield Do(self._read_totals, (upto, batch))
         players, points, scores = loaded
         order = ascending_order(players, scores, batch)
-        members, values = players[order].tolist(), scores[order].tolist()
+        # Every score is a whole number of magnitude below 2**53: sent as an int
+        # (the same double on the board; redis-py writes an int faster than a float).
+        members, values = players[order].tolist(), scores[order].astype(np.int64).tolist()
         done = 0
         for start in range(0, len(order), batch):
             yield Call("zadd", (self._keys[0], dict(zip(members[start:start + batch],

@@ -44,13 +44,16 @@ def test_new_key_bulk_loads(pair: Pair, seed: int) -> None:
     pair.execute_command("ZADD", "longdup", *[x for i in range(130) for x in (i % 5 + 1, "m%04d" % (i % 5))],
                          1, LONG)
     pair.zadd("zeros", {f"m{i:04d}": (-0.0 if i % 3 else i) for i in range(200)})  # -0.0 keeps the old path
+    pair.zadd("plus0", {f"m{i:04d}": (0.0 if i % 3 else i) for i in range(200)})   # +0.0 takes the bulk one
+    pair.execute_command("ZADD", "dup0", *[x for i in range(300) for x in (("0", "-0")[i // 150], f"m{i % 150:04d}")])
     pair.zadd("inf", {f"m{i:04d}": (float("inf") if i == 7 else i) for i in range(200)})
     pair.zadd("nx", {f"m{i:04d}": i for i in range(200)}, nx=True)
     pair.zadd("ch", {f"m{i:04d}": i for i in range(200)}, ch=True)
     pair.zadd("xx", {f"m{i:04d}": i for i in range(200)}, xx=True)
     for key, encoding in (("big", b"skiplist"), ("dup", b"listpack"), ("many", b"skiplist"),
                           ("exact129", b"skiplist"), ("exact128", b"listpack"), ("longlate", b"skiplist"),
-                          ("longdup", b"skiplist"), ("zeros", b"skiplist"), ("inf", b"skiplist"),
+                          ("longdup", b"skiplist"), ("zeros", b"skiplist"), ("plus0", b"skiplist"),
+                          ("dup0", b"skiplist"), ("inf", b"skiplist"),
                           ("nx", b"skiplist"), ("ch", b"skiplist")):
         assert pair.real.object("encoding", key) == encoding, key
         show(pair, key)
@@ -86,4 +89,9 @@ def test_batches_from_the_tail(pair: Pair, seed: int) -> None:
     pair.zadd("t", {f"n{i:04d}": top + 1 for i in range(200)}, ch=True)
     pair.zadd("t", {f"o{i:04d}": top - 1 for i in range(200)})   # one below the top: ordinary path
     show(pair, "t")
+    pair.zadd("z0", {f"m{i:04d}": -float(i) for i in range(300)})
+    pair.zadd("z0", {**{f"m{i:04d}": 0.0 for i in range(0, 300, 7)}, **{f"n{i:04d}": 0.0 for i in range(100)}})
+    pair.zadd("z0", {f"m{i:04d}": -0.0 for i in range(0, 300, 5)})         # -0.0 over 0.0: no change
+    pair.zadd("z0", {f"p{i:04d}": 0.0 for i in range(100)})               # ties at the top score 0.0
+    show(pair, "z0")
     pair.check_keyspace("after tail batches")
