@@ -59,3 +59,47 @@ def zadd_mapping_pairs(dict mapping):
     if i != n:
         raise RuntimeError("dictionary changed size during iteration")
     return members, out
+
+
+def zadd_column_pairs(list members, list scores):
+    """``zadd_mapping_pairs`` of pairs given as two lists of the same length
+    (a ``fastrank._columns.ZaddColumns``), with the same checks in the same
+    order; None also when the lengths differ.  O(n).
+
+    >>> zadd_column_pairs([b"a", "b"], [1, 2.5])
+    ([b'a', b'b'], array([1. , 2.5]))
+    """
+    cdef Py_ssize_t i, n = len(members)
+    cdef object member, score, kind
+    cdef double value
+    cdef list out_members
+    cdef object out
+    cdef double[::1] out_scores
+    if len(scores) != n:
+        return None
+    out_members = PyList_New(n)
+    out = np.empty(n, dtype=np.float64)
+    out_scores = out
+    for i in range(n):
+        score = scores[i]
+        kind = type(score)
+        if kind is float:
+            value = PyFloat_AS_DOUBLE(score)
+        elif kind is int and -1e300 < score < 1e300:
+            value = float(score)
+        else:
+            return None
+        if value - value != 0.0:  # inf or NaN
+            return None
+        member = members[i]
+        kind = type(member)
+        if kind is str:
+            member = PyUnicode_AsUTF8String(member)
+        elif kind is int:
+            member = b"%d" % member
+        elif kind is not bytes:
+            return None
+        Py_INCREF(member)
+        PyList_SET_ITEM(out_members, i, member)
+        out_scores[i] = value
+    return out_members, out

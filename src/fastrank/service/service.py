@@ -41,6 +41,7 @@ import numpy as np
 import numpy.typing as npt
 from redis.exceptions import ResponseError
 
+from fastrank._columns import ZaddColumns
 from fastrank._runner import Call, Do, Run, Steps, blocking, packaged_script, steps
 from fastrank.leaderboard import BoardPlans, Entry, _Ranker
 from fastrank.service.store import CeilingExceeded, Event, SQLStore, Standing, TotalsColumns
@@ -264,8 +265,8 @@ class ServicePlans:
         The totals are read as of one event id, page by page (``batch``
         players each; ``READERS`` threads read ranges of players side by
         side), then written in ascending score order, one
-        ZADD of ``batch`` players at a time, so each ZADD lands after the
-        board's last member; the dense companion follows when the board
+        ZADD of ``batch`` players at a time (its mapping a ``ZaddColumns``:
+        no dict is built), so each ZADD lands after the board's last member; the dense companion follows when the board
         keeps one, then the events after that id are applied.
         ``progress(done, total)`` is called after each ZADD. The totals are
         held in memory while the board is written. O(n log n) here (one
@@ -284,8 +285,8 @@ class ServicePlans:
         members, values = players[order].tolist(), scores[order].astype(np.int64).tolist()
         done = 0
         for start in range(0, len(order), batch):
-            yield Call("zadd", (self._keys[0], dict(zip(members[start:start + batch],
-                                                        values[start:start + batch]))))
+            chunk = ZaddColumns(members[start:start + batch], values[start:start + batch])
+            yield Call("zadd", (self._keys[0], chunk))
             done = min(start + batch, len(order))
             if progress is not None:
                 progress(done, max(expected, done))

@@ -16,6 +16,8 @@ import random
 
 from differential import Pair
 
+from fastrank._columns import ZaddColumns
+
 LONG = "L" * 65
 
 
@@ -95,3 +97,20 @@ def test_batches_from_the_tail(pair: Pair, seed: int) -> None:
     pair.zadd("z0", {f"p{i:04d}": 0.0 for i in range(100)})               # ties at the top score 0.0
     show(pair, "z0")
     pair.check_keyspace("after tail batches")
+
+
+def test_zadd_columns_mapping(pair: Pair) -> None:
+    """A ZaddColumns mapping: redis-py reads its items(), the Engine its two lists."""
+    big = ZaddColumns([f"m{i:04d}".encode() for i in range(300)], [i // 3 for i in range(300)])
+    pair.zadd("cols", big)
+    pair.zadd("cols", ZaddColumns([f"n{i:04d}" for i in range(100)], [1000 + i for i in range(100)]))
+    pair.zadd("cols", ZaddColumns([b"a", 7, "é", b"a"], [1.5, -2, 3, 4.25]))   # a repeated member: the last wins
+    show(pair, "cols")
+    pair.zadd("small", ZaddColumns(["x", "y"], [float("inf"), float("-inf")]))
+    pair.quiet("zadd", "small", ZaddColumns(["x"], ["abc"]))                 # refused by the server
+    pair.quiet("zadd", "small", ZaddColumns(["x"], [float("nan")]))
+    pair.quiet("zadd", "small", ZaddColumns([], []))                         # refused by redis-py
+    pair.zadd("small", ZaddColumns(["x", "z"], [1, 2]), nx=True, ch=True)
+    pair.zadd("small", ZaddColumns(["x"], [5]), incr=True)
+    show(pair, "small")
+    pair.check_keyspace("after ZaddColumns")
