@@ -54,8 +54,9 @@ The includes, in order:
   Engine keeps HLL string values with (``hll.c``).
 - ``core/engine_fast.pxi``: ``EngineLock`` and the compiled front doors of
   ``fastrank.Engine``'s hottest commands.
-- ``core/zadd_mapping.pxi``: ``zadd_mapping_pairs``, the loop that reads
-  ``Engine.zadd``'s mapping into members and a score array.
+- ``core/zadd_mapping.pxi``: ``zadd_mapping_pairs`` and
+  ``zadd_column_pairs``, the loops that read ``Engine.zadd``'s mapping (a
+  dict or a ``ZaddColumns``) into members and a score array.
 - ``core/dispatch.pxi``: the Engine's one dispatch path (argument packing,
   command lookup, the handler under the lock, reply shaping), the
   ``Command`` table entry and ``ResponseCallbacks``.

@@ -1,7 +1,8 @@
 # zadd_mapping.pxi -- the pairs of Engine.zadd's mapping, read in one C loop.
 #
 # Included by _core.pyx.  fastrank.Engine.zadd hands a plain dict to
-# ``zadd_mapping_pairs``, which walks it once and returns the members as
+# ``zadd_mapping_pairs`` (a ``ZaddColumns``' two lists to
+# ``zadd_column_pairs``), which walks it once and returns the members as
 # bytes and the scores as a float64 array, ready for ZADD's handler; or None
 # when some pair is not of the plain kinds (the Engine then takes redis-py's
 # own method, whose packing checks and refuses what it must).  The checks are
