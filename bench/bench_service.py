@@ -8,7 +8,7 @@ board from it into the in-process Engine and into a local Redis through
 redis-py (a throwaway redis-server on loopback), and prints players/s for
 each, with the time split into its phases: reading the store (the reader
 threads, with the encoding), the ZADDs, and the rest (the sort into score
-order, the ZADD mappings). Also times ``submit`` (record + apply) per match
+order, the ZADD chunks). Also times ``submit`` (record + apply) per match
 on both boards. The load average is printed: other work on the machine
 slows every phase.
 """
@@ -94,7 +94,7 @@ def main(argv: List[str]) -> int:
             server.stop()
     print(f"\nfastrank {fastrank.__version__}, {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.1f}; {args.players:,} players, ranking={args.ranking}\n")
-    print("| board | rebuild players/s | reading the store | ZADDs | the rest (sort, dicts) | "
+    print("| board | rebuild players/s | reading the store | ZADDs | the rest (sort, gathers) | "
           "submit (record + apply) |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, r in rows:
