@@ -31,9 +31,8 @@ with the store's blocking calls in a worker thread.
 from __future__ import annotations
 
 import time
-from collections import Counter
-from concurrent.futures import Future, ThreadPoolExecutor
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from typing import Any, List, NamedTuple, Optional
 
@@ -44,7 +43,7 @@ from redis.exceptions import ResponseError
 from fastrank._columns import ZaddColumns
 from fastrank._runner import Call, Do, Run, Steps, blocking, packaged_script, steps
 from fastrank.leaderboard import BoardPlans, Entry, _Ranker
-from fastrank.service.store import CeilingExceeded, Event, SQLStore, Standing, TotalsColumns
+from fastrank.service.store import CeilingExceeded, Event, SQLStore, Standing
 
 __all__ = ["RanksUpdating", "Receipt", "ScoreService", "ServicePlans"]
 
@@ -264,15 +263,15 @@ class ServicePlans:
 
         The totals are read as of one event id, page by page (``batch``
         players each; ``READERS`` threads read ranges of players side by
-        side), then written in ascending score order, one
-        ZADD of ``batch`` players at a time (its mapping a ``ZaddColumns``:
-        no dict is built), so each ZADD lands after the board's last member; the dense companion follows when the board
-        keeps one, then the events after that id are applied.
-        ``progress(done, total)`` is called after each ZADD. The totals are
-        held in memory while the board is written. O(n log n) here (one
-        sort), plus the board's ZADDs.
+        side), then written in ascending score order, one ZADD of ``batch``
+        players at a time (its mapping a ``ZaddColumns``: no dict is built),
+        so each ZADD lands after the board's last member; the dense companion
+        follows when the board keeps one, then the events after that id are
+        applied. ``progress(done, total)`` is called after each ZADD (the
+        reading comes first). The totals are held in memory while the board
+        is written. O(n log n) here (one sort), plus the board's ZADDs.
         """
-        board, codec = self.board, self.board.codec
+        board = self.board
         yield Call("set", (self.rebuild_key, "1"))
         upto = yield Do(self.store.last_event_id)
         expected = yield Do(self.store.count, (self.season,))
@@ -291,8 +290,8 @@ class ServicePlans:
             if progress is not None:
                 progress(done, max(expected, done))
         if board.ranking == "dense" and len(points):
-            values, counts = np.unique(points, return_counts=True)
-            fields = {"%.17g" % p: n for p, n in zip(values.tolist(), counts.tolist())}
+            distinct, counts = np.unique(points, return_counts=True)
+            fields = {"%.17g" % p: n for p, n in zip(distinct.tolist(), counts.tolist())}
             yield [Call("hset", (self._keys[2],), {"mapping": fields}),
                    Call("zadd", (self._keys[1], {f: float(f) for f in fields}))]
         yield [Call("set", (self.offset_key, upto)), Call("delete", (self.rebuild_key,))]
@@ -303,8 +302,8 @@ class ServicePlans:
     def _read_totals(self, upto: int, batch: int) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.int64],
                                                            npt.NDArray[np.float64]]:
         """Every total of the season as of event ``upto``: players (an object
-        array of UTF-8 bytes), points and encoded scores. The players are cut into
-        ``READERS`` ranges of about equal size, each read page by page
+        array of UTF-8 bytes), points and encoded scores. The players are cut
+        into ``READERS`` ranges of about equal size, each read page by page
         (``batch`` players) and encoded by a thread of its own on a
         connection of its own (the database and numpy work without the
         GIL). O(n)."""
