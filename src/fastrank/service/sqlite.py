@@ -46,6 +46,14 @@ class SQLiteStore(SQLStore):
     def _begin_write(self, cur: Any) -> None:
         cur.execute("BEGIN IMMEDIATE")
 
+    def _schema(self) -> list[str]:
+        # totals is keyed by (season, player) and read in that order by a
+        # rebuild: WITHOUT ROWID keeps each row in its key's b-tree, so the
+        # reading walks one tree instead of an index plus a lookup per row.
+        # (A file created before this keeps its rowid table; both work.)
+        return [statement + " WITHOUT ROWID" if statement.startswith("CREATE TABLE IF NOT EXISTS totals ")
+                else statement for statement in super()._schema()]
+
     def _columns_query(self, with_seconds: bool, bounded: bool) -> str:
         seconds = "group_concat(CAST(MIN(at, 4e18) AS INTEGER), ' ')" if with_seconds else "NULL"
         until = " AND player <= ?" if bounded else ""
