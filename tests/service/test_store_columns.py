@@ -119,3 +119,23 @@ def test_ranges_cut_by_splits_cover_every_player_once(store):
                 if batch == 7:
                     seen += [(p, pts) for page in got for p, pts in zip(page.players, page.points.tolist())]
     assert seen == [(b"p%02d" % i, i + 1) for i in range(40)]
+
+
+def test_new_files_keep_totals_without_rowid_and_older_files_still_read(tmp_path):
+    s = SQLiteStore(tmp_path / "new.db")
+    (sql,), = s._read("SELECT sql FROM sqlite_master WHERE name = 'totals'")
+    assert sql.endswith("WITHOUT ROWID")
+    s.close()
+    import sqlite3
+    old = sqlite3.connect(tmp_path / "old.db")
+    old.execute("CREATE TABLE totals (season TEXT NOT NULL, player TEXT NOT NULL, points BIGINT NOT NULL, "
+                "at DOUBLE PRECISION NOT NULL, last_id BIGINT NOT NULL, PRIMARY KEY (season, player))")
+    old.commit()
+    old.close()
+    s = SQLiteStore(tmp_path / "old.db")
+    (sql,), = s._read("SELECT sql FROM sqlite_master WHERE name = 'totals'")
+    assert not sql.endswith("WITHOUT ROWID")
+    for i in range(5):
+        s.record("s", f"m{i}", {f"p{i}": i + 1}, T0 + i)
+    assert_same_pages(s, s.last_event_id(), 2)
+    s.close()
