@@ -495,6 +495,11 @@ class EngineLock:
         """threading.Condition.wait: take the lock again at the saved depth."""
 
 @disjoint_base
+class EngineBase:
+    """The C part of every Engine: its EngineState as a field."""
+    _fast: "EngineState"
+    response_callbacks: Dict[str, Callable[..., Any]]
+
 class EngineState:
     """The parts of one Engine the compiled fast paths use, as C fields
     (shares the Engine's dicts and lock)."""
@@ -507,6 +512,7 @@ class EngineState:
         encoding: str,
         encoding_errors: str,
     ) -> "EngineState": ...
+    callbacks: Any
 
 # Bound by fastrank.Engine as its methods (cyfunctions bind as functions do),
 # with redis-py's signatures; each declines to redis-py's own method (the

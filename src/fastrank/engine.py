@@ -178,15 +178,15 @@ class Engine(Keyspace, CoreCommands):
         self._encoding = encoding
         self._encoding_errors = encoding_errors
         self._encoder = Encoder(encoding, encoding_errors, decode_responses)
+        # What the compiled fast paths read in C (shares _data, _expires, _lock).
+        self._fast = EngineState(self._data, self._expires, self._lock, decode_responses,
+                                 encoding, encoding_errors)
         # Case-insensitive as redis-py's; remembers each command's callback.
-        self.response_callbacks: dict[str, Callable[..., Any]] = ResponseCallbacks(
+        self.response_callbacks = ResponseCallbacks(
             get_response_callbacks(user_protocol=None, legacy_responses=True))
         self._event_dispatcher = EventDispatcher()
         self._lua: LuaScripting | None = None  # the Lua state, made by the first script
         self._snapshot_path: str | os.PathLike[str] | None = None  # save() without a path
-        # What the compiled fast paths read in C (shares _data, _expires, _lock).
-        self._fast = EngineState(self._data, self._expires, self._lock, decode_responses,
-                                 encoding, encoding_errors)
 
     # -- redis.Redis look-alikes ------------------------------------------
 

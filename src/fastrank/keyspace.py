@@ -45,7 +45,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from fastrank._core import (CountMinSketch, EngineLock, SortedSet, TopK, engine_lookup,
+from fastrank._core import (CountMinSketch, EngineBase, EngineLock, SortedSet, TopK, engine_lookup,
                             engine_lookup_type)
 
 if TYPE_CHECKING:
@@ -215,7 +215,7 @@ TYPE_NAMES: dict[type, bytes] = {
 }
 
 
-class Keyspace:
+class Keyspace(EngineBase):
     """Keys, their values and deadlines, WATCH bookkeeping and blocked-pop waits.
 
     The Engine inherits it, so a handler's ``db`` is a Keyspace too (module

@@ -117,14 +117,6 @@ class Pipeline(CoreCommands):
 
     close = reset
 
-    def __del__(self) -> None:
-        # A pipeline dropped while watching keys stops watching them.
-        try:
-            if self.watching or self._watching:
-                self._unwatch()
-        except Exception:
-            pass
-
     def _unwatch(self) -> None:
         engine = self._engine
         with engine._lock:

@@ -25,7 +25,7 @@
 # parameters), the pipeline batch, EXEC's queue, and the helpers pipelines
 # and EVALSHA pack with.
 
-from cpython.dict cimport PyDict_Contains, PyDict_DelItem, PyDict_GetItem, PyDict_SetItem
+from cpython.dict cimport PyDict_Contains, PyDict_DelItem, PyDict_GetItemWithError, PyDict_SetItem
 from cpython.list cimport PyList_Append, PyList_GET_SIZE
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.unicode cimport PyUnicode_AsUTF8String
@@ -108,7 +108,7 @@ cdef class ResponseCallbacks(dict):
 
     cdef object callback(self, object name):
         """The callback for a command name as given (str or bytes), or None."""
-        cdef PyObject *hit = PyDict_GetItem(self.resolved, name)
+        cdef PyObject *hit = PyDict_GetItemWithError(self.resolved, name)
         if hit != NULL:
             return <object>hit
         found = dict.get(self, name.upper())
@@ -164,6 +164,9 @@ cdef inline bytes _pack_one(object arg):
     if kind is bytes:
         return <bytes>arg
     if kind is str:
+        if PyUnicode_IS_COMPACT_ASCII(arg):  # its characters are its UTF-8 bytes
+            return PyBytes_FromStringAndSize(<const char *>PyUnicode_DATA(arg),
+                                             PyUnicode_GET_LENGTH(arg))
         return PyUnicode_AsUTF8String(arg)
     if kind is int:
         v = PyLong_AsLongLongAndOverflow(arg, &overflow)
@@ -209,7 +212,7 @@ def pack_args(tuple args):
 
 cdef Command _lookup(list argv):
     cdef object word = argv[0]
-    cdef PyObject *hit = PyDict_GetItem(_KNOWN, word)
+    cdef PyObject *hit = PyDict_GetItemWithError(_KNOWN, word)
     if hit != NULL:
         return <Command>hit
     found = _COMMANDS.get(word.upper())
@@ -265,7 +268,7 @@ cdef object _decode(EngineState st, object reply):
 def engine_decode(self, reply):
     """Engine.decode: bytes in a raw reply decoded as hiredis does with
     decode_responses (lists and maps recursively)."""
-    return _decode(<EngineState>self._fast, reply)
+    return _decode(_state_of(self), reply)
 
 
 cdef object _finish(EngineState st, object db, object command_name, object reply,
@@ -281,7 +284,7 @@ cdef object _finish(EngineState st, object db, object command_name, object reply
             PyDict_DelItem(options, "keys")
     if decode:
         reply = _decode(st, reply)
-    callbacks = db.response_callbacks
+    callbacks = st.callbacks
     if type(callbacks) is ResponseCallbacks:
         callback = (<ResponseCallbacks>callbacks).callback(command_name)
     else:  # replaced by the user with a plain mapping
@@ -296,14 +299,18 @@ cdef object _finish(EngineState st, object db, object command_name, object reply
 def engine_finish(self, command_name, reply, dict options):
     """Engine.finish: decode and run the response callback, as redis-py's
     parse_response (``options`` are execute_command's keyword options)."""
-    return _finish(<EngineState>self._fast, self, command_name, reply, options)
+    return _finish(_state_of(self), self, command_name, reply, options)
+
+
+cdef dict _NO_OPTIONS = {}  # a call without keyword options (never changed: _finish
+                           # only removes the keys it finds)
 
 
 cdef object _run_locked(object db, object command_name, list argv, dict options):
     """Stages 2-4 for a packed command: the handler under the Engine's lock
     (taken here), then the reply shaped for redis-py (outside the lock); an
     error reply raised as redis-py raises it, or EMPTY_RESPONSE's value."""
-    cdef EngineState st = db._fast
+    cdef EngineState st = _state_of(db)
     st.lock.enter()
     try:
         reply = _call(db, argv)
@@ -331,8 +338,8 @@ def engine_execute_command(self, *args, **options):
 # -- the keyspace lookup every handler starts with ---------------------------------
 
 cdef object _live_value(object db, object key):
-    cdef EngineState st = db._fast
-    cdef PyObject *v = PyDict_GetItem(st.data, key)
+    cdef EngineState st = _state_of(db)
+    cdef PyObject *v = PyDict_GetItemWithError(st.data, key)
     if v == NULL:
         return None
     if st.expires and PyDict_Contains(st.expires, key):
@@ -366,7 +373,7 @@ def engine_run_batch(self, list stack, list packed):
     the caller): each reply as ``run_packed`` gives it, or the ResponseError
     it raised. ``stack`` holds (args, options), ``packed`` their argv or None
     for one redis-py answers itself (packed again here: its error is raised)."""
-    cdef EngineState st = self._fast
+    cdef EngineState st = _state_of(self)
     cdef list out = []
     cdef Py_ssize_t i
     cdef tuple args
@@ -401,7 +408,7 @@ def engine_callbacks(self, list stack, list response):
     cdef list out = []
     cdef Py_ssize_t i
     cdef dict options
-    callbacks = self.response_callbacks
+    callbacks = _state_of(self).callbacks
     for i in range(len(response)):
         reply = response[i]
         if isinstance(reply, Exception):
@@ -459,10 +466,15 @@ def forwarding_method(str name, str word, int fixed, bint rest, generic):
 
 
 cdef object _forward(object db, str word, bytes packed_word, tuple args):
-    cdef list argv = [packed_word]
-    for arg in args:
-        PyList_Append(argv, _pack_one(arg))
-    return _run_locked(db, word, argv, {})
+    cdef Py_ssize_t i, n = PyTuple_GET_SIZE(args)
+    cdef list argv = PyList_New(n + 1)
+    Py_INCREF(packed_word)
+    PyList_SET_ITEM(argv, 0, packed_word)
+    for i in range(n):
+        arg = _pack_one(<object>PyTuple_GET_ITEM(args, i))
+        Py_INCREF(arg)
+        PyList_SET_ITEM(argv, i + 1, arg)
+    return _run_locked(db, word, argv, _NO_OPTIONS)
 
 
 def queueing_method(str name, str word, int fixed, bint rest, generic):
@@ -476,7 +488,7 @@ def queueing_method(str name, str word, int fixed, bint rest, generic):
         if kwargs or n < fixed or (n > fixed and not rest) or n == 0 \
                 or (self.watching and not self.explicit_transaction):
             return generic(self, *args, **kwargs)
-        self.command_stack.append(((word,) + args, {}))
+        self.command_stack.append(((word,) + args, _NO_OPTIONS))
         return self
 
     method.__name__ = name
@@ -498,7 +510,7 @@ def plain_transaction(list packed):
     for argv in packed:
         if argv is None:
             return False
-        hit = PyDict_GetItem(_KNOWN, (<list>argv)[0])
+        hit = PyDict_GetItemWithError(_KNOWN, (<list>argv)[0])
         if hit == NULL:
             return False  # not seen yet, or unknown: the full path decides
         cmd = <Command>hit

@@ -19,7 +19,7 @@
 # except ``Engine.written`` after a write while someone watches a key or
 # waits in a blocking pop.
 
-from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
+from cpython.dict cimport PyDict_GetItemWithError, PyDict_SetItem
 from cpython.exc cimport PyErr_CheckSignals
 from cpython.pythread cimport (NOWAIT_LOCK, PY_LOCK_ACQUIRED, PY_LOCK_INTR, PyThread_allocate_lock,
                                PyThread_acquire_lock, PyThread_free_lock,
@@ -28,7 +28,8 @@ from cpython.pythread cimport (NOWAIT_LOCK, PY_LOCK_ACQUIRED, PY_LOCK_INTR, PyTh
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.object cimport PyObject
 
-from python_extra cimport PyThread_acquire_lock_timed, PyUnicode_Decode
+from python_extra cimport (PyThread_acquire_lock_timed, PyUnicode_DATA, PyUnicode_Decode,
+                           PyUnicode_GET_LENGTH, PyUnicode_IS_COMPACT_ASCII)
 
 
 cdef object _PyFloat = float
@@ -199,6 +200,7 @@ cdef class EngineState:
     cdef bint decode
     cdef bytes encoding
     cdef bytes errors
+    cdef public object callbacks  # redis-py's response callbacks (Engine.response_callbacks)
 
     def __cinit__(self, dict data, dict expires, EngineLock lock, bint decode_responses,
                   str encoding, str encoding_errors):
@@ -208,6 +210,28 @@ cdef class EngineState:
         self.decode = decode_responses
         self.encoding = encoding.encode("ascii")
         self.errors = encoding_errors.encode("ascii")
+
+
+cdef class EngineBase:
+    """The C part of every Engine (``fastrank.keyspace.Keyspace`` derives
+    from it): its EngineState as a field, so that the compiled paths reach it
+    without an attribute lookup."""
+    cdef public EngineState _fast
+
+    @property
+    def response_callbacks(self):
+        """redis-py's reply callbacks by command name (kept in the state,
+        where the dispatch path reads them)."""
+        return self._fast.callbacks
+
+    @response_callbacks.setter
+    def response_callbacks(self, callbacks):
+        self._fast.callbacks = callbacks
+
+
+cdef inline EngineState _state_of(object db):
+    """db's EngineState (db is an Engine: checked)."""
+    return (<EngineBase?>db)._fast
 
 
 cdef inline object _fast_key(object name):
@@ -256,7 +280,7 @@ cdef inline bint _no_ttl(EngineState st, object key):
 
 cdef inline SortedSet _zset_at(EngineState st, object key):
     """The SortedSet (or ListpackZSet) at key when it has no TTL, else None."""
-    cdef PyObject *v = PyDict_GetItem(st.data, key)
+    cdef PyObject *v = PyDict_GetItemWithError(st.data, key)
     if v == NULL or not isinstance(<object>v, SortedSet) or not _no_ttl(st, key):
         return None
     return <SortedSet>v
@@ -301,7 +325,7 @@ cdef inline bint _canonical_i64(object text, long long *out):
 
 def engine_zincrby(self, name, amount, value):
     """Engine.zincrby: C path for a plain skiplist zset, else the generic path."""
-    cdef EngineState st = self._fast
+    cdef EngineState st = _state_of(self)
     cdef double delta, out
     cdef long long iv
     cdef const char *p
@@ -327,7 +351,7 @@ def engine_zincrby(self, name, amount, value):
         # Point at the member again: the lock may have waited with the GIL
         # released, and no pointer is kept across such a wait.
         _fast_member(value, buf, &p, &n)
-        v = PyDict_GetItem(st.data, key)
+        v = PyDict_GetItemWithError(st.data, key)
         # Only a skiplist: a listpack may convert (the handler does it).
         if v == NULL or type(<object>v) is not SortedSet or not _no_ttl(st, key):
             rc = -1
@@ -347,7 +371,7 @@ def engine_zincrby(self, name, amount, value):
 
 def engine_zscore(self, name, value):
     """Engine.zscore: C path for a zset without TTL, else the generic path."""
-    cdef EngineState st = self._fast
+    cdef EngineState st = _state_of(self)
     cdef const char *p
     cdef Py_ssize_t n
     cdef char buf[24]
@@ -406,7 +430,7 @@ cdef object _fast_rank(EngineState st, object name, object value, bint reverse):
 def engine_zrank(self, name, value, withscore=False, score_cast_func=float):
     """Engine.zrank: C path without withscore, else the generic path."""
     if withscore is False:
-        rank = _fast_rank(<EngineState?>self._fast, name, value, False)
+        rank = _fast_rank(_state_of(self), name, value, False)
         if rank is not False:
             return rank
     return _GENERIC.zrank(self, name, value, withscore, score_cast_func)
@@ -415,7 +439,7 @@ def engine_zrank(self, name, value, withscore=False, score_cast_func=float):
 def engine_zrevrank(self, name, value, withscore=False, score_cast_func=float):
     """Engine.zrevrank: C path without withscore, else the generic path."""
     if withscore is False:
-        rank = _fast_rank(<EngineState?>self._fast, name, value, True)
+        rank = _fast_rank(_state_of(self), name, value, True)
         if rank is not False:
             return rank
     return _GENERIC.zrevrank(self, name, value, withscore, score_cast_func)
@@ -480,7 +504,7 @@ def engine_zrange(self, name, start, end, desc=False, withscores=False, score_ca
                   byscore=False, bylex=False, offset=None, num=None):
     """Engine.zrange: C path for a plain rank range, else the generic path."""
     if byscore is False and bylex is False and offset is None and num is None:
-        result = _fast_range(<EngineState?>self._fast, name, start, end, desc, withscores,
+        result = _fast_range(_state_of(self), name, start, end, desc, withscores,
                              score_cast_func)
         if result is not False:
             return result
@@ -490,7 +514,7 @@ def engine_zrange(self, name, start, end, desc=False, withscores=False, score_ca
 
 def engine_zrevrange(self, name, start, end, withscores=False, score_cast_func=float):
     """Engine.zrevrange: C path for a plain rank range, else the generic path."""
-    result = _fast_range(<EngineState?>self._fast, name, start, end, True, withscores,
+    result = _fast_range(_state_of(self), name, start, end, True, withscores,
                          score_cast_func)
     if result is not False:
         return result
@@ -499,7 +523,7 @@ def engine_zrevrange(self, name, start, end, withscores=False, score_cast_func=f
 
 def engine_incrby(self, name, amount=1):
     """Engine.incrby / incr: C path for a canonical int64 string, else the generic path."""
-    cdef EngineState st = self._fast
+    cdef EngineState st = _state_of(self)
     cdef long long by, old, new = 0
     cdef PyObject *v
     cdef char buf[24]
@@ -509,7 +533,7 @@ def engine_incrby(self, name, amount=1):
         return _GENERIC.incrby(self, name, amount)
     st.lock.enter()
     try:
-        v = PyDict_GetItem(st.data, key)
+        v = PyDict_GetItemWithError(st.data, key)
         if v != NULL and type(<object>v) is bytes and _no_ttl(st, key) \
                 and _canonical_i64(<object>v, &old) \
                 and not (by > 0 and old > INT64_MAX_LL - by) \

@@ -52,10 +52,10 @@ def ttl_generic(object db, object key, bint in_ms, bint absolute):
     """TTL, PTTL, EXPIRETIME, PEXPIRETIME: -2 for a missing key, -1 for one
     without a deadline, else the time left (rounded to the nearest second
     unless in ms) or the deadline itself when ``absolute``."""
-    cdef EngineState st = db._fast
+    cdef EngineState st = _state_of(db)
     if _live_value(db, key) is None:
         return -2
-    hit = PyDict_GetItem(st.expires, key)
+    hit = PyDict_GetItemWithError(st.expires, key)
     if hit == NULL:
         return -1
     deadline = <object>hit  # a Python int: no overflow near the int64 ends

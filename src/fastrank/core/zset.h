@@ -178,6 +178,7 @@ fr_zset_ref fr_zset_first_in_range(const fr_zset *s, const fr_zset_range *r, uin
 fr_zset_ref fr_zset_last_in_range(const fr_zset *s, const fr_zset_range *r, uint64_t *rank);
 fr_zset_ref fr_zset_first_in_lex(const fr_zset *s, const fr_zset_lexrange *r, uint64_t *rank);
 fr_zset_ref fr_zset_last_in_lex(const fr_zset *s, const fr_zset_lexrange *r, uint64_t *rank);
+uint64_t fr_zset_count_in_lex(const fr_zset *s, const fr_zset_lexrange *r);
 uint64_t fr_zset_delete_range_by_rank(fr_zset *s, uint64_t start, uint64_t end);
 uint64_t fr_zset_delete_range_by_score(fr_zset *s, const fr_zset_range *r);
 uint64_t fr_zset_delete_range_by_lex(fr_zset *s, const fr_zset_lexrange *r);

@@ -790,16 +790,7 @@ cdef class SortedSet:
 
     cdef Py_ssize_t _count_by_lex(self, const fr_zset_lexrange *lr):
         """count_by_lex for a filled range (the caller keeps its bytes alive)."""
-        cdef uint64_t r1, r2
-        if fr_zset_first_in_lex(self._s, lr, &r1) == FR_ZSET_NIL:
-            return 0
-        if fr_zset_last_in_lex(self._s, lr, &r2) == FR_ZSET_NIL:
-            # Only over members of different scores (see range_by_lex):
-            # Redis then counts from the first member to the end.
-            return <Py_ssize_t>(fr_zset_len(self._s) - r1 + 1)
-        if r2 < r1:
-            return 0
-        return <Py_ssize_t>(r2 - r1 + 1)
+        return <Py_ssize_t>fr_zset_count_in_lex(self._s, lr)
 
     def pop_min(self, Py_ssize_t n=1):
         """Remove and return up to n lowest (member, score) pairs, lowest first.  O(log n + m).

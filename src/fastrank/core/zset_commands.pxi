@@ -453,9 +453,6 @@ def zrevrangebylex(object db, list args):
 
 # -- the front doors ---------------------------------------------------------------------
 
-cdef dict _NO_OPTIONS = {}  # (never changed: _finish only removes keys it finds)
-
-
 cdef list _range_argv(bytes word, object name, object a, object b, object start, object num):
     cdef list argv = [word, _pack_one(name), _pack_one(a), _pack_one(b)]
     if start is not None:
@@ -514,9 +511,9 @@ cdef object _enter_scored(object db, str word, list argv, object withscores,
     cast (or no scores) the reply is shaped here as that callback does:
     members as they are, scores as (member, score) tuples (the callback's
     float of the score's %.17g text is the score itself)."""
-    cdef EngineState st = db._fast
+    cdef EngineState st = _state_of(db)
     cdef Py_ssize_t i
-    callbacks = db.response_callbacks
+    callbacks = st.callbacks
     if type(callbacks) is not ResponseCallbacks \
             or (<ResponseCallbacks>callbacks).callback(word) is not _stock_pairs() \
             or (withscores and score_cast_func is not _PyFloat):
