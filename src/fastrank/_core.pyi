@@ -512,6 +512,8 @@ class EngineState:
 # Bound by fastrank.Engine as its methods (cyfunctions bind as functions do),
 # with redis-py's signatures; each declines to redis-py's own method (the
 # dispatch path below) for anything but the common case.
+def zadd_column_pairs(members: List[Any], scores: List[Any]) -> Optional[Tuple[List[bytes], npt.NDArray[np.float64]]]: ...
+def zadd_mapping_pairs(mapping: Dict[Any, Any]) -> Optional[Tuple[List[bytes], npt.NDArray[np.float64]]]: ...
 def engine_zincrby(self: Engine, name: KeyT, amount: float, value: EncodableT) -> Optional[float]:
     """Engine.zincrby: C path for a plain skiplist zset, else the generic path."""
 def engine_zscore(self: Engine, name: KeyT, value: EncodableT) -> Optional[float]:

@@ -54,6 +54,9 @@ The includes, in order:
   Engine keeps HLL string values with (``hll.c``).
 - ``core/engine_fast.pxi``: ``EngineLock`` and the compiled front doors of
   ``fastrank.Engine``'s hottest commands.
+- ``core/zadd_mapping.pxi``: ``zadd_mapping_pairs`` and
+  ``zadd_column_pairs``, the loops that read ``Engine.zadd``'s mapping (a
+  dict or a ``ZaddColumns``) into members and a score array.
 - ``core/dispatch.pxi``: the Engine's one dispatch path (argument packing,
   command lookup, the handler under the lock, reply shaping), the
   ``Command`` table entry and ``ResponseCallbacks``.
@@ -75,6 +78,7 @@ include "core/cms.pxi"
 include "core/topk.pxi"
 include "core/hll.pxi"
 include "core/engine_fast.pxi"
+include "core/zadd_mapping.pxi"
 include "core/dispatch.pxi"
 include "core/zset_commands.pxi"
 include "core/point_reads.pxi"

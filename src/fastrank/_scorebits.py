@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import operator
 from datetime import datetime, timezone
-from typing import Any, List, Optional, Sequence, Union
+from typing import Any, List, Optional, Union
 
 import numpy as np
 
@@ -133,22 +133,24 @@ class ScoreCodec:
             tick = self.scale - 1 - tick
         return int(points) * self.scale + tick
 
-    def encode_many(self, points: Sequence[Points], seconds: Sequence[float]) -> List[float]:
-        """``encode(p, tick_of(s))`` for many players at once (numpy; O(n)).
+    def encode_columns(self, points: "np.ndarray[Any, Any]",
+                       seconds: "Optional[np.ndarray[Any, Any]]") -> "np.ndarray[Any, np.dtype[np.float64]]":
+        """``encode(p, tick_of(s))`` for int64 columns: ``points`` and the whole
+        seconds ``s`` (already floored; ignored without a tie-break), as a
+        float64 array, in numpy. O(n).
 
-        The points must already fit (they come from a store that checked
-        them); the times are checked against ``time_bits`` as ``tick_of`` does.
+        The points must already fit; the seconds are checked as ``tick_of`` does.
         """
         if not self.integer:
-            return [float(p) for p in points]
-        ticks = np.floor(np.asarray(seconds, dtype=np.float64))
-        if ticks.size and not (np.isfinite(ticks).all() and 0 <= ticks.min() and ticks.max() < self.scale):
+            return np.asarray(points).astype(np.float64)
+        if seconds is None:
+            raise ValueError("a board with a tie-break needs the times")
+        if seconds.size and not (0 <= seconds.min() and seconds.max() < self.scale):
             raise ValueError(f"a time does not fit in time_bits={self.time_bits}")
-        tick = ticks.astype(np.int64)
-        if self.mirrored:
-            tick = (self.scale - 1) - tick
-        encoded = np.asarray(points, dtype=np.int64) * self.scale + tick
-        return encoded.astype(np.float64).tolist()  # type: ignore[no-any-return]
+        tick = (self.scale - 1) - seconds if self.mirrored else seconds
+        encoded: np.ndarray[Any, np.dtype[np.float64]] = (np.asarray(points, dtype=np.int64) * self.scale
+                                                          + tick).astype(np.float64)
+        return encoded
 
     def points(self, score: Union[float, int, str, bytes]) -> Points:
         """The points of a sorted-set score (a float, or its text from a script)."""

@@ -50,13 +50,15 @@ from redis.event import EventDispatcher, EventDispatcherInterface
 from redis.typing import EncodableT, KeyT, ScriptTextT
 
 from fastrank import _errors as E
+from fastrank._columns import ZaddColumns
 from fastrank._core import (EngineState, ResponseCallbacks, dispatch_setup, engine_call,
                             engine_decode, engine_evalsha, engine_execute_command, engine_finish, engine_incrby,
                             engine_run_packed, engine_zcount, engine_zincrby, engine_zlexcount,
                             engine_zmscore, engine_zrange, engine_zrangebylex,
                             engine_zrangebyscore, engine_zrank, engine_zrevrange,
                             engine_zrevrangebylex, engine_zrevrangebyscore, engine_zrevrank,
-                            engine_zscore, forwarding_method)
+                            engine_zscore, forwarding_method, zadd_column_pairs,
+                            zadd_mapping_pairs)
 from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.sortedset import zadd_pairs
 from fastrank.keyspace import Keyspace
@@ -342,9 +344,11 @@ class Engine(Keyspace, CoreCommands):
     def zadd(self, name: KeyT, mapping: Mapping[Any, EncodableT], nx: bool = False,
              xx: bool = False, ch: bool = False, incr: bool = False, gt: bool = False,
              lt: bool = False) -> int | float | None:
-        """ZADD of a plain mapping without packing each score as text: the
-        pairs go to ZADD's handler logic (``zadd_pairs``) as floats. Anything
-        redis-py would check or refuse takes redis-py's own method."""
+        """ZADD of a plain mapping (a dict, or a ``ZaddColumns``) without
+        packing each score as text: the pairs, read by one compiled loop
+        (``zadd_mapping_pairs`` / ``zadd_column_pairs``), go to
+        ZADD's handler logic (``zadd_pairs``) as bytes and a float64 array.
+        Anything redis-py would check or refuse takes redis-py's own method."""
         key = name if type(name) is bytes else None
         if type(name) is str:
             try:
@@ -352,28 +356,13 @@ class Engine(Keyspace, CoreCommands):
             except UnicodeEncodeError:  # redis-py's own checks come first: generic path
                 pass
         if key is not None and mapping and not incr and not (nx and (xx or gt or lt)) \
-                and not (gt and lt) and type(mapping) is dict:
-            members: list[Any] = []
-            scores: list[float] = []
-            for member, score in mapping.items():
-                # In the order redis-py packs them: the score, then the member.
-                if type(score) is int and -1e300 < score < 1e300:
-                    score = float(score)
-                if type(score) is not float or score - score != 0.0:
-                    break
-                kind = type(member)
-                if kind is str:
-                    member = member.encode()  # UnicodeEncodeError, as packing raises it
-                elif kind is int:
-                    member = b"%d" % member
-                elif kind is not bytes:
-                    break
-                members.append(member)
-                scores.append(score)
-            else:
+                and not (gt and lt) and (type(mapping) is dict or type(mapping) is ZaddColumns):
+            columns = (zadd_column_pairs(mapping.members, mapping.scores) if isinstance(mapping, ZaddColumns)
+                       else zadd_mapping_pairs(mapping))
+            if columns is not None:
                 with self._lock:
                     try:
-                        reply = zadd_pairs(self, key, members, scores, nx, xx, gt, lt, ch)
+                        reply = zadd_pairs(self, key, columns[0], columns[1], nx, xx, gt, lt, ch)
                     except CommandError as err:  # WRONGTYPE
                         raise _parse_error(err.line) from None
                     self.wake_waiters()

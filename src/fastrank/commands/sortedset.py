@@ -33,6 +33,9 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar, Union
 
+import numpy as np
+import numpy.typing as npt
+
 from fastrank import _errors as E
 from fastrank._core import (SortedSet, lex_range, score_range, zcard, zcount, zlexcount, zmscore,
                             zrank, zrevrank, zscore,
@@ -60,24 +63,53 @@ _T = TypeVar("_T")
 _Source = Union[SortedSet, "set[bytes]", None]
 
 
+# ZADD's scores once parsed: floats, or a float64 array (the Engine's ZADD front door).
+Scores = Union[Sequence[float], "npt.NDArray[np.float64]"]
+
 # A plain ZADD of at least this many pairs into a skiplist zset uses the core's batch insert.
 BULK_MIN = 16
 
 
+def _no_negative_zero(scores: Scores) -> bool:
+    """True when no score is -0.0. O(n) (vectorised for an array)."""
+    if isinstance(scores, np.ndarray):
+        return not bool(np.any(np.signbit(scores) & (scores == 0.0)))
+    return all(s or math.copysign(1.0, s) > 0 for s in scores)
+
+
 def zset_add_bulk(db: Engine, z: SortedSet, members: Sequence[bytes | str],
-                  scores: Sequence[float]) -> int | None:
+                  scores: Scores) -> int | None:
     """Plain ZADD (no NX/XX/GT/LT/CH) of many pairs via SortedSet.add_many.
 
     Returns the number added, or None when the member-by-member path must
-    run: a listpack zset (it may convert part-way), few pairs, a zero score
-    (-0.0 must not replace an existing 0.0: Redis sees no change), or a
-    watched key (WATCH needs to know whether anything changed). Later
+    run: a listpack zset (it may convert part-way), few pairs, a -0.0
+    score (kept on the member-by-member path, which owns the -0.0 rules),
+    or a watched key (WATCH needs to know whether anything changed). Later
     duplicates win, as in Redis.
     """
     if type(z) is not SortedSet or len(members) < BULK_MIN or db.has_watchers() \
-            or not all(scores):
+            or not _no_negative_zero(scores):
         return None
     return z.add_many(members, scores)
+
+
+def zset_new_bulk(members: Sequence[bytes | str], scores: Scores) -> SortedSet | None:
+    """The skiplist zset a plain ZADD of more than 128 pairs creates at a
+    missing key, loaded in one bulk build (``SortedSet.add_many``: the pairs
+    sorted in C, the list linked in one pass); later duplicates win.
+
+    None when Redis would end with another value, for the member-by-member
+    path to build: fewer distinct members than convert a listpack (none
+    longer than 64 bytes), or a -0.0 score (the listpack that Redis starts
+    with stores -0.0 as 0.0). O(n) after the sort.
+    """
+    if len(members) <= LISTPACK_ENTRIES or not _no_negative_zero(scores):
+        return None
+    z = SortedSet()
+    if z.add_many(members, scores) <= LISTPACK_ENTRIES and \
+            all(blen(m) <= LISTPACK_VALUE for m in members):
+        return None
+    return z
 
 
 def replace_zset(db: Engine, key: bytes, old: SortedSet, new: SortedSet) -> None:
@@ -143,22 +175,29 @@ def zadd_generic(db: Engine, args: list[bytes], incr: bool) -> int | float | Non
     return zadd_pairs(db, key, rest[1::2], scores, nx, xx, gt, lt, b"CH" in flags)
 
 
-def zadd_pairs(db: Engine, key: bytes, members: Sequence[bytes | str], scores: Sequence[float],
+def zadd_pairs(db: Engine, key: bytes, members: Sequence[bytes | str], scores: Scores,
                nx: bool = False, xx: bool = False, gt: bool = False, lt: bool = False,
                ch: bool = False) -> int:
     """ZADD without INCR once its arguments are parsed (flags already checked):
     the number added, or added + changed with CH. Creates the key (unless XX),
     converts a listpack when it outgrows its limits. O(m log n) for m pairs."""
     z = get_zset(db, key)
+    plain = not (nx or xx or gt or lt or ch)
     if z is None:
         if xx:
             return 0
+        z = zset_new_bulk(members, scores) if plain else None
+        if z is not None:
+            db.store(key, z)
+            return len(z)
         z = new_zset(blen(members[0]))
         db.store(key, z)
-    if not (nx or xx or gt or lt or ch):
+    if plain:
         added = zset_add_bulk(db, z, members, scores)
         if added is not None:
             return added
+    if isinstance(scores, np.ndarray):
+        scores = scores.tolist()
     added = changed = 0
     first = z
     for member, score in zip(members, scores):

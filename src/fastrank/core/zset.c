@@ -85,6 +85,9 @@
  *     bits and a 4-byte member prefix, merge sort for the remaining ties)
  *     and the whole list is rebuilt in one left-to-right pass that tracks
  *     the last node of every level.  O(n) passes with no search per member.
+ *     When the new members all sort after the current tail (a board loaded
+ *     in ascending chunks), only they are sorted, and they are linked after
+ *     the list's right edge: O(m log m + log n), the old nodes untouched.
  *
  * TRIED AND DROPPED: caching the top 32 bits of the next node's score in
  * every link above level 0 (so a search need not touch the nodes it looks
@@ -134,6 +137,9 @@
 #endif
 
 #define FR_ZSET_ARENA_MAX ((uint64_t)UINT32_MAX) /* refs are 32-bit */
+/* The backward link of a node a bulk load added and has not linked yet: no
+ * node starts at the arena's last unit, so no ref has this value. */
+#define FR_ZSET_UNLINKED ((fr_zset_ref)UINT32_MAX)
 
 /* ======================================================================
  * Helpers
@@ -1846,7 +1852,23 @@ int fr_zset_bulk_begin(fr_zset *s, uint64_t extra)
     if (!s->bulk_buf)
         return -1;
     s->bulk_cap = n;
+    s->bulk_new = 0;
+    s->bulk_moved = 0;
+    s->bulk_append = 0;
     s->bulk = 1;
+    return 0;
+}
+
+/* fr_zset_bulk_begin for a load expected to go after the tail: a member
+ * already linked whose score changes is moved in the list right away
+ * (fr_zset_set_score, O(log n)) instead of forcing fr_zset_bulk_end to
+ * rebuild the whole list, so a few updates among the new members cost
+ * what they cost outside a bulk load. */
+int fr_zset_bulk_begin_append(fr_zset *s, uint64_t extra)
+{
+    if (fr_zset_bulk_begin(s, extra))
+        return -1;
+    s->bulk_append = 1;
     return 0;
 }
 
@@ -1868,19 +1890,125 @@ int fr_zset_bulk_put(fr_zset *s, const char *m, size_t len, double score, uint64
         fr_zset_hash_put(s, r, h);
         (*added)++;
         FR_ZSET_N(s, r)->score = score;
+        FR_ZSET_N(s, r)->backward = FR_ZSET_UNLINKED;
+        ((fr_zset_rec *)s->bulk_buf)[s->bulk_new++].ref = r;
     } else if (FR_ZSET_N(s, r)->score != score) {
-        FR_ZSET_N(s, r)->score = score;
+        if (FR_ZSET_N(s, r)->backward == FR_ZSET_UNLINKED) {
+            FR_ZSET_N(s, r)->score = score; /* added by this load: not in the list yet */
+        } else if (s->bulk_append) {
+            fr_zset_set_score(s, r, score);
+        } else {
+            FR_ZSET_N(s, r)->score = score;
+            s->bulk_moved = 1;
+        }
     }
     return 0;
 }
 
-/* Ends a bulk load: sorts all nodes and rebuilds the list.  Never fails. */
+/* Links recs[0..m) (new nodes, sorted, all after the current tail) after
+ * the tail: the last node of every level is found from the head (the right
+ * edge of the list, O(log n)), then the new nodes are linked as
+ * fr_zset_relink links a whole list.  O(m + log n); the old nodes other than
+ * that right edge are not touched. */
+static void fr_zset_append(fr_zset *s, const fr_zset_rec *recs, size_t m)
+{
+    fr_zset_ref last[FR_ZSET_MAXLEVEL];
+    uint64_t lastrank[FR_ZSET_MAXLEVEL];
+    fr_zset_ref x = FR_ZSET_HEAD, prev = s->tail;
+    uint64_t rank = 0, n0 = s->length, total = s->length + m;
+    int i, maxlevel = s->level;
+    size_t k;
+    for (i = FR_ZSET_MAXLEVEL - 1; i >= 0; i--) {
+        if (i < s->level) {
+            fr_zset_node *xn;
+            while ((xn = FR_ZSET_N(s, x))->fwd[i] != FR_ZSET_NIL) {
+                rank += i ? fr_zset_span(xn, i) : 1;
+                x = xn->fwd[i];
+            }
+        }
+        last[i] = x;
+        lastrank[i] = rank;
+    }
+    for (k = 0; k < m; k++) {
+        fr_zset_ref y = recs[k].ref;
+        fr_zset_node *yn = FR_ZSET_N(s, y);
+        int lvl = yn->level;
+        for (i = 0; i < lvl; i++) {
+            fr_zset_node *u = FR_ZSET_N(s, last[i]);
+            u->fwd[i] = y;
+            if (i)
+                fr_zset_span_set(u, i, (uint32_t)(n0 + k + 1 - lastrank[i]));
+            last[i] = y;
+            lastrank[i] = n0 + k + 1;
+        }
+        if (lvl > maxlevel)
+            maxlevel = lvl;
+        yn->backward = prev;
+        prev = y;
+    }
+    for (i = 0; i < FR_ZSET_MAXLEVEL; i++) {
+        fr_zset_node *u = FR_ZSET_N(s, last[i]);
+        if (i >= u->level)
+            continue;
+        u->fwd[i] = FR_ZSET_NIL;
+        if (i)
+            fr_zset_span_set(u, i, (uint32_t)(total - lastrank[i]));
+    }
+    s->tail = prev;
+    s->length = total;
+    s->level = maxlevel;
+    s->version++;
+}
+
+/* The bulk load's new nodes sorted, if the list was not empty and the load
+ * changed no linked node's score in place: when they all go after the tail
+ * they are appended (fr_zset_append), else, in a load begun by
+ * fr_zset_bulk_begin_append, linked one by one in order (O(m log n), what
+ * the same pairs cost outside a bulk load); 1 then, 0 when nothing was
+ * linked (the caller rebuilds the whole list). */
+static int fr_zset_bulk_append(fr_zset *s)
+{
+    fr_zset_rec *recs = (fr_zset_rec *)s->bulk_buf, *sorted, tail;
+    size_t k, m = (size_t)s->bulk_new, len;
+    const char *mem;
+    if (s->bulk_moved || s->length == 0 || m == 0)
+        return 0;
+    for (k = 0; k < m; k++) {
+        fr_zset_node *xn = FR_ZSET_N(s, recs[k].ref);
+        mem = fr_zset_node_member(xn, &len);
+        recs[k].key = fr_zset_score_key(xn->score);
+        recs[k].pre = fr_zset_prefix(mem, len);
+    }
+    sorted = fr_zset_sort_recs(s, recs, recs + s->bulk_cap, m);
+    mem = fr_zset_member(s, s->tail, &len);
+    tail.key = fr_zset_score_key(fr_zset_score(s, s->tail));
+    tail.pre = fr_zset_prefix(mem, len);
+    tail.ref = s->tail;
+    if (fr_zset_rec_cmp(s, &tail, &sorted[0]) < 0) {
+        fr_zset_append(s, sorted, m);
+        return 1;
+    }
+    if (!s->bulk_append)
+        return 0;
+    for (k = 0; k < m; k++)
+        fr_zset_link(s, sorted[k].ref);
+    return 1;
+}
+
+/* Ends a bulk load.  When the new nodes all sort after the old tail (and no
+ * old score changed) they are sorted and appended, O(m log m + log n);
+ * otherwise all nodes are sorted and the whole list rebuilt, O(n + m).
+ * Never fails. */
 void fr_zset_bulk_end(fr_zset *s)
 {
     fr_zset_rec *recs = (fr_zset_rec *)s->bulk_buf, *sorted;
     uint64_t u = FR_ZSET_HEAD + FR_ZSET_N(s, FR_ZSET_HEAD)->units;
     size_t n = 0;
     assert(s->bulk && s->hcount <= s->bulk_cap);
+    if (!s->bulk_moved && s->bulk_new == 0)
+        goto done; /* no node added, no score changed: the list stands */
+    if (fr_zset_bulk_append(s))
+        goto done;
     while (u < s->top) {
         fr_zset_node *xn = FR_ZSET_N(s, u);
         if (fr_zset_chunk_live(s, u)) {
@@ -1896,6 +2024,8 @@ void fr_zset_bulk_end(fr_zset *s)
     assert(n == s->hcount);
     sorted = fr_zset_sort_recs(s, recs, recs + s->bulk_cap, n);
     fr_zset_relink(s, sorted, n);
+done:
+    assert(s->length == s->hcount);
     fr_zset_arena_trim(s);
     free(s->bulk_buf);
     s->bulk_buf = NULL;

@@ -92,6 +92,9 @@ typedef struct fr_zset {
     uint64_t ext_count; /* number of out-of-line members */
     void *bulk_buf;     /* sort records reserved by fr_zset_bulk_begin */
     uint64_t bulk_cap;
+    uint64_t bulk_new;  /* nodes added by this bulk load (their refs head bulk_buf) */
+    int bulk_moved;     /* this bulk load changed a linked node's score in place */
+    int bulk_append;    /* begun by fr_zset_bulk_begin_append */
     uint64_t live_units; /* units held by allocated nodes (header and pads excluded) */
 } fr_zset;
 
@@ -185,6 +188,7 @@ int fr_zset_lex_ref_lte_max(const fr_zset *s, fr_zset_ref x, const fr_zset_lexra
 
 /* ---- bulk load ------------------------------------------------------------ */
 int fr_zset_bulk_begin(fr_zset *s, uint64_t extra);
+int fr_zset_bulk_begin_append(fr_zset *s, uint64_t extra);
 int fr_zset_bulk_put(fr_zset *s, const char *m, size_t len, double score, uint64_t *added);
 void fr_zset_bulk_end(fr_zset *s);
 

@@ -249,6 +249,19 @@ cdef int _no_nan(const double[::1] v, str msg) except -1:
     return 0
 
 
+cdef bint _all_from_tail(const fr_zset *s, const double[::1] v):
+    """True when s is not empty and no score of v is below its highest. O(m)."""
+    cdef Py_ssize_t i
+    cdef double top
+    if fr_zset_len(s) == 0:
+        return False
+    top = fr_zset_score(s, fr_zset_last(s))
+    for i in range(v.shape[0]):
+        if not v[i] >= top:
+            return False
+    return True
+
+
 cdef inline int _flags(bint nx, bint xx, bint gt, bint lt) except -1:
     if nx and xx:
         raise ValueError(_zset_err.ZSET_XX_AND_NX)
@@ -877,8 +890,11 @@ cdef class SortedSet:
         same length.  Everything (types, lengths, NaN) is checked before the
         first change.  A batch at least 1/8 of the set's size (and >= 64) is
         loaded in bulk: nodes are written, then sorted (radix) and linked in
-        one pass, O(n + m) passes instead of m searches; smaller batches are
-        O(m log n).
+        one pass, O(n + m) passes instead of m searches.  A batch (>= 64)
+        with no score below the highest one is loaded in bulk too: its new
+        members, sorted, are appended after the tail when they all sort
+        after it, O(m log m + log n), else linked one by one; members it
+        already holds move at once.  Other batches are O(m log n).
 
         >>> z = SortedSet(); z.add_many(np.array([5, -5]), np.array([1.0, 2.0])), z.range(0, -1)
         (2, [b'5', b'-5'])
@@ -895,8 +911,14 @@ cdef class SortedSet:
         if ms.n == 0:
             return 0
         if ms.n >= 64 and <uint64_t>ms.n * 8 >= fr_zset_len(self._s):
-            if fr_zset_bulk_begin(self._s, <uint64_t>ms.n) != 0:
-                raise MemoryError()
+            rc = fr_zset_bulk_begin(self._s, <uint64_t>ms.n)
+        elif ms.n >= 64 and _all_from_tail(self._s, sv):
+            rc = fr_zset_bulk_begin_append(self._s, <uint64_t>ms.n)
+        else:
+            rc = 1
+        if rc < 0:
+            raise MemoryError()
+        if rc == 0:
             try:
                 for i in range(ms.n):
                     keep = ms.get(i, &p, &n)

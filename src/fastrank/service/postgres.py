@@ -42,5 +42,13 @@ class PostgresStore(SQLStore):
         cur.execute("BEGIN")
         cur.execute("SELECT pg_advisory_xact_lock(%s)", (WRITER_LOCK,))
 
+    def _columns_query(self, with_seconds: bool, bounded: bool) -> str:
+        seconds = "string_agg(floor(LEAST(at, 4e18))::bigint::text, ' ')" if with_seconds else "NULL"
+        until = " AND player <= ?" if bounded else ""
+        return (f"SELECT convert_to(string_agg(player, chr(31)), 'UTF8'), string_agg(points::text, ' '), "
+                f"{seconds}, COUNT(*), "
+                "MAX(last_id), MAX(player), MIN(at) FROM (SELECT player, points, at, last_id FROM totals "
+                f"WHERE season = ? AND player > ?{until} ORDER BY player LIMIT ?) AS page")
+
     def __repr__(self) -> str:
         return "PostgresStore(...)"

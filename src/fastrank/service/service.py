@@ -31,13 +31,16 @@ with the store's blocking calls in a worker thread.
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from typing import Any, List, NamedTuple, Optional
 
+import numpy as np
+import numpy.typing as npt
 from redis.exceptions import ResponseError
 
+from fastrank._columns import ZaddColumns
 from fastrank._runner import Call, Do, Run, Steps, blocking, packaged_script, steps
 from fastrank.leaderboard import BoardPlans, Entry, _Ranker
 from fastrank.service.store import CeilingExceeded, Event, SQLStore, Standing
@@ -47,6 +50,9 @@ __all__ = ["RanksUpdating", "Receipt", "ScoreService", "ServicePlans"]
 APPLY = packaged_script("service_apply")
 
 Progress = Callable[[int, int], Any]
+
+#: Threads (each with its own database connection) that read a rebuild's totals side by side.
+READERS = 2
 
 
 class Receipt(NamedTuple):
@@ -61,6 +67,25 @@ class Receipt(NamedTuple):
 
 class RanksUpdating(RuntimeError):
     """The board is being rebuilt from the store: its ranks are not exact yet."""
+
+
+def ascending_order(players: npt.NDArray[np.object_], scores: npt.NDArray[np.float64],
+                    batch: int) -> npt.NDArray[np.intp]:
+    """The indexes of the players (bytes) in a sorted set's order (score,
+    then member), as far as cutting it into chunks of ``batch`` needs:
+    sorted by score, and a run of equal scores that a chunk boundary cuts is
+    sorted by player id too, so every chunk sorts after the one before.
+    O(n log n)."""
+    order = np.argsort(scores)
+    ranked = scores[order]
+    sorted_to = 0
+    for cut in range(batch, len(order), batch):
+        if cut < sorted_to or ranked[cut - 1] != ranked[cut]:
+            continue
+        low = int(np.searchsorted(ranked, ranked[cut], side="left"))
+        sorted_to = int(np.searchsorted(ranked, ranked[cut], side="right"))
+        order[low:sorted_to] = sorted(order[low:sorted_to].tolist(), key=players.__getitem__)
+    return order
 
 
 def _receipt(e: Event) -> Receipt:
@@ -236,39 +261,80 @@ class ServicePlans:
     def _plan_rebuild(self, progress: Optional[Progress] = None, batch: int = 50_000) -> Steps[int]:
         """Drop the board and load it again from the store; how many players.
 
-        The totals are loaded as of one event id in pipelined batches (one
-        ZADD of ``batch`` players each), with the dense companion when the
-        board keeps one, then the events after that id are applied.
-        ``progress(done, total)`` is called after each batch.
+        The totals are read as of one event id, page by page (``batch``
+        players each; ``READERS`` threads read ranges of players side by
+        side), then written in ascending score order, one ZADD of ``batch``
+        players at a time (its mapping a ``ZaddColumns``: no dict is built),
+        so each ZADD lands after the board's last member; the dense companion
+        follows when the board keeps one, then the events after that id are
+        applied. ``progress(done, total)`` is called after each ZADD (the
+        reading comes first). The totals are held in memory while the board
+        is written. O(n log n) here (one sort), plus the board's ZADDs.
         """
-        board, codec = self.board, self.board.codec
+        board = self.board
         yield Call("set", (self.rebuild_key, "1"))
         upto = yield Do(self.store.last_event_id)
         expected = yield Do(self.store.count, (self.season,))
         yield Call("delete", (self._keys[0], self._keys[1], self._keys[2], self.offset_key))
-        dense: Counter[int] = Counter()
-        keep_dense = board.ranking == "dense"
-        after: Optional[str] = ""
+        loaded = yield Do(self._read_totals, (upto, batch))
+        players, points, scores = loaded
+        order = ascending_order(players, scores, batch)
+        # Every score is a whole number of magnitude below 2**53: sent as an int
+        # (the same double on the board; redis-py writes an int faster than a float).
+        members, values = players[order].tolist(), scores[order].astype(np.int64).tolist()
         done = 0
-        while after is not None:
-            page = yield Do(self.store.totals_upto, (self.season, upto, after, batch))
-            after = page.next_after
-            if page.players:
-                scores = codec.encode_many(page.points, page.ats)
-                yield Call("zadd", (self._keys[0], dict(zip(page.players, scores))))
-                if keep_dense:
-                    dense.update(page.points)
-            done += len(page.players)
+        for start in range(0, len(order), batch):
+            chunk = ZaddColumns(members[start:start + batch], values[start:start + batch])
+            yield Call("zadd", (self._keys[0], chunk))
+            done = min(start + batch, len(order))
             if progress is not None:
                 progress(done, max(expected, done))
-        if dense:
-            fields = {"%.17g" % p: n for p, n in dense.items()}
+        if board.ranking == "dense" and len(points):
+            distinct, counts = np.unique(points, return_counts=True)
+            fields = {"%.17g" % p: n for p, n in zip(distinct.tolist(), counts.tolist())}
             yield [Call("hset", (self._keys[2],), {"mapping": fields}),
                    Call("zadd", (self._keys[1], {f: float(f) for f in fields}))]
         yield [Call("set", (self.offset_key, upto)), Call("delete", (self.rebuild_key,))]
         board._invalidate()
         yield from self._plan_apply_pending()
         return done
+
+    def _read_totals(self, upto: int, batch: int) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.int64],
+                                                           npt.NDArray[np.float64]]:
+        """Every total of the season as of event ``upto``: players (an object
+        array of UTF-8 bytes), points and encoded scores. The players are cut
+        into ``READERS`` ranges of about equal size, each read page by page
+        (``batch`` players) and encoded by a thread of its own on a
+        connection of its own (the database and numpy work without the
+        GIL). O(n)."""
+        codec = self.board.codec
+        cuts = self.store.totals_splits(self.season, READERS)
+        ranges = list(zip(["", *cuts], [*cuts, None]))
+
+        def read(after: str, until: Optional[str]) -> tuple[list[bytes], list[npt.NDArray[np.int64]],
+                                                            list[npt.NDArray[np.float64]]]:
+            players: list[bytes] = []
+            points: list[npt.NDArray[np.int64]] = []
+            scores: list[npt.NDArray[np.float64]] = []
+            with self.store.reading_copy() as store:
+                next_after: Optional[str] = after
+                while next_after is not None:
+                    page = store.totals_columns_upto(self.season, upto, next_after, batch, until=until,
+                                                     with_seconds=codec.integer)
+                    players += page.players
+                    points.append(page.points)
+                    scores.append(codec.encode_columns(page.points, page.seconds))
+                    next_after = page.next_after
+            return players, points, scores
+
+        with ThreadPoolExecutor(max_workers=len(ranges), thread_name_prefix="fastrank-rebuild") as readers:
+            parts = [part.result() for part in [readers.submit(read, a, u) for a, u in ranges]]
+        column = np.empty(sum(len(p[0]) for p in parts), dtype=object)
+        column[:] = [player for p in parts for player in p[0]]
+        points = [c for p in parts for c in p[1]]
+        scores = [c for p in parts for c in p[2]]
+        return (column, np.concatenate(points) if points else np.empty(0, np.int64),
+                np.concatenate(scores) if scores else np.empty(0, np.float64))
 
     def _plan_archive(self, batch: int = 10_000) -> Steps[int]:
         """Write the season's final standings (the board, in rank order) into the store."""

@@ -25,7 +25,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
-__all__ = ["CeilingExceeded", "ConflictingResubmit", "Event", "SQLStore", "Standing", "Total", "TotalsPage"]
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["CeilingExceeded", "ConflictingResubmit", "Event", "SQLStore", "Standing", "Total", "TotalsColumns",
+           "TotalsPage"]
 
 DAY_SECONDS = 86_400
 
@@ -59,6 +63,22 @@ class TotalsPage(NamedTuple):
     points: list[int]
     ats: list[float]
     next_after: str | None
+
+
+class TotalsColumns(NamedTuple):
+    """A page of totals as a rebuild loads it: player ids (UTF-8 bytes, what
+    a sorted set stores), points (int64) and the whole second each total was
+    reached (``floor(at)``, int64; None when not asked for), and the cursor
+    of the next page."""
+
+    players: list[bytes]
+    points: npt.NDArray[np.int64]
+    seconds: npt.NDArray[np.int64] | None
+    next_after: str | None
+
+
+#: Joins the player ids of a page in one text (a page whose ids contain it is read row by row).
+PLAYER_SEPARATOR = b"\x1f"
 
 
 class Standing(NamedTuple):
@@ -130,6 +150,15 @@ class SQLStore:
 
     def _begin_write(self, cur: Any) -> None:
         """Open a write transaction that serialises writers (ids in commit order)."""
+        raise TypeError("SQLStore is abstract: use SQLiteStore or PostgresStore")
+
+    def _columns_query(self, with_seconds: bool, bounded: bool) -> str:
+        """One page of totals aggregated into one row: the player ids joined by
+        ``PLAYER_SEPARATOR`` as UTF-8 bytes (a BLOB), the points and (``with_seconds``) the times as
+        whole seconds (any rounding for a time below 0: such a page is read
+        again row by row; clamped to 4e18 above) as space-separated integers,
+        then COUNT, MAX(last_id), MAX(player) and MIN(at). Parameters:
+        season, after, the last player when ``bounded``, batch."""
         raise TypeError("SQLStore is abstract: use SQLiteStore or PostgresStore")
 
     # -- plumbing ---------------------------------------------------------------------
@@ -322,19 +351,23 @@ class SQLStore:
             after = rows[-1][0]
 
     def totals_upto(self, season: str, upto: int, after: str = "",
-                    batch: int = 50_000) -> TotalsPage:
+                    batch: int = 50_000, *, until: str | None = None) -> TotalsPage:
         """One page of the totals as of event ``upto``, as columns.
 
-        The page holds up to ``batch`` players after ``after`` in player
-        order; its ``next_after`` is the ``after`` of the next page, None at
-        the end. A row no event after ``upto`` has changed is read as is; the
+        The page holds up to ``batch`` players after ``after`` (and up to
+        ``until`` when given) in player order; its ``next_after`` is the
+        ``after`` of the next page, None at the end. A row no event after ``upto`` has changed is read as is; the
         few rows changed since are summed again from their events up to
         ``upto`` (players with no event by then are left out). Every page is
         exact for ``upto`` whatever was committed in between, so a board
         loaded page by page and then given the events after ``upto`` is exact.
         """
-        rows = self._read("SELECT player, points, at, last_id FROM totals WHERE season = ? AND "
-                          "player > ? ORDER BY player LIMIT ?", (season, after, batch))
+        if until is None:
+            rows = self._read("SELECT player, points, at, last_id FROM totals WHERE season = ? AND "
+                              "player > ? ORDER BY player LIMIT ?", (season, after, batch))
+        else:
+            rows = self._read("SELECT player, points, at, last_id FROM totals WHERE season = ? AND "
+                              "player > ? AND player <= ? ORDER BY player LIMIT ?", (season, after, until, batch))
         next_after = rows[-1][0] if len(rows) == batch else None
         if not rows:
             return TotalsPage([], [], [], None)
@@ -354,6 +387,67 @@ class SQLStore:
             page.points.append(int(pts))
             page.ats.append(float(at))
         return page
+
+    def totals_columns_upto(self, season: str, upto: int, after: str = "", batch: int = 50_000, *,
+                            until: str | None = None, with_seconds: bool = True) -> TotalsColumns:
+        """:meth:`totals_upto` as numeric columns, read in one aggregated row.
+
+        The same page and the same exactness as of event ``upto``, of the
+        players after ``after`` and up to ``until`` (None: no bound); the
+        player ids come as UTF-8 bytes, the times as whole seconds (``floor(at)``, clamped to +-4e18). The
+        database joins each column into one text (a few strings cross the
+        driver instead of a tuple per row), parsed here with ``bytes.split``
+        and numpy. A page with a row changed after ``upto``, a time before
+        the epoch, or player ids that contain the separator is read by
+        :meth:`totals_upto` instead. O(batch log n) in the database,
+        O(batch) here.
+        """
+        params = (season, after, batch) if until is None else (season, after, until, batch)
+        (names, points, seconds, count, last_id, last_player, first_at), = self._read(
+            self._columns_query(with_seconds, until is not None), params)
+        count = int(count)
+        if not count:
+            return TotalsColumns([], np.empty(0, np.int64), np.empty(0, np.int64) if with_seconds else None,
+                                 None)
+        if int(last_id) <= upto and not (with_seconds and first_at < 0):
+            players = names.split(PLAYER_SEPARATOR)  # bytes: the query casts the joined ids
+            point_column = np.fromstring(points, dtype=np.int64, sep=" ")
+            second_column = np.fromstring(seconds, dtype=np.int64, sep=" ") if with_seconds else None
+            if len(players) == count == len(point_column) and (second_column is None
+                                                               or len(second_column) == count):
+                return TotalsColumns(players, point_column, second_column,
+                                     last_player if count == batch else None)
+        page = self.totals_upto(season, upto, after, batch, until=until)
+        return TotalsColumns([p.encode() for p in page.players], np.array(page.points, dtype=np.int64),
+                             np.floor(np.clip(page.ats, -4e18, 4e18)).astype(np.int64) if with_seconds else None,
+                             page.next_after)
+
+    def totals_splits(self, season: str, parts: int) -> list[str]:
+        """Player ids that cut a season's totals into ``parts`` ranges of about
+        the same size (each id ends a range; fewer when there are few
+        players), for reading the ranges side by side. O(n) index steps."""
+        n = self.count(season)
+        cuts: list[str] = []
+        for k in range(1, parts):
+            rows = self._read("SELECT player FROM totals WHERE season = ? ORDER BY player LIMIT 1 OFFSET ?",
+                              (season, n * k // parts))
+            if rows and (not cuts or rows[0][0] != cuts[-1]):
+                cuts.append(rows[0][0])
+        return cuts
+
+    @contextmanager
+    def reading_copy(self) -> Iterator[SQLStore]:
+        """This store on a connection of its own, for reads in another thread
+        beside this one (its lock and connection are not shared); closed on
+        exit."""
+        copy = object.__new__(type(self))
+        copy.__dict__.update(self.__dict__)
+        copy._lock = threading.RLock()
+        copy._conn = self._connect()
+        try:
+            yield copy
+        finally:
+            copy._conn.close()
 
     def count(self, season: str) -> int:
         return int(self._read("SELECT COUNT(*) FROM totals WHERE season = ?", (season,))[0][0])
