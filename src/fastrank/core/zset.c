@@ -146,7 +146,7 @@
  * ====================================================================== */
 
 /* memcmp order with the shorter of two equal prefixes first; <0, 0, >0.
- * Inline, eight bytes at a time (members are short: a call of the library's
+ * Inline, eight (or four) bytes at a time (members are short: a call of the library's
  * memcmp costs more than the comparison itself on a skip-list descent). */
 static inline uint64_t fr_zset_load_be64(const char *p)
 {
@@ -159,6 +159,22 @@ static inline uint64_t fr_zset_load_be64(const char *p)
 #else
     int i;
     for (v = 0, i = 0; i < 8; i++)
+        v = v << 8 | (unsigned char)p[i];
+#endif
+    return v;
+}
+
+static inline uint64_t fr_zset_load_be32(const char *p)
+{
+    uint32_t v;
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__)
+    memcpy(&v, p, 4);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+#else
+    int i;
+    for (v = 0, i = 0; i < 4; i++)
         v = v << 8 | (unsigned char)p[i];
 #endif
     return v;
@@ -181,6 +197,15 @@ static inline int fr_zset_memcmp(const char *a, size_t la, const char *b, size_t
             if (x != y)
                 return x < y ? -1 : 1;
         }
+    } else if (n >= 4) {  /* the first four bytes, then the last four */
+        x = fr_zset_load_be32(a);
+        y = fr_zset_load_be32(b);
+        if (x == y) {
+            x = fr_zset_load_be32(a + n - 4);
+            y = fr_zset_load_be32(b + n - 4);
+        }
+        if (x != y)
+            return x < y ? -1 : 1;
     } else {
         for (; i < n; i++) {
             if (a[i] != b[i])
@@ -1366,6 +1391,34 @@ static inline int fr_zset_range_empty(const fr_zset_range *r)
     return r->min > r->max || (r->min == r->max && (r->minex || r->maxex));
 }
 
+/* A lex bound prepared for a walk: its bytes and, when it has eight or more,
+ * those first eight as a big-endian number (read once, not at every node). */
+typedef struct fr_zset_lexkey {
+    const char *p;
+    size_t len;
+    uint64_t head;
+} fr_zset_lexkey;
+
+static inline fr_zset_lexkey fr_zset_lexkey_of(const char *p, size_t len)
+{
+    fr_zset_lexkey k = {p, len, len >= 8 ? fr_zset_load_be64(p) : 0};
+    return k;
+}
+
+/* fr_zset_memcmp of node n's member against k: -1, 0, 1. */
+static inline int fr_zset_cmp_lexkey(const fr_zset_node *n, const fr_zset_lexkey *k)
+{
+    size_t len;
+    const char *m = fr_zset_node_member(n, &len);
+    if (len >= 8 && k->len >= 8) {
+        uint64_t h = fr_zset_load_be64(m);
+        if (h != k->head)
+            return h < k->head ? -1 : 1;
+        return fr_zset_memcmp(m + 8, len - 8, k->p + 8, k->len - 8);
+    }
+    return fr_zset_memcmp(m, len, k->p, k->len);
+}
+
 static inline int fr_zset_lex_gte_min(const fr_zset_node *n, const fr_zset_lexrange *r)
 {
     size_t len;
@@ -1511,8 +1564,12 @@ static fr_zset_ref fr_zset_first_in_lex_walk(const fr_zset *s, const fr_zset_lex
         i = -1;
     else
         i = fr_zset_one_score(s) ? s->level - 1 : 0;
-    for (; i >= 0; i--) {  /* stop: the node that ended the walk a level up (>= min) */
-        while ((f = xn->fwd[i]) && f != stop && !fr_zset_lex_gte_min(FR_ZSET_N(s, f), r)) {
+    /* Below min: the member compares below the bound (or equal to an
+     * exclusive one), i.e. cmp < minex. stop: the node that ended the walk a
+     * level up (>= min), not compared again. */
+    fr_zset_lexkey k = fr_zset_lexkey_of(r->min, i >= 0 ? r->minlen : 0);
+    for (; i >= 0; i--) {
+        while ((f = xn->fwd[i]) && f != stop && fr_zset_cmp_lexkey(FR_ZSET_N(s, f), &k) < r->minex) {
             t += fr_zset_span(xn, i);
             x = f;
             xn = FR_ZSET_N(s, f);
@@ -1544,8 +1601,12 @@ static fr_zset_ref fr_zset_last_in_lex_walk(const fr_zset *s, const fr_zset_lexr
             *rank = s->length;
         return s->tail;
     }
-    for (i = fr_zset_one_score(s) ? s->level - 1 : 0; i >= 0; i--) {  /* stop: as above (> max) */
-        while ((f = xn->fwd[i]) && f != stop && fr_zset_lex_lte_max(FR_ZSET_N(s, f), r)) {
+    /* Within max: cmp < 1 - maxex (below, or equal to an inclusive bound);
+     * stop: as above (> max). */
+    fr_zset_lexkey k = fr_zset_lexkey_of(r->max, r->maxlen);
+    int within = 1 - r->maxex;
+    for (i = fr_zset_one_score(s) ? s->level - 1 : 0; i >= 0; i--) {
+        while ((f = xn->fwd[i]) && f != stop && fr_zset_cmp_lexkey(FR_ZSET_N(s, f), &k) < within) {
             t += fr_zset_span(xn, i);
             x = f;
             xn = FR_ZSET_N(s, f);
