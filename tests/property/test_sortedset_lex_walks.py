@@ -49,3 +49,22 @@ def test_lex_count_and_range_match_a_sorted_list(ms, lo, hi, offset, count):
     window = expected[offset:] if count < 0 else expected[offset:offset + count]
     assert r.zrangebylex("z", lo, hi, start=offset, num=count) == window
     assert r.zrevrangebylex("z", hi, lo) == expected[::-1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(members, st.data(), st.integers(0, 3), st.integers(-1, 12))
+def test_lex_ranges_bounded_by_members(ms, data, offset, count):
+    """Bounds that are members (O(1) to find when no rank is needed)."""
+    ms = sorted(set(ms) | FILLER)
+    pick = st.sampled_from(ms)
+    lo = data.draw(st.sampled_from([b"[", b"("])) + data.draw(pick)
+    hi = data.draw(st.sampled_from([b"[", b"("])) + data.draw(pick)
+    r = fastrank.Engine()
+    r.zadd("z", {m: 0 for m in ms})
+    expected = model_range(ms, lo, hi)
+    assert r.zlexcount("z", lo, hi) == len(expected)
+    assert r.zrangebylex("z", lo, hi) == expected
+    window = expected[offset:] if count < 0 else expected[offset:offset + count]
+    assert r.zrangebylex("z", lo, hi, start=offset, num=count) == window
+    rwindow = expected[::-1][offset:] if count < 0 else expected[::-1][offset:offset + count]
+    assert r.zrevrangebylex("z", hi, lo, start=offset, num=count) == rwindow

@@ -1560,6 +1560,15 @@ static fr_zset_ref fr_zset_first_in_lex_walk(const fr_zset *s, const fr_zset_lex
     fr_zset_ref x = FR_ZSET_HEAD, f, stop = FR_ZSET_NIL;
     uint64_t t = 0;
     int i;
+    /* No rank wanted and min a member of a one-score set (list order is
+     * member order): the first node is min's own, or the next one. */
+    if (!rank && !r->mininf && fr_zset_one_score(s) &&
+        (x = fr_zset_find(s, r->min, r->minlen)) != FR_ZSET_NIL) {
+        if (r->minex)
+            x = fr_zset_next(s, x);
+        return x && fr_zset_lex_lte_max(FR_ZSET_N(s, x), r) ? x : FR_ZSET_NIL;
+    }
+    x = FR_ZSET_HEAD;
     if (fr_zset_lex_gte_min(FR_ZSET_N(s, fr_zset_first(s)), r))  /* e.g. "-": no walk */
         i = -1;
     else
@@ -1592,6 +1601,14 @@ static fr_zset_ref fr_zset_last_in_lex_walk(const fr_zset *s, const fr_zset_lexr
     fr_zset_ref x = FR_ZSET_HEAD, f, stop = FR_ZSET_NIL;
     uint64_t t = 0;
     int i;
+    /* No rank wanted and max a member of a one-score set: as above. */
+    if (!rank && !r->maxinf && fr_zset_one_score(s) &&
+        (x = fr_zset_find(s, r->max, r->maxlen)) != FR_ZSET_NIL) {
+        if (r->maxex)
+            x = fr_zset_prev(s, x);
+        return x && fr_zset_lex_gte_min(FR_ZSET_N(s, x), r) ? x : FR_ZSET_NIL;
+    }
+    x = FR_ZSET_HEAD;
     /* e.g. "+": the walk would end at the tail (over members of different
      * scores only when it is "+": an earlier member may be past the max). */
     if (r->maxinf || (fr_zset_one_score(s) && fr_zset_lex_lte_max(FR_ZSET_N(s, s->tail), r))) {

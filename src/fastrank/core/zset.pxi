@@ -714,7 +714,8 @@ cdef class SortedSet:
         cdef fr_zset_ref x
         if offset < 0 or count == 0:
             return []
-        x = fr_zset_last_in_lex(s, lr, &r) if reverse else fr_zset_first_in_lex(s, lr, &r)
+        cdef uint64_t *rank = &r if offset else NULL  # no rank needed: a member bound is O(1)
+        x = fr_zset_last_in_lex(s, lr, rank) if reverse else fr_zset_first_in_lex(s, lr, rank)
         if x == FR_ZSET_NIL or not offset:
             pass
         elif not fr_zset_one_score(s):  # Redis's walk steps over the offset
