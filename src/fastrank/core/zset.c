@@ -1872,34 +1872,32 @@ static fr_zset_rec *fr_zset_sort_recs(const fr_zset *s, fr_zset_rec *a, fr_zset_
     return a;
 }
 
-/* Rebuilds every link, span and backward pointer from refs in order. */
-static void fr_zset_relink(fr_zset *s, const fr_zset_rec *recs, size_t n)
+/* Links recs[0..m) (sorted) after the list's right edge: last[i] is the
+ * last node of level i and lastrank[i] its rank, prev the tail, n0 the
+ * length; then ends every level and sets the tail, length and level. O(m). */
+static void fr_zset_link_after(fr_zset *s, fr_zset_ref *last, uint64_t *lastrank,
+                               fr_zset_ref prev, int maxlevel, uint64_t n0,
+                               const fr_zset_rec *recs, size_t m)
 {
-    fr_zset_ref last[FR_ZSET_MAXLEVEL];
-    uint64_t lastrank[FR_ZSET_MAXLEVEL];
-    fr_zset_ref prev = FR_ZSET_NIL;
-    int i, maxlevel = 1;
+    uint64_t total = n0 + m;
+    int i;
     size_t k;
-    for (i = 0; i < FR_ZSET_MAXLEVEL; i++) {
-        last[i] = FR_ZSET_HEAD;
-        lastrank[i] = 0;
-    }
-    for (k = 0; k < n; k++) {
-        fr_zset_ref x = recs[k].ref;
-        fr_zset_node *xn = FR_ZSET_N(s, x);
-        int lvl = xn->level;
+    for (k = 0; k < m; k++) {
+        fr_zset_ref y = recs[k].ref;
+        fr_zset_node *yn = FR_ZSET_N(s, y);
+        int lvl = yn->level;
         for (i = 0; i < lvl; i++) {
             fr_zset_node *u = FR_ZSET_N(s, last[i]);
-            u->fwd[i] = x;
+            u->fwd[i] = y;
             if (i)
-                fr_zset_span_set(u, i, (uint32_t)(k + 1 - lastrank[i]));
-            last[i] = x;
-            lastrank[i] = k + 1;
+                fr_zset_span_set(u, i, (uint32_t)(n0 + k + 1 - lastrank[i]));
+            last[i] = y;
+            lastrank[i] = n0 + k + 1;
         }
         if (lvl > maxlevel)
             maxlevel = lvl;
-        xn->backward = prev;
-        prev = x;
+        yn->backward = prev;
+        prev = y;
     }
     for (i = 0; i < FR_ZSET_MAXLEVEL; i++) {
         fr_zset_node *u = FR_ZSET_N(s, last[i]);
@@ -1907,12 +1905,25 @@ static void fr_zset_relink(fr_zset *s, const fr_zset_rec *recs, size_t n)
             continue;
         u->fwd[i] = FR_ZSET_NIL;
         if (i)
-            fr_zset_span_set(u, i, (uint32_t)(n - lastrank[i]));
+            fr_zset_span_set(u, i, (uint32_t)(total - lastrank[i]));
     }
     s->tail = prev;
-    s->length = n;
+    s->length = total;
     s->level = maxlevel;
     s->version++;
+}
+
+/* Rebuilds every link, span and backward pointer from refs in order. */
+static void fr_zset_relink(fr_zset *s, const fr_zset_rec *recs, size_t n)
+{
+    fr_zset_ref last[FR_ZSET_MAXLEVEL];
+    uint64_t lastrank[FR_ZSET_MAXLEVEL];
+    int i;
+    for (i = 0; i < FR_ZSET_MAXLEVEL; i++) {
+        last[i] = FR_ZSET_HEAD;
+        lastrank[i] = 0;
+    }
+    fr_zset_link_after(s, last, lastrank, FR_ZSET_NIL, 1, 0, recs, n);
 }
 
 /* Starts a bulk load of up to `extra` new members: reserves the index and
@@ -1992,10 +2003,9 @@ static void fr_zset_append(fr_zset *s, const fr_zset_rec *recs, size_t m)
 {
     fr_zset_ref last[FR_ZSET_MAXLEVEL];
     uint64_t lastrank[FR_ZSET_MAXLEVEL];
-    fr_zset_ref x = FR_ZSET_HEAD, prev = s->tail;
-    uint64_t rank = 0, n0 = s->length, total = s->length + m;
-    int i, maxlevel = s->level;
-    size_t k;
+    fr_zset_ref x = FR_ZSET_HEAD;
+    uint64_t rank = 0;
+    int i;
     for (i = FR_ZSET_MAXLEVEL - 1; i >= 0; i--) {
         if (i < s->level) {
             fr_zset_node *xn;
@@ -2007,35 +2017,7 @@ static void fr_zset_append(fr_zset *s, const fr_zset_rec *recs, size_t m)
         last[i] = x;
         lastrank[i] = rank;
     }
-    for (k = 0; k < m; k++) {
-        fr_zset_ref y = recs[k].ref;
-        fr_zset_node *yn = FR_ZSET_N(s, y);
-        int lvl = yn->level;
-        for (i = 0; i < lvl; i++) {
-            fr_zset_node *u = FR_ZSET_N(s, last[i]);
-            u->fwd[i] = y;
-            if (i)
-                fr_zset_span_set(u, i, (uint32_t)(n0 + k + 1 - lastrank[i]));
-            last[i] = y;
-            lastrank[i] = n0 + k + 1;
-        }
-        if (lvl > maxlevel)
-            maxlevel = lvl;
-        yn->backward = prev;
-        prev = y;
-    }
-    for (i = 0; i < FR_ZSET_MAXLEVEL; i++) {
-        fr_zset_node *u = FR_ZSET_N(s, last[i]);
-        if (i >= u->level)
-            continue;
-        u->fwd[i] = FR_ZSET_NIL;
-        if (i)
-            fr_zset_span_set(u, i, (uint32_t)(total - lastrank[i]));
-    }
-    s->tail = prev;
-    s->length = total;
-    s->level = maxlevel;
-    s->version++;
+    fr_zset_link_after(s, last, lastrank, s->tail, s->level, s->length, recs, m);
 }
 
 /* The bulk load's new nodes sorted, if the list was not empty and the load
