@@ -572,8 +572,9 @@ class Command:
     arity: int
     write: bool
     blocking: bool
+    whole_argv: bool
     def __init__(self, name: str, handler: Callable[[Any, List[bytes]], Any], arity: int,
-                 write: bool, blocking: bool) -> None: ...
+                 write: bool, blocking: bool, whole_argv: bool = False) -> None: ...
 
 @disjoint_base
 class ResponseCallbacks(Dict[str, Callable[..., Any]]):
@@ -647,22 +648,22 @@ def score_range(lo: bytes, hi: bytes) -> Tuple[float, float, bool, bool]:
 def lex_range(lo: bytes, hi: bytes
               ) -> Optional[Tuple[Optional[bytes], Optional[bytes], bool, bool]]:
     """(min, max, min_exclusive, max_exclusive) of a lex range; None when empty by its ends."""
-def zcount(db: Engine, args: List[bytes]) -> int:
+def zcount(db: Engine, argv: List[bytes]) -> int:
     """ZCOUNT's handler."""
-def zlexcount(db: Engine, args: List[bytes]) -> int:
+def zlexcount(db: Engine, argv: List[bytes]) -> int:
     """ZLEXCOUNT's handler."""
-def zmscore(db: Engine, args: List[bytes]) -> List[Optional[float]]:
+def zmscore(db: Engine, argv: List[bytes]) -> List[Optional[float]]:
     """ZMSCORE's handler."""
 def zrange_generic(db: Engine, args: List[bytes], store: Optional[bytes] = None,
                    rangetype: Optional[str] = None, reverse: Optional[bool] = None) -> Any:
     """The ZRANGE family (with store: the scored items and whether by rank)."""
-def zrangebyscore(db: Engine, args: List[bytes]) -> List[Any]:
+def zrangebyscore(db: Engine, argv: List[bytes]) -> List[Any]:
     """ZRANGEBYSCORE's handler."""
-def zrevrangebyscore(db: Engine, args: List[bytes]) -> List[Any]:
+def zrevrangebyscore(db: Engine, argv: List[bytes]) -> List[Any]:
     """ZREVRANGEBYSCORE's handler."""
-def zrangebylex(db: Engine, args: List[bytes]) -> List[bytes]:
+def zrangebylex(db: Engine, argv: List[bytes]) -> List[bytes]:
     """ZRANGEBYLEX's handler."""
-def zrevrangebylex(db: Engine, args: List[bytes]) -> List[bytes]:
+def zrevrangebylex(db: Engine, argv: List[bytes]) -> List[bytes]:
     """ZREVRANGEBYLEX's handler."""
 def engine_zcount(self: Engine, name: KeyT, min: Any, max: Any) -> int:
     """Engine.zcount: redis-py's ZCOUNT through the dispatch path."""
@@ -688,22 +689,22 @@ def engine_zrangebylex(self: Engine, name: KeyT, min: EncodableT, max: Encodable
 def engine_zrevrangebylex(self: Engine, name: KeyT, max: EncodableT, min: EncodableT,
                           start: Optional[int] = None, num: Optional[int] = None) -> List[Any]:
     """Engine.zrevrangebylex: redis-py's ZREVRANGEBYLEX through the dispatch path."""
-def zcard(db: Engine, args: List[bytes]) -> int:
+def zcard(db: Engine, argv: List[bytes]) -> int:
     """ZCARD's handler."""
 
 # core/point_reads.pxi: GET, HGET and SISMEMBER's handlers (registered by
 # fastrank.commands.strings, .hashes and .sets).
-def get_command(db: Any, args: List[bytes]) -> Optional[bytes]:
+def get_command(db: Any, argv: List[bytes]) -> Optional[bytes]:
     """GET's handler."""
-def hget_command(db: Any, args: List[bytes]) -> Optional[bytes]:
+def hget_command(db: Any, argv: List[bytes]) -> Optional[bytes]:
     """HGET's handler."""
-def sismember_command(db: Any, args: List[bytes]) -> int:
+def sismember_command(db: Any, argv: List[bytes]) -> int:
     """SISMEMBER's handler."""
-def zscore(db: Engine, args: List[bytes]) -> Optional[float]:
+def zscore(db: Engine, argv: List[bytes]) -> Optional[float]:
     """ZSCORE's handler."""
-def zrank(db: Engine, args: List[bytes]) -> Optional[int]:
+def zrank(db: Engine, argv: List[bytes]) -> Optional[int]:
     """ZRANK's handler."""
-def zrevrank(db: Engine, args: List[bytes]) -> Optional[int]:
+def zrevrank(db: Engine, argv: List[bytes]) -> Optional[int]:
     """ZREVRANK's handler."""
 def pack_stack(stack: List[Tuple[Tuple[Any, ...], Dict[str, Any]]]) -> List[Optional[List[bytes]]]:
     """Each queued command's argv (None for one redis-py answers itself)."""
@@ -713,7 +714,7 @@ def plain_words(words: Tuple[Any, ...]) -> Optional[List[bytes]]:
     """The words packed when each is bytes, str or int, else None."""
 def point_reads_setup(keyspace_module: Any) -> None:
     """Hand the TTL family the module whose now_ms is the clock."""
-def exists_command(db: Any, args: List[bytes]) -> int:
+def exists_command(db: Any, argv: List[bytes]) -> int:
     """EXISTS's (and TOUCH's) handler."""
 def ttl_generic(db: Any, key: bytes, in_ms: bool, absolute: bool) -> int:
     """TTL, PTTL, EXPIRETIME, PEXPIRETIME: -2, -1, the time left or the deadline."""

@@ -35,11 +35,14 @@ COMMANDS: dict[bytes, Command] = {}
 
 
 def command(name: str, arity: int, write: bool = False,
-            blocking: bool = False) -> Callable[[_H], _H]:
-    """Register the decorated handler under ``name`` (lower case, as Redis)."""
+            blocking: bool = False, whole_argv: bool = False) -> Callable[[_H], _H]:
+    """Register the decorated handler under ``name`` (lower case, as Redis).
+    ``whole_argv``: the handler takes the whole argv, command word first (the
+    compiled handlers), instead of the arguments after it."""
 
     def register(handler: _H) -> _H:
-        COMMANDS[name.upper().encode()] = Command(name, handler, arity, write, blocking)
+        COMMANDS[name.upper().encode()] = Command(name, handler, arity, write, blocking,
+                                                  whole_argv)
         return handler
 
     return register

@@ -74,7 +74,7 @@ def hsetnx(db: Engine, args: List[bytes]) -> int:
 
 
 # HGET is compiled (core/point_reads.pxi).
-command("hget", 3)(hget_command)
+command("hget", 3, whole_argv=True)(hget_command)
 
 
 @command("hmget", -3)

@@ -39,10 +39,10 @@ def unlink(db: Engine, args: list[bytes]) -> Any:
 # EXISTS (and TOUCH, which only counts too) and the TTL family are compiled
 # (core/point_reads.pxi).
 point_reads_setup(keyspace)
-command("exists", -2)(exists_command)
+command("exists", -2, whole_argv=True)(exists_command)
 
 
-command("touch", -2)(exists_command)
+command("touch", -2, whole_argv=True)(exists_command)
 
 
 @command("type", 2)

@@ -71,7 +71,7 @@ def smembers(db: Engine, args: list[bytes]) -> list[bytes]:
 
 
 # SISMEMBER is compiled (core/point_reads.pxi).
-command("sismember", 3)(sismember_command)
+command("sismember", 3, whole_argv=True)(sismember_command)
 
 
 @command("smismember", -3)

@@ -299,17 +299,17 @@ def zrevrange(db: Engine, args: list[bytes]) -> Any:
 # (core/zset_commands.pxi, as the ZRANGE family's zrange_generic above): their
 # bounds are read in C, rarer argument forms by the rules of this package.
 zset_commands_setup(ListpackZSet, parse_bound, to_int)
-command("zmscore", -3)(zmscore)
-command("zcard", 2)(zcard)
-command("zscore", 3)(zscore)
-command("zrank", 3)(zrank)
-command("zrevrank", 3)(zrevrank)
-command("zcount", 4)(zcount)
-command("zlexcount", 4)(zlexcount)
-command("zrangebyscore", -4)(zrangebyscore)
-command("zrevrangebyscore", -4)(zrevrangebyscore)
-command("zrangebylex", -4)(zrangebylex)
-command("zrevrangebylex", -4)(zrevrangebylex)
+command("zmscore", -3, whole_argv=True)(zmscore)
+command("zcard", 2, whole_argv=True)(zcard)
+command("zscore", 3, whole_argv=True)(zscore)
+command("zrank", 3, whole_argv=True)(zrank)
+command("zrevrank", 3, whole_argv=True)(zrevrank)
+command("zcount", 4, whole_argv=True)(zcount)
+command("zlexcount", 4, whole_argv=True)(zlexcount)
+command("zrangebyscore", -4, whole_argv=True)(zrangebyscore)
+command("zrevrangebyscore", -4, whole_argv=True)(zrevrangebyscore)
+command("zrangebylex", -4, whole_argv=True)(zrangebylex)
+command("zrevrangebylex", -4, whole_argv=True)(zrevrangebylex)
 
 
 # -- removal -------------------------------------------------------------------

@@ -33,7 +33,7 @@ def get_string(db: Engine, key: bytes) -> Optional[bytes]:
 
 
 # GET is compiled (core/point_reads.pxi).
-command("get", 2)(get_command)
+command("get", 2, whole_argv=True)(get_command)
 
 
 # -- SET and its options -----------------------------------------------------

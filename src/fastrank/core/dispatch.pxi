@@ -37,20 +37,25 @@ cdef class Command:
     """One entry of the command table: Redis's name, the handler, arity, flags.
 
     Arity follows Redis: ``n > 0`` means exactly n words (command included),
-    ``n < 0`` at least -n.
+    ``n < 0`` at least -n. A handler is given the arguments after the command
+    word, or with ``whole_argv`` (the compiled handlers: no list is copied)
+    the whole argv, the command word first.
     """
     cdef readonly str name
     cdef readonly object handler
     cdef readonly int arity
     cdef readonly bint write
     cdef readonly bint blocking
+    cdef readonly bint whole_argv
 
-    def __init__(self, str name, object handler, int arity, bint write, bint blocking):
+    def __init__(self, str name, object handler, int arity, bint write, bint blocking,
+                 bint whole_argv=False):
         self.name = name
         self.handler = handler
         self.arity = arity
         self.write = write
         self.blocking = blocking
+        self.whole_argv = whole_argv
 
     def __repr__(self):
         return "Command(%r, arity=%d, write=%r)" % (self.name, self.arity, self.write)
@@ -230,7 +235,7 @@ cdef object _call(object db, EngineState st, list argv):
     cdef Py_ssize_t n = PyList_GET_SIZE(argv)
     if (cmd.arity > 0 and n != cmd.arity) or n < -cmd.arity:
         raise _CommandError(_arity_line(cmd.name))
-    args = argv[1:]
+    args = argv if cmd.whole_argv else argv[1:]
     _RUNNING_STATE = <PyObject *>st
     _RUNNING_DB = <PyObject *>db
     try:

@@ -4,8 +4,9 @@
 # Included by _core.pyx after core/dispatch.pxi (it uses that file's
 # ``_lookup_type``).  These handlers are the one definition of their
 # commands: fastrank.commands.strings, .hashes and .sets register them in the
-# command table like their Python handlers (``handler(db, args)`` → raw
-# reply, CommandError(WRONGTYPE) for a key of another type; a key with a
+# command table with ``whole_argv`` (``handler(db, argv)``, the command word
+# first) → raw reply, CommandError(WRONGTYPE) for a key of another type
+# (``ttl_generic`` is called by the Python TTL handlers); a key with a
 # deadline is looked up by ``Engine.lookup_expiring``).  O(1) each (EXISTS:
 # O(1) a key).  The clock is ``fastrank.keyspace.now_ms`` (handed over by
 # ``point_reads_setup``, read through the module so tests can fix it).
@@ -19,31 +20,31 @@ def point_reads_setup(keyspace_module):
     _keyspace_module = keyspace_module
 
 
-def get_command(object db, list args):
+def get_command(object db, list argv):
     """GET key: the string, or None."""
-    return _lookup_type(db, args[0], bytes)
+    return _lookup_type(db, argv[1], bytes)
 
 
-def hget_command(object db, list args):
+def hget_command(object db, list argv):
     """HGET key field: the field's value, or None."""
-    h = _lookup_type(db, args[0], dict)
+    h = _lookup_type(db, argv[1], dict)
     if h is None:
         return None
-    return (<dict>h).get(args[1])
+    return (<dict>h).get(argv[2])
 
 
-def sismember_command(object db, list args):
+def sismember_command(object db, list argv):
     """SISMEMBER key member: 1 when member is in the set, else 0."""
-    s = _lookup_type(db, args[0], set)
-    return 1 if s is not None and args[1] in <set>s else 0
+    s = _lookup_type(db, argv[1], set)
+    return 1 if s is not None and argv[2] in <set>s else 0
 
 
-def exists_command(object db, list args):
+def exists_command(object db, list argv):
     """EXISTS key [key ...] (and TOUCH): how many of the keys are live,
     counting a key named twice twice."""
-    cdef Py_ssize_t found = 0
-    for key in args:
-        if _live_value(db, key) is not None:
+    cdef Py_ssize_t found = 0, i
+    for i in range(1, PyList_GET_SIZE(argv)):
+        if _live_value(db, argv[i]) is not None:
             found += 1
     return found
 

@@ -6,8 +6,10 @@
 # ZREVRANK, ZCOUNT, ZLEXCOUNT,
 # ZMSCORE and the ZRANGE family (ZRANGE, ZRANGESTORE, ZREVRANGE and the
 # BYSCORE / BYLEX commands): fastrank.commands.sortedset registers them in the
-# command table like its Python handlers (``handler(db, args)`` → raw reply,
-# CommandError for an error reply).  The common argument forms are read here
+# command table with ``whole_argv`` (``handler(db, argv)``, the command word
+# first, so the dispatch path copies no list; ``zrange_generic``, which Python
+# handlers call, takes the arguments after the word) → raw reply,
+# CommandError for an error reply.  The common argument forms are read here
 # in C; every rarer form goes to the Python rule that owns it
 # (``_numbers.parse_bound`` for a score bound that is not plain decimal or an
 # infinity, ``commands.to_int`` for an integer that is not canonical), so
@@ -250,16 +252,16 @@ cdef list _pairs(list items):
 
 # -- the handlers ----------------------------------------------------------------------
 
-def zcard(object db, list args):
+def zcard(object db, list argv):
     """ZCARD key: the number of members (0 when missing). O(1)."""
-    z = _zset_lookup(db, args[0])
+    z = _zset_lookup(db, argv[1])
     return 0 if z is None else len(z)
 
 
-def zscore(object db, list args):
+def zscore(object db, list argv):
     """ZSCORE key member: the score, or None. O(1)."""
-    cdef SortedSet z = _zset_lookup(db, args[0])
-    cdef bytes m = args[1]
+    cdef SortedSet z = _zset_lookup(db, argv[1])
+    cdef bytes m = argv[2]
     cdef fr_zset_ref r
     if z is None:
         return None
@@ -269,9 +271,9 @@ def zscore(object db, list args):
     return fr_zset_score(z._s, r)
 
 
-cdef object _rank(object db, list args, bint reverse):
-    cdef SortedSet z = _zset_lookup(db, args[0])
-    cdef bytes m = args[1]
+cdef object _rank(object db, list argv, bint reverse):
+    cdef SortedSet z = _zset_lookup(db, argv[1])
+    cdef bytes m = argv[2]
     cdef uint64_t r
     if z is None:
         return None
@@ -283,22 +285,22 @@ cdef object _rank(object db, list args, bint reverse):
     return <Py_ssize_t>(r - 1)
 
 
-def zrank(object db, list args):
+def zrank(object db, list argv):
     """ZRANK key member: the 0-based rank from the lowest score, or None. O(log n)."""
-    return _rank(db, args, False)
+    return _rank(db, argv, False)
 
 
-def zrevrank(object db, list args):
+def zrevrank(object db, list argv):
     """ZREVRANK key member: the 0-based rank from the highest score, or None. O(log n)."""
-    return _rank(db, args, True)
+    return _rank(db, argv, True)
 
 
-def zcount(object db, list args):
+def zcount(object db, list argv):
     """ZCOUNT key min max: the bounds are read before the key is looked up.
     O(log n)."""
     cdef fr_zset_range rg
-    _score_range_of(args[1], args[2], &rg)
-    z = _zset_lookup(db, args[0])
+    _score_range_of(argv[2], argv[3], &rg)
+    z = _zset_lookup(db, argv[1])
     if z is None:
         return 0
     if type(z) is SortedSet:
@@ -306,12 +308,12 @@ def zcount(object db, list args):
     return z.count(rg.min, rg.max, min_exclusive=rg.minex, max_exclusive=rg.maxex)
 
 
-def zlexcount(object db, list args):
+def zlexcount(object db, list argv):
     """ZLEXCOUNT key min max: the bounds are read before the key is looked
     up. O(log n) when all scores are equal."""
     cdef fr_zset_lexrange lr
-    cdef bint possible = _lex_range_of(args[1], args[2], &lr)
-    z = _zset_lookup(db, args[0])
+    cdef bint possible = _lex_range_of(argv[2], argv[3], &lr)
+    z = _zset_lookup(db, argv[1])
     if z is None or not possible:
         return 0
     if type(z) is SortedSet:
@@ -321,35 +323,36 @@ def zlexcount(object db, list args):
                           min_exclusive=lr.minex, max_exclusive=lr.maxex)
 
 
-def zmscore(object db, list args):
+def zmscore(object db, list argv):
     """ZMSCORE key member...: each member's score or None. O(k)."""
-    cdef Py_ssize_t i, k = PyList_GET_SIZE(args) - 1
+    cdef Py_ssize_t i, k = PyList_GET_SIZE(argv) - 2
     cdef list out = PyList_New(k)
     cdef SortedSet s
     cdef fr_zset_ref r
     cdef bytes m
-    z = _zset_lookup(db, args[0])
+    z = _zset_lookup(db, argv[1])
     for i in range(k):
         if z is None:
             item = None
         elif type(z) is SortedSet:
             s = <SortedSet>z
-            m = args[i + 1]
+            m = argv[i + 2]
             r = fr_zset_find(s._s, PyBytes_AS_STRING(m), <size_t>PyBytes_GET_SIZE(m))
             item = None if r == FR_ZSET_NIL else fr_zset_score(s._s, r)
         else:
-            item = z.score(args[i + 1])
+            item = z.score(argv[i + 2])
         Py_INCREF(item)
         PyList_SET_ITEM(out, i, item)
     return out
 
 
-cdef object _zrange(object db, list args, object store, int rangetype, int reverse):
-    """Redis's zrangeGenericCommand, args from the source key on: the reply;
+cdef object _zrange(object db, list args, Py_ssize_t first, object store, int rangetype,
+                    int reverse):
+    """Redis's zrangeGenericCommand, args[first:] from the source key on: the reply;
     with ``store`` (ZRANGESTORE) (the (member, score) items, whether they
     are a rank range: the caller builds the destination). rangetype/reverse: _BY_UNSET / -1
     when the options decide (ZRANGE)."""
-    cdef Py_ssize_t j = 3, n = PyList_GET_SIZE(args)
+    cdef Py_ssize_t j = first + 3, n = PyList_GET_SIZE(args)
     cdef bint withscores = False
     cdef long long offset = 0, limit = -1, start = 0, stop = 0
     cdef fr_zset_range rg
@@ -381,7 +384,7 @@ cdef object _zrange(object db, list args, object store, int rangetype, int rever
         raise _CommandError(_zc_err.ZRANGE_LIMIT)
     if withscores and rangetype == _BY_LEX:
         raise _CommandError(_zc_err.ZRANGE_WITHSCORES_BYLEX)
-    lo, hi = args[1], args[2]
+    lo, hi = args[first + 1], args[first + 2]
     if reverse and rangetype != _BY_RANK:
         lo, hi = hi, lo
     if rangetype == _BY_RANK:
@@ -391,7 +394,7 @@ cdef object _zrange(object db, list args, object store, int rangetype, int rever
         _score_range_of(lo, hi, &rg)
     else:
         possible = _lex_range_of(lo, hi, &lr)
-    z = _zset_lookup(db, args[0])
+    z = _zset_lookup(db, args[first])
     cdef bint scores = withscores or store is not None
     if z is None or not possible:
         items = []
@@ -426,29 +429,29 @@ def zrange_generic(object db, list args, store=None, str rangetype=None, reverse
     cdef int kind = _BY_UNSET
     if rangetype is not None:
         kind = {"rank": _BY_RANK, "score": _BY_SCORE, "lex": _BY_LEX}[rangetype]
-    return _zrange(db, args, store, kind, -1 if reverse is None else bool(reverse))
+    return _zrange(db, args, 0, store, kind, -1 if reverse is None else bool(reverse))
 
 
-def zrangebyscore(object db, list args):
+def zrangebyscore(object db, list argv):
     """ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT offset count]. O(log n + m)."""
-    return _zrange(db, args, None, _BY_SCORE, 0)
+    return _zrange(db, argv, 1, None, _BY_SCORE, 0)
 
 
-def zrevrangebyscore(object db, list args):
+def zrevrangebyscore(object db, list argv):
     """ZREVRANGEBYSCORE key max min [WITHSCORES] [LIMIT offset count]. O(log n + m)."""
-    return _zrange(db, args, None, _BY_SCORE, 1)
+    return _zrange(db, argv, 1, None, _BY_SCORE, 1)
 
 
-def zrangebylex(object db, list args):
+def zrangebylex(object db, list argv):
     """ZRANGEBYLEX key min max [LIMIT offset count]. O(log n + m) when all
     scores are equal."""
-    return _zrange(db, args, None, _BY_LEX, 0)
+    return _zrange(db, argv, 1, None, _BY_LEX, 0)
 
 
-def zrevrangebylex(object db, list args):
+def zrevrangebylex(object db, list argv):
     """ZREVRANGEBYLEX key max min [LIMIT offset count]. O(log n + m) when all
     scores are equal."""
-    return _zrange(db, args, None, _BY_LEX, 1)
+    return _zrange(db, argv, 1, None, _BY_LEX, 1)
 
 
 # -- the front doors ---------------------------------------------------------------------
