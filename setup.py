@@ -1,4 +1,6 @@
-"""Build of the compiled core, fastrank._core.
+"""Build of the compiled modules: the core, fastrank._core, and the
+leaderboard's entry builder, fastrank._entries (apart from the core, which
+the leaderboard never imports).
 
 FASTRANK_DEBUG=1 builds with -O0 -g and C assertions on; FASTRANK_NATIVE=1
 adds -march=native. The default is an optimised (-O3), portable build.
@@ -48,9 +50,17 @@ core = Extension(
     extra_link_args=link_args,
 )
 
+entries = Extension(
+    "fastrank._entries",
+    sources=["src/fastrank/_entries.pyx"],
+    include_dirs=[CORE],
+    extra_compile_args=compile_args,
+    extra_link_args=link_args,
+)
+
 setup(
     ext_modules=cythonize(
-        [core],
+        [core, entries],
         language_level=3,
         include_path=[CORE],
         compiler_directives={

@@ -739,11 +739,3 @@ def script_front_door_setup(run_cached: Any, native: Dict[bytes, Any], declined:
     """Hand over the scripting command's run_cached and the native paths' table."""
 def engine_evalsha(self: Any, sha: Any, numkeys: Any, *keys_and_args: Any) -> Any:
     """Engine.evalsha: a cached script with plain arguments runs without the generic path."""
-
-# core/board_entries.pxi
-def board_entries(entry_type: Any, items: List[Any], flat: bool, scale: float, points_of: Any, style: str,
-                  start: int, first: int, infos: Any, info_of: Any, global_ranks: Any) -> List[Any]:
-    """The Entry rows of a slice of a board in rank order."""
-def board_top_entries(memo: List[Any], entry_type: Any, scale: float, points_of: Any, style: str,
-                      pairs: List[Any]) -> List[Any]:
-    """board_entries of a top slice, remembered with its reply in memo."""

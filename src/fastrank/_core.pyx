@@ -69,8 +69,6 @@ The includes, in order:
 - ``core/script_front_door.pxi``: the compiled front door of ``Engine.evalsha``.
 - ``core/board_scripts.pxi``: the Engine's native paths of the leaderboard's
   Lua scripts (``fastrank._board_native`` picks them by the script's SHA1).
-- ``core/board_entries.pxi``: a slice of a leaderboard's reply (from any
-  backend) turned into its ``Entry`` rows, for ``fastrank.Leaderboard``.
 """
 include "core/batch_gate.pxi"
 include "core/zset.pxi"
@@ -84,4 +82,3 @@ include "core/zset_commands.pxi"
 include "core/point_reads.pxi"
 include "core/script_front_door.pxi"
 include "core/board_scripts.pxi"
-include "core/board_entries.pxi"

@@ -54,7 +54,7 @@ from typing import (
 from redis.exceptions import ResponseError
 
 from fastrank import _errors
-from fastrank._core import board_entries, board_top_entries
+from fastrank._entries import board_entries, board_top_entries
 from fastrank._periods import PERIODS, expiry_ms, season_of, zone
 from fastrank._runner import (Call, Direct, Plan, Run, Steps, blocking, direct_call, direct_run, packaged_script, run,
                               steps)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastrank._core import board_entries
+from fastrank._entries import board_entries
 from fastrank._scorebits import EXACT_LIMIT, ScoreCodec
 from fastrank.leaderboard import Entry
 

@@ -1,6 +1,9 @@
-# board_entries.pxi -- a slice of a leaderboard's reply turned into its entries.
+# _entries.pyx -- fastrank._entries: a slice of a leaderboard's reply turned
+# into its entries.
 #
-# Included by _core.pyx.  fastrank.Leaderboard reads a slice of a board (a
+# A compiled module of its own, apart from the Engine's core (fastrank._core):
+# the leaderboard, which speaks to every backend alike, imports it and never
+# the core.  fastrank.Leaderboard reads a slice of a board (a
 # ZRANGE ... WITHSCORES reply, or the flat list range.lua answers) and makes
 # one ``Entry`` (rank, player, points, None, info) per member: the member
 # decoded as text, the points out of the composite score, the rank in the
@@ -9,7 +12,11 @@
 # of the Engine; the leaderboard keeps the rules (fastrank._scorebits for the
 # score layout).  O(len(items)).
 
+# cython: language_level=3
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.long cimport PyLong_FromDouble
+from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_SET_ITEM
 from cpython.object cimport PyTypeObject
 from python_extra cimport PyType_GenericAlloc
