@@ -31,7 +31,7 @@ import functools
 import hashlib
 from importlib import resources
 from typing import (TYPE_CHECKING, Any, Callable, Coroutine, Dict, Generator, Generic, List, NamedTuple,
-                    Optional, Tuple, TypeVar, Union)
+                    Optional, Sequence, Tuple, TypeVar, Union)
 
 from redis.exceptions import NoScriptError, ResponseError
 
@@ -80,26 +80,26 @@ class Run(NamedTuple):
     args: Tuple[Any, ...]
 
 
-def _evalsha(client: Any, step: Run) -> Any:
-    """EVALSHA of ``step`` on a sync client; SCRIPT LOAD and again on NOSCRIPT."""
+def _evalsha(client: Any, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
+    """EVALSHA of ``script`` on a sync client; SCRIPT LOAD and again on NOSCRIPT."""
     try:
-        return client.evalsha(step.script.sha, len(step.keys), *step.keys, *step.args)
+        return client.evalsha(script.sha, len(keys), *keys, *args)
     except ResponseError as exc:
         if not _is_noscript(exc):
             raise
-    client.script_load(step.script.source)
-    return client.evalsha(step.script.sha, len(step.keys), *step.keys, *step.args)
+    client.script_load(script.source)
+    return client.evalsha(script.sha, len(keys), *keys, *args)
 
 
-async def _evalsha_async(client: Any, step: Run) -> Any:
+async def _evalsha_async(client: Any, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
     """:func:`_evalsha` on an asyncio client."""
     try:
-        return await client.evalsha(step.script.sha, len(step.keys), *step.keys, *step.args)
+        return await client.evalsha(script.sha, len(keys), *keys, *args)
     except ResponseError as exc:
         if not _is_noscript(exc):
             raise
-    await client.script_load(step.script.source)
-    return await client.evalsha(step.script.sha, len(step.keys), *step.keys, *step.args)
+    await client.script_load(script.source)
+    return await client.evalsha(script.sha, len(keys), *keys, *args)
 
 
 class Do(NamedTuple):
@@ -166,7 +166,7 @@ def _send(client: Any, step: Step) -> Any:
     if isinstance(step, Do):
         return step.function(*step.args, **step.kwargs)
     if isinstance(step, Run):
-        return _evalsha(client, step)
+        return _evalsha(client, step.script, step.keys, step.args)
     if isinstance(step, Call):
         return getattr(client, step.method)(*step.args, **step.kwargs)
     pipe = client.pipeline(transaction=False)
@@ -179,7 +179,7 @@ async def _send_async(client: Any, step: Step) -> Any:
     if isinstance(step, Do):
         return await asyncio.to_thread(step.function, *step.args, **step.kwargs)
     if isinstance(step, Run):
-        return await _evalsha_async(client, step)
+        return await _evalsha_async(client, step.script, step.keys, step.args)
     if isinstance(step, Call):
         return await getattr(client, step.method)(*step.args, **step.kwargs)
     pipe = client.pipeline(transaction=False)
@@ -196,13 +196,7 @@ def run(client: Any, plan: Plan[_T]) -> _T:
             if type(target) is str:
                 reply = getattr(client, target)(*first, **second) if second else getattr(client, target)(*first)
             else:
-                try:
-                    reply = client.evalsha(target.sha, len(first), *first, *second)
-                except ResponseError as exc:
-                    if not _is_noscript(exc):
-                        raise
-                    client.script_load(target.source)
-                    reply = client.evalsha(target.sha, len(first), *first, *second)
+                reply = _evalsha(client, target, first, second)
         except ResponseError as exc:
             if fail is None:
                 raise
@@ -230,7 +224,7 @@ async def run_async(client: Any, plan: Plan[_T]) -> _T:
             if type(target) is str:
                 reply = await getattr(client, target)(*first, **(second or {}))
             else:
-                reply = await _evalsha_async(client, Run(target, first, second))
+                reply = await _evalsha_async(client, target, first, second)
         except ResponseError as exc:
             if fail is None:
                 raise
