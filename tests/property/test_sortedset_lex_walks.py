@@ -2,8 +2,10 @@
 long prefixes: the skip-list walks compare eight bytes at a time (a bound's
 first eight read once) and skip the node that stopped them a level up, so
 members equal in their first eight bytes, members shorter than eight and
-members that are prefixes of each other are where a slip would show. 150
-fixed members keep every set past the listpack limit (the C skip list)."""
+members that are prefixes of each other are where a slip would show; so are
+members as long as the bound (8 to 16 bytes: compared as two words) and
+members of 255 bytes or more (stored out of line). 150 fixed members keep
+every set past the listpack limit (the C skip list)."""
 from __future__ import annotations
 
 import bisect
@@ -14,14 +16,15 @@ from hypothesis import strategies as st
 import fastrank
 
 ALPHABET = b"ab\x00\xff"
+PREFIXES = [b"", b"player:0", b"player:00", b"\xff" * 8, b"p" * 255]
 members = st.lists(
     st.builds(lambda prefix, tail: prefix + tail,
-              st.sampled_from([b"", b"player:0", b"player:00", b"\xff" * 8]),
+              st.sampled_from(PREFIXES),
               st.binary(max_size=10).map(lambda b: bytes(ALPHABET[x % 4] for x in b))),
     min_size=1, max_size=300, unique=True)
 bound = st.one_of(st.just(b"-"), st.just(b"+"),
                   st.tuples(st.sampled_from([b"[", b"("]),
-                            st.sampled_from([b"", b"player:0", b"player:00", b"\xff" * 8]),
+                            st.sampled_from(PREFIXES),
                             st.binary(max_size=10).map(lambda b: bytes(ALPHABET[x % 4] for x in b)))
                   .map(lambda t: t[0] + t[1] + t[2]))
 

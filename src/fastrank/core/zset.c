@@ -1392,16 +1392,25 @@ static inline int fr_zset_range_empty(const fr_zset_range *r)
 }
 
 /* A lex bound prepared for a walk: its bytes and, when it has eight or more,
- * those first eight as a big-endian number (read once, not at every node). */
+ * those first eight as a big-endian number (read once, not at every node).
+ * When it has 8 to 16 bytes, also its last eight: a member of the same
+ * length then compares in two word comparisons (head, then tail; the bytes
+ * the two words share already compared equal), the common case of members
+ * written in one fixed format ("name:00001000"). */
 typedef struct fr_zset_lexkey {
     const char *p;
     size_t len;
     uint64_t head;
+    uint64_t tail;
+    unsigned same_len;  /* len when 8 <= len <= 16, else 256 (no node's mlen) */
 } fr_zset_lexkey;
 
 static inline fr_zset_lexkey fr_zset_lexkey_of(const char *p, size_t len)
 {
-    fr_zset_lexkey k = {p, len, len >= 8 ? fr_zset_load_be64(p) : 0};
+    int words = len >= 8 && len <= 16;
+    fr_zset_lexkey k = {p, len, len >= 8 ? fr_zset_load_be64(p) : 0,
+                        words ? fr_zset_load_be64(p + len - 8) : 0,
+                        words ? (unsigned)len : 256u};
     return k;
 }
 
@@ -1409,9 +1418,20 @@ static inline fr_zset_lexkey fr_zset_lexkey_of(const char *p, size_t len)
 static inline int fr_zset_cmp_lexkey(const fr_zset_node *n, const fr_zset_lexkey *k)
 {
     size_t len;
-    const char *m = fr_zset_node_member(n, &len);
+    const char *m;
+    uint64_t h;
+    if (n->mlen == k->same_len) {  /* inline, as long as k, 8..16 bytes */
+        m = (const char *)(n->fwd + 2 * (unsigned)n->level - 1);
+        h = fr_zset_load_be64(m);
+        if (h == k->head)
+            h = fr_zset_load_be64(m + k->same_len - 8);
+        else
+            return h < k->head ? -1 : 1;
+        return h == k->tail ? 0 : h < k->tail ? -1 : 1;
+    }
+    m = fr_zset_node_member(n, &len);
     if (len >= 8 && k->len >= 8) {
-        uint64_t h = fr_zset_load_be64(m);
+        h = fr_zset_load_be64(m);
         if (h != k->head)
             return h < k->head ? -1 : 1;
         return fr_zset_memcmp(m + 8, len - 8, k->p + 8, k->len - 8);
@@ -1517,9 +1537,14 @@ fr_zset_ref fr_zset_last_in_range(const fr_zset *s, const fr_zset_range *r, uint
 
 /* True when every member has the same score (or there are fewer than two):
  * then the list is in member order and lex searches may use every level. */
-int fr_zset_one_score(const fr_zset *s)
+static inline int fr_zset_one_score_inline(const fr_zset *s)
 {
     return !s->tail || FR_ZSET_N(s, fr_zset_first(s))->score == FR_ZSET_N(s, s->tail)->score;
+}
+
+int fr_zset_one_score(const fr_zset *s)
+{
+    return fr_zset_one_score_inline(s);
 }
 
 /* Whether node x's member is >= r's min (<= r's max): ZRANGEBYLEX's tests. */
@@ -1559,10 +1584,10 @@ static fr_zset_ref fr_zset_first_in_lex_walk(const fr_zset *s, const fr_zset_lex
     const fr_zset_node *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
     fr_zset_ref x = FR_ZSET_HEAD, f, stop = FR_ZSET_NIL;
     uint64_t t = 0;
-    int i;
+    int i, one = fr_zset_one_score_inline(s);
     /* No rank wanted and min a member of a one-score set (list order is
      * member order): the first node is min's own, or the next one. */
-    if (!rank && !r->mininf && fr_zset_one_score(s) &&
+    if (!rank && !r->mininf && one &&
         (x = fr_zset_find(s, r->min, r->minlen)) != FR_ZSET_NIL) {
         if (r->minex)
             x = fr_zset_next(s, x);
@@ -1572,7 +1597,7 @@ static fr_zset_ref fr_zset_first_in_lex_walk(const fr_zset *s, const fr_zset_lex
     if (fr_zset_lex_gte_min(FR_ZSET_N(s, fr_zset_first(s)), r))  /* e.g. "-": no walk */
         i = -1;
     else
-        i = fr_zset_one_score(s) ? s->level - 1 : 0;
+        i = one ? s->level - 1 : 0;
     /* Below min: the member compares below the bound (or equal to an
      * exclusive one), i.e. cmp < minex. stop: the node that ended the walk a
      * level up (>= min), not compared again. */
@@ -1600,9 +1625,9 @@ static fr_zset_ref fr_zset_last_in_lex_walk(const fr_zset *s, const fr_zset_lexr
     const fr_zset_node *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
     fr_zset_ref x = FR_ZSET_HEAD, f, stop = FR_ZSET_NIL;
     uint64_t t = 0;
-    int i;
+    int i, one = fr_zset_one_score_inline(s);
     /* No rank wanted and max a member of a one-score set: as above. */
-    if (!rank && !r->maxinf && fr_zset_one_score(s) &&
+    if (!rank && !r->maxinf && one &&
         (x = fr_zset_find(s, r->max, r->maxlen)) != FR_ZSET_NIL) {
         if (r->maxex)
             x = fr_zset_prev(s, x);
@@ -1611,7 +1636,7 @@ static fr_zset_ref fr_zset_last_in_lex_walk(const fr_zset *s, const fr_zset_lexr
     x = FR_ZSET_HEAD;
     /* e.g. "+": the walk would end at the tail (over members of different
      * scores only when it is "+": an earlier member may be past the max). */
-    if (r->maxinf || (fr_zset_one_score(s) && fr_zset_lex_lte_max(FR_ZSET_N(s, s->tail), r))) {
+    if (r->maxinf || (one && fr_zset_lex_lte_max(FR_ZSET_N(s, s->tail), r))) {
         if (!fr_zset_lex_gte_min(FR_ZSET_N(s, s->tail), r))
             return FR_ZSET_NIL;
         if (rank)
@@ -1622,7 +1647,7 @@ static fr_zset_ref fr_zset_last_in_lex_walk(const fr_zset *s, const fr_zset_lexr
      * stop: as above (> max). */
     fr_zset_lexkey k = fr_zset_lexkey_of(r->max, r->maxlen);
     int within = 1 - r->maxex;
-    for (i = fr_zset_one_score(s) ? s->level - 1 : 0; i >= 0; i--) {
+    for (i = one ? s->level - 1 : 0; i >= 0; i--) {
         while ((f = xn->fwd[i]) && f != stop && fr_zset_cmp_lexkey(FR_ZSET_N(s, f), &k) < within) {
             t += fr_zset_span(xn, i);
             x = f;
