@@ -20,7 +20,9 @@ from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_SET_ITEM
 from cpython.object cimport PyTypeObject
 from python_extra cimport PyType_GenericAlloc
-from libc.string cimport strlen
+from libc.string cimport memcmp, strlen
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.math cimport floor as _entry_floor
 
@@ -112,13 +114,46 @@ def board_entries(entry_type, list items, bint flat, double scale, points_of, st
     return out
 
 
+cdef bint _same_pairs(list a, list b) except -1:
+    """a == b for two lists of (member, score) pairs: bytes members and float
+    scores compared in C (their bytes and their values), anything else by
+    ``==``. O(len(a))."""
+    cdef Py_ssize_t i, n = PyList_GET_SIZE(a)
+    if PyList_GET_SIZE(b) != n:
+        return False
+    for i in range(n):
+        x = <object>PyList_GET_ITEM(a, i)
+        y = <object>PyList_GET_ITEM(b, i)
+        if type(x) is not tuple or type(y) is not tuple \
+                or PyTuple_GET_SIZE(x) != 2 or PyTuple_GET_SIZE(y) != 2:
+            if x != y:
+                return False
+            continue
+        mx = <object>PyTuple_GET_ITEM(x, 0)
+        my = <object>PyTuple_GET_ITEM(y, 0)
+        sx = <object>PyTuple_GET_ITEM(x, 1)
+        sy = <object>PyTuple_GET_ITEM(y, 1)
+        if type(mx) is bytes and type(my) is bytes:
+            if PyBytes_GET_SIZE(mx) != PyBytes_GET_SIZE(my) or memcmp(
+                    PyBytes_AS_STRING(mx), PyBytes_AS_STRING(my), PyBytes_GET_SIZE(mx)) != 0:
+                return False
+        elif mx != my:
+            return False
+        if type(sx) is float and type(sy) is float:
+            if PyFloat_AS_DOUBLE(sx) != PyFloat_AS_DOUBLE(sy):
+                return False
+        elif sx != sy:
+            return False
+    return True
+
+
 def board_top_entries(list memo, entry_type, double scale, points_of, str style, list pairs):
     """``board_entries`` of a top slice (position 0, rank 1), remembered in
     ``memo`` (a list: [reply, entries], empty at first) with the reply it was
     made from: the same reply again -- a board whose top did not change --
     gives (a copy of) the same entries without decoding it again.
     O(len(pairs)): one comparison of the two replies."""
-    if memo and memo[0] == pairs:
+    if memo and _same_pairs(<list>memo[0], pairs):
         return list(<list>memo[1])
     entries = board_entries(entry_type, pairs, False, scale, points_of, style, 0, 1, None, None, None)
     memo[:] = [pairs, entries]
