@@ -734,6 +734,29 @@ def board_range(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
 def board_friends(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
     """friends.lua's native path."""
 
+# core/script_plans.pxi: straight-line scripts run without Lua.
+def script_plans_setup(declined: Any, round_trip: Any, script_error: Any, write_refused: str) -> None:
+    """Hand over the declined sentinel and the Python pieces of the rare paths."""
+class PlanStep:
+    """One redis.call of a plan: argument template, checks, source line."""
+    words: Tuple[Any, ...]
+    word: bytes
+    refusal: Optional[str]
+    write: bool
+    maybe_status: bool
+    line: int
+    def __init__(self, words: Tuple[Any, ...], word: bytes, refusal: Optional[str], write: bool,
+                 maybe_status: bool, line: int) -> None: ...
+class ScriptPlan:
+    """A straight-line script's steps."""
+    steps: Tuple[PlanStep, ...]
+    max_key: int
+    max_arg: int
+    returns: bool
+    def __init__(self, steps: Tuple[PlanStep, ...], max_key: int, max_arg: int, returns: bool) -> None: ...
+    def run(self, db: Any, sha: bytes, numkeys: int, words: List[bytes], read_only: bool) -> Any:
+        """The script's reply, its error as CommandError, or the declined sentinel."""
+
 # core/script_front_door.pxi
 def script_front_door_setup(run_cached: Any, native: Dict[bytes, Any], declined: Any) -> None:
     """Hand over the scripting command's run_cached and the native paths' table."""

@@ -5,7 +5,8 @@
 # the script is cached, numkeys is an int in range, every key and argument is
 # bytes, str or int, no response callback is set for EVALSHA -- runs the
 # cached script under the Engine's lock with no Python frame in between:
-# the native path of a script fastrank ships (looked up here first), else
+# the plan of a straight-line script (script_plans.pxi) or the native path
+# of a script fastrank ships (looked up here first), else
 # ``run_cached`` of fastrank.commands.scripting (the Lua function); a
 # CommandError is raised as the ResponseError redis-py's parser would raise,
 # the reply decoded when the Engine decodes.  Anything else goes to
@@ -44,8 +45,12 @@ def engine_evalsha(self, sha, numkeys, *keys_and_args):
         if entry is None:  # not cached: NOSCRIPT the generic way
             return _GENERIC.evalsha(self, sha, numkeys, *keys_and_args)
         try:
-            native = _native.get(key) if not entry[1] else None  # run_cached's first choice, inlined
-            reply = _declined if native is None else native(self, args[:numkeys], args[numkeys:])
+            plan = entry[2]  # run_cached's first choices, inlined: a plan, a native path
+            if plan is not None:
+                reply = run_plan(<ScriptPlan>plan, self, key, numkeys, args, entry[1] is True)
+            else:
+                native = _native.get(key) if not entry[1] else None
+                reply = _declined if native is None else native(self, args[:numkeys], args[numkeys:])
             if reply is _declined:
                 reply = _run_cached(self, lua, key, entry, numkeys, args, False)
         except _CommandError as err:
