@@ -734,6 +734,12 @@ def board_range(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
 def board_friends(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
     """friends.lua's native path."""
 
+# core/zincrby_handler.pxi
+def zincrby_setup(python_handler: Any) -> None:
+    """Hand over the Python ZINCRBY handler every uncommon case goes to."""
+def zincrby_command(db: Any, argv: List[bytes]) -> Any:
+    """ZINCRBY's handler (whole argv): the common case in C, the rest in Python."""
+
 # core/script_plans.pxi: straight-line scripts run without Lua.
 def script_plans_setup(declined: Any, round_trip: Any, script_error: Any, write_refused: str) -> None:
     """Hand over the declined sentinel and the Python pieces of the rare paths."""

@@ -20,6 +20,21 @@ from redis.typing import EncodableT, KeyT
 from fastrank.pipeline import Pipeline
 
 
+_REDIS_PIPELINE_TYPES: dict[type, bool] = {}
+
+
+def _is_redis_pipeline(client: Any) -> bool:
+    """isinstance(client, redis-py's Pipeline), remembered per type: redis-py's
+    Pipeline has a Protocol metaclass, whose isinstance costs a microsecond."""
+    kind = type(client)
+    known = _REDIS_PIPELINE_TYPES.get(kind)
+    if known is None:
+        known = isinstance(client, RedisPipeline)
+        if len(_REDIS_PIPELINE_TYPES) < 256:
+            _REDIS_PIPELINE_TYPES[kind] = known
+    return known
+
+
 class Script(_Script):
     def __call__(self, keys: Sequence[KeyT] | None = None,
                  args: Iterable[EncodableT] | None = None, client: Any = None) -> Any:
@@ -31,7 +46,7 @@ class Script(_Script):
             client = self.registered_client
         elif type(client) is Pipeline:
             client.scripts.add(self)
-        elif isinstance(client, RedisPipeline):
+        elif _is_redis_pipeline(client):
             client.scripts.add(self)
         try:  # on the Engine, evalsha is the compiled front door
             return client.evalsha(self.sha, len(keys), *words)
