@@ -27,9 +27,10 @@ reply, error and the keyspace afterwards.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple, Union
 
 from redis._parsers.base import BaseParser
+from redis.exceptions import ResponseError
 
 from fastrank import _errors as E
 from fastrank._core import BOARD_DECLINE, PlanStep, ScriptPlan, script_plans_setup
@@ -221,7 +222,7 @@ def _is_status(word: bytes, argv: List[bytes]) -> bool:
             or word == b"PING" and len(argv) == 1 or word in STATUS_COMMANDS)
 
 
-_parse_error = BaseParser.parse_error
+_parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
 
 
 def _nested(reply: Any) -> Any:

@@ -47,7 +47,7 @@ COMMANDS = [
 
 
 @st.composite
-def argument(draw: Any, kind: str) -> str:
+def argument(draw: st.DrawFn, kind: str) -> str:
     r = draw(st.integers(0, 9))
     if r < 3:  # KEYS / ARGV, sometimes beyond what the call passes
         return f"{draw(st.sampled_from(['KEYS', 'ARGV']))}[{draw(st.integers(1, 4))}]"
@@ -59,7 +59,7 @@ def argument(draw: Any, kind: str) -> str:
 
 
 @st.composite
-def call(draw: Any) -> str:
+def call(draw: st.DrawFn) -> str:
     template = draw(st.sampled_from(COMMANDS))
     parts = []
     for word in template.split(", "):
@@ -72,7 +72,7 @@ def call(draw: Any) -> str:
 
 
 @st.composite
-def straight_line(draw: Any) -> str:
+def straight_line(draw: st.DrawFn) -> str:
     calls = draw(st.lists(call(), min_size=1, max_size=4))
     if draw(st.booleans()):
         calls[-1] = "return " + calls[-1]
