@@ -766,5 +766,10 @@ class ScriptPlan:
 # core/script_front_door.pxi
 def script_front_door_setup(run_cached: Any, native: Dict[bytes, Any], declined: Any) -> None:
     """Hand over the scripting command's run_cached and the native paths' table."""
+def script_object_setup(engine_cls: Any, pipeline_cls: Any, is_redis_pipeline: Any,
+                        noscript_error: Any) -> None:
+    """Hand over what script_object_call tells clients apart with."""
+def script_object_call(self: Any, keys: Any = None, args: Any = None, client: Any = None) -> Any:
+    """fastrank.script.Script.__call__: EVALSHA, SCRIPT LOAD and EVALSHA again on NOSCRIPT."""
 def engine_evalsha(self: Any, sha: Any, numkeys: Any, *keys_and_args: Any) -> Any:
     """Engine.evalsha: a cached script with plain arguments runs without the generic path."""
