@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from typing import Any, Callable, Dict, List, Tuple
+from unittest import mock
 
 import pytest
 import redis
@@ -20,7 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastrank import Engine
+from fastrank._core import Command
 from fastrank._script_plans import compile_plan, set_script_plans
+from fastrank.commands import COMMANDS as COMMAND_TABLE
 from fastrank.commands.scripting import scripting
 
 KEY_NAMES = ["'z1'", "'s1'", '"h1"', "'n1'"]
@@ -302,3 +305,15 @@ def test_status_and_nested_replies() -> None:
     for script, keys, args in cases:
         results = [outcome(lambda: engine.eval(script, len(keys), *keys, *args)) for engine in twins()]
         assert results[0] == results[1], script
+
+
+def test_a_handler_raising_a_python_exception_ends_the_script_as_in_lua() -> None:
+    """Not an error reply: the bridge words it ``ERR <text>`` (a test-only command)."""
+    def boom(db: Any, args: List[bytes]) -> Any:
+        raise ValueError("boom here")
+
+    with mock.patch.dict(COMMAND_TABLE, {b"FRPLANTESTBOOM": Command("frplantestboom", boom, 2, False, False)}):
+        script = "redis.call('set', 'a', 1)\nreturn redis.call('frplantestboom', 'a')"
+        results = [outcome(lambda: engine.eval(script, 0)) for engine in twins()]
+    assert results[0] == results[1]
+    assert results[0][0] == "ResponseError" and results[0][1].startswith("boom here script: ")

@@ -117,6 +117,9 @@ cdef object run_plan(ScriptPlan plan, object db, bytes sha, Py_ssize_t numkeys, 
             reply = _call(db, st, argv)
         except _CommandError as err:
             raise _plan_error(err.line, sha, step.line) from None
+        except Exception as exc:  # not an error reply: the bridge's error_text words it
+            text = ("ERR " + str(exc)).encode("utf-8", "replace").decode("utf-8", "replace")
+            raise _plan_error(text, sha, step.line) from None
     if not plan.returns:
         return None
     # the last reply, as Lua hands it back (RESP2 conversion, then the script's reply)
