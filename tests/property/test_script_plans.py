@@ -157,7 +157,7 @@ def twins(**options: Any) -> Tuple[Engine, Engine]:
 
 @pytest.mark.parametrize("decode", [False, True])
 @given(data=steps)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=300, deadline=None)
 def test_plans_answer_as_lua(decode: bool, data: Any) -> None:
     planned, lua = twins(decode_responses=decode)
     for script, mode, numkeys, args in data:
