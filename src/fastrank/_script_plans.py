@@ -97,7 +97,7 @@ def _tokens(code: bytes) -> Optional[List[Token]]:
             assert m is not None
             out.append(("name", m.group(), line))
             i = m.end()
-        elif c in _PUNCT and c != b"":
+        elif c in _PUNCT:
             if c == b"." and code[i + 1:i + 2] in b"0123456789.":
                 return None  # ".5" or ".."
             out.append(("punct", c, line))
