@@ -52,7 +52,7 @@ _PUNCT = b".()[],;"
 #: A character that would continue a numeral in Lua's lexer (malformed number).
 _NUMERAL_TAIL = re.compile(rb"[A-Za-z0-9_.]")
 
-Token = Tuple[str, Union[bytes, float], int]  # (kind, value, line); kind: name str num punct
+Token = Tuple[str, bytes, int]  # (kind, text, line); kind: name, str, num or punct
 
 
 def _tokens(code: bytes) -> Optional[List[Token]]:
@@ -111,15 +111,13 @@ def _argument(toks: List[Token], pos: int) -> Optional[Tuple[Union[bytes, int], 
     """(template item, next position) of one argument at toks[pos], or None."""
     kind, value, _ = toks[pos]
     if kind == "str":
-        assert isinstance(value, bytes)
         return value, pos + 1
     if kind == "num":  # a Lua number: the bridge sends it as %.17g text
-        assert isinstance(value, bytes)
         return double_text(float(value)), pos + 1
     if kind == "name" and value in (b"KEYS", b"ARGV") and pos + 3 < len(toks) \
             and toks[pos + 1][:2] == ("punct", b"[") and toks[pos + 3][:2] == ("punct", b"]"):
         ikind, index, _ = toks[pos + 2]
-        if ikind != "num" or not isinstance(index, bytes) or not _DIGITS.match(index):
+        if ikind != "num" or not _DIGITS.match(index):
             return None
         i = int(index)
         if i < 1:

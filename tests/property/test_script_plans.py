@@ -97,21 +97,25 @@ steps = st.lists(st.tuples(straight_line(), st.sampled_from(MODES), st.integers(
 def outcome(fn: Callable[[], Any]) -> Any:
     try:
         return ("ok", fn())
-    except redis.RedisError as exc:
+    except (redis.RedisError, UnicodeDecodeError) as exc:  # decode_responses on binary replies
         return (type(exc).__name__, str(exc))
 
 
 def keyspace(engine: Engine) -> Dict[Any, Any]:
+    """Every key's type, contents and whether it has a TTL, as raw bytes."""
+    def raw(*words: Any) -> Any:
+        return engine.execute_command(*words, NEVER_DECODE=True)
+
     out = {}
-    for key in engine.keys("*"):
-        kind = engine.type(key)
-        if kind in (b"zset", "zset"):
-            value: Any = engine.zrange(key, 0, -1, withscores=True)
-        elif kind in (b"hash", "hash"):
-            value = engine.hgetall(key)
+    for key in raw("KEYS", "*"):
+        kind = raw("TYPE", key)
+        if kind == b"zset":
+            value: Any = raw("ZRANGE", key, 0, -1, "WITHSCORES")
+        elif kind == b"hash":
+            value = raw("HGETALL", key)
         else:
-            value = engine.get(key)
-        out[key] = (kind, value, engine.ttl(key) > 0)
+            value = raw("GET", key)
+        out[key] = (kind, value, raw("TTL", key) > 0)
     return out
 
 
