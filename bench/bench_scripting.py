@@ -8,6 +8,9 @@ Method
     reverse rank. Three ways, the same member/amount sequence (seed 2):
       direct   r.zincrby(key, n, m); r.zrevrank(key, m)         (Engine)
       evalsha  script(keys=[key], args=[n, m])                   (Engine)
+               the script is straight-line, so the Engine runs its plan
+               (fastrank._script_plans); the same again with plans off
+               (every call through Lua) is printed beside it
       redis-py script(keys=[key], args=[n, m]) on redis-server   (one round trip)
     The script is redis-py's ``register_script`` object (EVALSHA).
   - The bridge: one ``redis.call('zrevrank')`` costs the difference between a
@@ -39,6 +42,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import redis  # noqa: E402
 
 import fastrank  # noqa: E402
+from fastrank._script_plans import set_script_plans  # noqa: E402
 from fastrank.testing import free_port, start_redis  # noqa: E402
 
 SCRIPT = """
@@ -96,6 +100,10 @@ def main() -> None:
 
     t_direct = best(direct)
     t_eval = best(evalsha)
+    # the same script with plans off (every call in Lua, as before plans)
+    set_script_plans(engine, False)
+    t_lua = best(evalsha)
+    set_script_plans(engine, True)
 
     few = ops[: max(1, opts.ops // 10)]
     s_k, s_1, s_0 = (engine.register_script(b) for b in (BRIDGE_K, BRIDGE_1, EMPTY))
@@ -140,6 +148,8 @@ def main() -> None:
           f"{n / t_direct:12,.0f} op/s")
     print(f"EVALSHA script (Engine)                 {us(t_eval):8.2f} us/op  "
           f"{n / t_eval:12,.0f} op/s   {t_eval / t_direct:5.2f}x the direct calls")
+    print(f"EVALSHA script, plans off (Lua)         {us(t_lua):8.2f} us/op  "
+          f"{n / t_lua:12,.0f} op/s   {t_lua / t_direct:5.2f}x the direct calls")
     print(f"EVALSHA script (redis-py -> redis)      {us(t_redis):8.2f} us/op  "
           f"{n / t_redis:12,.0f} op/s   Engine is {t_redis / t_eval:5.1f}x faster")
     m = len(few)

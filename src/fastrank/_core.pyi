@@ -734,8 +734,42 @@ def board_range(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
 def board_friends(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
     """friends.lua's native path."""
 
+# core/zincrby_handler.pxi
+def zincrby_setup(python_handler: Any) -> None:
+    """Hand over the Python ZINCRBY handler every uncommon case goes to."""
+def zincrby_command(db: Any, argv: List[bytes]) -> Any:
+    """ZINCRBY's handler (whole argv): the common case in C, the rest in Python."""
+
+# core/script_plans.pxi: straight-line scripts run without Lua.
+def script_plans_setup(declined: Any, round_trip: Any, script_error: Any, write_refused: str) -> None:
+    """Hand over the declined sentinel and the Python pieces of the rare paths."""
+class PlanStep:
+    """One redis.call of a plan: argument template, checks, source line."""
+    words: Tuple[Any, ...]
+    word: bytes
+    refusal: Optional[str]
+    write: bool
+    maybe_status: bool
+    line: int
+    def __init__(self, words: Tuple[Any, ...], word: bytes, refusal: Optional[str], write: bool,
+                 maybe_status: bool, line: int) -> None: ...
+class ScriptPlan:
+    """A straight-line script's steps."""
+    steps: Tuple[PlanStep, ...]
+    max_key: int
+    max_arg: int
+    returns: bool
+    def __init__(self, steps: Tuple[PlanStep, ...], max_key: int, max_arg: int, returns: bool) -> None: ...
+    def run(self, db: Any, sha: bytes, numkeys: int, words: List[bytes], read_only: bool) -> Any:
+        """The script's reply, its error as CommandError, or the declined sentinel."""
+
 # core/script_front_door.pxi
 def script_front_door_setup(run_cached: Any, native: Dict[bytes, Any], declined: Any) -> None:
     """Hand over the scripting command's run_cached and the native paths' table."""
+def script_object_setup(engine_cls: Any, pipeline_cls: Any, is_redis_pipeline: Any,
+                        noscript_error: Any) -> None:
+    """Hand over what script_object_call tells clients apart with."""
+def script_object_call(self: Any, keys: Any = None, args: Any = None, client: Any = None) -> Any:
+    """fastrank.script.Script.__call__: EVALSHA, SCRIPT LOAD and EVALSHA again on NOSCRIPT."""
 def engine_evalsha(self: Any, sha: Any, numkeys: Any, *keys_and_args: Any) -> Any:
     """Engine.evalsha: a cached script with plain arguments runs without the generic path."""

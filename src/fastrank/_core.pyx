@@ -64,8 +64,11 @@ The includes, in order:
   commands (ZCARD, ZCOUNT, ZLEXCOUNT, ZMSCORE, the ZRANGE family with its
   BYSCORE / BYLEX commands) and the Engine's front doors for ZMSCORE and the
   by-score / by-lex ranges.
+- ``core/zincrby_handler.pxi``: ZINCRBY's handler, its common case compiled.
 - ``core/point_reads.pxi``: the compiled handlers of GET, HGET, SISMEMBER,
   EXISTS (and TOUCH) and the TTL family.
+- ``core/script_plans.pxi``: ``ScriptPlan`` -- a straight-line script's
+  ``redis.call`` sequence, run without Lua (``fastrank._script_plans``).
 - ``core/script_front_door.pxi``: the compiled front door of ``Engine.evalsha``.
 - ``core/board_scripts.pxi``: the Engine's native paths of the leaderboard's
   Lua scripts (``fastrank._board_native`` picks them by the script's SHA1).
@@ -79,6 +82,8 @@ include "core/engine_fast.pxi"
 include "core/zadd_mapping.pxi"
 include "core/dispatch.pxi"
 include "core/zset_commands.pxi"
+include "core/zincrby_handler.pxi"
 include "core/point_reads.pxi"
+include "core/script_plans.pxi"
 include "core/script_front_door.pxi"
 include "core/board_scripts.pxi"

@@ -199,6 +199,7 @@ class LuaScripting:
         self.engine = engine
         self.scripts: dict[bytes, Any] = {}  # sha (lower-case hex) → compiled function
         self.read_only = False               # set while an *_RO / no-writes script runs
+        self.use_plans = True                # cache straight-line scripts as plans (_script_plans)
         self._plans: dict[bytes, tuple[bytes, Any, bool, bool]] = {}  # see _plan
         self.resp = 2                        # redis.setresp of the running script
         rt = lupa.LuaRuntime(encoding=None, unpack_returned_tuples=True, register_eval=False,

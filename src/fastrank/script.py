@@ -17,27 +17,33 @@ from redis.client import Pipeline as RedisPipeline
 from redis.exceptions import NoScriptError
 from redis.typing import EncodableT, KeyT
 
+from fastrank._core import script_object_call, script_object_setup
+from fastrank.engine import Engine
 from fastrank.pipeline import Pipeline
 
 
+_REDIS_PIPELINE_TYPES: dict[type, bool] = {}
+
+
+def _is_redis_pipeline(client: Any) -> bool:
+    """isinstance(client, redis-py's Pipeline), remembered per type: redis-py's
+    Pipeline has a Protocol metaclass, whose isinstance costs a microsecond."""
+    kind = type(client)
+    known = _REDIS_PIPELINE_TYPES.get(kind)
+    if known is None:
+        known = isinstance(client, RedisPipeline)
+        if len(_REDIS_PIPELINE_TYPES) < 256:
+            _REDIS_PIPELINE_TYPES[kind] = known
+    return known
+
+
 class Script(_Script):
-    def __call__(self, keys: Sequence[KeyT] | None = None,
-                 args: Iterable[EncodableT] | None = None, client: Any = None) -> Any:
-        """As redis-py's ``Script.__call__`` (EVALSHA; on NOSCRIPT, SCRIPT LOAD
-        and EVALSHA again), registering with fastrank's and redis-py's pipelines."""
-        keys = keys or []
-        words = tuple(keys) + tuple(args or ())
-        if client is None:
-            client = self.registered_client
-        elif type(client) is Pipeline:
-            client.scripts.add(self)
-        elif isinstance(client, RedisPipeline):
-            client.scripts.add(self)
-        try:  # on the Engine, evalsha is the compiled front door
-            return client.evalsha(self.sha, len(keys), *words)
-        except NoScriptError:
-            self.sha = client.script_load(self.script)
-            return client.evalsha(self.sha, len(keys), *words)
+    """redis-py's Script: ``__call__`` (compiled, core/script_front_door.pxi)
+    runs EVALSHA (on NOSCRIPT, SCRIPT LOAD and EVALSHA again), registering
+    with fastrank's and redis-py's pipelines; on a fastrank.Engine it enters
+    the EVALSHA front door directly."""
+
+    __call__ = script_object_call
 
 
 class AsyncScript(_AsyncScript):
@@ -48,3 +54,6 @@ class AsyncScript(_AsyncScript):
         if isinstance(client, Pipeline):
             client.scripts.add(self)
         return await super().__call__(keys, args, client)
+
+
+script_object_setup(Engine, Pipeline, _is_redis_pipeline, NoScriptError)

@@ -7,7 +7,10 @@ before the failure (Redis has no rollback either). Every ``redis.call`` goes
 through ``Engine.call``, so WATCH sees the keys a script touched.
 
 EVAL caches the script by its SHA1 (as Redis does), so EVALSHA finds it
-afterwards; SCRIPT FLUSH empties the cache. A first line ``#!lua`` (with
+afterwards; SCRIPT FLUSH empties the cache. A straight-line script (only
+``redis.call`` statements on literals, KEYS[i] and ARGV[i]) is cached with a
+plan that runs its calls without Lua, with the same replies and errors
+(``fastrank._script_plans``). A first line ``#!lua`` (with
 ``flags=no-writes`` and the other Redis 7.0 flags) is read as Redis reads it.
 The loop guard: ``Engine.script_time_limit`` seconds (default 5), checked
 every 100,000 Lua instructions; a script past it stops with
@@ -25,6 +28,7 @@ from fastrank import _errors as E
 from fastrank._core import script_front_door_setup
 from fastrank._board_native import DECLINE, NATIVE
 from fastrank._lua_sandbox import LuaScripting, sha1hex
+from fastrank._script_plans import compile_plan
 from fastrank.commands import CommandError, command, to_int
 
 if TYPE_CHECKING:
@@ -71,12 +75,16 @@ def read_shebang(body: bytes) -> tuple[bytes, bool | None]:
 
 
 def load(lua: LuaScripting, body: bytes) -> tuple[bytes, Any]:
-    """Compile body into the cache (if new); (sha, (function, no_writes))."""
+    """Compile body into the cache (if new); (sha, (function, no_writes, plan)):
+    plan is the ScriptPlan of a straight-line script (fastrank._script_plans),
+    else None."""
     sha = sha1hex(body)
     entry = lua.scripts.get(sha)
     if entry is None:
         code, no_writes = read_shebang(body)
-        entry = lua.scripts[sha] = (lua.compile(code), no_writes)
+        fn = lua.compile(code)
+        plan = compile_plan(lua, code) if lua.use_plans else None
+        entry = lua.scripts[sha] = (fn, no_writes, plan)
     return sha, entry
 
 
@@ -101,7 +109,7 @@ def eval_generic(db: Engine, args: list[bytes], by_sha: bool, read_only: bool) -
             raise CommandError(E.NOSCRIPT)
     else:
         sha, entry = load(lua, args[0])
-    fn, no_writes = entry
+    no_writes = entry[1]
     if read_only and no_writes is False:  # a #! script without no-writes
         raise CommandError(E.SCRIPT_WRITE_FLAG_RO)
     return run_cached(db, lua, sha, entry, numkeys, args[2:], read_only)
@@ -109,10 +117,15 @@ def eval_generic(db: Engine, args: list[bytes], by_sha: bool, read_only: bool) -
 
 def run_cached(db: Engine, lua: LuaScripting, sha: bytes, entry: Any, numkeys: int,
                words: list[bytes], read_only: bool) -> Any:
-    """Run a cached script on keys + args ``words``: the native path of a script
-    fastrank ships (by its SHA1, fastrank._board_native) unless it declines or
-    the call is read-only, else the Lua function."""
-    fn, no_writes = entry
+    """Run a cached script on keys + args ``words``: the plan of a straight-line
+    script (fastrank._script_plans), or the native path of a script fastrank
+    ships (by its SHA1, fastrank._board_native) unless the call is read-only,
+    unless they decline; else the Lua function."""
+    fn, no_writes, plan = entry
+    if plan is not None:
+        reply = plan.run(db, sha, numkeys, words, bool(read_only or no_writes))
+        if reply is not DECLINE:
+            return reply
     native = NATIVE.get(sha)
     if native is not None and not (read_only or no_writes):
         reply = native(db, words[:numkeys], words[numkeys:])

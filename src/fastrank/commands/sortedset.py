@@ -40,7 +40,7 @@ from fastrank import _errors as E
 from fastrank._core import (SortedSet, lex_range, score_range, zcard, zcount, zlexcount, zmscore,
                             zrank, zrevrank, zscore,
                             zrange_generic, zrangebylex, zrangebyscore, zrevrangebylex,
-                            zrevrangebyscore, zset_commands_setup)
+                            zrevrangebyscore, zset_commands_setup, zincrby_command, zincrby_setup)
 from fastrank.commands import CommandError, command, syntax_error, to_int, to_score
 from fastrank.commands._numbers import (
     INT64_MAX,
@@ -239,11 +239,13 @@ def zadd(db: Engine, args: list[bytes]) -> int | float | None:
     return zadd_generic(db, args, False)
 
 
-@command("zincrby", 4, write=True)
 def zincrby(db: Engine, args: list[bytes]) -> int | float | None:
+    """ZINCRBY's rule (args after the word). The registered handler,
+    ``zincrby_command`` (core/zincrby_handler.pxi), runs the common case in C
+    and hands every other call here. O(log n)."""
     # The common case first (a skiplist zset without TTL, a finite non-zero
-    # increment: no NaN, no -0.0 to keep), as the Engine's own fast path;
-    # scripts reach ZINCRBY only through here.
+    # increment: no NaN, no -0.0 to keep), for increments the compiled
+    # handler does not read (exponents, a leading '+'...).
     z = db.lookup_persistent(args[0])
     if type(z) is SortedSet:
         amount = parse_score(args[1])
@@ -304,6 +306,9 @@ command("zcard", 2, whole_argv=True)(zcard)
 command("zscore", 3, whole_argv=True)(zscore)
 command("zrank", 3, whole_argv=True)(zrank)
 command("zrevrank", 3, whole_argv=True)(zrevrank)
+# ZINCRBY's common case is compiled (core/zincrby_handler.pxi); the rest is zincrby above.
+zincrby_setup(zincrby)
+command("zincrby", 4, write=True, whole_argv=True)(zincrby_command)
 command("zcount", 4, whole_argv=True)(zcount)
 command("zlexcount", 4, whole_argv=True)(zlexcount)
 command("zrangebyscore", -4, whole_argv=True)(zrangebyscore)

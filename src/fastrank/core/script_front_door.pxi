@@ -5,13 +5,16 @@
 # the script is cached, numkeys is an int in range, every key and argument is
 # bytes, str or int, no response callback is set for EVALSHA -- runs the
 # cached script under the Engine's lock with no Python frame in between:
-# the native path of a script fastrank ships (looked up here first), else
+# the plan of a straight-line script (script_plans.pxi) or the native path
+# of a script fastrank ships (looked up here first), else
 # ``run_cached`` of fastrank.commands.scripting (the Lua function); a
 # CommandError is raised as the ResponseError redis-py's parser would raise,
 # the reply decoded when the Engine decodes.  Anything else goes to
 # redis-py's own method (the EVALSHA handler through the dispatch path),
 # which gives the same answer, NOSCRIPT included
 # (tests/unit/test_evalsha_front_door.py compares the two doors).
+# ``script_object_call`` is fastrank.script.Script.__call__: on an Engine it
+# enters the front door without a Python frame in between.
 
 cdef object _run_cached = None  # fastrank.commands.scripting.run_cached
 cdef dict _native = {}          # fastrank._board_native.NATIVE: SHA1 -> native path
@@ -25,9 +28,49 @@ def script_front_door_setup(run_cached, dict native, declined):
     _run_cached, _native, _declined = run_cached, native, declined
 
 
+cdef object _script_engine = None      # fastrank.Engine: its evalsha is engine_evalsha
+cdef object _script_pipeline = None    # fastrank.pipeline.Pipeline
+cdef object _is_redis_pipeline = None  # fastrank.script: isinstance of redis-py's Pipeline
+cdef object _NoScriptError = None
+
+
+def script_object_setup(engine_cls, pipeline_cls, is_redis_pipeline, noscript_error):
+    """Hand over what ``script_object_call`` tells clients apart with (fastrank.script)."""
+    global _script_engine, _script_pipeline, _is_redis_pipeline, _NoScriptError
+    _script_engine, _script_pipeline = engine_cls, pipeline_cls
+    _is_redis_pipeline, _NoScriptError = is_redis_pipeline, noscript_error
+
+
+def script_object_call(self, keys=None, args=None, client=None):
+    """fastrank.script.Script.__call__: as redis-py's (EVALSHA; on NOSCRIPT,
+    SCRIPT LOAD and EVALSHA again), registering with fastrank's and redis-py's
+    pipelines; on a fastrank.Engine the front door is entered directly."""
+    keys = keys or []
+    words = tuple(keys) + tuple(args or ())
+    if client is None:
+        client = self.registered_client
+    elif type(client) is _script_pipeline:
+        client.scripts.add(self)
+    elif _is_redis_pipeline(client):
+        client.scripts.add(self)
+    numkeys = len(keys)
+    try:
+        if type(client) is _script_engine:
+            return _evalsha(client, self.sha, numkeys, words)
+        return client.evalsha(self.sha, numkeys, *words)
+    except _NoScriptError:
+        self.sha = client.script_load(self.script)
+        return client.evalsha(self.sha, numkeys, *words)
+
+
 def engine_evalsha(self, sha, numkeys, *keys_and_args):
     """Engine.evalsha: EVALSHA sha numkeys key... arg...; O(1) to find the
     script, then the script's own cost."""
+    return _evalsha(self, sha, numkeys, keys_and_args)
+
+
+cdef object _evalsha(object self, object sha, object numkeys, tuple keys_and_args):
+    """engine_evalsha, for callers that hold the arguments as a tuple."""
     cdef EngineState st = _state_of(self)
     lua = self._lua
     key = PyUnicode_AsUTF8String(sha) if type(sha) is str else sha
@@ -44,8 +87,12 @@ def engine_evalsha(self, sha, numkeys, *keys_and_args):
         if entry is None:  # not cached: NOSCRIPT the generic way
             return _GENERIC.evalsha(self, sha, numkeys, *keys_and_args)
         try:
-            native = _native.get(key) if not entry[1] else None  # run_cached's first choice, inlined
-            reply = _declined if native is None else native(self, args[:numkeys], args[numkeys:])
+            plan = entry[2]  # run_cached's first choices, inlined: a plan, a native path
+            if plan is not None:
+                reply = run_plan(<ScriptPlan>plan, self, key, numkeys, args, entry[1] is True)
+            else:
+                native = _native.get(key) if not entry[1] else None
+                reply = _declined if native is None else native(self, args[:numkeys], args[numkeys:])
             if reply is _declined:
                 reply = _run_cached(self, lua, key, entry, numkeys, args, False)
         except _CommandError as err:

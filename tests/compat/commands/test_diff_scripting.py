@@ -3,7 +3,9 @@
 Every script runs on both sides with the same keys and arguments; the reply
 (or the exception class and text) and then the whole keyspace are compared.
 The fixed cases pin each conversion and error rule; ``test_random_scripts``
-generates thousands of scripts per run (seeded, see ``conftest.py``). A last
+generates thousands of scripts per run (seeded, see ``conftest.py``), a third
+of them straight-line scripts (only ``redis.call`` statements), which the
+Engine runs as plans without Lua. A last
 section runs redis-py's Script objects on every client.
 """
 from __future__ import annotations
@@ -100,6 +102,25 @@ FIXED = [
     ("redis.setresp(3) return true", [], []),
     ("local x = redis.setresp(4)", [], []),
     ("return redis.setresp(3)", [], []),
+    # straight-line scripts (the Engine runs them as plans, without Lua)
+    ("redis.call('set', KEYS[1], '9007199254740993') return redis.call('incrby', KEYS[1], 0)", ["k"], []),
+    ("redis.call('set', KEYS[1], '9223372036854775807') return redis.call('incrby', KEYS[1], 0)", ["k"], []),
+    ("redis.call('set', KEYS[1], 'x') return redis.call('incr', KEYS[1])", ["k"], []),
+    ("redis.call('set', KEYS[1], 'x')\n\nreturn redis.call(\n'zadd', KEYS[1], 1, 'a')", ["k"], []),
+    ("redis.call('set', KEYS[1], 1); redis.call('nosuch', 'a'); redis.call('set', KEYS[1], 2)", ["k"], []),
+    ("redis.call('set', KEYS[1], 1) return redis.call('get', KEYS[2])", ["k"], []),
+    ("redis.call('set', KEYS[1], 1) return redis.call('get', ARGV[1])", ["k"], []),
+    ("redis.call('set', 'a', ARGV[1]) return redis.call('get', 'a')", [], [b"a\x00b"]),
+    ("return redis.call('hgetall', 'nokey')", [], []),
+    ("redis.call('hset', 'h', 'a', 1) return redis.call('hmget', 'h', 'a', 'zz')", [], []),
+    ("return redis.call('set', KEYS[1], 'x', 'get')", ["k"], []),
+    ("return redis.call('set', KEYS[1], ARGV[1], ARGV[2])", ["k"], ["v", "GET"]),
+    ("redis.call('set', KEYS[1], 5)", ["k"], []),
+    ("-- note\nredis.call('zadd', KEYS[1], 2.5, 'm'); return redis.call('zscore', KEYS[1], 'm');", ["z"], []),
+    ("redis.call('zadd', KEYS[1], 1, 'a', 2, 'b') return redis.call('zrange', KEYS[1], 0, -1, 'withscores')", ["z"], []),
+    ("return redis.call('set', KEYS[1], 123456789012345678)", ["k"], []),
+    ("return redis.call('ping', ARGV[1])", [], ["OK\r\nX"]),
+    ("return redis.call('bzpopmin', KEYS[1], 0)", ["k"], []),
     # errors: commands, arguments, runtime, compile, globals
     ("return redis.call('nosuch')", [], []),
     ("return redis.pcall('nosuch')", [], []),
@@ -641,6 +662,25 @@ class ScriptGen:
         lines.append("return " + self.value())
         return "\n".join(lines)
 
+    def straight_line(self) -> str:
+        """A script of redis.call statements only (the Engine runs it as a plan,
+        fastrank._script_plans): literal, KEYS and ARGV arguments (some beyond
+        what the call passes), calls that fail, random layout."""
+        calls = []
+        for _ in range(self.rng.randint(1, 4)):
+            words = [w.strip() for w in self.command().split(",")]
+            words = [self.pick(["KEYS[3]", "ARGV[4]"]) if self.rng.random() < 0.03 else w
+                     for w in words]
+            gap = self.pick([" ", "", "\n", "  "])
+            calls.append("redis.call(" + ("," + gap).join(words) + ")")
+        if self.rng.random() < 0.7:
+            calls[-1] = "return " + calls[-1]
+        out = self.pick(["", "-- straight\n", "\n"])
+        for i, call in enumerate(calls):
+            out += call + (self.pick([" ", "\n", ";", "; ", " -- c\n", "\r\n"])
+                           if i < len(calls) - 1 else "")
+        return out
+
 
 def test_random_scripts(pair: Pair, seed: int) -> None:
     rng = random.Random(seed)
@@ -648,7 +688,7 @@ def test_random_scripts(pair: Pair, seed: int) -> None:
     previous = "return 1"
     pair.quiet("script_flush")  # the server's cache outlives the other tests' keyspaces
     for i in range(steps(1000)):
-        script = gen.script()
+        script = gen.straight_line() if rng.random() < 0.3 else gen.script()
         args = ["z1", "h1", rng.choice(["a", "b", "7"]), rng.choice(["2.5", "x"]),
                 rng.choice([b"bin\x00", b"\xff", b"c"])]
         r = rng.random()
