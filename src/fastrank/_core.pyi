@@ -14,7 +14,7 @@ member computes ``0.0 + delta``).
 """
 from types import TracebackType
 from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Optional, Sequence,
-                    Tuple, Type, Union, overload)
+                    Tuple, Type, Union, final, overload)
 
 import numpy as np
 import numpy.typing as npt
@@ -743,6 +743,7 @@ def zincrby_command(db: Any, argv: List[bytes]) -> Any:
 # core/script_plans.pxi: straight-line scripts run without Lua.
 def script_plans_setup(declined: Any, round_trip: Any, script_error: Any, write_refused: str) -> None:
     """Hand over the declined sentinel and the Python pieces of the rare paths."""
+@final
 class PlanStep:
     """One redis.call of a plan: argument template, checks, source line."""
     words: Tuple[Any, ...]
@@ -753,6 +754,7 @@ class PlanStep:
     line: int
     def __init__(self, words: Tuple[Any, ...], word: bytes, refusal: Optional[str], write: bool,
                  maybe_status: bool, line: int) -> None: ...
+@final
 class ScriptPlan:
     """A straight-line script's steps."""
     steps: Tuple[PlanStep, ...]
