@@ -262,3 +262,7 @@ HLL_ARRAY_DTYPE = "add_many takes integer, bytes ('S'), str or object arrays, no
 HLL_MEMBERS_SINGLE = "add_many takes a sequence of members, not a single %s"
 HLL_NOT_STRING = "not a string value: %s"
 HLL_INT_ARRAY = "int64 or uint64 array expected"
+
+# Packed columns (fastrank._columns.ZaddPacked, fastrank._totals)
+PACKED_ROW_RANGE = "packed row out of range"
+PACKED_LENGTHS = "%d rows but %d scores"

@@ -31,7 +31,7 @@ with the store's blocking calls in a worker thread.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from typing import Any, List, NamedTuple, Optional
@@ -43,6 +43,7 @@ from redis.exceptions import ResponseError
 from fastrank._columns import ZaddColumns
 from fastrank._runner import Call, Do, Run, Steps, blocking, packaged_script, steps
 from fastrank.leaderboard import BoardPlans, Entry, _Ranker
+from fastrank.service.packed import board_order
 from fastrank.service.store import CeilingExceeded, Event, SQLStore, Standing
 
 __all__ = ["RanksUpdating", "Receipt", "ScoreService", "ServicePlans"]
@@ -261,11 +262,15 @@ class ServicePlans:
     def _plan_rebuild(self, progress: Optional[Progress] = None, batch: int = 50_000) -> Steps[int]:
         """Drop the board and load it again from the store; how many players.
 
-        The totals are read as of one event id, page by page (``batch``
-        players each; ``READERS`` threads read ranges of players side by
-        side), then written in ascending score order, one ZADD of ``batch``
-        players at a time (its mapping a ``ZaddColumns``: no dict is built),
-        so each ZADD lands after the board's last member; the dense companion
+        The totals are read as of one event id: by the store's compiled
+        reader when it has one (``SQLStore.packed_totals``: a SQLite file
+        stepped by SQLite's C API into packed columns, put into score order
+        by one stable sort, ``fastrank.service.packed``), else page by page
+        (``batch`` players each; ``READERS`` threads read ranges of players
+        side by side) and sorted into score order. Then they are written in
+        ascending score order, one ZADD of ``batch`` players at a time (its
+        mapping a ``ZaddPacked`` or a ``ZaddColumns``: no dict is built), so
+        each ZADD lands after the board's last member; the dense companion
         follows when the board keeps one, then the events after that id are
         applied. ``progress(done, total)`` is called after each ZADD (the
         reading comes first). The totals are held in memory while the board
@@ -276,17 +281,26 @@ class ServicePlans:
         upto = yield Do(self.store.last_event_id)
         expected = yield Do(self.store.count, (self.season,))
         yield Call("delete", (self._keys[0], self._keys[1], self._keys[2], self.offset_key))
-        loaded = yield Do(self._read_totals, (upto, batch))
-        players, points, scores = loaded
-        order = ascending_order(players, scores, batch)
-        # Every score is a whole number of magnitude below 2**53: sent as an int
-        # (the same double on the board; redis-py writes an int faster than a float).
-        members, values = players[order].tolist(), scores[order].astype(np.int64).tolist()
+        packed = yield Do(self.store.packed_totals, (self.season, upto, READERS))
+        chunks: Iterator[Mapping[Any, Any]]
+        if packed is not None:
+            ranked = yield Do(board_order, (packed, board.codec))
+            points = packed.points[packed.rows]
+            count = len(ranked.rows)
+            chunks = (ranked.chunk(start, start + batch) for start in range(0, count, batch))
+        else:
+            players, points, scores = yield Do(self._read_totals, (upto, batch))
+            order = ascending_order(players, scores, batch)
+            count = len(order)
+            # Every score is a whole number of magnitude below 2**53: sent as an int
+            # (the same double on the board; redis-py writes an int faster than a float).
+            members, values = players[order].tolist(), scores[order].astype(np.int64).tolist()
+            chunks = (ZaddColumns(members[start:start + batch], values[start:start + batch])
+                      for start in range(0, count, batch))
         done = 0
-        for start in range(0, len(order), batch):
-            chunk = ZaddColumns(members[start:start + batch], values[start:start + batch])
+        for chunk in chunks:
             yield Call("zadd", (self._keys[0], chunk))
-            done = min(start + batch, len(order))
+            done += len(chunk)
             if progress is not None:
                 progress(done, max(expected, done))
         if board.ranking == "dense" and len(points):

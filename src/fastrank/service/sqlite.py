@@ -11,8 +11,9 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Optional
 
+from fastrank.service.packed import PackedTotals, read_packed
 from fastrank.service.store import SQLStore
 
 __all__ = ["SQLiteStore"]
@@ -45,6 +46,11 @@ class SQLiteStore(SQLStore):
 
     def _begin_write(self, cur: Any) -> None:
         cur.execute("BEGIN IMMEDIATE")
+
+    def packed_totals(self, season: str, upto: int, parts: int) -> Optional[PackedTotals]:
+        """See ``SQLStore.packed_totals``: SQLite's C API steps the file's
+        totals table (``fastrank.service.packed.read_packed``)."""
+        return read_packed(self, season, upto, parts)
 
     def _schema(self) -> list[str]:
         # totals is keyed by (season, player) and read in that order by a

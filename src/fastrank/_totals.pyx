@@ -1,0 +1,142 @@
+# _totals.pyx -- fastrank._totals: the store's totals read into flat columns
+# by SQLite's C API, and the member lists built from those columns.
+#
+# A compiled module of its own (apart from the Engine's core).  The SQLite
+# functions are found at run time in the library Python's sqlite3 module
+# loaded (core/sqlite_runtime.c), so the package builds without SQLite's
+# headers; when they cannot be found ``scan_error()`` says why and callers
+# keep their sqlite3-module path.  ``scan_totals`` steps one SELECT without
+# the GIL and returns the rows as a bytes blob of the player ids, their
+# offsets and numpy columns: no Python object per row.
+
+# cython: language_level=3
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.ref cimport Py_INCREF
+from libc.stdint cimport int64_t
+from libc.string cimport memcmp, memcpy, memset
+
+from totals_scan cimport fr_sqlite_api, fr_sqlite_load, fr_totals, fr_totals_free, fr_totals_scan
+
+import numpy as np
+
+from fastrank import _errors
+
+cdef fr_sqlite_api _api
+cdef int _state = 0  # 0: not tried yet, 1: loaded, -1: not available
+cdef str _why = ""
+
+
+class TotalsScanError(RuntimeError):
+    """SQLite refused the native read (its message); the caller may read another way."""
+
+
+def scan_error():
+    """None when ``scan_totals`` can run here, else why not (SQLite's C API
+    was not found in the process).  Loads it once.  O(1)."""
+    global _state, _why
+    cdef char err[200]
+    cdef bytes path
+    if _state == 0:
+        try:
+            import _sqlite3  # the extension module whose libsqlite3 we bind to
+        except ImportError:
+            _sqlite3 = None
+        path = (getattr(_sqlite3, "__file__", None) or "").encode()
+        if fr_sqlite_load(PyBytes_AS_STRING(path) if path else NULL, &_api, err, sizeof(err)) == 0:
+            _state = 1
+        else:
+            _state = -1
+            _why = err.decode("utf-8", "replace")
+    return None if _state == 1 else _why
+
+
+cdef object _column(const void *data, size_t n, object dtype):
+    out = np.empty(n, dtype=dtype)
+    if n:
+        memcpy(<void *><size_t>out.ctypes.data, data, n * out.itemsize)
+    return out
+
+
+def scan_totals(str path, str season, long long upto, str after="", str until=None, int busy_ms=30000):
+    """The totals of ``season`` with player ids in (``after``, ``until``]
+    (``until`` None: no bound), in player order, read from the SQLite file
+    ``path`` on a connection of its own in one statement (one snapshot),
+    without the GIL: ``(blob, offsets, points, ats, stale)`` where row i's
+    player id is ``blob[offsets[i]:offsets[i + 1]]`` (UTF-8), ``points`` is
+    int64, ``ats`` float64 and ``stale`` (int64) the rows whose last event id
+    is above ``upto``.  Raises TotalsScanError (SQLite's message) or
+    MemoryError.  O(rows).
+    """
+    if scan_error() is not None:
+        raise TotalsScanError(_why)
+    cdef bytes path_b = path.encode(), season_b = season.encode(), after_b = after.encode()
+    cdef bytes until_b = until.encode() if until is not None else None
+    cdef const char *p = PyBytes_AS_STRING(path_b)
+    cdef const char *s = PyBytes_AS_STRING(season_b)
+    cdef const char *a = PyBytes_AS_STRING(after_b)
+    cdef const char *u = PyBytes_AS_STRING(until_b) if until_b is not None else NULL
+    cdef int sl = len(season_b), al = len(after_b), ul = len(until_b) if until_b is not None else 0
+    cdef fr_totals t
+    cdef char err[512]
+    cdef int rc
+    memset(&t, 0, sizeof(t))
+    err[0] = 0
+    try:
+        with nogil:
+            rc = fr_totals_scan(&_api, p, s, sl, a, al, u, ul, upto, busy_ms, &t, err, sizeof(err))
+        if rc == -1:
+            raise MemoryError()
+        if rc != 0:
+            raise TotalsScanError(err.decode("utf-8", "replace"))
+        blob = PyBytes_FromStringAndSize(t.blob, <Py_ssize_t>t.blob_len) if t.blob_len else b""
+        offsets = _column(t.offsets, t.n + 1, np.int64) if t.n else np.zeros(1, np.int64)
+        return (blob, offsets, _column(t.points, t.n, np.int64), _column(t.ats, t.n, np.float64),
+                _column(t.stale, t.nstale, np.int64))
+    finally:
+        fr_totals_free(&t)
+
+
+def packed_members(bytes blob not None, const int64_t[::1] offsets, const int64_t[::1] rows):
+    """``[blob[offsets[r]:offsets[r + 1]] for r in rows]``, in one C loop.  O(len(rows))."""
+    cdef Py_ssize_t i, n = rows.shape[0]
+    cdef const char *base = PyBytes_AS_STRING(blob)
+    cdef Py_ssize_t size = len(blob)
+    cdef int64_t r
+    cdef list out = PyList_New(n)
+    for i in range(n):
+        r = rows[i]
+        if r < 0 or r + 1 >= offsets.shape[0] or not 0 <= offsets[r] <= offsets[r + 1] <= size:
+            raise IndexError(_errors.PACKED_ROW_RANGE)
+        member = PyBytes_FromStringAndSize(base + offsets[r], <Py_ssize_t>(offsets[r + 1] - offsets[r]))
+        Py_INCREF(member)
+        PyList_SET_ITEM(out, i, member)
+    return out
+
+
+def ties_in_member_order(bytes blob not None, const int64_t[::1] offsets, const int64_t[::1] rows,
+                         const double[::1] scores):
+    """True when every two neighbours of ``rows`` with the same score (the
+    scores given in the order of ``rows``) have their members in a sorted
+    set's order (memcmp, then the shorter first).  O(len(rows)) comparisons.
+    """
+    cdef Py_ssize_t i, n = rows.shape[0]
+    cdef const char *base = PyBytes_AS_STRING(blob)
+    cdef Py_ssize_t size = len(blob)
+    cdef int64_t a, b, la, lb
+    cdef int c
+    if scores.shape[0] != n:
+        raise ValueError(_errors.PACKED_LENGTHS % (n, scores.shape[0]))
+    for i in range(n):
+        a = rows[i]
+        if a < 0 or a + 1 >= offsets.shape[0] or not 0 <= offsets[a] <= offsets[a + 1] <= size:
+            raise IndexError(_errors.PACKED_ROW_RANGE)
+    for i in range(1, n):
+        if scores[i] != scores[i - 1]:
+            continue
+        a, b = rows[i - 1], rows[i]
+        la, lb = offsets[a + 1] - offsets[a], offsets[b + 1] - offsets[b]
+        c = memcmp(base + offsets[a], base + offsets[b], <size_t>(la if la < lb else lb))
+        if c > 0 or (c == 0 and la >= lb):
+            return False
+    return True

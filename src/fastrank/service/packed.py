@@ -1,0 +1,121 @@
+"""A season's totals as packed columns, read by SQLite's C API, in score order.
+
+What ``ScoreService.rebuild`` loads from a ``SQLiteStore`` file when the
+compiled reader (``fastrank._totals``) can bind to the SQLite library that
+Python's ``sqlite3`` module loaded: the totals table is stepped in player
+order by ``READERS`` threads at once (one range of players each, each on a
+connection of its own, without the GIL), straight into one bytes blob of
+player ids plus numeric columns, with no Python object per row. The rows
+are then put into a sorted set's order with one stable sort of the encoded
+scores (the rows come in player order, so equal scores stay in member
+order) and handed to the board as ``ZaddPacked`` chunks. When the reader
+is not available (no such library, an in-memory database) or SQLite refuses
+it, ``read_packed`` answers None and the caller keeps its ``sqlite3`` path.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, NamedTuple, Optional
+
+import numpy as np
+import numpy.typing as npt
+
+from fastrank._columns import ZaddPacked
+from fastrank._scorebits import ScoreCodec
+from fastrank._totals import TotalsScanError, scan_error, scan_totals, ties_in_member_order
+
+if TYPE_CHECKING:
+    from fastrank.service.sqlite import SQLiteStore
+
+__all__ = ["BoardOrder", "PackedTotals", "board_order", "read_packed"]
+
+
+class PackedTotals(NamedTuple):
+    """A season's totals as of one event id, in player order: player k of
+    row r is ``blob[offsets[r]:offsets[r + 1]]`` (UTF-8), with ``points[r]``
+    reached at ``ats[r]``; ``rows`` lists the rows that exist as of that
+    event (a player whose events all came later is left out)."""
+
+    blob: bytes
+    offsets: npt.NDArray[np.int64]
+    points: npt.NDArray[np.int64]
+    ats: npt.NDArray[np.float64]
+    rows: npt.NDArray[np.int64]
+
+
+class BoardOrder(NamedTuple):
+    """Packed totals in a sorted set's order: ``rows`` (indexes into the
+    packed columns) by encoded score, then member; ``scores`` the encoded
+    scores in that order."""
+
+    totals: PackedTotals
+    rows: npt.NDArray[np.int64]
+    scores: npt.NDArray[np.float64]
+
+    def chunk(self, start: int, stop: int) -> ZaddPacked:
+        """The ZADD mapping of positions [start, stop). O(1)."""
+        return ZaddPacked(self.totals.blob, self.totals.offsets, self.rows[start:stop], self.scores[start:stop])
+
+
+def read_packed(store: SQLiteStore, season: str, upto: int, parts: int) -> Optional[PackedTotals]:
+    """Every total of ``season`` as of event ``upto`` (exact as ``totals_upto``
+    pages are: a row changed after ``upto`` is summed again from its events
+    up to ``upto``), read by ``parts`` threads side by side; None when the
+    compiled reader cannot read this store. O(n) (the few changed rows:
+    one query each)."""
+    if scan_error() is not None or store.path in ("", ":memory:") or store.path.startswith("file:"):
+        return None
+    cuts = store.totals_splits(season, parts)
+    ranges = list(zip(["", *cuts], [*cuts, None]))
+    busy_ms = int(min(store.busy_timeout, 2_000_000.0) * 1000)
+    try:
+        with ThreadPoolExecutor(max_workers=len(ranges), thread_name_prefix="fastrank-rebuild") as readers:
+            parts_read = [r.result() for r in [readers.submit(scan_totals, store.path, season, upto, after, until,
+                                                              busy_ms) for after, until in ranges]]
+    except TotalsScanError:
+        return None
+    blob = b"".join(p[0] for p in parts_read)
+    offsets = [np.zeros(1, np.int64)]
+    stale = []
+    base_bytes = base_rows = 0
+    for part_blob, part_offsets, _, _, part_stale in parts_read:
+        offsets.append(part_offsets[1:] + base_bytes)
+        stale.append(part_stale + base_rows)
+        base_bytes += len(part_blob)
+        base_rows += len(part_offsets) - 1
+    packed = PackedTotals(blob, np.concatenate(offsets), np.concatenate([p[2] for p in parts_read]),
+                          np.concatenate([p[3] for p in parts_read]), np.arange(base_rows, dtype=np.int64))
+    changed = np.concatenate(stale)
+    if not len(changed):
+        return packed
+    gone = []
+    for row in changed.tolist():
+        player = blob[packed.offsets[row]:packed.offsets[row + 1]].decode()
+        total = store.total_upto(season, player, upto)
+        if total is None:
+            gone.append(row)
+        else:
+            packed.points[row], packed.ats[row] = total.points, total.at
+    return packed._replace(rows=np.delete(packed.rows, gone)) if gone else packed
+
+
+def board_order(packed: PackedTotals, codec: ScoreCodec) -> BoardOrder:
+    """The rows of ``packed`` in a sorted set's order under ``codec`` (scores
+    encoded as the board stores them). The rows come in player order (the
+    store's BINARY order of UTF-8 text, which is a sorted set's member
+    order), so one stable sort by score leaves equal scores in member order;
+    that is checked, and the few ties out of order (another text encoding in
+    the file) are sorted by member. O(n log n) in numpy."""
+    rows = packed.rows
+    points = packed.points[rows]
+    seconds = (np.floor(np.clip(packed.ats[rows], -4e18, 4e18)).astype(np.int64) if codec.integer else None)
+    encoded = codec.encode_columns(points, seconds)
+    order = np.argsort(encoded, kind="stable")
+    ranked_rows, ranked = rows[order], encoded[order]
+    if not ties_in_member_order(packed.blob, packed.offsets, ranked_rows, ranked):
+        blob, offsets = packed.blob, packed.offsets
+        pairs = sorted(zip(ranked.tolist(), ranked_rows.tolist()),
+                       key=lambda p: (p[0], blob[offsets[p[1]]:offsets[p[1] + 1]]))
+        ranked = np.array([p[0] for p in pairs], dtype=np.float64)
+        ranked_rows = np.array([p[1] for p in pairs], dtype=np.int64)
+    return BoardOrder(packed, ranked_rows, ranked)
