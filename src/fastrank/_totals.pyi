@@ -14,6 +14,9 @@ def scan_totals(path: str, season: str, upto: int, after: str = "", until: Optio
     """A season's totals in player order as flat columns: (blob, offsets, points, ats, stale rows)."""
 def packed_members(blob: bytes, offsets: npt.NDArray[np.int64], rows: npt.NDArray[np.int64]) -> List[bytes]:
     """The member bytes of the given rows."""
+def gather_members(blob: bytes, offsets: npt.NDArray[np.int64],
+                   rows: npt.NDArray[np.int64]) -> Tuple[bytes, npt.NDArray[np.int64]]:
+    """The members of rows packed again in that order: (blob, offsets)."""
 def ties_in_member_order(blob: bytes, offsets: npt.NDArray[np.int64], rows: npt.NDArray[np.int64],
                          scores: npt.NDArray[np.float64]) -> bool:
     """True when equal-score neighbours are in member order."""

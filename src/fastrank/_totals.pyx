@@ -16,7 +16,8 @@ from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int64_t
 from libc.string cimport memcmp, memcpy, memset
 
-from totals_scan cimport fr_sqlite_api, fr_sqlite_load, fr_totals, fr_totals_free, fr_totals_scan
+from totals_scan cimport (fr_packed_gather, fr_sqlite_api, fr_sqlite_load, fr_totals, fr_totals_free,
+                         fr_totals_scan)
 
 import numpy as np
 
@@ -112,6 +113,31 @@ def packed_members(bytes blob not None, const int64_t[::1] offsets, const int64_
         Py_INCREF(member)
         PyList_SET_ITEM(out, i, member)
     return out
+
+
+def gather_members(bytes blob not None, const int64_t[::1] offsets, const int64_t[::1] rows):
+    """The members of ``rows`` packed again in that order: ``(blob, offsets)``
+    with member k at ``blob[offsets[k]:offsets[k + 1]]``.  One pass that
+    reads ahead (prefetch), without the GIL.  O(len(rows) + their bytes)."""
+    cdef Py_ssize_t i, n = rows.shape[0]
+    cdef Py_ssize_t size = len(blob)
+    cdef int64_t r, total = 0
+    for i in range(n):
+        r = rows[i]
+        if r < 0 or r + 1 >= offsets.shape[0] or not 0 <= offsets[r] <= offsets[r + 1] <= size:
+            raise IndexError(_errors.PACKED_ROW_RANGE)
+        total += offsets[r + 1] - offsets[r]
+    out = PyBytes_FromStringAndSize(NULL, <Py_ssize_t>total)
+    out_offsets = np.empty(n + 1, dtype=np.int64)
+    cdef int64_t[::1] ov = out_offsets
+    cdef char *dst = PyBytes_AS_STRING(out)
+    cdef const char *src = PyBytes_AS_STRING(blob)
+    if n == 0:
+        ov[0] = 0
+        return out, out_offsets
+    with nogil:
+        fr_packed_gather(src, &offsets[0], &rows[0], <size_t>n, dst, &ov[0])
+    return out, out_offsets
 
 
 def ties_in_member_order(bytes blob not None, const int64_t[::1] offsets, const int64_t[::1] rows,

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from fastrank import Engine, Leaderboard, SQLiteStore, ScoreService
-from fastrank._totals import TotalsScanError, packed_members, scan_error, scan_totals, ties_in_member_order
+from fastrank._totals import (TotalsScanError, gather_members, packed_members, scan_error, scan_totals,
+                              ties_in_member_order)
 from fastrank.service.packed import board_order, read_packed
 from fastrank.service.service import ascending_order
 
@@ -48,7 +49,7 @@ def by_native(service, upto):
     packed = service.store.packed_totals(service.season, upto, 2)
     assert packed is not None
     ranked = board_order(packed, service.board.codec)
-    return packed_members(packed.blob, packed.offsets, ranked.rows), ranked.scores.tolist()
+    return packed_members(ranked.blob, ranked.offsets, ranked.positions), ranked.scores.tolist()
 
 
 def test_the_compiled_reader_binds_here():
@@ -125,7 +126,7 @@ def test_ties_out_of_member_order_are_sorted(store):
     # Rows given out of player order (as another text encoding would read them):
     swapped = packed._replace(rows=np.array([1, 0, 2]))
     ranked = board_order(swapped, Leaderboard(Engine(), "b", season="s", tiebreak=None).codec)
-    assert packed_members(blob, offsets, ranked.rows) == [b"a", b"b", b"c"]
+    assert packed_members(ranked.blob, ranked.offsets, ranked.positions) == [b"a", b"b", b"c"]
 
 
 def test_bad_rows_raise_before_reading(store):
@@ -153,3 +154,12 @@ def test_rebuild_fills_the_same_board_by_both_readers(store, monkeypatch, order,
                            else engine.hgetall(k) if engine.type(k) == b"hash" else engine.get(k))
                        for k in engine.keys("*")})
     assert boards[0] == boards[1] and len(boards[0]) >= 3
+
+
+def test_gather_packs_the_rows_again_in_order():
+    blob, offsets = b"aabbbc", np.array([0, 2, 5, 5, 6], dtype=np.int64)   # "aa", "bbb", "", "c"
+    out, out_offsets = gather_members(blob, offsets, np.array([3, 0, 2, 1, 0], dtype=np.int64))
+    assert packed_members(out, out_offsets, np.arange(5)) == [b"c", b"aa", b"", b"bbb", b"aa"]
+    assert gather_members(blob, offsets, np.array([], dtype=np.int64))[0] == b""
+    with pytest.raises(IndexError, match="packed row out of range"):
+        gather_members(blob, offsets, np.array([4], dtype=np.int64))

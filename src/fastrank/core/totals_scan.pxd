@@ -1,4 +1,4 @@
-# totals_scan.pxd -- Cython declarations of sqlite_runtime.h and totals_scan.h.
+# totals_scan.pxd -- Cython declarations of sqlite_runtime.h, totals_scan.h and packed_gather.h.
 from libc.stdint cimport int64_t
 
 cdef extern from "sqlite_runtime.h":
@@ -20,3 +20,7 @@ cdef extern from "totals_scan.h":
                        const char *after, int after_len, const char *until, int until_len, int64_t upto,
                        int busy_ms, fr_totals *out, char *err, int errlen) nogil
     void fr_totals_free(fr_totals *t) nogil
+
+cdef extern from "packed_gather.h":
+    void fr_packed_gather(const char *blob, const int64_t *offsets, const int64_t *rows, size_t n,
+                          char *out, int64_t *out_offsets) nogil

@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from fastrank._columns import ZaddPacked
 from fastrank._scorebits import ScoreCodec
-from fastrank._totals import TotalsScanError, scan_error, scan_totals, ties_in_member_order
+from fastrank._totals import TotalsScanError, gather_members, scan_error, scan_totals, ties_in_member_order
 
 if TYPE_CHECKING:
     from fastrank.service.sqlite import SQLiteStore
@@ -44,17 +44,19 @@ class PackedTotals(NamedTuple):
 
 
 class BoardOrder(NamedTuple):
-    """Packed totals in a sorted set's order: ``rows`` (indexes into the
-    packed columns) by encoded score, then member; ``scores`` the encoded
-    scores in that order."""
+    """Packed totals in a sorted set's order (encoded score, then member):
+    member k is ``blob[offsets[k]:offsets[k + 1]]``, its encoded score
+    ``scores[k]``; ``positions`` is ``arange(len(scores))``, the rows of the
+    chunks."""
 
-    totals: PackedTotals
-    rows: npt.NDArray[np.int64]
+    blob: bytes
+    offsets: npt.NDArray[np.int64]
     scores: npt.NDArray[np.float64]
+    positions: npt.NDArray[np.int64]
 
     def chunk(self, start: int, stop: int) -> ZaddPacked:
         """The ZADD mapping of positions [start, stop). O(1)."""
-        return ZaddPacked(self.totals.blob, self.totals.offsets, self.rows[start:stop], self.scores[start:stop])
+        return ZaddPacked(self.blob, self.offsets, self.positions[start:stop], self.scores[start:stop])
 
 
 def read_packed(store: SQLiteStore, season: str, upto: int, parts: int) -> Optional[PackedTotals]:
@@ -105,7 +107,9 @@ def board_order(packed: PackedTotals, codec: ScoreCodec) -> BoardOrder:
     store's BINARY order of UTF-8 text, which is a sorted set's member
     order), so one stable sort by score leaves equal scores in member order;
     that is checked, and the few ties out of order (another text encoding in
-    the file) are sorted by member. O(n log n) in numpy."""
+    the file) are sorted by member. The members are then copied into that
+    order (one pass), so the ZADDs read them front to back. O(n log n) in
+    numpy."""
     rows = packed.rows
     points = packed.points[rows]
     seconds = (np.floor(np.clip(packed.ats[rows], -4e18, 4e18)).astype(np.int64) if codec.integer else None)
@@ -118,4 +122,5 @@ def board_order(packed: PackedTotals, codec: ScoreCodec) -> BoardOrder:
                        key=lambda p: (p[0], blob[offsets[p[1]]:offsets[p[1] + 1]]))
         ranked = np.array([p[0] for p in pairs], dtype=np.float64)
         ranked_rows = np.array([p[1] for p in pairs], dtype=np.int64)
-    return BoardOrder(packed, ranked_rows, ranked)
+    blob, offsets = gather_members(packed.blob, packed.offsets, ranked_rows)
+    return BoardOrder(blob, offsets, ranked, np.arange(len(ranked), dtype=np.int64))

@@ -286,7 +286,7 @@ class ServicePlans:
         if packed is not None:
             ranked = yield Do(board_order, (packed, board.codec))
             points = packed.points[packed.rows]
-            count = len(ranked.rows)
+            count = len(ranked.scores)
             chunks = (ranked.chunk(start, start + batch) for start in range(0, count, batch))
         else:
             players, points, scores = yield Do(self._read_totals, (upto, batch))
