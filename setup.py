@@ -64,9 +64,11 @@ entries = Extension(
 # time (dlopen/dlsym, no SQLite headers or library needed to build).
 totals = Extension(
     "fastrank._totals",
-    sources=["src/fastrank/_totals.pyx", f"{CORE}/sqlite_runtime.c", f"{CORE}/totals_scan.c"],
+    sources=["src/fastrank/_totals.pyx"] + [f"{CORE}/{stem}.c" for stem in ("sqlite_runtime", "totals_scan",
+                                                                              "score_scan")],
     include_dirs=[CORE],
-    libraries=["dl"] if os.name != "nt" and not sys.platform.startswith(("darwin", "freebsd")) else [],
+    libraries=(["m"] if os.name != "nt" else []) + (["dl"] if os.name != "nt" and not sys.platform.startswith(
+        ("darwin", "freebsd")) else []),
     extra_compile_args=compile_args,
     extra_link_args=link_args,
 )

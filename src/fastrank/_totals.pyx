@@ -7,7 +7,9 @@
 # headers; when they cannot be found ``scan_error()`` says why and callers
 # keep their sqlite3-module path.  ``scan_totals`` steps one SELECT without
 # the GIL and returns the rows as a bytes blob of the player ids, their
-# offsets and numpy columns: no Python object per row.
+# offsets and numpy columns: no Python object per row.  ``ScoreOrderScan``
+# reads them instead from the ranking index in a board's ascending order,
+# one chunk at a time (core/score_scan.c).
 
 # cython: language_level=3
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
@@ -16,8 +18,10 @@ from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int64_t
 from libc.string cimport memcmp, memcpy, memset
 
-from totals_scan cimport (fr_packed_gather, fr_sqlite_api, fr_sqlite_load, fr_totals, fr_totals_free,
-                         fr_totals_scan)
+from totals_scan cimport (FR_SCORE_SCAN_SQL, fr_packed_gather, fr_score_chunk, fr_score_chunk_free,
+                         fr_score_codec, fr_score_scan, fr_score_scan_changed, fr_score_scan_close,
+                         fr_score_scan_next, fr_score_scan_open, fr_sqlite_api, fr_sqlite_load, fr_totals,
+                         fr_totals_free, fr_totals_scan)
 
 import numpy as np
 
@@ -166,3 +170,110 @@ def ties_in_member_order(bytes blob not None, const int64_t[::1] offsets, const 
         if c > 0 or (c == 0 and la >= lb):
             return False
     return True
+
+
+#: The SELECT a ScoreOrderScan steps (the ranking index, backwards).
+SCORE_SCAN_SQL = FR_SCORE_SCAN_SQL.decode()
+
+
+cdef class ScoreOrderScan:
+    """A season's totals as of event ``upto`` read from the store's ranking
+    index (``totals_by_rank``) in a sorted set's ascending order, with each
+    score encoded as a board stores it: ``integer`` (a tie-break board:
+    ``points * 2**time_bits + tick``, the tick ``floor(at)`` or, when
+    ``mirrored``, ``2**time_bits - 1 - floor(at)``), else the points.  Only
+    the orders the index walks backwards are possible: a tie-break board
+    needs ``mirrored``.  One connection, one read transaction (a single
+    snapshot) from the constructor to ``close``.
+
+    ``changed()`` lists the players with an event after ``upto`` (their rows
+    are left out: the caller sums them as of ``upto``); ``next_chunk(batch)``
+    reads the next chunk without the GIL.  One thread at a time may call
+    its methods.
+    """
+    cdef fr_score_scan s
+    cdef fr_score_chunk c
+    cdef bint busy
+
+    def __cinit__(self):
+        memset(&self.s, 0, sizeof(self.s))
+        memset(&self.c, 0, sizeof(self.c))
+
+    def __init__(self, str path, str season, long long upto, bint integer, bint mirrored, int time_bits,
+                 int busy_ms=30000):
+        if scan_error() is not None:
+            raise TotalsScanError(_why)
+        if integer and not mirrored:
+            raise ValueError(_errors.SCORE_SCAN_ORDER)
+        if integer and not 1 <= time_bits <= 52:
+            raise ValueError(_errors.SCORE_SCAN_TIME_BITS % (time_bits,))
+        cdef bytes path_b = path.encode(), season_b = season.encode()
+        cdef const char *p = PyBytes_AS_STRING(path_b)
+        cdef const char *sp = PyBytes_AS_STRING(season_b)
+        cdef int sl = len(season_b)
+        cdef fr_score_codec codec
+        cdef char err[512]
+        cdef int rc
+        codec.integer, codec.mirrored, codec.time_bits = integer, mirrored, time_bits
+        codec.scale = (<int64_t>1) << time_bits if integer else 0
+        err[0] = 0
+        with nogil:
+            rc = fr_score_scan_open(&self.s, &_api, p, sp, sl, upto, &codec, busy_ms, err, sizeof(err))
+        if rc != 0:
+            fr_score_scan_close(&self.s)
+            if rc == -1:
+                raise MemoryError()
+            raise TotalsScanError(err.decode("utf-8", "replace"))
+
+    def changed(self):
+        """The player ids (str) with an event after ``upto``, in byte order.  O(k)."""
+        cdef const char *blob
+        cdef const int64_t *offsets
+        cdef size_t i, n = fr_score_scan_changed(&self.s, &blob, &offsets)
+        return [blob[offsets[i]:offsets[i + 1]].decode("utf-8", "surrogateescape") for i in range(n)]
+
+    def next_chunk(self, Py_ssize_t batch):
+        """The next ``batch`` players (fewer at the end) as ``(blob, offsets,
+        rows, scores, points)``: write member ``rows[k]`` (``blob[offsets[r]:
+        offsets[r + 1]]`` for ``r = rows[k]``) with ``scores[k]`` (its
+        points ``points[k]``), in that order, which is a sorted set's; None
+        when the scan is over.  A run of equal scores that passes the end of
+        a chunk is read whole and sorted by member, and its rest carried into
+        the next chunks.  Raises TotalsScanError, ValueError (a time or total
+        the board cannot encode) or MemoryError.  O(batch) (a run of k equal
+        scores: O(k log k))."""
+        cdef char err[512]
+        cdef int rc
+        if batch < 1:
+            raise ValueError(_errors.SCORE_SCAN_BATCH % (batch,))
+        if self.busy or self.s.stmt == NULL:
+            raise RuntimeError(_errors.SCORE_SCAN_CLOSED)
+        self.busy = True
+        err[0] = 0
+        try:
+            with nogil:
+                rc = fr_score_scan_next(&self.s, <size_t>batch, &self.c, err, sizeof(err))
+        finally:
+            self.busy = False
+        if rc == -1:
+            raise MemoryError()
+        if rc == -2:
+            raise TotalsScanError(err.decode("utf-8", "replace"))
+        if rc == -3:
+            raise ValueError(err.decode("utf-8", "replace"))
+        if self.c.n == 0:
+            return None
+        blob = PyBytes_FromStringAndSize(self.c.blob, <Py_ssize_t>self.c.blob_len) if self.c.blob_len else b""
+        return (blob, _column(self.c.offsets, self.c.members + 1, np.int64), _column(self.c.rows, self.c.n, np.int64),
+                _column(self.c.scores, self.c.n, np.float64), _column(self.c.points, self.c.n, np.int64))
+
+    def close(self):
+        """End the read transaction and close the connection (idempotent)."""
+        if self.busy:
+            raise RuntimeError(_errors.SCORE_SCAN_BUSY)
+        fr_score_scan_close(&self.s)
+        fr_score_chunk_free(&self.c)
+
+    def __dealloc__(self):
+        fr_score_scan_close(&self.s)
+        fr_score_chunk_free(&self.c)

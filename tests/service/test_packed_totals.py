@@ -1,6 +1,6 @@
-"""The rebuild's compiled reader of a SQLite store (``fastrank._totals`` via
-``SQLiteStore.packed_totals``) against the ``sqlite3``-module path it
-replaces: for every board configuration both give the same rows, the same
+"""The rebuild's compiled readers of a SQLite store (``fastrank._totals`` via
+``SQLiteStore.score_order_scan`` and ``SQLiteStore.packed_totals``) against
+the ``sqlite3``-module path they replace, and against each other: for every board configuration both give the same rows, the same
 encoded scores and the same order (score, then member bytes), with player
 ids that sort differently as text and as bytes, runs of equal scores, rows
 changed after the rebuild's event id (summed again as of it), players who
@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from fastrank import Engine, Leaderboard, SQLiteStore, ScoreService
-from fastrank._totals import (TotalsScanError, gather_members, packed_members, scan_error, scan_totals,
-                              ties_in_member_order)
-from fastrank.service.packed import board_order, read_packed
+from fastrank._totals import (SCORE_SCAN_SQL, ScoreOrderScan, TotalsScanError, gather_members, packed_members,
+                              scan_error, scan_totals, ties_in_member_order)
+from fastrank.service.packed import board_order, open_score_scan, read_packed
 from fastrank.service.service import ascending_order
 
 T0 = 1_790_000_000
@@ -139,21 +139,25 @@ def test_bad_rows_raise_before_reading(store):
 
 
 @pytest.mark.parametrize("order,tiebreak", CONFIGS)
-def test_rebuild_fills_the_same_board_by_both_readers(store, monkeypatch, order, tiebreak):
+def test_rebuild_fills_the_same_board_by_every_reader(store, monkeypatch, order, tiebreak):
     rng = random.Random(7)
     fill(store, rng, NAMES + [f"p{i:03d}" for i in range(300)], 400)
     boards = []
-    for native in (True, False):
+    for reader in ("scan", "packed", "python"):
+        if reader != "scan":
+            monkeypatch.setattr(store, "score_order_scan", lambda *args: None)
+        if reader == "python":
+            monkeypatch.setattr(store, "packed_totals", lambda *args: None)
         engine = Engine()
         service = ScoreService(Leaderboard(engine, "b", season="s", order=order, tiebreak=tiebreak,
                                            ranking="dense"), store, allow_negative=True)
-        if not native:
-            monkeypatch.setattr(store, "packed_totals", lambda *args: None)
-        assert service.rebuild(batch=64) == store.count("s")
+        seen = []
+        assert service.rebuild(progress=lambda done, total: seen.append(done), batch=64) == store.count("s")
+        assert seen == [min(k, store.count("s")) for k in range(64, store.count("s") + 64, 64)]
         boards.append({k: (engine.zrange(k, 0, -1, withscores=True) if engine.type(k) == b"zset"
                            else engine.hgetall(k) if engine.type(k) == b"hash" else engine.get(k))
                        for k in engine.keys("*")})
-    assert boards[0] == boards[1] and len(boards[0]) >= 3
+    assert boards[0] == boards[1] == boards[2] and len(boards[0]) >= 3
 
 
 def test_gather_packs_the_rows_again_in_order():
@@ -163,3 +167,108 @@ def test_gather_packs_the_rows_again_in_order():
     assert gather_members(blob, offsets, np.array([], dtype=np.int64))[0] == b""
     with pytest.raises(IndexError, match="packed row out of range"):
         gather_members(blob, offsets, np.array([4], dtype=np.int64))
+
+
+def scanned(store, season, upto, codec, batch):
+    """Every chunk a ScoreOrderScan gives: (members written in order, scores, points), chunk sizes, changed."""
+    scan = open_score_scan(store, season, upto, codec)
+    assert scan is not None
+    members, scores, points, sizes = [], [], [], []
+    try:
+        while (chunk := scan.next_chunk(batch)) is not None:
+            blob, offsets, rows, chunk_scores, chunk_points = chunk
+            members += packed_members(blob, offsets, rows)
+            scores += chunk_scores.tolist()
+            points += chunk_points.tolist()
+            sizes.append(len(rows))
+        changed = scan.changed()
+    finally:
+        scan.close()
+    return members, scores, points, sizes, changed
+
+
+def test_the_score_scan_walks_the_ranking_index_without_a_sort(store):
+    plan = store._read("EXPLAIN QUERY PLAN " + SCORE_SCAN_SQL, ("s",))
+    assert [row[-1] for row in plan] == ["SEARCH totals USING COVERING INDEX totals_by_rank (season=?)"]
+
+
+@pytest.mark.parametrize("order,tiebreak", [("desc", None), ("desc", "earliest"), ("asc", "latest"),
+                                            ("asc", None)])
+@pytest.mark.parametrize("batch", [1, 5, 1000])
+def test_score_scan_equals_the_sorted_read(store, order, tiebreak, batch):
+    rng = random.Random(batch)
+    players = NAMES + [f"p{i:03d}" for i in range(120)]
+    for m in range(150):   # few distinct points and seconds: long runs of equal scores across chunks
+        chosen = rng.sample(players[:-15], rng.randint(1, 4))
+        store.record("s", f"m{m}", {p: rng.randint(0, 2) for p in chosen}, T0 + rng.randint(0, 1) + rng.random())
+    store.record("other", "elsewhere", {players[0]: 1000}, T0)
+    upto = store.last_event_id()
+    store.record("s", "late", {"p001": 5, "p119": 1, "zed": 2}, T0 + 9)  # p119 only appears later
+    codec = Leaderboard(Engine(), "b", season="s", order=order, tiebreak=tiebreak).codec
+    members, scores, points, sizes, changed = scanned(store, "s", upto, codec, batch)
+    assert changed == sorted({"p001", "p119", "zed"}, key=str.encode)
+    # The scan leaves the changed players out (the rebuild adds them as of upto).
+    ranked = board_order(store.packed_totals("s", upto, 2), codec)
+    expected = [(m, s) for m, s in zip(packed_members(ranked.blob, ranked.offsets, ranked.positions),
+                                       ranked.scores.tolist()) if m.decode() not in changed]
+    assert list(zip(members, scores)) == expected
+    assert points == [codec.points(s) for s in scores]
+    assert all(size == batch for size in sizes[:-1]) and 0 < sizes[-1] <= batch
+
+
+def test_score_scan_refusals(store, tmp_path):
+    store.record("s", "m1", {"a": 1}, T0)
+    with pytest.raises(ValueError, match="only when its tick is mirrored"):
+        ScoreOrderScan(str(store.path), "s", 0, True, False, 32)
+    assert open_score_scan(store, "s", 0, Leaderboard(Engine(), "b", season="s", tiebreak="latest").codec) is None
+    scan = ScoreOrderScan(str(store.path), "s", store.last_event_id(), True, True, 32)
+    with pytest.raises(ValueError, match="batch must be at least 1"):
+        scan.next_chunk(0)
+    scan.close()
+    scan.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        scan.next_chunk(10)
+    store.record("s", "m2", {"early": 1}, -5.0)       # before the epoch: no tick for it
+    scan = ScoreOrderScan(str(store.path), "s", store.last_event_id(), True, True, 32)
+    with pytest.raises(ValueError, match="a time does not fit in time_bits=32"):
+        scan.next_chunk(10)
+    scan.close()
+    (tmp_path / "old.db").write_bytes(b"")
+    with pytest.raises(TotalsScanError, match="no such table"):
+        ScoreOrderScan(str(tmp_path / "old.db"), "s", 0, False, False, 32)
+
+
+def test_a_file_without_the_ranking_index_reads_whole(store):
+    store.record("s", "m1", {"a": 1, "b": 2}, T0)
+    store._read("DROP INDEX totals_by_rank")
+    codec = Leaderboard(Engine(), "b", season="s").codec
+    assert open_score_scan(store, "s", store.last_event_id(), codec) is None
+    service = ScoreService(Leaderboard(Engine(), "b", season="s"), store)
+    assert service.rebuild() == 2 and [e.player for e in service.top(2)] == ["b", "a"]
+
+
+@pytest.mark.parametrize("order,tiebreak", CONFIGS)
+def test_rows_changed_during_the_rebuild_are_written_as_of_its_event(store, monkeypatch, order, tiebreak):
+    """The rebuild reads as of the last event id it saw; rows changed after
+    it (the scan leaves them out) are written as of that id, then the later
+    events are applied: the board ends as a rebuild of everything."""
+    rng = random.Random(11)
+    players = NAMES + [f"p{i:03d}" for i in range(80)]
+    fill(store, rng, players[:-10], 120)
+    upto = store.last_event_id()
+    for m in range(15):
+        store.record("s", f"late{m}", {rng.choice(players): rng.randint(1, 9)}, T0 + 20 + m)
+    store.tombstone_match("m5")
+
+    def board_after_rebuild(seen_upto):
+        engine = Engine()
+        board = Leaderboard(engine, "b", season="s", order=order, tiebreak=tiebreak)
+        service = ScoreService(board, store, allow_negative=True)
+        if seen_upto is not None:
+            monkeypatch.setattr(store, "last_event_id", lambda: seen_upto)
+        service.rebuild(batch=16)
+        monkeypatch.undo()
+        return engine.zrange(board.keys()[0], 0, -1, withscores=True)
+
+    full = board_after_rebuild(None)
+    assert board_after_rebuild(upto) == full and len(full) == store.count("s")

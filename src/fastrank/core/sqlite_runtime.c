@@ -32,6 +32,8 @@ static int resolve(void *handle, fr_sqlite_api *api) {
     FR_SYM(errmsg, "sqlite3_errmsg");
     FR_SYM(prepare_v2, "sqlite3_prepare_v2");
     FR_SYM(bind_text, "sqlite3_bind_text");
+    FR_SYM(bind_int64, "sqlite3_bind_int64");
+    FR_SYM(exec, "sqlite3_exec");
     FR_SYM(step, "sqlite3_step");
     FR_SYM(column_text, "sqlite3_column_text");
     FR_SYM(column_bytes, "sqlite3_column_bytes");

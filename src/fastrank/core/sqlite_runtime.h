@@ -29,6 +29,9 @@ typedef struct {
                       const char **tail);
     int (*bind_text)(fr_sqlite_stmt *stmt, int index, const char *text, int nbytes,
                      void (*destructor)(void *));
+    int (*bind_int64)(fr_sqlite_stmt *stmt, int index, int64_t value);
+    int (*exec)(fr_sqlite_db *db, const char *sql, int (*callback)(void *, int, char **, char **), void *arg,
+                char **errmsg);
     int (*step)(fr_sqlite_stmt *stmt);
     const unsigned char *(*column_text)(fr_sqlite_stmt *stmt, int col);
     int (*column_bytes)(fr_sqlite_stmt *stmt, int col);

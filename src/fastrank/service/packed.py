@@ -2,7 +2,12 @@
 
 What ``ScoreService.rebuild`` loads from a ``SQLiteStore`` file when the
 compiled reader (``fastrank._totals``) can bind to the SQLite library that
-Python's ``sqlite3`` module loaded: the totals table is stepped in player
+Python's ``sqlite3`` module loaded. For the boards whose order the ranking
+index gives when walked backwards (a tie-break board whose tick is mirrored
+-- the default, descending with the earliest first -- and boards without a
+tie-break) ``open_score_scan`` reads it chunk by chunk already in score order
+(``ScoreOrderScan``), so the rebuild writes one chunk while the next is read.
+For the others ``read_packed`` reads the whole season: the totals table is stepped in player
 order by ``READERS`` threads at once (one range of players each, each on a
 connection of its own, without the GIL), straight into one bytes blob of
 player ids plus numeric columns, with no Python object per row. The rows
@@ -22,12 +27,13 @@ import numpy.typing as npt
 
 from fastrank._columns import ZaddPacked
 from fastrank._scorebits import ScoreCodec
-from fastrank._totals import TotalsScanError, gather_members, scan_error, scan_totals, ties_in_member_order
+from fastrank._totals import (ScoreOrderScan, TotalsScanError, gather_members, scan_error, scan_totals,
+                              ties_in_member_order)
 
 if TYPE_CHECKING:
     from fastrank.service.sqlite import SQLiteStore
 
-__all__ = ["BoardOrder", "PackedTotals", "board_order", "read_packed"]
+__all__ = ["BoardOrder", "PackedTotals", "board_order", "open_score_scan", "read_packed"]
 
 
 class PackedTotals(NamedTuple):
@@ -59,17 +65,42 @@ class BoardOrder(NamedTuple):
         return ZaddPacked(self.blob, self.offsets, self.positions[start:stop], self.scores[start:stop])
 
 
+def _readable(store: SQLiteStore) -> bool:
+    """True when the compiled reader can open this store's file on a connection of its own."""
+    return scan_error() is None and store.path not in ("", ":memory:") and not store.path.startswith("file:")
+
+
+def _busy_ms(store: SQLiteStore) -> int:
+    return int(min(store.busy_timeout, 2_000_000.0) * 1000)
+
+
+def open_score_scan(store: SQLiteStore, season: str, upto: int, codec: ScoreCodec) -> Optional[ScoreOrderScan]:
+    """The ranking-index scan of ``season`` as of event ``upto`` in the order
+    of a board encoded by ``codec``, or None: no compiled reader, a board
+    whose order the index does not give (a tie-break whose tick is not
+    mirrored), or SQLite refused it (no ranking index in an old file). The
+    caller closes it. O(log n + k) to open, k the players changed after
+    ``upto``."""
+    if not _readable(store) or (codec.integer and not codec.mirrored):
+        return None
+    try:
+        return ScoreOrderScan(store.path, season, upto, codec.integer, codec.mirrored, codec.time_bits,
+                              _busy_ms(store))
+    except TotalsScanError:
+        return None
+
+
 def read_packed(store: SQLiteStore, season: str, upto: int, parts: int) -> Optional[PackedTotals]:
     """Every total of ``season`` as of event ``upto`` (exact as ``totals_upto``
     pages are: a row changed after ``upto`` is summed again from its events
     up to ``upto``), read by ``parts`` threads side by side; None when the
     compiled reader cannot read this store. O(n) (the few changed rows:
     one query each)."""
-    if scan_error() is not None or store.path in ("", ":memory:") or store.path.startswith("file:"):
+    if not _readable(store):
         return None
     cuts = store.totals_splits(season, parts)
     ranges = list(zip(["", *cuts], [*cuts, None]))
-    busy_ms = int(min(store.busy_timeout, 2_000_000.0) * 1000)
+    busy_ms = _busy_ms(store)
     try:
         with ThreadPoolExecutor(max_workers=len(ranges), thread_name_prefix="fastrank-rebuild") as readers:
             parts_read = [r.result() for r in [readers.submit(scan_totals, store.path, season, upto, after, until,

@@ -29,6 +29,8 @@ import numpy as np
 import numpy.typing as npt
 
 if TYPE_CHECKING:
+    from fastrank._scorebits import ScoreCodec
+    from fastrank._totals import ScoreOrderScan
     from fastrank.service.packed import PackedTotals
 
 __all__ = ["CeilingExceeded", "ConflictingResubmit", "Event", "SQLStore", "Standing", "Total", "TotalsColumns",
@@ -397,6 +399,13 @@ class SQLStore:
             "season = ? AND player = ? AND kind = 'score' AND NOT tombstoned AND id <= ?",
             (season, player, upto))
         return Total(player, int(pts), float(at)) if int(count) else None
+
+    def score_order_scan(self, season: str, upto: int, codec: ScoreCodec) -> ScoreOrderScan | None:
+        """A compiled scan of a season's totals as of event ``upto`` in the
+        ascending order of a board encoded by ``codec``, chunk by chunk
+        (``fastrank._totals.ScoreOrderScan``), or None when this store or that
+        order has none (the caller reads the totals whole and sorts them)."""
+        return None
 
     def packed_totals(self, season: str, upto: int, parts: int) -> PackedTotals | None:
         """Every total of a season as of event ``upto`` as packed columns
