@@ -20,3 +20,17 @@ def gather_members(blob: bytes, offsets: npt.NDArray[np.int64],
 def ties_in_member_order(blob: bytes, offsets: npt.NDArray[np.int64], rows: npt.NDArray[np.int64],
                          scores: npt.NDArray[np.float64]) -> bool:
     """True when equal-score neighbours are in member order."""
+
+SCORE_SCAN_SQL: str
+
+class ScoreOrderScan:
+    """A season's totals read from the ranking index in a board's ascending order, chunk by chunk."""
+    def __init__(self, path: str, season: str, upto: int, integer: bool, mirrored: bool, time_bits: int,
+                 busy_ms: int = 30000) -> None: ...
+    def changed(self) -> List[str]:
+        """The players with an event after upto (left out of the chunks)."""
+    def next_chunk(self, batch: int) -> Optional[Tuple[bytes, npt.NDArray[np.int64], npt.NDArray[np.int64],
+                                                       npt.NDArray[np.float64], npt.NDArray[np.int64]]]:
+        """The next chunk (blob, offsets, rows, scores, points), None at the end."""
+    def close(self) -> None:
+        """End the read transaction and close the connection."""
