@@ -9,7 +9,11 @@ redis-py (a throwaway redis-server on loopback), and prints players/s for
 each, with the time split into its phases: reading the store (the reader
 threads: the compiled reader of the file, or the sqlite3-module pages with
 their encoding), the sort into score order (the compiled reader's), the
-ZADDs, and the rest (the fallback's sort and gathers, the chunks, the flags). Also times ``submit`` (record + apply) per match
+ZADDs, and the rest (the fallback's sort and gathers, the chunks, the flags,
+the waits for the reader). The default board reads the ranking index in
+score order on a reader thread while the ZADDs run (``ScoreOrderScan``): its
+reading overlaps the ZADDs, so the phases add up to more than the rebuild
+and the wall time the reading costs shows in the rest, as waits. Also times ``submit`` (record + apply) per match
 on both boards. The load average is printed: other work on the machine
 slows every phase.
 """
@@ -57,6 +61,21 @@ def timed(owner: Any, name: str, spent: List[float]) -> Any:
     return original
 
 
+class TimedScan:
+    """A ScoreOrderScan whose next_chunk adds its wall time (on the reader thread) to spent[0]."""
+
+    def __init__(self, scan: Any, spent: List[float]) -> None:
+        self.scan, self.spent = scan, spent
+        self.changed, self.close = scan.changed, scan.close
+
+    def next_chunk(self, batch: int) -> Any:
+        t = time.perf_counter()
+        try:
+            return self.scan.next_chunk(batch)
+        finally:
+            self.spent[0] += time.perf_counter() - t
+
+
 def rebuild(client: Any, path: str, ranking: str) -> Dict[str, float]:
     store = SQLiteStore(path)
     board = Leaderboard(client, "bench", season="s", ranking=ranking)
@@ -64,6 +83,15 @@ def rebuild(client: Any, path: str, ranking: str) -> Dict[str, float]:
     reading, sorting, writing = [0.0], [0.0], [0.0]
     timed(service, "_read_totals", reading)  # the sqlite3-module path: pages read and encoded
     timed(store, "packed_totals", reading)   # the compiled reader of the file
+    open_scan = store.score_order_scan       # the compiled reader of the ranking index, chunk by chunk
+    scanned = [False]
+
+    def timed_scan(*args: Any) -> Any:
+        scan = open_scan(*args)
+        scanned[0] = scan is not None
+        return scan and TimedScan(scan, reading)
+
+    store.score_order_scan = timed_scan
     original_order = timed(service_module, "board_order", sorting)
     original_zadd = timed(client, "zadd", writing)
     t0 = time.perf_counter()
@@ -78,7 +106,7 @@ def rebuild(client: Any, path: str, ranking: str) -> Dict[str, float]:
     per_submit = (time.perf_counter() - t1) / 200
     store.close()
     return {"players": players, "seconds": took, "reading": reading[0], "sorting": sorting[0],
-            "writing": writing[0], "submit_us": per_submit * 1e6}
+            "writing": writing[0], "submit_us": per_submit * 1e6, "overlapped": scanned[0]}
 
 
 def main(argv: List[str]) -> int:
@@ -103,8 +131,10 @@ def main(argv: List[str]) -> int:
           "submit (record + apply) |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for name, r in rows:
-        rest = r["seconds"] - r["reading"] - r["sorting"] - r["writing"]
-        print(f"| {name} | {r['players'] / r['seconds']:,.0f} | {r['reading']:.2f} s | {r['sorting']:.2f} s | "
+        # Read on a thread beside the ZADDs: the reading is not part of the sum; the rest holds the waits.
+        rest = r["seconds"] - r["sorting"] - r["writing"] - (0.0 if r["overlapped"] else r["reading"])
+        reading = f"{r['reading']:.2f} s" + (" (beside the ZADDs)" if r["overlapped"] else "")
+        print(f"| {name} | {r['players'] / r['seconds']:,.0f} | {reading} | {r['sorting']:.2f} s | "
               f"{r['writing']:.2f} s | {rest:.2f} s | {r['submit_us']:,.0f} µs |")
     return 0
 

@@ -204,6 +204,8 @@ def test_score_scan_equals_the_sorted_read(store, order, tiebreak, batch):
     store.record("other", "elsewhere", {players[0]: 1000}, T0)
     upto = store.last_event_id()
     store.record("s", "late", {"p001": 5, "p119": 1, "zed": 2}, T0 + 9)  # p119 only appears later
+    store.record("s", "later", {"p001": 1}, T0 + 10)                      # p001 changed twice
+    store.record("other", "elsewhere2", {"p002": 3}, T0 + 10)             # another season's change
     codec = Leaderboard(Engine(), "b", season="s", order=order, tiebreak=tiebreak).codec
     members, scores, points, sizes, changed = scanned(store, "s", upto, codec, batch)
     assert changed == sorted({"p001", "p119", "zed"}, key=str.encode)

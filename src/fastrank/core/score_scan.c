@@ -18,8 +18,9 @@ const char FR_SCORE_SCAN_SQL[] =
 /* |points| * scale stays below this: no int64 overflow (a board's range is far smaller). */
 #define FR_POINTS_LIMIT ((int64_t)1 << 62)
 
-static const char CHANGED_SQL[] =
-    "SELECT DISTINCT player FROM events WHERE id > ?1 AND season = ?2 ORDER BY player";
+/* The events after upto, by id (the rowid range: "+season" keeps the planner off the season
+ * index, which would walk every event of the season); sorted and deduplicated here. */
+static const char CHANGED_SQL[] = "SELECT player FROM events WHERE id > ?1 AND +season = ?2";
 
 static int sqlite_error(fr_score_scan *s, char *err, int errlen) {
     snprintf(err, (size_t)errlen, "%s", s->db != NULL ? s->api->errmsg(s->db) : "cannot open the database");
@@ -92,6 +93,50 @@ static int is_changed(const fr_score_scan *s, const char *m, size_t len) {
     return 0;
 }
 
+typedef struct {
+    const char *p;
+    size_t len;
+} fr_member_ref;
+
+static int member_ref_cmp(const void *a, const void *b) {
+    const fr_member_ref *x = a, *y = b;
+    return member_cmp(x->p, x->len, y->p, y->len);
+}
+
+/* Sort the changed players into member order and drop repeats (a player with
+ * several events), for is_changed's binary search. 0, or -1 out of memory. */
+static int sort_changed(fr_score_scan *s) {
+    size_t i, k = 0, at = 0;
+    fr_member_ref *refs;
+    char *blob;
+    if (s->nchanged < 2) return 0;
+    refs = malloc(s->nchanged * sizeof *refs);
+    blob = malloc(s->changed_len ? s->changed_len : 1);
+    if (refs == NULL || blob == NULL) {
+        free(refs);
+        free(blob);
+        return -1;
+    }
+    for (i = 0; i < s->nchanged; i++) {
+        refs[i].p = s->changed + s->changed_offsets[i];
+        refs[i].len = (size_t)(s->changed_offsets[i + 1] - s->changed_offsets[i]);
+    }
+    qsort(refs, s->nchanged, sizeof *refs, member_ref_cmp);
+    for (i = 0; i < s->nchanged; i++) {
+        if (k && member_cmp(refs[i].p, refs[i].len, refs[i - 1].p, refs[i - 1].len) == 0) continue;
+        if (refs[i].len) memcpy(blob + at, refs[i].p, refs[i].len);
+        at += refs[i].len;
+        s->changed_offsets[++k] = (int64_t)at;
+    }
+    free(refs);
+    free(s->changed);
+    s->changed = blob;
+    s->changed_blob_cap = s->changed_len ? s->changed_len : 1;
+    s->changed_len = at;
+    s->nchanged = k;
+    return 0;
+}
+
 int fr_score_scan_open(fr_score_scan *s, const fr_sqlite_api *api, const char *path, const char *season,
                        int season_len, int64_t upto, const fr_score_codec *codec, int busy_ms, char *err,
                        int errlen) {
@@ -139,6 +184,7 @@ int fr_score_scan_open(fr_score_scan *s, const fr_sqlite_api *api, const char *p
     }
     api->finalize(changed);
     if (rc != FR_SQLITE_DONE) return sqlite_error(s, err, errlen);
+    if (sort_changed(s) != 0) return -1;
     if (api->prepare_v2(s->db, FR_SCORE_SCAN_SQL, -1, &s->stmt, NULL) != FR_SQLITE_OK ||
         api->bind_text(s->stmt, 1, season, season_len, FR_SQLITE_TRANSIENT) != FR_SQLITE_OK)
         return sqlite_error(s, err, errlen);

@@ -286,13 +286,12 @@ class ServicePlans:
         board = self.board
         yield Call("set", (self.rebuild_key, "1"))
         upto = yield Do(self.store.last_event_id)
-        expected = yield Do(self.store.count, (self.season,))
         yield Call("delete", (self._keys[0], self._keys[1], self._keys[2], self.offset_key))
         scan = yield Do(self.store.score_order_scan, (self.season, upto, board.codec))
         if scan is not None:
-            done, points = yield from self._plan_write_scanned(scan, upto, batch, progress, expected)
+            done, points = yield from self._plan_write_scanned(scan, upto, batch, progress)
         else:
-            done, points = yield from self._plan_write_read(upto, batch, progress, expected)
+            done, points = yield from self._plan_write_read(upto, batch, progress)
         if board.ranking == "dense" and len(points):
             distinct, counts = np.unique(points, return_counts=True)
             fields = {"%.17g" % p: n for p, n in zip(distinct.tolist(), counts.tolist())}
@@ -303,8 +302,8 @@ class ServicePlans:
         yield from self._plan_apply_pending()
         return done
 
-    def _plan_write_scanned(self, scan: ScoreOrderScan, upto: int, batch: int, progress: Optional[Progress],
-                            expected: int) -> Steps[tuple[int, npt.NDArray[np.int64]]]:
+    def _plan_write_scanned(self, scan: ScoreOrderScan, upto: int, batch: int,
+                            progress: Optional[Progress]) -> Steps[tuple[int, npt.NDArray[np.int64]]]:
         """Write the totals a ``ScoreOrderScan`` reads, chunk by chunk: a
         worker thread reads chunk k + 1 (without the GIL) while the board
         takes chunk k. The scan exists for the boards whose ascending order
@@ -321,6 +320,8 @@ class ServicePlans:
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fastrank-rebuild") as reader:
             pending = reader.submit(scan.next_chunk, batch)
             try:
+                # The count (for progress) is an O(n) query: made while the first chunk is read.
+                expected = yield Do(self.store.count, (self.season,))
                 while True:
                     chunk = yield Do(pending.result)
                     if chunk is None:
@@ -353,11 +354,12 @@ class ServicePlans:
         """The totals of ``players`` as of event ``upto`` (those who had one). One query each."""
         return [t for t in (self.store.total_upto(self.season, p, upto) for p in players) if t is not None]
 
-    def _plan_write_read(self, upto: int, batch: int, progress: Optional[Progress],
-                         expected: int) -> Steps[tuple[int, npt.NDArray[np.int64]]]:
+    def _plan_write_read(self, upto: int, batch: int,
+                         progress: Optional[Progress]) -> Steps[tuple[int, npt.NDArray[np.int64]]]:
         """Read every total (``packed_totals``, else ``_read_totals``), sort
         them into score order, then write them one ZADD of ``batch`` at a
         time. (players written, their points)."""
+        expected = yield Do(self.store.count, (self.season,))
         packed = yield Do(self.store.packed_totals, (self.season, upto, READERS))
         chunks: Iterator[Mapping[Any, Any]]
         if packed is not None:
