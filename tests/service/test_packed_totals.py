@@ -15,7 +15,8 @@ import pytest
 from fastrank import Engine, Leaderboard, SQLiteStore, ScoreService
 from fastrank._totals import (SCORE_SCAN_SQL, ScoreOrderScan, TotalsScanError, gather_members, packed_members,
                               scan_error, scan_totals, ties_in_member_order)
-from fastrank.service.packed import board_order, open_score_scan, read_packed
+from fastrank.service import RanksUpdating
+from fastrank.service.packed import ReadAhead, board_order, open_score_scan, read_packed
 from fastrank.service.service import ascending_order
 
 T0 = 1_790_000_000
@@ -274,3 +275,37 @@ def test_rows_changed_during_the_rebuild_are_written_as_of_its_event(store, monk
 
     full = board_after_rebuild(None)
     assert board_after_rebuild(upto) == full and len(full) == store.count("s")
+
+
+def test_read_ahead_gives_the_chunks_in_order_and_stops_early(store):
+    store.record("s", "m1", {f"p{i:02d}": i for i in range(40)}, T0)
+    codec = Leaderboard(Engine(), "b", season="s").codec
+    upto = store.last_event_id()
+    reader = ReadAhead(open_score_scan(store, "s", upto, codec), 3, depth=2)
+    chunks = []
+    while (chunk := reader.get()) is not None:
+        chunks.append(chunk[4].tolist())
+    reader.close()
+    assert chunks == [list(range(k, min(k + 3, 40))) for k in range(0, 40, 3)]
+    scan = open_score_scan(store, "s", upto, codec)
+    reader = ReadAhead(scan, 1, depth=1)
+    assert reader.get()[4].tolist() == [0]
+    reader.close()                          # the thread was blocked on a full queue
+    with pytest.raises(RuntimeError, match="closed"):
+        scan.next_chunk(1)
+
+
+@pytest.mark.parametrize("reader", ["scan", "packed", "python"])
+def test_a_total_the_board_cannot_encode_fails_the_rebuild_alike(store, monkeypatch, reader):
+    store.record("s", "m1", {f"p{i:02d}": i for i in range(30)}, T0)
+    store.record("s", "m2", {"early": 1}, -5.0)
+    if reader != "scan":
+        monkeypatch.setattr(store, "score_order_scan", lambda *args: None)
+    if reader == "python":
+        monkeypatch.setattr(store, "packed_totals", lambda *args: None)
+    service = ScoreService(Leaderboard(Engine(), "b", season="s"), store)
+    with pytest.raises(ValueError, match="a time does not fit in time_bits="):
+        service.rebuild(batch=4)
+    assert service.rebuilding()
+    with pytest.raises(RanksUpdating):
+        service.rank("p01")

@@ -19,8 +19,10 @@ it, ``read_packed`` answers None and the caller keeps its ``sqlite3`` path.
 """
 from __future__ import annotations
 
+import queue
+import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
 import numpy as np
 import numpy.typing as npt
@@ -33,7 +35,10 @@ from fastrank._totals import (ScoreOrderScan, TotalsScanError, gather_members, s
 if TYPE_CHECKING:
     from fastrank.service.sqlite import SQLiteStore
 
-__all__ = ["BoardOrder", "PackedTotals", "board_order", "open_score_scan", "read_packed"]
+__all__ = ["BoardOrder", "PackedTotals", "ReadAhead", "board_order", "open_score_scan", "read_packed"]
+
+#: Chunks a ReadAhead reads before the board has taken them.
+READ_AHEAD = 4
 
 
 class PackedTotals(NamedTuple):
@@ -88,6 +93,53 @@ def open_score_scan(store: SQLiteStore, season: str, upto: int, codec: ScoreCode
                               _busy_ms(store))
     except TotalsScanError:
         return None
+
+
+class ReadAhead:
+    """A ``ScoreOrderScan`` read by a thread of its own, up to ``depth``
+    chunks ahead of the caller: ``get()`` returns the chunks in order, None
+    at the end, and raises what the reading raised; ``close()`` stops the
+    thread and closes the scan (always call it). The scan's reading runs
+    without the GIL, so the caller's work on one chunk overlaps the reading
+    of the next ones."""
+
+    def __init__(self, scan: ScoreOrderScan, batch: int, depth: int = READ_AHEAD) -> None:
+        self._scan = scan
+        self._chunks: queue.Queue[Any] = queue.Queue(maxsize=depth)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._read, args=(batch,), name="fastrank-rebuild", daemon=True)
+        self._thread.start()
+
+    def _read(self, batch: int) -> None:
+        try:
+            while not self._stop.is_set():
+                chunk = self._scan.next_chunk(batch)
+                self._chunks.put(chunk)
+                if chunk is None:
+                    return
+        except BaseException as exc:  # handed to the caller's get()
+            self._chunks.put(exc)
+
+    def get(self) -> Any:
+        """The next chunk (``ScoreOrderScan.next_chunk``'s tuple), or None at the end."""
+        item = self._chunks.get()
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    def changed(self) -> list[str]:
+        """``ScoreOrderScan.changed()``."""
+        return self._scan.changed()
+
+    def close(self) -> None:
+        """Stop reading (the thread ends after the chunk it reads), then close the scan."""
+        self._stop.set()
+        while self._thread.is_alive():
+            try:
+                self._chunks.get(timeout=0.05)  # make room, so a blocked put returns
+            except queue.Empty:
+                pass
+        self._scan.close()
 
 
 def read_packed(store: SQLiteStore, season: str, upto: int, parts: int) -> Optional[PackedTotals]:

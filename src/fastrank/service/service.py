@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from typing import Any, List, NamedTuple, Optional
 
@@ -44,7 +44,7 @@ from fastrank._columns import ZaddColumns, ZaddPacked
 from fastrank._runner import Call, Do, Run, Steps, blocking, packaged_script, steps
 from fastrank.leaderboard import BoardPlans, Entry, _Ranker
 from fastrank._totals import ScoreOrderScan
-from fastrank.service.packed import board_order
+from fastrank.service.packed import ReadAhead, board_order
 from fastrank.service.store import CeilingExceeded, Event, SQLStore, Standing, Total
 
 __all__ = ["RanksUpdating", "Receipt", "ScoreService", "ServicePlans"]
@@ -305,8 +305,8 @@ class ServicePlans:
     def _plan_write_scanned(self, scan: ScoreOrderScan, upto: int, batch: int,
                             progress: Optional[Progress]) -> Steps[tuple[int, npt.NDArray[np.int64]]]:
         """Write the totals a ``ScoreOrderScan`` reads, chunk by chunk: a
-        worker thread reads chunk k + 1 (without the GIL) while the board
-        takes chunk k. The scan exists for the boards whose ascending order
+        thread reads the next chunks (without the GIL, ``ReadAhead``) while
+        the board takes one. The scan exists for the boards whose ascending order
         is the ranking index walked backwards: a tie-break whose tick is
         mirrored (descending with the earliest first, the default, or
         ascending with the latest first) or no tie-break. The players
@@ -317,27 +317,23 @@ class ServicePlans:
         codec = self.board.codec
         points: list[npt.NDArray[np.int64]] = []
         done = 0
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fastrank-rebuild") as reader:
-            pending = reader.submit(scan.next_chunk, batch)
-            try:
-                # The count (for progress) is an O(n) query: made while the first chunk is read.
-                expected = yield Do(self.store.count, (self.season,))
-                while True:
-                    chunk = yield Do(pending.result)
-                    if chunk is None:
-                        break
-                    pending = reader.submit(scan.next_chunk, batch)
-                    blob, offsets, rows, scores, chunk_points = chunk
-                    yield Call("zadd", (key, ZaddPacked(blob, offsets, rows, scores)))
-                    points.append(chunk_points)
-                    done += len(rows)
-                    if progress is not None:
-                        progress(done, max(expected, done))
-                changed = scan.changed()
-            finally:
-                pending.cancel()
-                wait([pending])
-                scan.close()
+        reader = ReadAhead(scan, batch)
+        try:
+            # The count (for progress) is an O(n) query: made while the first chunks are read.
+            expected = yield Do(self.store.count, (self.season,))
+            while True:
+                chunk = yield Do(reader.get)
+                if chunk is None:
+                    break
+                blob, offsets, rows, scores, chunk_points = chunk
+                yield Call("zadd", (key, ZaddPacked(blob, offsets, rows, scores)))
+                points.append(chunk_points)
+                done += len(rows)
+                if progress is not None:
+                    progress(done, max(expected, done))
+            changed = reader.changed()
+        finally:
+            reader.close()
         late = yield Do(self._totals_as_of, (changed, upto))
         if late:
             late_points = np.array([t.points for t in late], dtype=np.int64)
