@@ -319,8 +319,8 @@ class ServicePlans:
         done = 0
         reader = ReadAhead(scan, batch)
         try:
-            # The count (for progress) is an O(n) query: made while the first chunks are read.
-            expected = yield Do(self.store.count, (self.season,))
+            # The count (only for progress) is an O(n) query: made while the first chunks are read.
+            expected = (yield Do(self.store.count, (self.season,))) if progress is not None else 0
             while True:
                 chunk = yield Do(reader.get)
                 if chunk is None:
@@ -355,7 +355,7 @@ class ServicePlans:
         """Read every total (``packed_totals``, else ``_read_totals``), sort
         them into score order, then write them one ZADD of ``batch`` at a
         time. (players written, their points)."""
-        expected = yield Do(self.store.count, (self.season,))
+        expected = (yield Do(self.store.count, (self.season,))) if progress is not None else 0
         packed = yield Do(self.store.packed_totals, (self.season, upto, READERS))
         chunks: Iterator[Mapping[Any, Any]]
         if packed is not None:
