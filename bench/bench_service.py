@@ -1,6 +1,6 @@
 """ScoreService.rebuild: players per second from a SQLite store into a board.
 
-    python bench/bench_service.py [--players 1000000] [--ranking ordinal]
+    python bench/bench_service.py [--players 1000000] [--ranking ordinal] [--tiebreak earliest]
 
 Fills a SQLite store with one score event per player (written with one
 executemany, as a season's log would be after play), then rebuilds the
@@ -76,9 +76,9 @@ class TimedScan:
             self.spent[0] += time.perf_counter() - t
 
 
-def rebuild(client: Any, path: str, ranking: str) -> Dict[str, float]:
+def rebuild(client: Any, path: str, ranking: str, tiebreak: Any) -> Dict[str, float]:
     store = SQLiteStore(path)
-    board = Leaderboard(client, "bench", season="s", ranking=ranking)
+    board = Leaderboard(client, "bench", season="s", ranking=ranking, tiebreak=tiebreak)
     service = ScoreService(board, store)
     reading, sorting, writing = [0.0], [0.0], [0.0]
     timed(service, "_read_totals", reading)  # the sqlite3-module path: pages read and encoded
@@ -113,20 +113,23 @@ def main(argv: List[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--players", type=int, default=1_000_000)
     ap.add_argument("--ranking", default="ordinal", choices=["ordinal", "competition", "dense"])
+    ap.add_argument("--tiebreak", default="earliest", choices=["earliest", "latest", "none"],
+                    help="the board's tie-break (latest: the whole-table read and sort, not the index scan)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as root:
         path = os.path.join(root, "scores.db")
         t = time.perf_counter()
         fill(path, args.players)
         print(f"store filled with {args.players:,} players in {time.perf_counter() - t:.1f} s")
-        rows = [("fastrank.Engine", rebuild(fastrank.Engine(), path, args.ranking))]
+        tiebreak = None if args.tiebreak == "none" else args.tiebreak
+        rows = [("fastrank.Engine", rebuild(fastrank.Engine(), path, args.ranking, tiebreak))]
         server = start_redis(free_port(), root)
         try:
-            rows.append(("Redis via redis-py (loopback)", rebuild(server.client(), path, args.ranking)))
+            rows.append(("Redis via redis-py (loopback)", rebuild(server.client(), path, args.ranking, tiebreak)))
         finally:
             server.stop()
     print(f"\nfastrank {fastrank.__version__}, {os.cpu_count()} CPUs, load average "
-          f"{os.getloadavg()[0]:.1f}; {args.players:,} players, ranking={args.ranking}\n")
+          f"{os.getloadavg()[0]:.1f}; {args.players:,} players, ranking={args.ranking}, tiebreak={args.tiebreak}\n")
     print("| board | rebuild players/s | reading the store | sort into score order | ZADDs | the rest | "
           "submit (record + apply) |")
     print("|---|---:|---:|---:|---:|---:|---:|")
