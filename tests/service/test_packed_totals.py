@@ -309,3 +309,30 @@ def test_a_total_the_board_cannot_encode_fails_the_rebuild_alike(store, monkeypa
     assert service.rebuilding()
     with pytest.raises(RanksUpdating):
         service.rank("p01")
+
+
+def test_a_file_with_a_rowid_totals_table_reads_alike(tmp_path):
+    """Files created before totals became WITHOUT ROWID keep a rowid table: same reading."""
+    import sqlite3
+
+    from fastrank.service.store import SQLStore
+
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as conn:
+        for statement in SQLStore._schema(SQLiteStore.__new__(SQLiteStore)):
+            conn.execute(statement)
+    old = SQLiteStore(path)
+    assert "WITHOUT ROWID" not in old._read("SELECT sql FROM sqlite_master WHERE name = 'totals'")[0][0]
+    fill(old, random.Random(5), NAMES + [f"p{i:03d}" for i in range(60)], 90)
+    upto = old.last_event_id()
+    for order, tiebreak in CONFIGS:
+        service = ScoreService(Leaderboard(Engine(), "b", season="s", order=order, tiebreak=tiebreak), old,
+                               allow_negative=True)
+        codec = service.board.codec
+        python_members, python_scores = by_python(service, upto, 7)
+        packed_members_, packed_scores = by_native(service, upto)
+        assert sorted(zip(packed_scores, packed_members_)) == sorted(zip(python_scores, python_members))
+        if codec.mirrored or not codec.integer:
+            members, scores, _, _, _ = scanned(old, "s", upto, codec, 7)
+            assert list(zip(scores, members)) == list(zip(packed_scores, packed_members_))
+    old.close()
