@@ -7,15 +7,15 @@ index gives when walked backwards (a tie-break board whose tick is mirrored
 -- the default, descending with the earliest first -- and boards without a
 tie-break) ``open_score_scan`` reads it chunk by chunk already in score order
 (``ScoreOrderScan``), so the rebuild writes one chunk while the next is read.
-For the others ``read_packed`` reads the whole season: the totals table is stepped in player
-order by ``READERS`` threads at once (one range of players each, each on a
-connection of its own, without the GIL), straight into one bytes blob of
+For the others ``read_packed`` reads the whole season: the totals table is
+stepped in player order by a few threads at once (one range of players
+each, each on a connection of its own, without the GIL), straight into one bytes blob of
 player ids plus numeric columns, with no Python object per row. The rows
 are then put into a sorted set's order with one stable sort of the encoded
 scores (the rows come in player order, so equal scores stay in member
 order) and handed to the board as ``ZaddPacked`` chunks. When the reader
 is not available (no such library, an in-memory database) or SQLite refuses
-it, ``read_packed`` answers None and the caller keeps its ``sqlite3`` path.
+it, both answer None and the caller keeps its ``sqlite3`` path.
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ READ_AHEAD = 4
 
 
 class PackedTotals(NamedTuple):
-    """A season's totals as of one event id, in player order: player k of
+    """A season's totals as of one event id, in player order: the player of
     row r is ``blob[offsets[r]:offsets[r + 1]]`` (UTF-8), with ``points[r]``
     reached at ``ats[r]``; ``rows`` lists the rows that exist as of that
     event (a player whose events all came later is left out)."""
