@@ -264,7 +264,7 @@ class ServicePlans:
         """Drop the board and load it again from the store; how many players.
 
         The totals are read as of one event id and written in ascending
-        score order, one ZADD of about ``batch`` players at a time (its
+        score order, one ZADD of ``batch`` players at a time (its
         mapping a ``ZaddPacked`` or a ``ZaddColumns``: no dict is built), so
         each ZADD lands after the board's last member; the dense companion
         follows when the board keeps one, then the events after that id are
@@ -338,12 +338,13 @@ class ServicePlans:
         if late:
             late_points = np.array([t.points for t in late], dtype=np.int64)
             seconds = np.floor(np.clip([t.at for t in late], -4e18, 4e18)).astype(np.int64) if codec.integer else None
-            scores = codec.encode_columns(late_points, seconds)
-            yield Call("zadd", (key, ZaddColumns([t.player for t in late], scores.astype(np.int64).tolist())))
+            players, values = [t.player for t in late], codec.encode_columns(late_points, seconds).astype(np.int64).tolist()
             points.append(late_points)
-            done += len(late)
-            if progress is not None:
-                progress(done, max(expected, done))
+            for start in range(0, len(late), batch):
+                yield Call("zadd", (key, ZaddColumns(players[start:start + batch], values[start:start + batch])))
+                done += len(players[start:start + batch])
+                if progress is not None:
+                    progress(done, max(expected, done))
         return done, np.concatenate(points) if points else np.empty(0, np.int64)
 
     def _totals_as_of(self, players: list[str], upto: int) -> list[Total]:
