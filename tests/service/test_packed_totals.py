@@ -336,3 +336,12 @@ def test_a_file_with_a_rowid_totals_table_reads_alike(tmp_path):
             members, scores, _, _, _ = scanned(old, "s", upto, codec, 7)
             assert list(zip(scores, members)) == list(zip(packed_scores, packed_members_))
     old.close()
+
+
+def test_a_batch_larger_than_the_season_is_one_zadd(store):
+    store.record("s", "m1", {f"p{i:02d}": i for i in range(30)}, T0)
+    for tiebreak in ("earliest", "latest"):    # the index scan, the whole-table read
+        service = ScoreService(Leaderboard(Engine(), "b", season="s", tiebreak=tiebreak), store)
+        seen = []
+        assert service.rebuild(progress=lambda done, total: seen.append((done, total)), batch=10 ** 12) == 30
+        assert seen == [(30, 30)] and service.top(1)[0].player == "p29"

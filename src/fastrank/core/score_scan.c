@@ -235,7 +235,8 @@ int fr_score_scan_next(fr_score_scan *s, size_t batch, fr_score_chunk *out, char
     out->n = out->members = 0;
     out->blob_len = 0;
     if (batch == 0) batch = 1;
-    if (grow_chunk(out, batch) != 0) return -1;
+    /* Room for a usual chunk up front (a huge batch grows as rows come). */
+    if (grow_chunk(out, batch < 65536 ? batch : 65536) != 0) return -1;
     out->offsets[0] = 0;
     /* First what a run left over, already in order. */
     for (; s->carry_pos < carry->members && out->members < batch; s->carry_pos++) {
