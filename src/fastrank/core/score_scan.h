@@ -46,10 +46,11 @@ typedef struct {
 /* Open `path`, start one read transaction (one snapshot for everything
  * below), list the players of `season` with an event after `upto` (their
  * rows are left out of the chunks: the caller sums them as of upto), and
- * prepare the scan of the ranking index in ascending score order.
- * descending_points_index: the index orders points DESC (the schema's
- * totals_by_rank). 0; -1 out of memory; -2 SQLite's message in err. The
- * scan must be zeroed first and closed with fr_score_scan_close. */
+ * prepare the scan of the ranking index (the schema's totals_by_rank: season,
+ * points DESC, at, player) backwards, in ascending score order for a codec
+ * that is not integer or is mirrored. 0; -1 out of memory; -2 SQLite's
+ * message in err. The scan must be zeroed first and closed with
+ * fr_score_scan_close (after a failure too). */
 int fr_score_scan_open(fr_score_scan *s, const fr_sqlite_api *api, const char *path, const char *season,
                        int season_len, int64_t upto, const fr_score_codec *codec, int busy_ms, char *err,
                        int errlen);
