@@ -1,6 +1,7 @@
 """Build of the compiled modules: the core, fastrank._core, and the
 leaderboard's entry builder, fastrank._entries (apart from the core, which
-the leaderboard never imports).
+the leaderboard never imports), and the score service's reader of a SQLite
+store's totals, fastrank._totals.
 
 FASTRANK_DEBUG=1 builds with -O0 -g and C assertions on; FASTRANK_NATIVE=1
 adds -march=native. The default is an optimised (-O3), portable build.
@@ -15,6 +16,7 @@ allocator off, e.g.:
         ASAN_OPTIONS=detect_leaks=0 python -m pytest tests/unit -q
 """
 import os
+import sys
 
 import numpy
 from Cython.Build import cythonize
@@ -58,9 +60,22 @@ entries = Extension(
     extra_link_args=link_args,
 )
 
+# The rebuild's reader of the store's totals: SQLite's C API is found at run
+# time (dlopen/dlsym, no SQLite headers or library needed to build).
+totals = Extension(
+    "fastrank._totals",
+    sources=["src/fastrank/_totals.pyx"] + [f"{CORE}/{stem}.c" for stem in ("sqlite_runtime", "totals_scan",
+                                                                              "score_scan")],
+    include_dirs=[CORE],
+    libraries=(["m"] if os.name != "nt" else []) + (["dl"] if os.name != "nt" and not sys.platform.startswith(
+        ("darwin", "freebsd")) else []),
+    extra_compile_args=compile_args,
+    extra_link_args=link_args,
+)
+
 setup(
     ext_modules=cythonize(
-        [core, entries],
+        [core, entries, totals],
         language_level=3,
         include_path=[CORE],
         compiler_directives={

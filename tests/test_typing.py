@@ -1,5 +1,6 @@
 """Typing (issue 5): ``mypy --strict`` is clean on src/fastrank, and the
-stub of the compiled core (``_core.pyi``) matches the module (stubtest)."""
+stubs of the compiled modules (``_core.pyi``, ``_entries.pyi``, ``_totals.pyi``)
+match the modules (stubtest)."""
 import os
 import subprocess
 import sys
@@ -40,7 +41,9 @@ def test_core_stub_matches_module():
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write(STUBTEST_ALLOWLIST)
     try:
-        proc = _run(["mypy.stubtest", "fastrank._core", "fastrank._entries", "--allowlist", f.name])
+        proc = _run(["mypy.stubtest", "fastrank._core", "fastrank._entries", "fastrank._totals", "--allowlist",
+                     f.name])
     finally:
         os.unlink(f.name)
-    assert proc.returncode == 0, f"stubtest fastrank._core, fastrank._entries:\n{proc.stdout}{proc.stderr}"
+    assert proc.returncode == 0, (f"stubtest fastrank._core, fastrank._entries, fastrank._totals:\n"
+                                  f"{proc.stdout}{proc.stderr}")

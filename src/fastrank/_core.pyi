@@ -513,6 +513,9 @@ class EngineState:
 # with redis-py's signatures; each declines to redis-py's own method (the
 # dispatch path below) for anything but the common case.
 def zadd_column_pairs(members: List[Any], scores: List[Any]) -> Optional[Tuple[List[bytes], npt.NDArray[np.float64]]]: ...
+def sortedset_add_packed(z: SortedSet, blob: bytes, offsets: npt.NDArray[np.int64], rows: npt.NDArray[np.int64],
+                         scores: npt.NDArray[np.float64]) -> int:
+    """SortedSet.add_many of members packed in one blob (rows of offsets), without member objects."""
 def zadd_mapping_pairs(mapping: Dict[Any, Any]) -> Optional[Tuple[List[bytes], npt.NDArray[np.float64]]]: ...
 def engine_zincrby(self: Engine, name: KeyT, amount: float, value: EncodableT) -> Optional[float]:
     """Engine.zincrby: C path for a plain skiplist zset, else the generic path."""

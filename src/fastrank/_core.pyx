@@ -57,6 +57,8 @@ The includes, in order:
 - ``core/zadd_mapping.pxi``: ``zadd_mapping_pairs`` and
   ``zadd_column_pairs``, the loops that read ``Engine.zadd``'s mapping (a
   dict or a ``ZaddColumns``) into members and a score array.
+- ``core/zadd_packed.pxi``: ``sortedset_add_packed``, a ZADD's pairs
+  added from a ``ZaddPacked`` (members in one blob) without member objects.
 - ``core/dispatch.pxi``: the Engine's one dispatch path (argument packing,
   command lookup, the handler under the lock, reply shaping), the
   ``Command`` table entry and ``ResponseCallbacks``.
@@ -80,6 +82,7 @@ include "core/topk.pxi"
 include "core/hll.pxi"
 include "core/engine_fast.pxi"
 include "core/zadd_mapping.pxi"
+include "core/zadd_packed.pxi"
 include "core/dispatch.pxi"
 include "core/zset_commands.pxi"
 include "core/zincrby_handler.pxi"

@@ -262,3 +262,12 @@ HLL_ARRAY_DTYPE = "add_many takes integer, bytes ('S'), str or object arrays, no
 HLL_MEMBERS_SINGLE = "add_many takes a sequence of members, not a single %s"
 HLL_NOT_STRING = "not a string value: %s"
 HLL_INT_ARRAY = "int64 or uint64 array expected"
+
+# Packed columns (fastrank._columns.ZaddPacked, fastrank._totals)
+PACKED_ROW_RANGE = "packed row out of range"
+PACKED_LENGTHS = "%d rows but %d scores"
+SCORE_SCAN_ORDER = "the ranking index gives a tie-break board's order only when its tick is mirrored"
+SCORE_SCAN_TIME_BITS = "time_bits must be 1..52, not %d"
+SCORE_SCAN_BATCH = "batch must be at least 1, not %d"
+SCORE_SCAN_CLOSED = "the scan is closed or already reading"
+SCORE_SCAN_BUSY = "the scan is reading a chunk: close it after"

@@ -50,7 +50,7 @@ from redis.event import EventDispatcher, EventDispatcherInterface
 from redis.typing import EncodableT, KeyT, ScriptTextT
 
 from fastrank import _errors as E
-from fastrank._columns import ZaddColumns
+from fastrank._columns import ZaddColumns, ZaddPacked
 from fastrank._core import (EngineState, ResponseCallbacks, dispatch_setup, engine_call,
                             engine_decode, engine_evalsha, engine_execute_command, engine_finish, engine_incrby,
                             engine_run_packed, engine_zcount, engine_zincrby, engine_zlexcount,
@@ -61,6 +61,7 @@ from fastrank._core import (EngineState, ResponseCallbacks, dispatch_setup, engi
                             zadd_mapping_pairs)
 from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.sortedset import zadd_pairs
+from fastrank.commands.zadd_packed import zadd_packed
 from fastrank.keyspace import Keyspace
 from fastrank.snapshot import read_snapshot, write_snapshot
 
@@ -355,6 +356,14 @@ class Engine(Keyspace, CoreCommands):
                 key = name.encode()
             except UnicodeEncodeError:  # redis-py's own checks come first: generic path
                 pass
+        if type(mapping) is ZaddPacked and key is not None and mapping and not (nx or xx or ch or incr or gt or lt):
+            with self._lock:  # members packed in one blob: added from it in C
+                try:
+                    reply = zadd_packed(self, key, mapping)
+                except CommandError as err:  # WRONGTYPE
+                    raise _parse_error(err.line) from None
+                self.wake_waiters()
+            return reply
         if key is not None and mapping and not incr and not (nx and (xx or gt or lt)) \
                 and not (gt and lt) and (type(mapping) is dict or type(mapping) is ZaddColumns):
             columns = (zadd_column_pairs(mapping.members, mapping.scores) if isinstance(mapping, ZaddColumns)

@@ -56,17 +56,18 @@ def test_sdist_carries_the_sources(dist):
             assert ROOT / "src" / "fastrank" / "core" / (stem + suffix) in core
     sources = [p.relative_to(ROOT).as_posix() for p in core]
     sources += ["src/fastrank/_core.pyx", "src/fastrank/_core.pyi", "src/fastrank/_entries.pyx",
-                "src/fastrank/_entries.pyi", "setup.py"]
+                "src/fastrank/_entries.pyi", "src/fastrank/_totals.pyx", "src/fastrank/_totals.pyi", "setup.py"]
     for source in sources:
         assert source in names, f"{source} missing from the sdist"
     assert "src/fastrank/_core.c" not in names   # generated at build time
     assert "src/fastrank/_entries.c" not in names
+    assert "src/fastrank/_totals.c" not in names
 
 
 def test_wheel_carries_the_module_only(dist):
     with zipfile.ZipFile(_one(dist, "fastrank-*.whl")) as whl:
         wheel_names = whl.namelist()
-    for module in ("_core", "_entries"):
+    for module in ("_core", "_entries", "_totals"):
         assert any(n.startswith(f"fastrank/{module}.") and n.endswith((".so", ".pyd")) for n in wheel_names)
     assert "fastrank/py.typed" in wheel_names and "fastrank/_core.pyi" in wheel_names
     assert "fastrank/bench/runner.py" in wheel_names and "fastrank/bench/peers.py" in wheel_names

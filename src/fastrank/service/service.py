@@ -31,7 +31,7 @@ with the store's blocking calls in a worker thread.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from typing import Any, List, NamedTuple, Optional
@@ -40,10 +40,12 @@ import numpy as np
 import numpy.typing as npt
 from redis.exceptions import ResponseError
 
-from fastrank._columns import ZaddColumns
+from fastrank._columns import ZaddColumns, ZaddPacked
 from fastrank._runner import Call, Do, Run, Steps, blocking, packaged_script, steps
 from fastrank.leaderboard import BoardPlans, Entry, _Ranker
-from fastrank.service.store import CeilingExceeded, Event, SQLStore, Standing
+from fastrank._totals import ScoreOrderScan
+from fastrank.service.packed import ReadAhead, board_order
+from fastrank.service.store import CeilingExceeded, Event, SQLStore, Standing, Total
 
 __all__ = ["RanksUpdating", "Receipt", "ScoreService", "ServicePlans"]
 
@@ -261,34 +263,35 @@ class ServicePlans:
     def _plan_rebuild(self, progress: Optional[Progress] = None, batch: int = 50_000) -> Steps[int]:
         """Drop the board and load it again from the store; how many players.
 
-        The totals are read as of one event id, page by page (``batch``
-        players each; ``READERS`` threads read ranges of players side by
-        side), then written in ascending score order, one ZADD of ``batch``
-        players at a time (its mapping a ``ZaddColumns``: no dict is built),
-        so each ZADD lands after the board's last member; the dense companion
+        The totals are read as of one event id and written in ascending
+        score order, one ZADD of ``batch`` players at a time (its
+        mapping a ``ZaddPacked`` or a ``ZaddColumns``: no dict is built), so
+        each ZADD lands after the board's last member; the dense companion
         follows when the board keeps one, then the events after that id are
-        applied. ``progress(done, total)`` is called after each ZADD (the
-        reading comes first). The totals are held in memory while the board
-        is written. O(n log n) here (one sort), plus the board's ZADDs.
+        applied. ``progress(done, total)`` is called after each ZADD. The
+        reading, fastest first (``fastrank.service.packed``):
+
+        - ``SQLStore.score_order_scan``: a SQLite file's ranking index read
+          backwards by SQLite's C API, already in score order, one chunk
+          while the board writes the one before (boards whose order that
+          walk gives: see ``_plan_write_scanned``). O(n) here.
+        - ``SQLStore.packed_totals``: the file's totals read whole into
+          packed columns, then one stable sort. O(n log n) here.
+        - else page by page (``batch`` players each; ``READERS`` threads
+          read ranges of players side by side), then one sort.
+
+        In the last two the totals are held in memory while the board is
+        written.
         """
         board = self.board
         yield Call("set", (self.rebuild_key, "1"))
         upto = yield Do(self.store.last_event_id)
-        expected = yield Do(self.store.count, (self.season,))
         yield Call("delete", (self._keys[0], self._keys[1], self._keys[2], self.offset_key))
-        loaded = yield Do(self._read_totals, (upto, batch))
-        players, points, scores = loaded
-        order = ascending_order(players, scores, batch)
-        # Every score is a whole number of magnitude below 2**53: sent as an int
-        # (the same double on the board; redis-py writes an int faster than a float).
-        members, values = players[order].tolist(), scores[order].astype(np.int64).tolist()
-        done = 0
-        for start in range(0, len(order), batch):
-            chunk = ZaddColumns(members[start:start + batch], values[start:start + batch])
-            yield Call("zadd", (self._keys[0], chunk))
-            done = min(start + batch, len(order))
-            if progress is not None:
-                progress(done, max(expected, done))
+        scan = yield Do(self.store.score_order_scan, (self.season, upto, board.codec))
+        if scan is not None:
+            done, points = yield from self._plan_write_scanned(scan, upto, batch, progress)
+        else:
+            done, points = yield from self._plan_write_read(upto, batch, progress)
         if board.ranking == "dense" and len(points):
             distinct, counts = np.unique(points, return_counts=True)
             fields = {"%.17g" % p: n for p, n in zip(distinct.tolist(), counts.tolist())}
@@ -298,6 +301,85 @@ class ServicePlans:
         board._invalidate()
         yield from self._plan_apply_pending()
         return done
+
+    def _plan_write_scanned(self, scan: ScoreOrderScan, upto: int, batch: int,
+                            progress: Optional[Progress]) -> Steps[tuple[int, npt.NDArray[np.int64]]]:
+        """Write the totals a ``ScoreOrderScan`` reads, chunk by chunk: a
+        thread reads the next chunks (without the GIL, ``ReadAhead``) while
+        the board takes one. The scan exists for the boards whose ascending order
+        is the ranking index walked backwards: a tie-break whose tick is
+        mirrored (descending with the earliest first, the default, or
+        ascending with the latest first) or no tie-break. The players
+        changed after ``upto`` (which the scan leaves out) are summed as of
+        ``upto`` and added last. Closes the scan. (players written, their
+        points)."""
+        key = self._keys[0]
+        codec = self.board.codec
+        points: list[npt.NDArray[np.int64]] = []
+        done = 0
+        reader = ReadAhead(scan, batch)
+        try:
+            # The count (only for progress) is an O(n) query: made while the first chunks are read.
+            expected = (yield Do(self.store.count, (self.season,))) if progress is not None else 0
+            while True:
+                chunk = yield Do(reader.get)
+                if chunk is None:
+                    break
+                blob, offsets, rows, scores, chunk_points = chunk
+                yield Call("zadd", (key, ZaddPacked(blob, offsets, rows, scores)))
+                points.append(chunk_points)
+                done += len(rows)
+                if progress is not None:
+                    progress(done, max(expected, done))
+            changed = reader.changed()
+        finally:
+            reader.close()
+        late = yield Do(self._totals_as_of, (changed, upto))
+        if late:
+            late_points = np.array([t.points for t in late], dtype=np.int64)
+            seconds = np.floor(np.clip([t.at for t in late], -4e18, 4e18)).astype(np.int64) if codec.integer else None
+            players, values = [t.player for t in late], codec.encode_columns(late_points, seconds).astype(np.int64).tolist()
+            points.append(late_points)
+            for start in range(0, len(late), batch):
+                yield Call("zadd", (key, ZaddColumns(players[start:start + batch], values[start:start + batch])))
+                done += len(players[start:start + batch])
+                if progress is not None:
+                    progress(done, max(expected, done))
+        return done, np.concatenate(points) if points else np.empty(0, np.int64)
+
+    def _totals_as_of(self, players: list[str], upto: int) -> list[Total]:
+        """The totals of ``players`` as of event ``upto`` (those who had one). One query each."""
+        return [t for t in (self.store.total_upto(self.season, p, upto) for p in players) if t is not None]
+
+    def _plan_write_read(self, upto: int, batch: int,
+                         progress: Optional[Progress]) -> Steps[tuple[int, npt.NDArray[np.int64]]]:
+        """Read every total (``packed_totals``, else ``_read_totals``), sort
+        them into score order, then write them one ZADD of ``batch`` at a
+        time. (players written, their points)."""
+        expected = (yield Do(self.store.count, (self.season,))) if progress is not None else 0
+        packed = yield Do(self.store.packed_totals, (self.season, upto, READERS))
+        chunks: Iterator[Mapping[Any, Any]]
+        if packed is not None:
+            ranked = yield Do(board_order, (packed, self.board.codec))
+            points = packed.points[packed.rows]
+            count = len(ranked.scores)
+            chunks = (ranked.chunk(start, start + batch) for start in range(0, count, batch))
+        else:
+            players, points, scores = yield Do(self._read_totals, (upto, batch))
+            order = ascending_order(players, scores, batch)
+            count = len(order)
+            # Every score is a whole number of magnitude below 2**53: sent as an int
+            # (the same double on the board; redis-py writes an int faster than a float).
+            members, values = players[order].tolist(), scores[order].astype(np.int64).tolist()
+            chunks = (ZaddColumns(members[start:start + batch], values[start:start + batch])
+                      for start in range(0, count, batch))
+        done = 0
+        for chunk in chunks:
+            yield Call("zadd", (self._keys[0], chunk))
+            done += len(chunk)
+            if progress is not None:
+                progress(done, max(expected, done))
+        return done, points
 
     def _read_totals(self, upto: int, batch: int) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.int64],
                                                            npt.NDArray[np.float64]]:

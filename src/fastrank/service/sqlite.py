@@ -11,8 +11,11 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Optional
 
+from fastrank._scorebits import ScoreCodec
+from fastrank._totals import ScoreOrderScan
+from fastrank.service.packed import PackedTotals, open_score_scan, read_packed
 from fastrank.service.store import SQLStore
 
 __all__ = ["SQLiteStore"]
@@ -45,6 +48,16 @@ class SQLiteStore(SQLStore):
 
     def _begin_write(self, cur: Any) -> None:
         cur.execute("BEGIN IMMEDIATE")
+
+    def score_order_scan(self, season: str, upto: int, codec: ScoreCodec) -> Optional[ScoreOrderScan]:
+        """See ``SQLStore.score_order_scan``: the file's ranking index stepped
+        backwards by SQLite's C API (``fastrank.service.packed.open_score_scan``)."""
+        return open_score_scan(self, season, upto, codec)
+
+    def packed_totals(self, season: str, upto: int, parts: int) -> Optional[PackedTotals]:
+        """See ``SQLStore.packed_totals``: SQLite's C API steps the file's
+        totals table (``fastrank.service.packed.read_packed``)."""
+        return read_packed(self, season, upto, parts)
 
     def _schema(self) -> list[str]:
         # totals is keyed by (season, player) and read in that order by a

@@ -23,10 +23,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from fastrank._scorebits import ScoreCodec
+    from fastrank._totals import ScoreOrderScan
+    from fastrank.service.packed import PackedTotals
 
 __all__ = ["CeilingExceeded", "ConflictingResubmit", "Event", "SQLStore", "Standing", "Total", "TotalsColumns",
            "TotalsPage"]
@@ -377,16 +382,37 @@ class SQLStore:
         page = TotalsPage([], [], [], next_after)
         for player, pts, at, last_id in rows:
             if last_id > upto:
-                (count, pts, at), = self._read(
-                    "SELECT COUNT(*), COALESCE(SUM(points), 0), COALESCE(MAX(at), 0) FROM events WHERE "
-                    "season = ? AND player = ? AND kind = 'score' AND NOT tombstoned AND id <= ?",
-                    (season, player, upto))
-                if not int(count):
+                then = self.total_upto(season, player, upto)
+                if then is None:
                     continue
+                pts, at = then.points, then.at
             page.players.append(player)
             page.points.append(int(pts))
             page.ats.append(float(at))
         return page
+
+    def total_upto(self, season: str, player: str, upto: int) -> Total | None:
+        """A player's total as of event ``upto``, summed from the surviving score
+        events up to it (None when they had none by then). One indexed query."""
+        (count, pts, at), = self._read(
+            "SELECT COUNT(*), COALESCE(SUM(points), 0), COALESCE(MAX(at), 0) FROM events WHERE "
+            "season = ? AND player = ? AND kind = 'score' AND NOT tombstoned AND id <= ?",
+            (season, player, upto))
+        return Total(player, int(pts), float(at)) if int(count) else None
+
+    def score_order_scan(self, season: str, upto: int, codec: ScoreCodec) -> ScoreOrderScan | None:
+        """A compiled scan of a season's totals as of event ``upto`` in the
+        ascending order of a board encoded by ``codec``, chunk by chunk
+        (``fastrank._totals.ScoreOrderScan``), or None when this store or that
+        order has none (the caller reads the totals whole and sorts them)."""
+        return None
+
+    def packed_totals(self, season: str, upto: int, parts: int) -> PackedTotals | None:
+        """Every total of a season as of event ``upto`` as packed columns
+        (``fastrank.service.packed``), read by a compiled reader in ``parts``
+        ranges side by side; None when this store has no such reader (the
+        caller pages through ``totals_columns_upto`` instead)."""
+        return None
 
     def totals_columns_upto(self, season: str, upto: int, after: str = "", batch: int = 50_000, *,
                             until: str | None = None, with_seconds: bool = True) -> TotalsColumns:
