@@ -16,7 +16,7 @@ pytest.importorskip("mypy")
 # stubtest findings that are Cython artifacts, not stub errors:
 # - cdef classes with __cinit__ report ``__init__(self, /, *args, **kwargs)``
 #   although __init__ takes no positional argument;
-# - Cython leaves its pickling helpers (and, in _entries, its doctest dict
+# - Cython leaves its pickling helpers (and, in _entries and _totals, its doctest dict
 #   __test__) at module level.
 STUBTEST_ALLOWLIST = """\
 fastrank._core.SortedSet.__init__
@@ -24,6 +24,9 @@ fastrank._core.HyperLogLog.__init__
 fastrank._core.__reduce_cython__
 fastrank._core.__setstate_cython__
 fastrank._entries.__test__
+fastrank._totals.__reduce_cython__
+fastrank._totals.__setstate_cython__
+fastrank._totals.__test__
 """
 
 

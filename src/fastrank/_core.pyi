@@ -713,7 +713,7 @@ def pack_stack(stack: List[Tuple[Tuple[Any, ...], Dict[str, Any]]]) -> List[Opti
     """Each queued command's argv (None for one redis-py answers itself)."""
 def first_error(response: List[Any]) -> int:
     """The index of the first ResponseError in a pipeline's replies, or -1."""
-def plain_words(words: Tuple[Any, ...]) -> Optional[List[bytes]]:
+def plain_words(words: Union[Tuple[Any, ...], List[Any]]) -> Optional[List[bytes]]:
     """The words packed when each is bytes, str or int, else None."""
 def point_reads_setup(keyspace_module: Any) -> None:
     """Hand the TTL family the module whose now_ms is the clock."""
@@ -773,8 +773,13 @@ def script_front_door_setup(run_cached: Any, native: Dict[bytes, Any], declined:
     """Hand over the scripting command's run_cached and the native paths' table."""
 def script_object_setup(engine_cls: Any, pipeline_cls: Any, is_redis_pipeline: Any,
                         noscript_error: Any) -> None:
-    """Hand over what script_object_call tells clients apart with."""
-def script_object_call(self: Any, keys: Any = None, args: Any = None, client: Any = None) -> Any:
-    """fastrank.script.Script.__call__: EVALSHA, SCRIPT LOAD and EVALSHA again on NOSCRIPT."""
+    """Hand over what ScriptCall.__call__ tells clients apart with."""
+@disjoint_base
+class ScriptCall:
+    """The compiled base of fastrank.script.Script: its call."""
+    registered_client: Any
+    sha: Any
+    def __call__(self, keys: Any = None, args: Any = None, client: Any = None) -> Any:
+        """EVALSHA, SCRIPT LOAD and EVALSHA again on NOSCRIPT."""
 def engine_evalsha(self: Any, sha: Any, numkeys: Any, *keys_and_args: Any) -> Any:
     """Engine.evalsha: a cached script with plain arguments runs without the generic path."""

@@ -3,6 +3,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import disjoint_base
 
 class TotalsScanError(RuntimeError): ...
 
@@ -23,6 +24,7 @@ def ties_in_member_order(blob: bytes, offsets: npt.NDArray[np.int64], rows: npt.
 
 SCORE_SCAN_SQL: str
 
+@disjoint_base
 class ScoreOrderScan:
     """A season's totals read from the ranking index in a board's ascending order, chunk by chunk."""
     def __init__(self, path: str, season: str, upto: int, integer: bool, mirrored: bool, time_bits: int,

@@ -17,7 +17,7 @@ from redis.client import Pipeline as RedisPipeline
 from redis.exceptions import NoScriptError
 from redis.typing import EncodableT, KeyT
 
-from fastrank._core import script_object_call, script_object_setup
+from fastrank._core import ScriptCall, script_object_setup
 from fastrank.engine import Engine
 from fastrank.pipeline import Pipeline
 
@@ -37,13 +37,11 @@ def _is_redis_pipeline(client: Any) -> bool:
     return known
 
 
-class Script(_Script):
-    """redis-py's Script: ``__call__`` (compiled, core/script_front_door.pxi)
-    runs EVALSHA (on NOSCRIPT, SCRIPT LOAD and EVALSHA again), registering
-    with fastrank's and redis-py's pipelines; on a fastrank.Engine it enters
-    the EVALSHA front door directly."""
-
-    __call__ = script_object_call
+class Script(ScriptCall, _Script):
+    """redis-py's Script: ``__call__`` (compiled: ScriptCall,
+    core/script_front_door.pxi) runs EVALSHA (on NOSCRIPT, SCRIPT LOAD and
+    EVALSHA again), registering with fastrank's and redis-py's pipelines; on a
+    fastrank.Engine it enters the EVALSHA front door directly."""
 
 
 class AsyncScript(_AsyncScript):

@@ -25,7 +25,7 @@
 # parameters), the pipeline batch, EXEC's queue, and the helpers pipelines
 # and EVALSHA pack with.
 
-from cpython.dict cimport PyDict_Contains, PyDict_DelItem, PyDict_GetItemWithError, PyDict_SetItem
+from cpython.dict cimport PyDict_Check, PyDict_Contains, PyDict_DelItem, PyDict_GetItemWithError, PyDict_SetItem
 from cpython.list cimport PyList_Append, PyList_GET_SIZE
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.unicode cimport PyUnicode_AsUTF8String
@@ -557,19 +557,33 @@ def first_error(list response):
     return -1
 
 
-def plain_words(tuple words):
-    """The words as packed bytes when each is bytes, str or int (the common
-    arguments of a script call), else None."""
+# The last key a script call named as str and its bytes: a caller names its
+# board by the same str every call, which is then encoded, and hashed, once.
+cdef object _last_key_text = None
+cdef bytes _last_key_bytes = None
+
+
+cdef list _plain_words(object words, Py_ssize_t numkeys):
+    """The words (a tuple or a list) as packed bytes when each is bytes, str
+    or int (the common arguments of a script call), else None; the first
+    numkeys are keys (a str key repeated from the call before is reused)."""
+    global _last_key_text, _last_key_bytes
     cdef list out = []
     cdef long long v
     cdef int overflow = 0
     cdef char buf[24]
+    cdef Py_ssize_t i = 0
     for word in words:
         kind = type(word)
         if kind is bytes:
             out.append(word)
         elif kind is str:
-            out.append(PyUnicode_AsUTF8String(word))
+            if i < numkeys:
+                if word is not _last_key_text:
+                    _last_key_text, _last_key_bytes = word, PyUnicode_AsUTF8String(word)
+                out.append(_last_key_bytes)
+            else:
+                out.append(PyUnicode_AsUTF8String(word))
         elif kind is int:
             v = PyLong_AsLongLongAndOverflow(word, &overflow)
             if overflow:
@@ -578,4 +592,11 @@ def plain_words(tuple words):
                 out.append(PyBytes_FromStringAndSize(buf, fr_zset_format_i64(v, buf)))
         else:
             return None
+        i += 1
     return out
+
+
+def plain_words(words):
+    """The words (a tuple or a list) as packed bytes when each is bytes, str
+    or int (the common arguments of a script call), else None."""
+    return _plain_words(words, 0)

@@ -13,8 +13,8 @@
 # redis-py's own method (the EVALSHA handler through the dispatch path),
 # which gives the same answer, NOSCRIPT included
 # (tests/unit/test_evalsha_front_door.py compares the two doors).
-# ``script_object_call`` is fastrank.script.Script.__call__: on an Engine it
-# enters the front door without a Python frame in between.
+# ``ScriptCall`` is the compiled base of fastrank.script.Script: its call, on
+# an Engine, enters the front door without a Python frame in between.
 
 cdef object _run_cached = None  # fastrank.commands.scripting.run_cached
 cdef dict _native = {}          # fastrank._board_native.NATIVE: SHA1 -> native path
@@ -35,32 +35,43 @@ cdef object _NoScriptError = None
 
 
 def script_object_setup(engine_cls, pipeline_cls, is_redis_pipeline, noscript_error):
-    """Hand over what ``script_object_call`` tells clients apart with (fastrank.script)."""
+    """Hand over what ``ScriptCall.__call__`` tells clients apart with (fastrank.script)."""
     global _script_engine, _script_pipeline, _is_redis_pipeline, _NoScriptError
     _script_engine, _script_pipeline = engine_cls, pipeline_cls
     _is_redis_pipeline, _NoScriptError = is_redis_pipeline, noscript_error
 
 
-def script_object_call(self, keys=None, args=None, client=None):
-    """fastrank.script.Script.__call__: as redis-py's (EVALSHA; on NOSCRIPT,
-    SCRIPT LOAD and EVALSHA again), registering with fastrank's and redis-py's
-    pipelines; on a fastrank.Engine the front door is entered directly."""
-    keys = keys or []
-    words = tuple(keys) + tuple(args or ())
-    if client is None:
-        client = self.registered_client
-    elif type(client) is _script_pipeline:
-        client.scripts.add(self)
-    elif _is_redis_pipeline(client):
-        client.scripts.add(self)
-    numkeys = len(keys)
-    try:
-        if type(client) is _script_engine:
-            return _evalsha(client, self.sha, numkeys, words)
-        return client.evalsha(self.sha, numkeys, *words)
-    except _NoScriptError:
-        self.sha = client.script_load(self.script)
-        return client.evalsha(self.sha, numkeys, *words)
+@cython.auto_pickle(False)
+cdef class ScriptCall:
+    """The compiled base of fastrank.script.Script (beside redis-py's Script):
+    its ``__call__`` is redis-py's (EVALSHA; on NOSCRIPT, SCRIPT LOAD and
+    EVALSHA again), registering with fastrank's and redis-py's pipelines; on
+    a fastrank.Engine it enters the front door directly.  The client and the
+    SHA1 that redis-py's ``__init__`` sets are C fields here, and the call is
+    the type's own slot (no Python-level ``__call__`` lookup)."""
+    cdef public object registered_client
+    cdef public object sha
+
+    def __call__(self, keys=None, args=None, client=None):
+        if type(keys) is list and (args is None or type(args) is list):  # one list, no tuples
+            words = keys if not args else <list>keys + <list>args
+        else:
+            keys = keys or []
+            words = tuple(keys) + tuple(args or ())
+        if client is None:
+            client = self.registered_client
+        elif type(client) is _script_pipeline:
+            client.scripts.add(self)
+        elif _is_redis_pipeline(client):
+            client.scripts.add(self)
+        numkeys = len(keys)
+        try:
+            if type(client) is _script_engine:
+                return _evalsha(client, self.sha, numkeys, words)
+            return client.evalsha(self.sha, numkeys, *words)
+        except _NoScriptError:
+            self.sha = client.script_load(self.script)
+            return client.evalsha(self.sha, numkeys, *words)
 
 
 def engine_evalsha(self, sha, numkeys, *keys_and_args):
@@ -69,36 +80,55 @@ def engine_evalsha(self, sha, numkeys, *keys_and_args):
     return _evalsha(self, sha, numkeys, keys_and_args)
 
 
-cdef object _evalsha(object self, object sha, object numkeys, tuple keys_and_args):
-    """engine_evalsha, for callers that hold the arguments as a tuple."""
+# The last SHA1 text an EVALSHA named and its bytes (a Script object names its
+# script by the same str every call: it is encoded, and hashed, once).
+cdef object _last_sha_text = None
+cdef bytes _last_sha_key = None
+
+
+cdef object _evalsha(object self, object sha, object numkeys, object keys_and_args):
+    """engine_evalsha, for callers that hold the arguments as a tuple or a list."""
+    global _last_sha_text, _last_sha_key
     cdef EngineState st = _state_of(self)
+    cdef PyObject *hit
     lua = self._lua
-    key = PyUnicode_AsUTF8String(sha) if type(sha) is str else sha
+    if sha is _last_sha_text:
+        key = _last_sha_key
+    elif type(sha) is str:
+        key = PyUnicode_AsUTF8String(sha)
+        _last_sha_text, _last_sha_key = sha, key
+    else:
+        key = sha
     args = None
+    callbacks = st.callbacks
     if lua is not None and type(key) is bytes and type(numkeys) is int \
             and 0 <= numkeys <= len(keys_and_args) \
-            and not dict.__contains__(st.callbacks, "EVALSHA"):
-        args = plain_words(keys_and_args)
+            and not (PyDict_Contains(callbacks, "EVALSHA") if PyDict_Check(callbacks)
+                     else "EVALSHA" in callbacks):
+        args = _plain_words(keys_and_args, numkeys)
     if args is None:
         return _GENERIC.evalsha(self, sha, numkeys, *keys_and_args)
+    cdef dict scripts = lua.scripts
     st.lock.enter()
     try:
-        entry = lua.scripts.get(key)
-        if entry is None:  # not cached: NOSCRIPT the generic way
+        hit = PyDict_GetItemWithError(scripts, key)
+        if hit == NULL:  # not cached: NOSCRIPT the generic way
             return _GENERIC.evalsha(self, sha, numkeys, *keys_and_args)
+        entry = <object>hit
         try:
             plan = entry[2]  # run_cached's first choices, inlined: a plan, a native path
-            if plan is not None:
-                reply = run_plan(<ScriptPlan>plan, self, key, numkeys, args, entry[1] is True)
-            else:
+            reply = _declined
+            if plan is not None:  # its writes went through _call, which wakes blocked pops
+                reply = run_plan(<ScriptPlan>plan, self, st, key, numkeys, args, entry[1] is True)
+            if reply is _declined:
                 native = _native.get(key) if not entry[1] else None
                 reply = _declined if native is None else native(self, args[:numkeys], args[numkeys:])
-            if reply is _declined:
-                reply = _run_cached(self, lua, key, entry, numkeys, args, False)
+                if reply is _declined:
+                    reply = _run_cached(self, lua, key, entry, numkeys, args, False)
+                if self._waiters:
+                    self.wake_waiters()
         except _CommandError as err:
             raise _parse_error(err.line) from None
-        if self._waiters:
-            self.wake_waiters()
         if st.decode:
             reply = _decode(st, reply)
         return reply

@@ -77,7 +77,7 @@ cdef class ScriptPlan:
         """Run on db (its lock held by the caller): the script's reply, the
         script's error as CommandError, or the declined sentinel.  O(steps)
         plus each command's own cost."""
-        return run_plan(self, db, sha, numkeys, words, read_only)
+        return run_plan(self, db, _state_of(db), sha, numkeys, words, read_only)
 
 
 cdef inline list _plan_argv(tuple template, list words, Py_ssize_t numkeys):
@@ -95,17 +95,15 @@ cdef inline list _plan_argv(tuple template, list words, Py_ssize_t numkeys):
     return argv
 
 
-cdef object run_plan(ScriptPlan plan, object db, bytes sha, Py_ssize_t numkeys, list words,
-                     bint read_only):
-    """ScriptPlan.run, for the front door without a method lookup."""
-    cdef EngineState st
+cdef object run_plan(ScriptPlan plan, object db, EngineState st, bytes sha, Py_ssize_t numkeys,
+                     list words, bint read_only):
+    """ScriptPlan.run, for the front door without a method lookup (st: db's state)."""
     cdef PlanStep step
     cdef list argv = None
     cdef object reply = None
     cdef double d
     if numkeys < plan.max_key or PyList_GET_SIZE(words) - numkeys < plan.max_arg:
         return _plan_declined
-    st = _state_of(db)
     for item in plan.steps:
         step = <PlanStep>item
         argv = _plan_argv(step.words, words, numkeys)
