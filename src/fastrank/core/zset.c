@@ -1421,7 +1421,7 @@ static inline int fr_zset_cmp_lexkey(const fr_zset_node *n, const fr_zset_lexkey
     const char *m;
     uint64_t h;
     if (n->mlen == k->same_len) {  /* inline, as long as k, 8..16 bytes */
-        m = (const char *)(n->fwd + 2 * (unsigned)n->level - 1);
+        m = fr_zset_node_member_slot(n);
         h = fr_zset_load_be64(m);
         if (h == k->head)
             h = fr_zset_load_be64(m + k->same_len - 8);

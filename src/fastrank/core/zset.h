@@ -118,10 +118,17 @@ typedef struct fr_zset_lexrange {
 
 #define FR_ZSET_N(s, r) ((fr_zset_node *)((s)->arena + ((size_t)(r) << 3)))
 
+/* Where a node's member is stored: its bytes when inline (mlen < FR_ZSET_LONG),
+ * else its fr_zset_ext. */
+static inline const char *fr_zset_node_member_slot(const fr_zset_node *n)
+{
+    return (const char *)(n->fwd + 2 * (unsigned)n->level - 1);
+}
+
 /* The member bytes of a node; *len receives its length. */
 static inline const char *fr_zset_node_member(const fr_zset_node *n, size_t *len)
 {
-    const char *p = (const char *)(n->fwd + 2 * (unsigned)n->level - 1);
+    const char *p = fr_zset_node_member_slot(n);
     if (n->mlen != FR_ZSET_LONG) {
         *len = n->mlen;
         return p;
