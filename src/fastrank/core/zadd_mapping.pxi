@@ -14,6 +14,35 @@ from cpython.dict cimport PyDict_Next
 from cpython.unicode cimport PyUnicode_AsUTF8String
 
 
+cdef bint _put_pair(list members, double[::1] scores, Py_ssize_t i, object member,
+                    object score) except -1:
+    """Slot i of the two outputs from one pair, checked as redis-py packs it
+    (the score, then the member); False when the pair is not of the plain
+    kinds: a score that is not a finite float or an int of magnitude below
+    1e300, a member that is not bytes, str or int (exact types)."""
+    cdef double value
+    kind = type(score)
+    if kind is float:
+        value = PyFloat_AS_DOUBLE(score)
+    elif kind is int and -1e300 < score < 1e300:
+        value = float(score)
+    else:
+        return False
+    if value - value != 0.0:  # inf or NaN
+        return False
+    kind = type(member)
+    if kind is str:
+        member = PyUnicode_AsUTF8String(member)
+    elif kind is int:
+        member = b"%d" % member
+    elif kind is not bytes:
+        return False
+    Py_INCREF(member)
+    PyList_SET_ITEM(members, i, member)
+    scores[i] = value
+    return True
+
+
 def zadd_mapping_pairs(dict mapping):
     """(members as a list of bytes, scores as a float64 array) of a ZADD
     mapping, or None if a score is not a finite float or an int of magnitude
@@ -27,35 +56,14 @@ def zadd_mapping_pairs(dict mapping):
     cdef Py_ssize_t pos = 0, i = 0, n = len(mapping)
     cdef PyObject *kp
     cdef PyObject *vp
-    cdef object member, score, kind
-    cdef double value
     cdef list members = PyList_New(n)
     cdef object out = np.empty(n, dtype=np.float64)
     cdef double[::1] scores = out
     while PyDict_Next(mapping, &pos, &kp, &vp):
         if i >= n:
             raise RuntimeError("dictionary changed size during iteration")
-        score = <object>vp
-        kind = type(score)
-        if kind is float:
-            value = PyFloat_AS_DOUBLE(score)
-        elif kind is int and -1e300 < score < 1e300:
-            value = float(score)
-        else:
+        if not _put_pair(members, scores, i, <object>kp, <object>vp):
             return None
-        if value - value != 0.0:  # inf or NaN
-            return None
-        member = <object>kp
-        kind = type(member)
-        if kind is str:
-            member = PyUnicode_AsUTF8String(member)
-        elif kind is int:
-            member = b"%d" % member
-        elif kind is not bytes:
-            return None
-        Py_INCREF(member)
-        PyList_SET_ITEM(members, i, member)
-        scores[i] = value
         i += 1
     if i != n:
         raise RuntimeError("dictionary changed size during iteration")
@@ -71,8 +79,6 @@ def zadd_column_pairs(list members, list scores):
     ([b'a', b'b'], array([1. , 2.5]))
     """
     cdef Py_ssize_t i, n = len(members)
-    cdef object member, score, kind
-    cdef double value
     cdef list out_members
     cdef object out
     cdef double[::1] out_scores
@@ -82,25 +88,6 @@ def zadd_column_pairs(list members, list scores):
     out = np.empty(n, dtype=np.float64)
     out_scores = out
     for i in range(n):
-        score = scores[i]
-        kind = type(score)
-        if kind is float:
-            value = PyFloat_AS_DOUBLE(score)
-        elif kind is int and -1e300 < score < 1e300:
-            value = float(score)
-        else:
+        if not _put_pair(out_members, out_scores, i, members[i], scores[i]):
             return None
-        if value - value != 0.0:  # inf or NaN
-            return None
-        member = members[i]
-        kind = type(member)
-        if kind is str:
-            member = PyUnicode_AsUTF8String(member)
-        elif kind is int:
-            member = b"%d" % member
-        elif kind is not bytes:
-            return None
-        Py_INCREF(member)
-        PyList_SET_ITEM(out_members, i, member)
-        out_scores[i] = value
     return out_members, out

@@ -5,8 +5,9 @@
 # holds its members as one bytes blob with offsets (the store's totals as
 # fastrank._totals reads them) and a list of rows to take from it;
 # ``sortedset_add_packed`` adds those pairs to a SortedSet the way
-# ``SortedSet.add_many`` does (bulk load, or append after the tail when no
-# score is below the highest), reading each member in place from the blob.
+# ``SortedSet.add_many`` does (``_begin_batch``: bulk load, or append after
+# the tail when no score is below the highest), reading each member in place
+# from the blob.
 
 
 def sortedset_add_packed(SortedSet z, bytes blob not None, const int64_t[::1] offsets,
@@ -30,15 +31,7 @@ def sortedset_add_packed(SortedSet z, bytes blob not None, const int64_t[::1] of
     _no_nan(scores, _zset_err.ZSET_SCORE_NAN)
     if m == 0:
         return 0
-    if m >= 64 and <uint64_t>m * 8 >= fr_zset_len(z._s):
-        rc = fr_zset_bulk_begin(z._s, <uint64_t>m)
-    elif m >= 64 and _all_from_tail(z._s, scores):
-        rc = fr_zset_bulk_begin_append(z._s, <uint64_t>m)
-    else:
-        rc = 1
-    if rc < 0:
-        raise MemoryError()
-    if rc == 0:
+    if _begin_batch(z._s, scores) == 0:
         try:
             for i in range(m):
                 r = rows[i]

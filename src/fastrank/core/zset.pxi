@@ -262,6 +262,24 @@ cdef bint _all_from_tail(const fr_zset *s, const double[::1] v):
     return True
 
 
+cdef int _begin_batch(fr_zset *s, const double[::1] scores) except -1:
+    """How a batch of m pairs with these scores is added to s: 0 when a bulk
+    load was begun (m >= 64 and at least an eighth of the set's size: the
+    whole list rebuilt; or no score below the highest: appended after the
+    tail), the pairs then given to fr_zset_bulk_put and fr_zset_bulk_end;
+    1 when they go one by one (fr_zset_add).  MemoryError if the bulk load
+    cannot start."""
+    cdef Py_ssize_t m = scores.shape[0]
+    cdef int rc = 1
+    if m >= 64 and <uint64_t>m * 8 >= fr_zset_len(s):
+        rc = fr_zset_bulk_begin(s, <uint64_t>m)
+    elif m >= 64 and _all_from_tail(s, scores):
+        rc = fr_zset_bulk_begin_append(s, <uint64_t>m)
+    if rc < 0:
+        raise MemoryError()
+    return rc
+
+
 cdef inline int _flags(bint nx, bint xx, bint gt, bint lt) except -1:
     if nx and xx:
         raise ValueError(_zset_err.ZSET_XX_AND_NX)
@@ -911,15 +929,7 @@ cdef class SortedSet:
         ms.validate()
         if ms.n == 0:
             return 0
-        if ms.n >= 64 and <uint64_t>ms.n * 8 >= fr_zset_len(self._s):
-            rc = fr_zset_bulk_begin(self._s, <uint64_t>ms.n)
-        elif ms.n >= 64 and _all_from_tail(self._s, sv):
-            rc = fr_zset_bulk_begin_append(self._s, <uint64_t>ms.n)
-        else:
-            rc = 1
-        if rc < 0:
-            raise MemoryError()
-        if rc == 0:
+        if _begin_batch(self._s, sv) == 0:
             try:
                 for i in range(ms.n):
                     keep = ms.get(i, &p, &n)
