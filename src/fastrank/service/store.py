@@ -367,12 +367,10 @@ class SQLStore:
         exact for ``upto`` whatever was committed in between, so a board
         loaded page by page and then given the events after ``upto`` is exact.
         """
-        if until is None:
-            rows = self._read("SELECT player, points, at, last_id FROM totals WHERE season = ? AND "
-                              "player > ? ORDER BY player LIMIT ?", (season, after, batch))
-        else:
-            rows = self._read("SELECT player, points, at, last_id FROM totals WHERE season = ? AND "
-                              "player > ? AND player <= ? ORDER BY player LIMIT ?", (season, after, until, batch))
+        up_to = "" if until is None else " AND player <= ?"
+        params = (season, after, batch) if until is None else (season, after, until, batch)
+        rows = self._read("SELECT player, points, at, last_id FROM totals WHERE season = ? AND "
+                          f"player > ?{up_to} ORDER BY player LIMIT ?", params)
         next_after = rows[-1][0] if len(rows) == batch else None
         if not rows:
             return TotalsPage([], [], [], None)
