@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List
 from fastrank._core import (BOARD_DECLINE, board_friends, board_range, board_remove, board_scripts_setup,
                             board_standing, board_submit)
 from fastrank._runner import packaged_script
-from fastrank.commands._numbers import parse_int
 from fastrank.keyspace import new_zset, zset_add
 
 if TYPE_CHECKING:
@@ -36,7 +35,7 @@ if TYPE_CHECKING:
 DECLINE: Any = BOARD_DECLINE
 """Returned by a native path that leaves the call to the Lua script."""
 
-board_scripts_setup(zset_add, new_zset, parse_int)
+board_scripts_setup(zset_add, new_zset)
 
 NativeScript = Callable[["Engine", List[bytes], List[bytes]], Any]
 

@@ -724,7 +724,7 @@ def ttl_generic(db: Any, key: bytes, in_ms: bool, absolute: bool) -> int:
 
 # core/board_scripts.pxi: the native paths of the leaderboard scripts.
 BOARD_DECLINE: Any
-def board_scripts_setup(zset_add: Any, new_zset: Any, parse_int: Any) -> None:
+def board_scripts_setup(zset_add: Any, new_zset: Any) -> None:
     """Hand over the keyspace helpers the write paths use."""
 def board_submit(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
     """submit.lua's native path (BOARD_DECLINE: run the Lua script)."""

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import inspect
 from importlib import resources
 from typing import (TYPE_CHECKING, Any, Callable, Coroutine, Dict, Generator, Generic, List, NamedTuple,
                     Optional, Sequence, Tuple, TypeVar, Union)
@@ -244,25 +245,57 @@ async def run_async(client: Any, plan: Plan[_T]) -> _T:
         return done.value  # type: ignore[no-any-return]
 
 
+def _runner_method(plan: Callable[..., Any], runner: Callable[..., Any], is_async: bool) -> Callable[..., Any]:
+    """A method with ``plan``'s own parameters (and defaults) that hands the
+    plan it makes to ``runner`` with ``self._client`` (awaiting it when
+    ``is_async``); named after the plan without its ``_plan_`` prefix.
+
+    Written out from the signature, not as ``(self, *args, **kwargs)``: a
+    call then packs and unpacks no tuple and dict of arguments, which cost
+    as much as the rest of a leaderboard read (about 0.4 us a call)."""
+    params: List[str] = []
+    passed: List[str] = []
+    kinds = inspect.Parameter
+    only = 0  # after the last positional-only parameter: the "/"
+    for p in inspect.signature(plan).parameters.values():
+        if p.kind is kinds.VAR_POSITIONAL:
+            params.append("*" + p.name)
+            passed.append("*" + p.name)
+        elif p.kind is kinds.VAR_KEYWORD:
+            params.append("**" + p.name)
+            passed.append("**" + p.name)
+        elif p.kind is kinds.KEYWORD_ONLY:
+            if not any(x.startswith("*") for x in params):
+                params.append("*")
+            params.append(p.name)
+            passed.append(f"{p.name}={p.name}")
+        else:
+            params.append(p.name)
+            passed.append(p.name)
+            if p.kind is kinds.POSITIONAL_ONLY:
+                only = len(params)
+    if only:
+        params.insert(only, "/")
+    name = plan.__name__.replace("_plan_", "", 1)
+    call = f"_runner_(self._client, _plan_({', '.join(passed)}))"
+    source = (f"async def {name}({', '.join(params)}):\n    return await {call}\n" if is_async
+              else f"def {name}({', '.join(params)}):\n    return {call}\n")
+    scope: Dict[str, Any] = {"_plan_": plan, "_runner_": runner}
+    exec(source, scope)
+    method = scope[name]
+    functools.update_wrapper(method, plan)
+    method.__defaults__, method.__kwdefaults__ = plan.__defaults__, plan.__kwdefaults__
+    method.__name__ = method.__qualname__ = name
+    return method  # type: ignore[no-any-return]
+
+
 def blocking(plan: Callable[Concatenate[Any, _P], Plan[_T]]) -> Callable[Concatenate[Any, _P], _T]:
     """A sync method that runs ``plan`` on ``self._client`` (named after the plan
     without its ``_plan_`` prefix)."""
-
-    @functools.wraps(plan)
-    def method(self: Any, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
-        return run(self._client, plan(self, *args, **kwargs))
-
-    method.__name__ = method.__qualname__ = plan.__name__.replace("_plan_", "", 1)
-    return method
+    return _runner_method(plan, run, False)
 
 
 def awaiting(plan: Callable[Concatenate[Any, _P], Plan[_T]],
              ) -> Callable[Concatenate[Any, _P], Coroutine[Any, Any, _T]]:
     """A coroutine method that awaits ``plan`` on ``self._client`` (an asyncio client)."""
-
-    async def method(self: Any, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
-        return await run_async(self._client, plan(self, *args, **kwargs))
-
-    functools.update_wrapper(method, plan)
-    method.__name__ = method.__qualname__ = plan.__name__.replace("_plan_", "", 1)
-    return method
+    return _runner_method(plan, run_async, True)

@@ -66,6 +66,8 @@ class ScoreCodec:
         self.scale = 2 ** time_bits if tiebreak is not None else 0
         self.max_points = 2 ** point_bits - 1 if tiebreak is not None else EXACT_LIMIT
         self.mirrored = tiebreak is not None and (tiebreak == "earliest") == self.desc
+        # Whole seconds in [0, tick_limit) are valid ticks as they are (tick_of's common case).
+        self.tick_limit = self.scale if self.scale else EXACT_LIMIT
 
     @property
     def integer(self) -> bool:
@@ -74,6 +76,8 @@ class ScoreCodec:
 
     def check_points(self, points: Any) -> Points:
         """``points`` as a number this board can store, or ValueError/TypeError."""
+        if type(points) is int and -self.max_points <= points <= self.max_points:  # the common case
+            return points
         if isinstance(points, bool):
             raise TypeError(f"points must be a number, not {points!r}")
         if self.integer:
@@ -108,6 +112,10 @@ class ScoreCodec:
 
     def tick_of(self, at: Union[int, float, datetime, None], now: float) -> int:
         """The whole-second time of ``at`` (default ``now``), checked against ``time_bits``."""
+        if type(at) is int and 0 <= at < self.tick_limit:  # the common cases first
+            return at
+        if at is None and 0.0 <= now < self.tick_limit:
+            return int(now)
         if at is None:
             seconds = now
         elif isinstance(at, datetime):

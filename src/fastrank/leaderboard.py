@@ -406,12 +406,13 @@ class BoardPlans:
         sign = 1
         if chosen == "decr":
             chosen, sign = "incr", -1
-        text, check = self.codec.text, self.codec.check_points
+        codec = self.codec
+        text, check = codec.text, codec.check_points
         flat: List[Any] = []
         for player, points in pairs:
-            flat += (_player(player), text(sign * check(points)))
-        tick = self.codec.tick_of(at, time.time())
-        keys, expire = self._write_target(tick)
+            flat += (player if type(player) is str else _player(player), text(sign * check(points)))
+        tick = codec.tick_of(at, time.time() if at is None else 0.0)
+        keys, expire = (self.keys(), 0) if self.period is None else self._write_target(tick)
         return keys, (*self._conf, chosen, tick, style, self.passed, expire, *flat)
 
     def _plan_submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,

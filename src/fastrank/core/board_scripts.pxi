@@ -35,14 +35,13 @@ cdef dict _board_configs = {}  # ARGV 1..5 -> _BoardConf (a board has one; few d
 
 cdef object _zset_add_fn = None     # fastrank.keyspace.zset_add
 cdef object _new_zset_fn = None     # fastrank.keyspace.new_zset
-cdef object _parse_int_fn = None    # fastrank.commands._numbers.parse_int
 
 
-def board_scripts_setup(zset_add, new_zset, parse_int):
+def board_scripts_setup(zset_add, new_zset):
     """Hand over the keyspace helpers the write paths use (fastrank._board_native).
     ``_ListpackZSet`` is zset_commands.pxi's, set by the sorted-set commands."""
-    global _zset_add_fn, _new_zset_fn, _parse_int_fn
-    _zset_add_fn, _new_zset_fn, _parse_int_fn = zset_add, new_zset, parse_int
+    global _zset_add_fn, _new_zset_fn
+    _zset_add_fn, _new_zset_fn = zset_add, new_zset
 
 
 cdef inline bytes _num(double x):
@@ -61,11 +60,28 @@ cdef inline bytes _num(double x):
 
 cdef object _number(object text):
     """``tonumber`` for the decimal forms the leaderboard sends (a float); None for anything else."""
+    cdef const char *p
+    cdef Py_ssize_t i, n
+    cdef long long v = 0
     if type(text) is not bytes:
         return None
+    p, n = PyBytes_AS_STRING(text), PyBytes_GET_SIZE(text)
+    if 0 < n <= 15:  # digits only (a count, a time, a points value): exact in a double
+        for i in range(n):
+            if not c'0' <= p[i] <= c'9':
+                break
+            v = v * 10 + (p[i] - c'0')
+        else:
+            return <double>v
     if text.isdigit():
         return float(int(text))
     return float(text) if _NUMBER_RE.match(text) else None
+
+
+cdef inline void _touched(object db, object key) except *:
+    """``Engine.touched`` without its call: watchers of key fail their EXEC."""
+    if db._watched:
+        db._touch(key)
 
 
 cdef inline bint _is_zset(object v):
@@ -155,12 +171,12 @@ cdef class _Board:
             if converted is not z:  # the listpack turned into a skiplist
                 db.replace(key, converted)
         if rc:
-            db.touched(key)
+            _touched(db, key)
 
     cdef zrem(self, object key, object member):
         z = _live_value(self.db, key)
         if z is not None and z.remove(member):
-            self.db.touched(key)
+            _touched(self.db, key)
             self.db.drop_if_empty(key, z)
 
     cdef object hincrby(self, object field, long long delta):
@@ -169,16 +185,19 @@ cdef class _Board:
         if h is None:
             h = {}
             db.store(self.counts_key, h)
+        cdef long long held = 0
         old = (<dict>h).get(field)
-        held = (0 if old is None else int(old)) + delta
+        if old is not None and not _canonical_i64(old, &held):  # counts_are_integers said it is
+            held = int(old)
+        held += delta
         (<dict>h)[field] = b"%d" % held
-        db.touched(self.counts_key)
+        _touched(db, self.counts_key)
         return held
 
     cdef hdel(self, object key, object field):
         h = _live_value(self.db, key)
         if h is not None and (<dict>h).pop(field, None) is not None:
-            self.db.touched(key)
+            _touched(self.db, key)
             self.db.drop_if_empty(key, h)
 
     # -- the prelude's helpers -----------------------------------------------
@@ -254,9 +273,10 @@ cdef class _Board:
         h = _live_value(self.db, self.counts_key)
         if h is None:
             return True
+        cdef long long held
         for value in points:
             text = (<dict>h).get(_num(value))
-            if text is not None and _parse_int_fn(text) is None:
+            if text is not None and not _canonical_i64(text, &held):  # HINCRBY's own test
                 return False
         return True
 
