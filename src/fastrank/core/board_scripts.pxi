@@ -124,9 +124,14 @@ cdef _BoardConf _conf_of(list args):
 cdef class _Board:
     """One script call: the keys, the board's configuration, the prelude's helpers."""
     cdef object db
+    cdef EngineState st
     cdef object board, dense_key, counts_key, meta_key, info_key
     cdef double scale, max_points
     cdef bint desc, mirrored, dense
+
+    cdef inline object value(self, object key):
+        """The live value at key (None if missing or expired)."""
+        return _live_in(self.st, self.db, key)
 
     # -- the commands the scripts send ---------------------------------------
 
@@ -136,7 +141,7 @@ cdef class _Board:
         cdef Py_ssize_t n
         cdef char buf[24]
         cdef fr_zset_ref r
-        z = _live_value(self.db, self.board)
+        z = self.value(self.board)
         if z is None:
             return None
         keep = _member(member, buf, &p, &n)
@@ -145,7 +150,7 @@ cdef class _Board:
 
     cdef Py_ssize_t zcount(self, object key, double low, double high, bint low_open, bint high_open) except -1:
         cdef fr_zset_range rg
-        z = _live_value(self.db, key)
+        z = self.value(key)
         if z is None:
             return 0
         _score_range(&rg, low, high, low_open, high_open)
@@ -157,7 +162,7 @@ cdef class _Board:
         cdef char buf[24]
         cdef int rc
         db = self.db
-        z = _live_value(db, key)
+        z = self.value(key)
         if z is None:
             z = _new_zset_fn(len(member))
             db.store(key, z)
@@ -174,20 +179,20 @@ cdef class _Board:
             _touched(db, key)
 
     cdef zrem(self, object key, object member):
-        z = _live_value(self.db, key)
+        z = self.value(key)
         if z is not None and z.remove(member):
             _touched(self.db, key)
             self.db.drop_if_empty(key, z)
 
     cdef object hincrby(self, object field, long long delta):
         db = self.db
-        h = _live_value(db, self.counts_key)
+        h = self.value(self.counts_key)
         if h is None:
             h = {}
             db.store(self.counts_key, h)
         cdef long long held = 0
         old = (<dict>h).get(field)
-        if old is not None and not _canonical_i64(old, &held):  # counts_are_integers said it is
+        if old is not None and not _canonical_i64(old, &held):  # count_is_integer said it is
             held = int(old)
         held += delta
         (<dict>h)[field] = b"%d" % held
@@ -195,7 +200,7 @@ cdef class _Board:
         return held
 
     cdef hdel(self, object key, object field):
-        h = _live_value(self.db, key)
+        h = self.value(key)
         if h is not None and (<dict>h).pop(field, None) is not None:
             _touched(self.db, key)
             self.db.drop_if_empty(key, h)
@@ -241,7 +246,7 @@ cdef class _Board:
         cdef Py_ssize_t n
         cdef char buf[24]
         cdef uint64_t r
-        z = _live_value(self.db, self.board)
+        z = self.value(self.board)
         if z is None:
             return -1
         keep = _member(player, buf, &p, &n)
@@ -251,6 +256,35 @@ cdef class _Board:
         if self.desc:
             return <Py_ssize_t>(fr_zset_len((<SortedSet>z)._s) - r)
         return <Py_ssize_t>(r - 1)
+
+    cdef Py_ssize_t index_and_passed(self, object player, Py_ssize_t previous_index, double limit,
+                                     list passed) except -2:
+        """``index_of(player)`` after a submit, and submit.lua's ZREVRANGE/ZRANGE
+        index+1 min(previous_index, index+limit) into ``passed`` when the player
+        moved up from ``previous_index`` (>= 0): the members after the player's
+        own node, walked from it (no second descent)."""
+        cdef const char *p
+        cdef Py_ssize_t n, index, i
+        cdef char buf[24]
+        cdef fr_zset *s
+        cdef fr_zset_ref x
+        z = self.value(self.board)
+        if z is None:
+            return -1
+        s = (<SortedSet>z)._s
+        keep = _member(player, buf, &p, &n)
+        x = fr_zset_find(s, p, <size_t>n)
+        if x == FR_ZSET_NIL:
+            return -1
+        index = <Py_ssize_t>fr_zset_rank(s, x) - 1
+        if self.desc:
+            index = <Py_ssize_t>fr_zset_len(s) - 1 - index
+        if previous_index >= 0 and index < previous_index and limit > 0:
+            n = previous_index - index if previous_index - index <= limit else <Py_ssize_t>limit
+            for i in range(n):
+                x = fr_zset_prev(s, x) if self.desc else fr_zset_next(s, x)
+                passed.append(_mbytes(s, x))
+        return index
 
     cdef Py_ssize_t rank_in(self, object style, Py_ssize_t index, double points) except -1:
         if style == b"c":
@@ -268,20 +302,28 @@ cdef class _Board:
         elif held == 1 and delta == 1:
             self.zadd(self.dense_key, field, float(field))
 
-    cdef bint counts_are_integers(self, list points) except -1:
-        """The count fields a submit will touch hold integers (else HINCRBY would fail)."""
-        h = _live_value(self.db, self.counts_key)
+    cdef bint count_is_integer(self, double points) except -1:
+        """The count field of ``points`` holds an integer or is missing (else HINCRBY would fail)."""
+        cdef long long held
+        h = self.value(self.counts_key)
         if h is None:
             return True
-        cdef long long held
-        for value in points:
-            text = (<dict>h).get(_num(value))
-            if text is not None and not _canonical_i64(text, &held):  # HINCRBY's own test
-                return False
-        return True
+        text = (<dict>h).get(_num(points))
+        return text is None or _canonical_i64(text, &held)  # HINCRBY's own test
+
+    cdef write_points(self, object player, bint had, double old_points, double new_points, double tick):
+        """store_points of the prelude: the player's new score, and the dense
+        companion moved along, when the points changed (or the player is new)."""
+        if had and new_points == old_points:
+            return
+        self.zadd(self.board, player, self.encode(new_points, tick))  # = the %.17g text Lua sends, parsed back
+        if self.dense:
+            if had:
+                self.count_points(old_points, -1)
+            self.count_points(new_points, 1)
 
     cdef bint frozen(self) except -1:
-        h = _live_value(self.db, self.meta_key)
+        h = self.value(self.meta_key)
         return h is not None and b"frozen" in <dict>h
 
     cdef list slice(self, Py_ssize_t start, Py_ssize_t stop, bint withscores):
@@ -291,7 +333,7 @@ cdef class _Board:
         cdef fr_zset_ref r
         cdef Py_ssize_t n, i
         cdef list flat = []
-        z = _live_value(self.db, self.board)
+        z = self.value(self.board)
         if z is None:
             return flat
         s = (<SortedSet>z)._s
@@ -328,7 +370,7 @@ cdef class _Board:
         cdef char buf[24]
         cdef fr_zset *s
         cdef fr_zset_ref x
-        z = _live_value(self.db, self.board)
+        z = self.value(self.board)
         if z is None:
             return -1
         s = (<SortedSet>z)._s
@@ -351,7 +393,7 @@ cdef class _Board:
         return start
 
     cdef list hmget(self, list fields):
-        h = _live_value(self.db, self.info_key)
+        h = self.value(self.info_key)
         if h is None:
             return [None] * len(fields)
         return [(<dict>h).get(f) for f in fields]
@@ -367,40 +409,63 @@ cdef _Board _board_open(object db, list keys, list args, Py_ssize_t extra, int u
     """The call's board, or None (decline) when the keys it ``used`` (a mask of
     KEYS 1..5) or the configuration are unusual."""
     cdef Py_ssize_t i
+    cdef EngineState st = _state_of(db)
     if len(keys) != 5 or len(args) < 5 + extra:
         return None
     for i in range(5):
         if not (used >> i) & 1:
             continue
-        value = _live_value(db, keys[i])
+        value = _live_in(st, db, keys[i])
         if value is not None and not (_is_zset(value) if i < 2 else type(value) is dict):
             return None
     cdef _BoardConf c = _conf_of(args)
     if c is None:
         return None
     cdef _Board b = _Board.__new__(_Board)
-    b.db = db
+    b.db, b.st = db, st
     b.board, b.dense_key, b.counts_key, b.meta_key, b.info_key = keys[0], keys[1], keys[2], keys[3], keys[4]
     b.scale, b.max_points = c.scale, c.max_points
     b.desc, b.mirrored, b.dense = c.desc, c.mirrored, c.dense
     return b
 
 
+cdef double _points_after(_Board b, object rule, bint had, double old_points, double given) except? -1.0:
+    """The prelude's ``points_after``: a player's new points by ``rule`` (incr,
+    set, best) from their points now (``had`` False: not on the board);
+    the board's range error when they do not fit."""
+    cdef double new_points
+    if rule == b"incr":
+        new_points = (old_points if had else 0.0) + given
+    elif rule == b"set":
+        new_points = given
+    elif not had or (b.desc and given > old_points) or (not b.desc and given < old_points):
+        new_points = given
+    else:
+        new_points = old_points
+    if new_points > b.max_points or new_points < -b.max_points:
+        raise _CommandError(_zset_err.BOARD_RANGE % _num(b.max_points).decode())
+    return new_points
+
+
 def board_submit(db, list keys, list args):
     """``submit.lua``."""
     cdef _Board b = _board_open(db, keys, args, 5, _ALL_KEYS)
-    cdef Py_ssize_t previous_index = -1, index
-    if b is None or (len(args) - 10) % 2:
+    cdef Py_ssize_t previous_index = -1, index, n = len(args)
+    cdef double new_points
+    if b is None or (n - 10) % 2:
         return _DECLINE
     rule, style = args[5], args[7]
     tick, limit, expire_at = _number(args[6]), _number(args[8]), _number(args[9])
-    givens = [_number(a) for a in args[11::2]]
+    given = _number(args[11]) if n == 12 else None
+    givens = [given] if n == 12 else [_number(a) for a in args[11::2]]
     if tick is None or limit is None or expire_at is None or None in givens \
             or rule not in (b"incr", b"set", b"best") or style not in (b"", b"o", b"c", b"d") \
-            or (style and len(args) < 12) or not 0 <= limit <= _WHOLE:
+            or (style and n != 12) or not 0 <= limit <= _WHOLE or limit != int(limit):
         return _DECLINE
     if b.frozen():
         raise _CommandError(_zset_err.BOARD_FROZEN)
+    if n == 12:
+        return _submit_one(b, keys, args[10], given, rule, style, tick, limit, expire_at)
     cdef dict olds = {}
     cdef dict news = {}
     cdef list order = []
@@ -410,47 +475,55 @@ def board_submit(db, list keys, list args):
         old_points = False if old is None else b.points_of(old)
         if player in olds:
             old_points = news[player]
-        if rule == b"incr":
-            new_points = (0.0 if old_points is False else old_points) + given
-        elif rule == b"set":
-            new_points = given
-        elif old_points is False or (b.desc and given > old_points) or (not b.desc and given < old_points):
-            new_points = given
-        else:
-            new_points = old_points
-        if new_points > b.max_points or new_points < -b.max_points:
-            raise _CommandError(_zset_err.BOARD_RANGE % _num(b.max_points).decode())
+        new_points = _points_after(b, rule, old_points is not False, 0.0 if old_points is False else old_points,
+                                   given)
         if player not in olds:
             olds[player] = old_points
             order.append(player)
         news[player] = new_points
         reply.append(_num(new_points))
-    if b.dense and not b.counts_are_integers([p for p in olds.values() if p is not False] + list(news.values())):
-        return _DECLINE
-    single = args[10] if len(args) > 10 else None
-    previous_rank = 0
-    if style and single is not None and olds.get(single, False) is not False:
-        previous_index = b.index_of(single)
-        previous_rank = b.rank_in(style, previous_index, olds[single])
+    if b.dense:
+        for points in [p for p in olds.values() if p is not False] + list(news.values()):
+            if not b.count_is_integer(points):
+                return _DECLINE
     for player in order:
-        old_points, new_points = olds[player], news[player]
-        if old_points is False or new_points != old_points:
-            b.zadd(b.board, player, b.encode(new_points, tick))  # = the %.17g text Lua sends, parsed back
-            if b.dense:
-                if old_points is not False:
-                    b.count_points(old_points, -1)
-                b.count_points(new_points, 1)
+        old_points = olds[player]
+        b.write_points(player, old_points is not False, 0.0 if old_points is False else old_points, news[player],
+                       tick)
+    _expire_keys(db, keys, expire_at)
+    return reply
+
+
+cdef object _submit_one(_Board b, list keys, object player, double given, object rule, object style,
+                        double tick, double limit, double expire_at):
+    """``submit.lua`` for one player (what ``Leaderboard.submit`` sends): the
+    same steps as board_submit's loop, on C doubles."""
+    cdef double old_points = 0.0, new_points
+    cdef Py_ssize_t previous_index = -1, index, previous_rank = 0
+    old = b.zscore(player)
+    cdef bint had = old is not None
+    if had:
+        old_points = b.points_of(old)
+    new_points = _points_after(b, rule, had, old_points, given)
+    if b.dense and ((had and not b.count_is_integer(old_points)) or not b.count_is_integer(new_points)):
+        return _DECLINE
+    if style and had:
+        previous_index = b.index_of(player)
+        previous_rank = b.rank_in(style, previous_index, old_points)
+    b.write_points(player, had, old_points, new_points, tick)
+    _expire_keys(b.db, keys, expire_at)
+    if not style:
+        return [_num(new_points)]
+    passed = []
+    index = b.index_and_passed(player, previous_index, limit, passed)
+    return [_num(new_points), b.rank_in(style, index, new_points), previous_rank, passed]
+
+
+cdef _expire_keys(object db, list keys, double expire_at):
+    """submit.lua's PEXPIREAT of every key when ``expire_at`` (unix ms) is set."""
     if expire_at > 0:
         for key in keys:
             db.call([b"PEXPIREAT", key, _num(expire_at)])
-    if not style:
-        return reply
-    index = b.index_of(single)
-    passed = []
-    if previous_index >= 0 and index < previous_index and limit > 0:
-        last = min(previous_index, index + int(limit))
-        passed = b.slice(index + 1, last, False)
-    return [reply[0], b.rank_in(style, index, news[single]), previous_rank, passed]
 
 
 def board_remove(db, list keys, list args):
@@ -462,7 +535,7 @@ def board_remove(db, list keys, list args):
         raise _CommandError(_zset_err.BOARD_FROZEN)
     player = args[5]
     old = b.zscore(player)
-    if b.dense and old is not None and not b.counts_are_integers([b.points_of(old)]):
+    if b.dense and old is not None and not b.count_is_integer(b.points_of(old)):
         return _DECLINE
     b.hdel(b.info_key, player)
     if old is None:
@@ -489,7 +562,7 @@ def board_standing(db, list keys, list args):
     score = found
     points = b.points_of(score)
     if what == b"p":
-        return [_num(score), b.better(points), b.worse(points), len(_live_value(db, b.board))]
+        return [_num(score), b.better(points), b.worse(points), len(b.value(b.board))]
     if what == b"o":
         index = b.index_of(player)
     return [_num(score), b.rank_in(what, index, points)]

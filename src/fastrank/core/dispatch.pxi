@@ -352,7 +352,11 @@ def engine_execute_command(self, *args, **options):
 # -- the keyspace lookup every handler starts with ---------------------------------
 
 cdef object _live_value(object db, object key):
-    cdef EngineState st = _state_of(db)
+    return _live_in(_state_of(db), db, key)
+
+
+cdef inline object _live_in(EngineState st, object db, object key):
+    """``_live_value`` for a caller that holds the Engine's state already."""
     cdef PyObject *v = PyDict_GetItemWithError(st.data, key)
     if v == NULL:
         return None
