@@ -194,3 +194,36 @@ def test_a_key_of_another_type_answers_as_lua(suffix, read):
         engine.delete("{lb:odd}" + suffix)  # (keyspace() reads the others)
         results.append((outcome, odd, keyspace(engine)))
     assert results[0] == results[1]
+
+
+@given(config=configs, ranking=st.sampled_from(["ordinal", "competition", "dense"]),
+       base=st.lists(st.integers(0, 20), min_size=140, max_size=160),
+       results=st.lists(st.tuples(st.integers(0, 170), st.integers(-25, 25),
+                                  st.sampled_from(["incr", "decr", "best", "set"]), st.integers(0, 9)),
+                        min_size=1, max_size=25))
+@settings(max_examples=60, deadline=None)
+def test_ranked_submits_on_a_skip_list_board_answer_as_lua(config, ranking, base, results):
+    """More than 128 players: the board is a skip list, where a submit with a
+    rank style reads the player's places before and after from the write's own
+    walk. Ranks, previous ranks and the players passed equal the Lua script's."""
+    order, tiebreak = config
+    name = f"ranked{next(_names)}"
+
+    def play_ranked(engine):
+        board = Leaderboard(engine, name, order=order, tiebreak=tiebreak, ranking=ranking, passed=4)
+        board.submit_many([(f"p{i}", points) for i, points in enumerate(base)], at=5)
+        replies = []
+        for player, points, rule, at in results:
+            try:
+                replies.append(board.submit(f"p{player}", points, rule=rule, at=at, with_rank=True))
+            except ValueError as exc:
+                replies.append(("ValueError", str(exc)))
+        return replies
+
+    with mock.patch.dict(_board_native.NATIVE, clear=True):
+        lua = Engine()
+        by_lua = play_ranked(lua)
+    native = Engine()
+    assert play_ranked(native) == by_lua
+    assert keyspace(native) == keyspace(lua)
+    assert type(native.lookup(f"{{lb:{name}}}".encode())).__name__ == "SortedSet"  # not a listpack

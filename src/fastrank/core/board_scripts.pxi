@@ -257,34 +257,53 @@ cdef class _Board:
             return <Py_ssize_t>(fr_zset_len((<SortedSet>z)._s) - r)
         return <Py_ssize_t>(r - 1)
 
-    cdef Py_ssize_t index_and_passed(self, object player, Py_ssize_t previous_index, double limit,
-                                     list passed) except -2:
-        """``index_of(player)`` after a submit, and submit.lua's ZREVRANGE/ZRANGE
-        index+1 min(previous_index, index+limit) into ``passed`` when the player
-        moved up from ``previous_index`` (>= 0): the members after the player's
-        own node, walked from it (no second descent)."""
+    cdef bint rescore_ranked(self, object player, double score, Py_ssize_t *before,
+                             Py_ssize_t *after) except -1:
+        """ZADD of a new score for a player already on a skip-list board (False,
+        nothing done, otherwise), with the player's 0-based position in rank
+        order before and after, as the write's own walk found them."""
         cdef const char *p
-        cdef Py_ssize_t n, index, i
+        cdef Py_ssize_t n
         cdef char buf[24]
         cdef fr_zset *s
         cdef fr_zset_ref x
+        cdef uint64_t ranks[2]
         z = self.value(self.board)
-        if z is None:
-            return -1
+        if type(z) is not SortedSet or score != score:
+            return False
         s = (<SortedSet>z)._s
         keep = _member(player, buf, &p, &n)
         x = fr_zset_find(s, p, <size_t>n)
-        if x == FR_ZSET_NIL:
-            return -1
-        index = <Py_ssize_t>fr_zset_rank(s, x) - 1
-        if self.desc:
-            index = <Py_ssize_t>fr_zset_len(s) - 1 - index
-        if previous_index >= 0 and index < previous_index and limit > 0:
-            n = previous_index - index if previous_index - index <= limit else <Py_ssize_t>limit
-            for i in range(n):
-                x = fr_zset_prev(s, x) if self.desc else fr_zset_next(s, x)
-                passed.append(_mbytes(s, x))
-        return index
+        if x == FR_ZSET_NIL or fr_zset_score(s, x) == score:
+            return False
+        fr_zset_set_score_ranked(s, x, score, ranks)
+        _touched(self.db, self.board)
+        n = <Py_ssize_t>fr_zset_len(s)
+        before[0] = n - <Py_ssize_t>ranks[0] if self.desc else <Py_ssize_t>ranks[0] - 1
+        after[0] = n - <Py_ssize_t>ranks[1] if self.desc else <Py_ssize_t>ranks[1] - 1
+        return True
+
+    cdef passed_after(self, object player, Py_ssize_t index, Py_ssize_t previous_index, double limit,
+                      list passed):
+        """submit.lua's ZREVRANGE/ZRANGE index+1 min(previous_index, index+limit)
+        into ``passed`` when the player (now at ``index``) moved up from
+        ``previous_index`` (>= 0): the members after the player's own node,
+        walked from it (no descent)."""
+        cdef const char *p
+        cdef Py_ssize_t n, i
+        cdef char buf[24]
+        cdef fr_zset *s
+        cdef fr_zset_ref x
+        if not (previous_index >= 0 and index < previous_index and limit > 0):
+            return
+        z = self.value(self.board)
+        s = (<SortedSet>z)._s
+        keep = _member(player, buf, &p, &n)
+        x = fr_zset_find(s, p, <size_t>n)
+        n = previous_index - index if previous_index - index <= limit else <Py_ssize_t>limit
+        for i in range(n):
+            x = fr_zset_prev(s, x) if self.desc else fr_zset_next(s, x)
+            passed.append(_mbytes(s, x))
 
     cdef Py_ssize_t rank_in(self, object style, Py_ssize_t index, double points) except -1:
         if style == b"c":
@@ -317,6 +336,10 @@ cdef class _Board:
         if had and new_points == old_points:
             return
         self.zadd(self.board, player, self.encode(new_points, tick))  # = the %.17g text Lua sends, parsed back
+        self.count_change(had, old_points, new_points)
+
+    cdef count_change(self, bint had, double old_points, double new_points):
+        """The dense companion follows a player's points from old to new."""
         if self.dense:
             if had:
                 self.count_points(old_points, -1)
@@ -497,9 +520,12 @@ def board_submit(db, list keys, list args):
 cdef object _submit_one(_Board b, list keys, object player, double given, object rule, object style,
                         double tick, double limit, double expire_at):
     """``submit.lua`` for one player (what ``Leaderboard.submit`` sends): the
-    same steps as board_submit's loop, on C doubles."""
+    same steps as board_submit's loop, on C doubles.  With a rank style, a
+    player who moves gets both places from the write itself (the ranks the
+    move's walk passes), not from two more descents."""
     cdef double old_points = 0.0, new_points
-    cdef Py_ssize_t previous_index = -1, index, previous_rank = 0
+    cdef Py_ssize_t previous_index = -1, index = -1, previous_rank = 0
+    cdef bint moved = False
     old = b.zscore(player)
     cdef bint had = old is not None
     if had:
@@ -507,15 +533,27 @@ cdef object _submit_one(_Board b, list keys, object player, double given, object
     new_points = _points_after(b, rule, had, old_points, given)
     if b.dense and ((had and not b.count_is_integer(old_points)) or not b.count_is_integer(new_points)):
         return _DECLINE
+    cdef bint changed = not had or new_points != old_points
     if style and had:
-        previous_index = b.index_of(player)
-        previous_rank = b.rank_in(style, previous_index, old_points)
-    b.write_points(player, had, old_points, new_points, tick)
+        if style != b"o":
+            previous_rank = b.rank_in(style, 0, old_points)  # read before anything is written
+        if changed:
+            moved = b.rescore_ranked(player, b.encode(new_points, tick), &previous_index, &index)
+        if not moved:
+            previous_index = b.index_of(player)
+        if style == b"o":
+            previous_rank = previous_index + 1
+    if moved:
+        b.count_change(had, old_points, new_points)
+    else:
+        b.write_points(player, had, old_points, new_points, tick)
     _expire_keys(b.db, keys, expire_at)
     if not style:
         return [_num(new_points)]
+    if not moved:
+        index = previous_index if had and not changed else b.index_of(player)
     passed = []
-    index = b.index_and_passed(player, previous_index, limit, passed)
+    b.passed_after(player, index, previous_index, limit, passed)
     return [_num(new_points), b.rank_in(style, index, new_points), previous_rank, passed]
 
 

@@ -1012,7 +1012,7 @@ static fr_zset_ref fr_zset_insert(fr_zset *s, const char *m, size_t len, double 
  * and new keys (they share the path until they part, so a small move costs
  * about one search, not two), then unlinks at the old place and links at
  * the new one, correcting the new path for the node's removal. */
-static void fr_zset_move(fr_zset *s, fr_zset_ref r, double ns)
+static void fr_zset_move(fr_zset *s, fr_zset_ref r, double ns, uint64_t *ranks)
 {
     fr_zset_ref ulo[FR_ZSET_MAXLEVEL], uhi[FR_ZSET_MAXLEVEL], *unew, a = FR_ZSET_HEAD, b = FR_ZSET_HEAD, f;
     uint64_t rlo[FR_ZSET_MAXLEVEL], rhi[FR_ZSET_MAXLEVEL], *rnew, ra = 0, rb = 0;
@@ -1056,25 +1056,30 @@ static void fr_zset_move(fr_zset *s, fr_zset_ref r, double ns)
         fr_zset_splice_out(s, r, ulo);
         unew = uhi;
         rnew = rhi;
+        if (ranks)
+            ranks[0] = rlo[0] + 1;
     } else { /* r sits after uhi; the new path ulo lies before r */
         fr_zset_splice_out(s, r, uhi);
         unew = ulo;
         rnew = rlo;
+        if (ranks)
+            ranks[0] = rhi[0] + 1;
     }
+    if (ranks)
+        ranks[1] = rnew[0] + 1;
     FR_ZSET_N(s, r)->score = ns;
     if (FR_ZSET_N(s, r)->level > s->level)
         fr_zset_raise_level(s, FR_ZSET_N(s, r)->level, unew, rnew);
     fr_zset_splice_in(s, r, unew, rnew);
 }
 
-/* Gives linked node r a new score (not NaN), moving it if needed.  The node
- * is reused, never reallocated; stays in place when it still fits between
- * its neighbours.  Only the neighbour on the side it moves towards is read
- * (one cache miss, not two): the other one sorts before (after) the old
- * key, so before (after) the new one too. */
-void fr_zset_set_score(fr_zset *s, fr_zset_ref r, double score)
+/* True when linked node r may take score (not NaN) where it stands: it
+ * still sorts between its neighbours.  Only the neighbour on the side it
+ * moves towards is read (one cache miss, not two): the other one sorts
+ * before (after) the old key, so before (after) the new one too. */
+static int fr_zset_fits_in_place(const fr_zset *s, fr_zset_ref r, double score)
 {
-    fr_zset_node *x = FR_ZSET_N(s, r);
+    const fr_zset_node *x = FR_ZSET_N(s, r);
     size_t len;
     const char *m = fr_zset_node_member(x, &len);
     fr_zset_ref prev = x->backward, next = x->fwd[0];
@@ -1082,13 +1087,35 @@ void fr_zset_set_score(fr_zset *s, fr_zset_ref r, double score)
         prev = FR_ZSET_NIL;
     else if (score < x->score)
         next = FR_ZSET_NIL;
-    if ((prev == FR_ZSET_NIL || fr_zset_cmp_key(FR_ZSET_N(s, prev), score, m, len) < 0) &&
-        (next == FR_ZSET_NIL || fr_zset_cmp_key(FR_ZSET_N(s, next), score, m, len) > 0)) {
-        x->score = score;
+    return (prev == FR_ZSET_NIL || fr_zset_cmp_key(FR_ZSET_N(s, prev), score, m, len) < 0) &&
+           (next == FR_ZSET_NIL || fr_zset_cmp_key(FR_ZSET_N(s, next), score, m, len) > 0);
+}
+
+/* Gives linked node r a new score (not NaN), moving it if needed.  The node
+ * is reused, never reallocated; stays in place when it still fits between
+ * its neighbours. */
+void fr_zset_set_score(fr_zset *s, fr_zset_ref r, double score)
+{
+    if (fr_zset_fits_in_place(s, r, score)) {
+        FR_ZSET_N(s, r)->score = score;
         s->version++;
         return;
     }
-    fr_zset_move(s, r, score);
+    fr_zset_move(s, r, score, NULL);
+}
+
+/* fr_zset_set_score that also gives r's 1-based rank before (ranks[0]) and
+ * after (ranks[1]) the change: read off the move's own walk when r moves,
+ * one descent when it keeps its place.  O(log n). */
+void fr_zset_set_score_ranked(fr_zset *s, fr_zset_ref r, double score, uint64_t ranks[2])
+{
+    if (fr_zset_fits_in_place(s, r, score)) {
+        FR_ZSET_N(s, r)->score = score;
+        s->version++;
+        ranks[0] = ranks[1] = fr_zset_rank(s, r);
+        return;
+    }
+    fr_zset_move(s, r, score, ranks);
 }
 
 /* ZADD of one pair with FR_ZSET_NX/XX/GT/LT flags (a valid combination, score
