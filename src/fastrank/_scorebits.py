@@ -182,6 +182,6 @@ class ScoreCodec:
     def parse_points(self, text: Union[str, bytes]) -> Points:
         """Points sent back as text by a script (not an encoded score)."""
         value = float(text)
-        if self.integer or (value.is_integer() and abs(value) <= EXACT_LIMIT):
+        if self.scale or (value.is_integer() and abs(value) <= EXACT_LIMIT):  # integer boards: scale set
             return int(value)
         return value

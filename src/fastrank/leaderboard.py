@@ -419,9 +419,9 @@ class BoardPlans:
                      with_rank: bool = False) -> Plan[Any]:
         """Apply a result by the board's rule (or ``rule=``); the new points, or a
         :class:`Change` with ``with_rank=True``. One atomic script; O(log n)."""
-        keys, args = self._write_args([(player, points)], at, rule, self._style if with_rank else "")
-        return direct_run(SUBMIT, self._encoded(keys), args, self._changed if with_rank else self._new_points,
-                          self._translate)
+        keys, args = self._write_args(((player, points),), at, rule, self._style if with_rank else "")
+        return (SUBMIT, self._encoded(keys), args, self._changed if with_rank else self._new_points,
+                self._translate)  # direct_run's tuple, made here: submit is the hottest write
 
     def _new_points(self, reply: List[Any]) -> Points:
         self._invalidate()
