@@ -3,6 +3,7 @@ server errors thrown back into the plan; sync and asyncio, on every backend."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 
 import pytest
 from redis.exceptions import ResponseError
@@ -83,3 +84,37 @@ def test_async_runner(async_client):
             await client.aclose()
 
     assert asyncio.run(main()) == (EXPECTED, "caught: FASTRANK_TEST no luck")
+
+
+def _plan_echo(self, first, /, second, *rest, third=3, **named):
+    """A plan with every kind of parameter: its result is what it received."""
+    return ("echo", (), None, lambda reply: (first, second, rest, third, named), None)
+
+
+class _Echo:
+    class _Client:
+        def echo(self):
+            return None
+
+    _client = _Client()
+
+
+def test_methods_keep_their_plans_signature_and_arguments():
+    from fastrank._runner import awaiting, blocking
+
+    sync, coroutine = blocking(_plan_echo), awaiting(_plan_echo)
+    assert sync.__name__ == coroutine.__name__ == "echo"
+    assert [(p.name, p.kind, p.default) for p in inspect.signature(sync, follow_wrapped=False).parameters.values()] \
+        == [(p.name, p.kind, p.default) for p in inspect.signature(_plan_echo).parameters.values()]
+    assert sync(_Echo(), 1, 2, 5, 6, third=4, x=7) == (1, 2, (5, 6), 4, {"x": 7})
+    assert sync(_Echo(), 1, second=2) == (1, 2, (), 3, {})
+    with pytest.raises(TypeError):
+        sync(_Echo(), first=1, second=2)  # positional-only, as in the plan
+
+    class _AsyncClient:
+        async def echo(self):
+            return None
+
+    echo = _Echo()
+    echo._client = _AsyncClient()
+    assert asyncio.run(coroutine(echo, 1, 2, third=0)) == (1, 2, (), 0, {})
