@@ -13,8 +13,8 @@ existing ``0.0`` is not changed by setting ``-0.0``; ``incr`` of a missing
 member computes ``0.0 + delta``).
 """
 from types import TracebackType
-from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Optional, Sequence,
-                    Tuple, Type, Union, final, overload)
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Mapping, Optional,
+                    Sequence, Tuple, Type, Union, final, overload)
 
 import numpy as np
 import numpy.typing as npt
@@ -783,3 +783,23 @@ class ScriptCall:
         """EVALSHA, SCRIPT LOAD and EVALSHA again on NOSCRIPT."""
 def engine_evalsha(self: Any, sha: Any, numkeys: Any, *keys_and_args: Any) -> Any:
     """Engine.evalsha: a cached script with plain arguments runs without the generic path."""
+
+# core/zadd_front_door.pxi
+def engine_zadd(self: Engine, name: KeyT, mapping: Mapping[Any, Any], nx: bool = False,
+                xx: bool = False, ch: bool = False, incr: bool = False, gt: bool = False,
+                lt: bool = False) -> Any:
+    """Engine.zadd: C path for a few plain pairs on a skip-list zset, else Engine.zadd_general."""
+
+# core/hash_writes.pxi
+def hash_writes_setup(hincrby_handler: Any, hset_handler: Any) -> None:
+    """Hand over the Python HINCRBY and HSET handlers every uncommon case goes to."""
+def hincrby_command(db: Any, argv: List[bytes]) -> Any:
+    """HINCRBY key field increment: the new value."""
+def hset_command(db: Any, argv: List[bytes]) -> Any:
+    """HSET key field value [field value ...]: the number of fields added."""
+def engine_hincrby(self: Engine, name: KeyT, key: Any, amount: int = 1) -> int:
+    """Engine.hincrby: C path for a dict hash and a plain int64 value, else redis-py's method."""
+def engine_hset(self: Engine, name: KeyT, key: Any = None, value: Any = None,
+                mapping: Optional[Mapping[Any, Any]] = None,
+                items: Optional[List[Any]] = None) -> int:
+    """Engine.hset: C path for one field and value, else redis-py's method."""
