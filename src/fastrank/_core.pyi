@@ -18,7 +18,7 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Mapp
 
 import numpy as np
 import numpy.typing as npt
-from redis.typing import EncodableT, KeyT, ZSetRangeResponse
+from redis.typing import EncodableT, FieldT, KeyT, ZSetRangeResponse
 from typing_extensions import disjoint_base
 
 from fastrank.engine import Engine
@@ -785,9 +785,9 @@ def engine_evalsha(self: Any, sha: Any, numkeys: Any, *keys_and_args: Any) -> An
     """Engine.evalsha: a cached script with plain arguments runs without the generic path."""
 
 # core/zadd_front_door.pxi
-def engine_zadd(self: Engine, name: KeyT, mapping: Mapping[Any, Any], nx: bool = False,
+def engine_zadd(self: Engine, name: KeyT, mapping: Mapping[Any, EncodableT], nx: bool = False,
                 xx: bool = False, ch: bool = False, incr: bool = False, gt: bool = False,
-                lt: bool = False) -> Any:
+                lt: bool = False) -> Union[int, float, None]:
     """Engine.zadd: C path for a few plain pairs on a skip-list zset, else Engine.zadd_general."""
 
 # core/hash_writes.pxi
@@ -797,9 +797,10 @@ def hincrby_command(db: Any, argv: List[bytes]) -> Any:
     """HINCRBY key field increment: the new value."""
 def hset_command(db: Any, argv: List[bytes]) -> Any:
     """HSET key field value [field value ...]: the number of fields added."""
-def engine_hincrby(self: Engine, name: KeyT, key: Any, amount: int = 1) -> int:
+def engine_hincrby(self: Engine, name: KeyT, key: FieldT, amount: int = 1) -> int:
     """Engine.hincrby: C path for a dict hash and a plain int64 value, else redis-py's method."""
-def engine_hset(self: Engine, name: KeyT, key: Any = None, value: Any = None,
-                mapping: Optional[Mapping[Any, Any]] = None,
-                items: Optional[List[Any]] = None) -> int:
+def engine_hset(self: Engine, name: KeyT, key: Optional[FieldT] = None,
+                value: Optional[EncodableT] = None,
+                mapping: Optional[Mapping[FieldT, EncodableT]] = None,
+                items: Optional[Sequence[EncodableT]] = None) -> int:
     """Engine.hset: C path for one field and value, else redis-py's method."""

@@ -28,6 +28,11 @@ ZSET_KEYS = ("big", "small", "text", "timed", "missing")
 HASH_KEYS = ("h", "text", "timed_h", "missing_h")
 
 
+def bound(fn: Callable[..., Any], *args: Any) -> Callable[[Any], Any]:
+    """fn(client, *args) as a function of the client."""
+    return lambda c: fn(c, *args)
+
+
 def load_keys(p: Pair) -> None:
     """A skip-list zset (200 members), a listpack zset, a string, a skip-list
     zset with a TTL and a hash (with and without a TTL) of assorted values."""
@@ -52,9 +57,9 @@ def zadd_pipeline(c: Any, key: str, mapping: Any) -> Any:
         return pipe.execute(raise_on_error=False)
 
 
-def zadd_argv(mapping: dict) -> list:
+def zadd_argv(mapping: dict[Any, Any]) -> list[Any]:
     """ZADD's score/member words as redis-py would send them."""
-    words: list = []
+    words: list[Any] = []
     for member, score in mapping.items():
         words += [score, member]
     return words
@@ -107,7 +112,7 @@ def test_zadd_every_door(pair: Pair, door: str) -> None:
             if door != "method" and not mapping:
                 continue  # nothing to send
             pair.apply(f"{door}: zadd {key!r} {mapping!r}",
-                       lambda c, key=key, mapping=mapping: add(c, key, mapping), reraise=False)
+                       bound(add, key, mapping), reraise=False)
         pair.quiet("zrange", key, 0, -1, withscores=True)
     pair.check_keyspace()
 
@@ -165,7 +170,7 @@ def test_hincrby_every_door(pair: Pair, door: str) -> None:
             load_keys(pair)  # each amount starts from the same values
             for field in HINCRBY_FIELDS:
                 pair.apply(f"{door}: hincrby {key!r} {field!r} {amount!r}",
-                           lambda c, key=key, f=field, n=amount: incr(c, key, f, n),
+                           bound(incr, key, field, amount),
                            reraise=False)
             pair.check_keyspace(f"{door} {key} {amount!r}")
 
@@ -176,7 +181,7 @@ def test_hincrby_overflow_both_ways(pair: Pair) -> None:
         for field, amount in (("top", 1), ("top", 1), ("bottom", -1), ("bottom", -1),
                               ("top", -(2**63)), ("bottom", 2**63 - 1)):
             pair.apply(f"hincrby {field} {amount}",
-                       lambda c, f=field, n=amount, door=door: door(c, "h", f, n), reraise=False)
+                       bound(door, "h", field, amount), reraise=False)
         pair.hgetall("h")
     pair.check_keyspace()
 
@@ -220,7 +225,7 @@ def test_hset_every_command_door(pair: Pair, door: str) -> None:
         for words in (("f", "v"), ("f", "v"), ("f", "w", "g", "x", "f", "y"), ("a",),
                       ("a", "1", "b"), (7, 2**70), ("", "")):
             pair.apply(f"{door}: hset {key!r} {words!r}",
-                       lambda c, key=key, words=words: send(c, key, *words), reraise=False)
+                       bound(send, key, *words), reraise=False)
     pair.check_keyspace()
 
 
