@@ -784,6 +784,12 @@ class ScriptCall:
 def engine_evalsha(self: Any, sha: Any, numkeys: Any, *keys_and_args: Any) -> Any:
     """Engine.evalsha: a cached script with plain arguments runs without the generic path."""
 
+# core/zadd_handler.pxi
+def zadd_setup(python_handler: Any) -> None:
+    """Hand over the Python ZADD handler every uncommon case goes to."""
+def zadd_command(db: Any, argv: List[bytes]) -> Any:
+    """ZADD's handler (whole argv): the common case in C, the rest in Python."""
+
 # core/zadd_front_door.pxi
 def engine_zadd(self: Engine, name: KeyT, mapping: Mapping[Any, EncodableT], nx: bool = False,
                 xx: bool = False, ch: bool = False, incr: bool = False, gt: bool = False,

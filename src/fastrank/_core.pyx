@@ -71,6 +71,7 @@ The includes, in order:
   BYSCORE / BYLEX commands) and the Engine's front doors for ZMSCORE and the
   by-score / by-lex ranges.
 - ``core/zincrby_handler.pxi``: ZINCRBY's handler, its common case compiled.
+- ``core/zadd_handler.pxi``: ZADD's handler, its common case compiled.
 - ``core/point_reads.pxi``: the compiled handlers of GET, HGET, SISMEMBER,
   EXISTS (and TOUCH) and the TTL family.
 - ``core/script_plans.pxi``: ``ScriptPlan`` -- a straight-line script's
@@ -92,6 +93,7 @@ include "core/hash_writes.pxi"
 include "core/dispatch.pxi"
 include "core/zset_commands.pxi"
 include "core/zincrby_handler.pxi"
+include "core/zadd_handler.pxi"
 include "core/point_reads.pxi"
 include "core/script_plans.pxi"
 include "core/script_front_door.pxi"

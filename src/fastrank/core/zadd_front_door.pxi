@@ -34,7 +34,7 @@ def engine_zadd(self, name, mapping, nx=False, xx=False, ch=False, incr=False, g
     cdef Py_ssize_t lens[ZADD_FEW_PAIRS]
     cdef double scores[ZADD_FEW_PAIRS]
     cdef char bufs[ZADD_FEW_PAIRS][24]
-    cdef long long iv
+    cdef long long iv = 0
     cdef double score
     cdef int rc
     cdef bint plain = True, changed = False

@@ -1,7 +1,7 @@
 """ZADD, HINCRBY and HSET through every door: client under test vs Redis 7.0.
 
 The Engine runs the common cases of these writes in C (``Engine.zadd``,
-``Engine.hincrby`` and ``Engine.hset`` front doors; the HINCRBY and HSET
+``Engine.hincrby`` and ``Engine.hset`` front doors; the ZADD, HINCRBY and HSET
 command-table handlers used by pipelines, scripts and ``execute_command``)
 and hands every other case to the Python rule. Each case here runs through
 the Engine method, a pipeline, a Lua script's ``redis.call`` and
@@ -262,6 +262,8 @@ WATCHED_WRITES = {
     "hset": ("h", lambda c: c.hset("h", "int", "11")),
     "hset_same": ("h", lambda c: c.hset("h", "int", "10")),
     "hset_new_key": ("hnew", lambda c: c.hset("hnew", "f", "v")),
+    "zadd_command": ("big", lambda c: c.execute_command("ZADD", "big", "100", "m1")),
+    "zadd_command_same": ("big", lambda c: c.execute_command("ZADD", "big", "1", "m1")),
     "hincrby_command": ("h", lambda c: c.execute_command("HINCRBY", "h", "int", "1")),
     "hset_command": ("h", lambda c: c.execute_command("HSET", "h", "int", "1")),
 }
