@@ -809,4 +809,4 @@ def engine_hset(self: Engine, name: KeyT, key: Optional[FieldT] = None,
                 value: Optional[EncodableT] = None,
                 mapping: Optional[Mapping[FieldT, EncodableT]] = None,
                 items: Optional[Sequence[EncodableT]] = None) -> int:
-    """Engine.hset: C path for one field and value, else redis-py's method."""
+    """Engine.hset: C path for a field and value and/or a dict of pairs, else redis-py's method."""

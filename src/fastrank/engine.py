@@ -343,7 +343,7 @@ class Engine(Keyspace, CoreCommands):
     evalsha = engine_evalsha  # a cached script with plain arguments skips the generic path
     zadd = engine_zadd  # a few plain pairs on a skip-list zset; else zadd_general
     hincrby = engine_hincrby
-    hset = engine_hset  # one field and value
+    hset = engine_hset  # a field and value and/or a dict of pairs
 
     def zadd_general(self, name: KeyT, mapping: Mapping[Any, EncodableT], nx: bool = False,
                      xx: bool = False, ch: bool = False, incr: bool = False, gt: bool = False,

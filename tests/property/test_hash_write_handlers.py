@@ -100,13 +100,14 @@ def test_hincrby_front_door_answers_as_redis_py(state: str, stored: str, field: 
     assert got == want
 
 
-@given(state=states, stored=int_texts, field=arguments, value=arguments)
-@settings(max_examples=300, deadline=None)
-def test_hset_front_door_answers_as_redis_py(state: str, stored: str, field: Any,
-                                            value: Any) -> None:
+@given(state=states, stored=int_texts, field=st.one_of(st.none(), arguments), value=arguments,
+       mapping=st.one_of(st.none(), st.dictionaries(arguments, arguments, max_size=4)))
+@settings(max_examples=400, deadline=None)
+def test_hset_front_door_answers_as_redis_py(state: str, stored: str, field: Any, value: Any,
+                                            mapping: Any) -> None:
     compiled, generic = Engine(), Engine()
     prepare(compiled, state, stored)
     prepare(generic, state, stored)
-    got = called(compiled, lambda: compiled.hset("k", field, value))
-    want = called(generic, lambda: CoreCommands.hset(generic, "k", field, value))
+    got = called(compiled, lambda: compiled.hset("k", field, value, mapping))
+    want = called(generic, lambda: CoreCommands.hset(generic, "k", field, value, mapping))
     assert got == want

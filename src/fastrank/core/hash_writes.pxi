@@ -8,7 +8,7 @@
 #   command sent from a pipeline, a script's ``redis.call``, a script plan or
 #   ``execute_command`` pays no Python frame in its common case;
 # - the front doors ``engine_hincrby`` and ``engine_hset``, bound as
-#   fastrank.Engine's methods (one field and value for HSET).
+#   fastrank.Engine's methods (HSET: a field and value and/or a dict).
 #
 # The common case: exact bytes arguments (front doors: bytes/str key, field
 # and value bytes/str/int64), a dict hash without TTL or a missing key (made
@@ -161,28 +161,55 @@ def engine_hincrby(self, name, key, amount=1):
     return _GENERIC.hincrby(self, name, key, amount)
 
 
-def engine_hset(self, name, key=None, value=None, mapping=None, items=None):
-    """Engine.hset: C path for one field and value on a dict hash without
-    TTL (or a missing key), else redis-py's method. O(1)."""
-    cdef EngineState st
-    cdef dict h = None
-    cdef bint added = False
-    if mapping is None and items is None:
-        k = _fast_key(name)
+cdef list _hset_words(object key, object value, object mapping):
+    """HSET's field and value words as redis-py packs them (key and value,
+    then the mapping's pairs; mapping None or an exact dict), or None when
+    there are none or one is not of the plain kinds (the generic path)."""
+    cdef list words = []
+    if key is not None:
         field = _fast_field(key)
         text = _fast_field(value)
-        if k is not None and field is not None and text is not None:
+        if field is None or text is None:
+            return None
+        words.append(field)
+        words.append(text)
+    if mapping is not None:
+        for pair_key, pair_value in (<dict>mapping).items():
+            field = _fast_field(pair_key)
+            text = _fast_field(pair_value)
+            if field is None or text is None:
+                return None
+            words.append(field)
+            words.append(text)
+    return words if words else None
+
+
+def engine_hset(self, name, key=None, value=None, mapping=None, items=None):
+    """Engine.hset: C path for a field and value and/or a dict of pairs on a
+    dict hash without TTL (or a missing key), else redis-py's method.
+    O(number of pairs)."""
+    cdef EngineState st
+    cdef dict h = None
+    cdef list words
+    cdef Py_ssize_t i, added = 0
+    if items is None and (mapping is None or type(mapping) is dict):
+        k = _fast_key(name)
+        words = _hset_words(key, value, mapping)
+        if k is not None and words is not None:
             st = _state_of(self)
             st.lock.enter()
             try:
                 h = _hash_for_write(st, k)
                 if h is not None:
-                    added = not PyDict_Contains(h, field)
-                    PyDict_SetItem(h, field, text)
+                    for i in range(0, PyList_GET_SIZE(words), 2):
+                        field = words[i]
+                        if not PyDict_Contains(h, field):
+                            added += 1
+                        PyDict_SetItem(h, field, words[i + 1])
                     if self._observed:
                         self.written(k)
             finally:
                 st.lock.leave()
             if h is not None:
-                return 1 if added else 0
+                return added
     return _GENERIC.hset(self, name, key, value, mapping, items)

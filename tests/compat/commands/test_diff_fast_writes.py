@@ -208,6 +208,11 @@ def test_hset_method(pair: Pair, key: str) -> None:
     for field, value in HSET_CASES:
         pair.quiet("hset", key, field, value)
     pair.quiet("hset", key, "m", "1", mapping={"a": 1})
+    pair.quiet("hset", key, mapping={"p": 1, b"p": 2, 3: b"3", "m": "one"})  # "p" twice
+    pair.quiet("hset", key, "q", "1", mapping={"q": 2})
+    pair.quiet("hset", key, mapping={"r": 1.5})
+    pair.quiet("hset", key, mapping={"s": None})
+    pair.quiet("hset", key, mapping={})
     pair.quiet("hset", key, items=["i", 1, "j", 2])
     pair.quiet("hset", key)
     pair.check_keyspace()
@@ -261,6 +266,7 @@ WATCHED_WRITES = {
     "hincrby_error": ("h", lambda c: c.hincrby("h", "f15", 1)),
     "hset": ("h", lambda c: c.hset("h", "int", "11")),
     "hset_same": ("h", lambda c: c.hset("h", "int", "10")),
+    "hset_mapping": ("h", lambda c: c.hset("h", mapping={"int": "10", "x": "y"})),
     "hset_new_key": ("hnew", lambda c: c.hset("hnew", "f", "v")),
     "zadd_command": ("big", lambda c: c.execute_command("ZADD", "big", "100", "m1")),
     "zadd_command_same": ("big", lambda c: c.execute_command("ZADD", "big", "1", "m1")),
