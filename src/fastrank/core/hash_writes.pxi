@@ -99,6 +99,13 @@ cdef bint _hincrby_in_c(EngineState st, object key, object field, long long by,
     return True
 
 
+cdef Py_ssize_t _hset_pair(dict h, object field, object text):
+    """Set one field of h; 1 when it was added, else 0."""
+    cdef Py_ssize_t added = not PyDict_Contains(h, field)
+    PyDict_SetItem(h, field, text)
+    return added
+
+
 def hincrby_command(object db, list argv):
     """HINCRBY key field increment: the new value. O(1)."""
     cdef long long by = 0, new = 0
@@ -128,10 +135,7 @@ def hset_command(object db, list argv):
     if h is None:
         return _hset_python(db, argv[1:])
     for i in range(2, n, 2):
-        field = argv[i]
-        if not PyDict_Contains(h, field):
-            added += 1
-        PyDict_SetItem(h, field, argv[i + 1])
+        added += _hset_pair(h, argv[i], argv[i + 1])
     if db._observed:
         db.written(key)
     return added
@@ -190,26 +194,35 @@ def engine_hset(self, name, key=None, value=None, mapping=None, items=None):
     O(number of pairs)."""
     cdef EngineState st
     cdef dict h = None
-    cdef list words
+    cdef list words = None
     cdef Py_ssize_t i, added = 0
-    if items is None and (mapping is None or type(mapping) is dict):
-        k = _fast_key(name)
+    if items is not None or (mapping is not None and type(mapping) is not dict):
+        return _GENERIC.hset(self, name, key, value, mapping, items)
+    k = _fast_key(name)
+    if mapping is None:  # the commonest call: one field and value, no list
+        field = _fast_field(key)
+        text = _fast_field(value)
+        if field is None or text is None:
+            k = None
+    else:
         words = _hset_words(key, value, mapping)
-        if k is not None and words is not None:
-            st = _state_of(self)
-            st.lock.enter()
-            try:
-                h = _hash_for_write(st, k)
-                if h is not None:
-                    for i in range(0, PyList_GET_SIZE(words), 2):
-                        field = words[i]
-                        if not PyDict_Contains(h, field):
-                            added += 1
-                        PyDict_SetItem(h, field, words[i + 1])
-                    if self._observed:
-                        self.written(k)
-            finally:
-                st.lock.leave()
+        if words is None:
+            k = None
+    if k is not None:
+        st = _state_of(self)
+        st.lock.enter()
+        try:
+            h = _hash_for_write(st, k)
             if h is not None:
-                return added
+                if words is None:
+                    added = _hset_pair(h, field, text)
+                else:
+                    for i in range(0, PyList_GET_SIZE(words), 2):
+                        added += _hset_pair(h, words[i], words[i + 1])
+                if self._observed:
+                    self.written(k)
+        finally:
+            st.lock.leave()
+        if h is not None:
+            return added
     return _GENERIC.hset(self, name, key, value, mapping, items)
