@@ -2,7 +2,8 @@
 
 Every command a user calls goes through the same path (redis-py's method,
 argument packing, the command table, the handler under the lock, reply
-shaping); ZSCORE and ZREVRANGE have compiled front doors. This prints, for a
+shaping); ZSCORE, ZREVRANGE, ZADD, HINCRBY and HSET have compiled front
+doors. This prints, for a
 zset of ``--members`` members (scores 0..n-1) plus one lex zset of the same
 size (all scores 0), the best of ``--repeat`` rounds of ``--calls`` calls per
 command, in µs per call, and its ratio to ZSCORE (simple commands), to
@@ -16,6 +17,7 @@ machine touches every row alike.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import time
 from collections.abc import Callable
@@ -47,6 +49,8 @@ def cases(r: fastrank.Engine) -> dict[str, Callable[[], object]]:
             return p.execute()
         return run
 
+    update_scores = itertools.cycle((500.0, 500.5))  # each ZADD moves the member
+
     def ten_calls() -> object:
         return [r.zscore("board", m) for m in ten]
 
@@ -58,6 +62,10 @@ def cases(r: fastrank.Engine) -> dict[str, Callable[[], object]]:
         "SISMEMBER": lambda: r.sismember("friends", "bob"),
         "EXISTS": lambda: r.exists("motd"),
         "TTL": lambda: r.ttl("motd"),
+        "ZADD 1 member (score update)": lambda: r.zadd("board",
+                                                       {"player:500": next(update_scores)}),
+        "HINCRBY": lambda: r.hincrby("profile", "visits", 1),
+        "HSET 1 field": lambda: r.hset("profile", "name", "ann"),
         "ZCOUNT": lambda: r.zcount("board", 1000, 500_000),
         "ZLEXCOUNT": lambda: r.zlexcount("names", "[name:00001000", "(name:00500000"),
         "ZMSCORE 10": lambda: r.zmscore("board", ten),

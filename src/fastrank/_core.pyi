@@ -13,12 +13,12 @@ existing ``0.0`` is not changed by setting ``-0.0``; ``incr`` of a missing
 member computes ``0.0 + delta``).
 """
 from types import TracebackType
-from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Optional, Sequence,
-                    Tuple, Type, Union, final, overload)
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Mapping, Optional,
+                    Sequence, Tuple, Type, Union, final, overload)
 
 import numpy as np
 import numpy.typing as npt
-from redis.typing import EncodableT, KeyT, ZSetRangeResponse
+from redis.typing import EncodableT, FieldT, KeyT, ZSetRangeResponse
 from typing_extensions import disjoint_base
 
 from fastrank.engine import Engine
@@ -783,3 +783,30 @@ class ScriptCall:
         """EVALSHA, SCRIPT LOAD and EVALSHA again on NOSCRIPT."""
 def engine_evalsha(self: Any, sha: Any, numkeys: Any, *keys_and_args: Any) -> Any:
     """Engine.evalsha: a cached script with plain arguments runs without the generic path."""
+
+# core/zadd_handler.pxi
+def zadd_setup(python_handler: Any) -> None:
+    """Hand over the Python ZADD handler every uncommon case goes to."""
+def zadd_command(db: Any, argv: List[bytes]) -> Any:
+    """ZADD's handler (whole argv): the common case in C, the rest in Python."""
+
+# core/zadd_front_door.pxi
+def engine_zadd(self: Engine, name: KeyT, mapping: Mapping[Any, EncodableT], nx: bool = False,
+                xx: bool = False, ch: bool = False, incr: bool = False, gt: bool = False,
+                lt: bool = False) -> Union[int, float, None]:
+    """Engine.zadd: C path for a few plain pairs on a skip-list zset, else Engine.zadd_general."""
+
+# core/hash_writes.pxi
+def hash_writes_setup(hincrby_handler: Any, hset_handler: Any) -> None:
+    """Hand over the Python HINCRBY and HSET handlers every uncommon case goes to."""
+def hincrby_command(db: Any, argv: List[bytes]) -> Any:
+    """HINCRBY key field increment: the new value."""
+def hset_command(db: Any, argv: List[bytes]) -> Any:
+    """HSET key field value [field value ...]: the number of fields added."""
+def engine_hincrby(self: Engine, name: KeyT, key: FieldT, amount: int = 1) -> int:
+    """Engine.hincrby: C path for a dict hash and a plain int64 value, else redis-py's method."""
+def engine_hset(self: Engine, name: KeyT, key: Optional[FieldT] = None,
+                value: Optional[EncodableT] = None,
+                mapping: Optional[Mapping[FieldT, EncodableT]] = None,
+                items: Optional[Sequence[EncodableT]] = None) -> int:
+    """Engine.hset: C path for a field and value and/or a dict of pairs, else redis-py's method."""

@@ -59,6 +59,10 @@ The includes, in order:
   dict or a ``ZaddColumns``) into members and a score array.
 - ``core/zadd_packed.pxi``: ``sortedset_add_packed``, a ZADD's pairs
   added from a ``ZaddPacked`` (members in one blob) without member objects.
+- ``core/zadd_front_door.pxi``: ``engine_zadd``, the compiled front door
+  of ``Engine.zadd`` (a few plain pairs on a skip-list zset).
+- ``core/hash_writes.pxi``: HINCRBY and HSET, their common cases compiled
+  (command-table handlers and the Engine's front doors).
 - ``core/dispatch.pxi``: the Engine's one dispatch path (argument packing,
   command lookup, the handler under the lock, reply shaping), the
   ``Command`` table entry and ``ResponseCallbacks``.
@@ -67,6 +71,7 @@ The includes, in order:
   BYSCORE / BYLEX commands) and the Engine's front doors for ZMSCORE and the
   by-score / by-lex ranges.
 - ``core/zincrby_handler.pxi``: ZINCRBY's handler, its common case compiled.
+- ``core/zadd_handler.pxi``: ZADD's handler, its common case compiled.
 - ``core/point_reads.pxi``: the compiled handlers of GET, HGET, SISMEMBER,
   EXISTS (and TOUCH) and the TTL family.
 - ``core/script_plans.pxi``: ``ScriptPlan`` -- a straight-line script's
@@ -83,9 +88,12 @@ include "core/hll.pxi"
 include "core/engine_fast.pxi"
 include "core/zadd_mapping.pxi"
 include "core/zadd_packed.pxi"
+include "core/zadd_front_door.pxi"
+include "core/hash_writes.pxi"
 include "core/dispatch.pxi"
 include "core/zset_commands.pxi"
 include "core/zincrby_handler.pxi"
+include "core/zadd_handler.pxi"
 include "core/point_reads.pxi"
 include "core/script_plans.pxi"
 include "core/script_front_door.pxi"

@@ -57,8 +57,8 @@ from fastrank._core import (EngineState, ResponseCallbacks, dispatch_setup, engi
                             engine_zmscore, engine_zrange, engine_zrangebylex,
                             engine_zrangebyscore, engine_zrank, engine_zrevrange,
                             engine_zrevrangebylex, engine_zrevrangebyscore, engine_zrevrank,
-                            engine_zscore, forwarding_method, zadd_column_pairs,
-                            zadd_mapping_pairs)
+                            engine_zscore, engine_zadd, engine_hincrby, engine_hset,
+                            forwarding_method, zadd_column_pairs, zadd_mapping_pairs)
 from fastrank.commands import COMMANDS, CommandError
 from fastrank.commands.sortedset import zadd_pairs
 from fastrank.commands.zadd_packed import zadd_packed
@@ -341,11 +341,15 @@ class Engine(Keyspace, CoreCommands):
     zrevrangebylex = engine_zrevrangebylex
     incrby = incr = engine_incrby
     evalsha = engine_evalsha  # a cached script with plain arguments skips the generic path
+    zadd = engine_zadd  # a few plain pairs on a skip-list zset; else zadd_general
+    hincrby = engine_hincrby
+    hset = engine_hset  # a field and value and/or a dict of pairs
 
-    def zadd(self, name: KeyT, mapping: Mapping[Any, EncodableT], nx: bool = False,
-             xx: bool = False, ch: bool = False, incr: bool = False, gt: bool = False,
-             lt: bool = False) -> int | float | None:
-        """ZADD of a plain mapping (a dict, or a ``ZaddColumns``) without
+    def zadd_general(self, name: KeyT, mapping: Mapping[Any, EncodableT], nx: bool = False,
+                     xx: bool = False, ch: bool = False, incr: bool = False, gt: bool = False,
+                     lt: bool = False) -> int | float | None:
+        """Engine.zadd beyond its compiled front door (``engine_zadd``).
+        ZADD of a plain mapping (a dict, or a ``ZaddColumns``) without
         packing each score as text: the pairs, read by one compiled loop
         (``zadd_mapping_pairs`` / ``zadd_column_pairs``), go to
         ZADD's handler logic (``zadd_pairs``) as bytes and a float64 array.

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from fastrank import _errors as E
-from fastrank._core import hget_command
+from fastrank._core import hash_writes_setup, hget_command, hincrby_command, hset_command
 from fastrank.commands import CommandError, command, to_int
 from fastrank.commands._numbers import (
     INT64_MAX,
@@ -52,8 +52,10 @@ def _set_pairs(db: Engine, args: List[bytes], name: str) -> int:
     return added
 
 
-@command("hset", -4, write=True)
 def hset(db: Engine, args: List[bytes]) -> int:
+    """HSET's rule (args after the word). The registered handler,
+    ``hset_command`` (core/hash_writes.pxi), runs the common case in C and
+    hands every other call here. O(number of pairs)."""
     return _set_pairs(db, args, "hset")
 
 
@@ -125,8 +127,10 @@ def hexists(db: Engine, args: List[bytes]) -> int:
     return int(args[1] in (get_hash(db, args[0]) or {}))
 
 
-@command("hincrby", 4, write=True)
 def hincrby(db: Engine, args: List[bytes]) -> int:
+    """HINCRBY's rule (args after the word). The registered handler,
+    ``hincrby_command`` (core/hash_writes.pxi), runs the common case in C
+    and hands every other call here. O(1)."""
     incr = to_int(args[2])
     h = hash_for_write(db, args[0])
     old = h.get(args[1])
@@ -141,6 +145,13 @@ def hincrby(db: Engine, args: List[bytes]) -> int:
     h[args[1]] = b"%d" % new
     db.touched(args[0])
     return new
+
+
+# HSET's and HINCRBY's common cases are compiled (core/hash_writes.pxi); the
+# rest is hset and hincrby above.
+hash_writes_setup(hincrby, hset)
+command("hset", -4, write=True, whole_argv=True)(hset_command)
+command("hincrby", 4, write=True, whole_argv=True)(hincrby_command)
 
 
 @command("hincrbyfloat", 4, write=True)

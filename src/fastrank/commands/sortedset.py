@@ -40,7 +40,8 @@ from fastrank import _errors as E
 from fastrank._core import (SortedSet, lex_range, score_range, zcard, zcount, zlexcount, zmscore,
                             zrank, zrevrank, zscore,
                             zrange_generic, zrangebylex, zrangebyscore, zrevrangebylex,
-                            zrevrangebyscore, zset_commands_setup, zincrby_command, zincrby_setup)
+                            zrevrangebyscore, zset_commands_setup, zincrby_command, zincrby_setup,
+                            zadd_command, zadd_setup)
 from fastrank.commands import CommandError, command, syntax_error, to_int, to_score
 from fastrank.commands._numbers import (
     INT64_MAX,
@@ -234,8 +235,10 @@ def _zadd_incr(db: Engine, key: bytes, z: SortedSet, member: bytes, incr: float,
     return score
 
 
-@command("zadd", -4, write=True)
 def zadd(db: Engine, args: list[bytes]) -> int | float | None:
+    """ZADD's rule (args after the word). The registered handler,
+    ``zadd_command`` (core/zadd_handler.pxi), runs the common case in C and
+    hands every other call here. O(m log n) for m pairs."""
     return zadd_generic(db, args, False)
 
 
@@ -306,8 +309,11 @@ command("zcard", 2, whole_argv=True)(zcard)
 command("zscore", 3, whole_argv=True)(zscore)
 command("zrank", 3, whole_argv=True)(zrank)
 command("zrevrank", 3, whole_argv=True)(zrevrank)
-# ZINCRBY's common case is compiled (core/zincrby_handler.pxi); the rest is zincrby above.
+# ZINCRBY's and ZADD's common cases are compiled (core/zincrby_handler.pxi,
+# core/zadd_handler.pxi); the rest is zincrby and zadd above.
 zincrby_setup(zincrby)
+zadd_setup(zadd)
+command("zadd", -4, write=True, whole_argv=True)(zadd_command)
 command("zincrby", 4, write=True, whole_argv=True)(zincrby_command)
 command("zcount", 4, whole_argv=True)(zcount)
 command("zlexcount", 4, whole_argv=True)(zlexcount)
