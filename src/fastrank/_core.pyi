@@ -794,7 +794,7 @@ def zadd_command(db: Any, argv: List[bytes]) -> Any:
 def engine_zadd(self: Engine, name: KeyT, mapping: Mapping[Any, EncodableT], nx: bool = False,
                 xx: bool = False, ch: bool = False, incr: bool = False, gt: bool = False,
                 lt: bool = False) -> Union[int, float, None]:
-    """Engine.zadd: C path for a few plain pairs on a skip-list zset, else Engine.zadd_general."""
+    """Engine.zadd: C path for a few plain pairs on a skip-list zset, else Engine._zadd_general."""
 
 # core/hash_writes.pxi
 def hash_writes_setup(hincrby_handler: Any, hset_handler: Any) -> None:

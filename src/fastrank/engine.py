@@ -341,11 +341,11 @@ class Engine(Keyspace, CoreCommands):
     zrevrangebylex = engine_zrevrangebylex
     incrby = incr = engine_incrby
     evalsha = engine_evalsha  # a cached script with plain arguments skips the generic path
-    zadd = engine_zadd  # a few plain pairs on a skip-list zset; else zadd_general
+    zadd = engine_zadd  # a few plain pairs on a skip-list zset; else _zadd_general
     hincrby = engine_hincrby
     hset = engine_hset  # a field and value and/or a dict of pairs
 
-    def zadd_general(self, name: KeyT, mapping: Mapping[Any, EncodableT], nx: bool = False,
+    def _zadd_general(self, name: KeyT, mapping: Mapping[Any, EncodableT], nx: bool = False,
                      xx: bool = False, ch: bool = False, incr: bool = False, gt: bool = False,
                      lt: bool = False) -> int | float | None:
         """Engine.zadd beyond its compiled front door (``engine_zadd``).

@@ -1,5 +1,5 @@
 """Engine.zadd's compiled front door (core/zadd_front_door.pxi) answers as
-the Python method it defers to (Engine.zadd_general): random small mappings
+the Python method it defers to (Engine._zadd_general): random small mappings
 (members and scores of every kind, -0.0, NaN, infinities, ints beyond
 int64), flags and key states, on twin Engines; reply or error, and the key
 afterwards with its scores compared bit for bit."""
@@ -65,5 +65,5 @@ def test_front_door_answers_as_the_python_method(state: str, mapping: dict[Any, 
     prepare(compiled, state)
     prepare(python, state)
     got = outcome(compiled, lambda: compiled.zadd("k", mapping, **options))
-    want = outcome(python, lambda: python.zadd_general("k", mapping, **options))
+    want = outcome(python, lambda: python._zadd_general("k", mapping, **options))
     assert got == want

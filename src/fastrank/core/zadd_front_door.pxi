@@ -9,7 +9,7 @@
 # given its current score changes nothing, -0.0 is kept as given, later
 # duplicates win).  Everything else -- a new key, a listpack, a TTL, a flag,
 # a NaN or infinite score, other types, larger mappings -- goes to the
-# Engine's Python method (``Engine.zadd_general``) unchanged.  The pairs are
+# Engine's Python method (``Engine._zadd_general``) unchanged.  The pairs are
 # all read and checked under the lock before the first one is added, so a
 # declined call has changed nothing.
 
@@ -24,7 +24,7 @@ cdef enum:
 def engine_zadd(self, name, mapping, nx=False, xx=False, ch=False, incr=False, gt=False,
                 lt=False):
     """Engine.zadd: C path for a few plain pairs on a skip-list zset, else
-    ``Engine.zadd_general``.  The number of members added.  O(m log n)."""
+    ``Engine._zadd_general``.  The number of members added.  O(m log n)."""
     cdef EngineState st
     cdef Py_ssize_t count, pos = 0, i = 0, added = 0
     cdef PyObject *kp
@@ -41,11 +41,11 @@ def engine_zadd(self, name, mapping, nx=False, xx=False, ch=False, incr=False, g
     cdef SortedSet z
     if type(mapping) is not dict or nx is not False or xx is not False or ch is not False \
             or incr is not False or gt is not False or lt is not False:
-        return self.zadd_general(name, mapping, nx, xx, ch, incr, gt, lt)
+        return self._zadd_general(name, mapping, nx, xx, ch, incr, gt, lt)
     count = PyDict_Size(mapping)
     key = _fast_key(name)
     if key is None or count == 0 or count > ZADD_FEW_PAIRS:
-        return self.zadd_general(name, mapping, nx, xx, ch, incr, gt, lt)
+        return self._zadd_general(name, mapping, nx, xx, ch, incr, gt, lt)
     st = _state_of(self)
     st.lock.enter()
     try:
@@ -92,4 +92,4 @@ def engine_zadd(self, name, mapping, nx=False, xx=False, ch=False, incr=False, g
         st.lock.leave()
     if plain:
         return added
-    return self.zadd_general(name, mapping, nx, xx, ch, incr, gt, lt)
+    return self._zadd_general(name, mapping, nx, xx, ch, incr, gt, lt)
