@@ -193,6 +193,8 @@ def run(client: Any, plan: Plan[_T]) -> _T:
     """Drive ``plan`` on a sync redis-py style client and return its result."""
     if type(plan) is tuple:
         target, first, second, parse, fail = plan
+        if fail is None and second is None and type(target) is str:  # one plain command: most reads
+            return parse(getattr(client, target)(*first))
         try:
             if type(target) is str:
                 reply = getattr(client, target)(*first, **second) if second else getattr(client, target)(*first)

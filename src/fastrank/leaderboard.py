@@ -295,6 +295,7 @@ class BoardPlans:
         self._top_parsers: Dict[str, Callable[[List[Any]], List[Entry]]] = {}
         # top(): the (reusable) plan of each (season, n, with_info, ranking) asked for
         self._top_plans: Dict[Tuple[Any, ...], Direct[List[Entry]]] = {}
+        self._top_by_n: Dict[int, Tuple[Optional[str], Direct[List[Entry]]]] = {}  # top(n)'s, by n
         self._rank_method = "zrevrank" if self.codec.desc else "zrank"
 
     def __repr__(self) -> str:
@@ -548,6 +549,10 @@ class BoardPlans:
                   season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """The best ``n`` entries. O(log n + n); cached for ``cache_ttl`` seconds when set."""
         if season is None and type(n) is int and self.period is None:  # the plan of the same call before
+            if with_info is False and ranking is None:  # top(n): found by n alone, the season checked
+                hit = self._top_by_n.get(n)
+                if hit is not None and hit[0] == self.season:
+                    return hit[1]
             plan = self._top_plans.get((self.season, n, with_info, ranking))
             if plan is not None:
                 return plan
@@ -560,7 +565,10 @@ class BoardPlans:
         if isinstance(made, tuple) and season is None and self.period is None:  # reusable: keep it
             if len(self._top_plans) >= 64:
                 self._top_plans.clear()
+                self._top_by_n.clear()
             self._top_plans[(self.season, n, with_info, ranking)] = made
+            if with_info is False and ranking is None:
+                self._top_by_n[n] = (self.season, made)
         return made
 
     def _top(self, keys: Tuple[str, ...], n: int, with_info: bool, style: str) -> Plan[List[Entry]]:
