@@ -71,16 +71,24 @@ def play(engine: Engine, config, steps, name):
     return replies
 
 
+def on_both_paths(run):
+    """``run(engine)`` on an Engine whose scripts all go through Lua and on one
+    using the native paths: the replies and the keyspaces must be equal.
+    The native Engine, for more checks."""
+    with mock.patch.dict(_board_native.NATIVE, clear=True):
+        lua = Engine()
+        by_lua = run(lua)
+    native = Engine()
+    assert run(native) == by_lua
+    assert keyspace(native) == keyspace(lua)
+    return native
+
+
 @given(config=configs, steps=st.lists(calls, max_size=30))
 @settings(max_examples=150, deadline=None)
 def test_native_equals_lua(config, steps):
     name = f"native{next(_names)}"
-    with mock.patch.dict(_board_native.NATIVE, clear=True):
-        lua = Engine()
-        by_lua = play(lua, config, steps, name)
-    native = Engine()
-    assert play(native, config, steps, name) == by_lua
-    assert keyspace(native) == keyspace(lua)
+    on_both_paths(lambda engine: play(engine, config, steps, name))
 
 
 def test_native_paths_are_taken():
@@ -154,12 +162,7 @@ def test_float_points_print_as_lua_prints_them(order, results):
         replies.append(board.percentile("bob"))
         return replies
 
-    with mock.patch.dict(_board_native.NATIVE, clear=True):
-        lua = Engine()
-        by_lua = play_floats(lua)
-    native = Engine()
-    assert play_floats(native) == by_lua
-    assert keyspace(native) == keyspace(lua)
+    on_both_paths(play_floats)
 
 
 READS = [
@@ -220,10 +223,5 @@ def test_ranked_submits_on_a_skip_list_board_answer_as_lua(config, ranking, base
                 replies.append(("ValueError", str(exc)))
         return replies
 
-    with mock.patch.dict(_board_native.NATIVE, clear=True):
-        lua = Engine()
-        by_lua = play_ranked(lua)
-    native = Engine()
-    assert play_ranked(native) == by_lua
-    assert keyspace(native) == keyspace(lua)
+    native = on_both_paths(play_ranked)
     assert type(native.lookup(f"{{lb:{name}}}".encode())).__name__ == "SortedSet"  # not a listpack

@@ -48,17 +48,22 @@ def outcome(engine: Engine, fn: Callable[[Engine, list[bytes]], Any], argv: list
         if kind == b"string" else None, engine.ttl("k") > 0
 
 
+def assert_twins_agree(state: str, stored: str, argv: list[bytes],
+                       handler: Callable[[Engine, list[bytes]], Any],
+                       rule: Callable[[Engine, list[bytes]], Any]) -> None:
+    """The compiled handler (whole argv) and the Python rule (args after the
+    word), each on its own Engine prepared alike, give the same outcome."""
+    compiled, python = Engine(), Engine()
+    prepare(compiled, state, stored)
+    prepare(python, state, stored)
+    assert outcome(compiled, handler, argv) == outcome(python, lambda db, args: rule(db, args[1:]), argv)
+
+
 @given(state=states, stored=int_texts, increment=int_texts, field=fields)
 @settings(max_examples=500, deadline=None)
 def test_hincrby_handler_answers_as_the_python_rule(state: str, stored: str, increment: str,
                                                    field: bytes) -> None:
-    compiled, python = Engine(), Engine()
-    prepare(compiled, state, stored)
-    prepare(python, state, stored)
-    argv = [b"HINCRBY", b"k", field, increment.encode()]
-    got = outcome(compiled, hincrby_command, argv)
-    want = outcome(python, lambda db, args: hincrby(db, args[1:]), argv)
-    assert got == want
+    assert_twins_agree(state, stored, [b"HINCRBY", b"k", field, increment.encode()], hincrby_command, hincrby)
 
 
 @given(state=states, stored=int_texts,
@@ -66,13 +71,7 @@ def test_hincrby_handler_answers_as_the_python_rule(state: str, stored: str, inc
 @settings(max_examples=300, deadline=None)
 def test_hset_handler_answers_as_the_python_rule(state: str, stored: str,
                                                  words: list[bytes]) -> None:
-    compiled, python = Engine(), Engine()
-    prepare(compiled, state, stored)
-    prepare(python, state, stored)
-    argv = [b"HSET", b"k"] + words
-    got = outcome(compiled, hset_command, argv)
-    want = outcome(python, lambda db, args: hset(db, args[1:]), argv)
-    assert got == want
+    assert_twins_agree(state, stored, [b"HSET", b"k"] + words, hset_command, hset)
 
 
 def called(engine: Engine, fn: Callable[[], Any]) -> Any:

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastrank import Engine
+from zadd_key_states import key_after, prepare
 
 # Half the draws are the front door's case (a skip list, no flags, plain
 # pairs); the rest mix in everything it must decline.
@@ -29,32 +30,12 @@ flags = st.one_of(st.just({}), st.sampled_from([{"nx": True}, {"xx": True}, {"ch
                                                  {"gt": True}, {"incr": True}, {"nx": 0}]))
 
 
-def prepare(engine: Engine, state: str) -> None:
-    if state in ("skiplist", "ttl", "stale"):
-        engine.zadd("k", {f"x{i}": i for i in range(200)})
-    if state == "listpack":
-        engine.zadd("k", {"x1": 1, "x2": 2})
-    elif state == "string":
-        engine.set("k", "v")
-    elif state == "ttl":
-        engine.expire("k", 100)
-    elif state == "stale":  # a deadline that has passed: the key is gone
-        engine.pexpireat("k", 1)
-
-
 def outcome(engine: Engine, fn: Any) -> Any:
     try:
         reply = ("ok", repr(fn()))
     except Exception as exc:  # noqa: BLE001 - the outcome compared, class and text
         reply = (type(exc).__name__, str(exc))
-    kind = engine.type("k")
-    content: Any = None
-    if kind == b"zset":
-        pairs: Any = engine.zrange("k", 0, -1, withscores=True)
-        content = [(m, repr(s)) for m, s in pairs]
-    elif kind == b"string":
-        content = engine.get("k")
-    return reply, kind, content, engine.ttl("k") > 0
+    return (reply, *key_after(engine))
 
 
 @given(state=states, mapping=mappings, options=flags)

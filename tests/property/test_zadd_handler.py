@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastrank import Engine
+from zadd_key_states import key_after, prepare
 from fastrank._core import zadd_command
 from fastrank.commands import CommandError
 from fastrank.commands.sortedset import zadd
@@ -33,33 +34,13 @@ states = st.one_of(st.just("skiplist"),
                    st.sampled_from(["absent", "listpack", "string", "ttl", "stale"]))
 
 
-def prepare(engine: Engine, state: str) -> None:
-    if state in ("skiplist", "ttl", "stale"):
-        engine.zadd("k", {f"x{i}": i for i in range(200)})
-    if state == "listpack":
-        engine.zadd("k", {"x1": 1, "x2": 2})
-    elif state == "string":
-        engine.set("k", "v")
-    elif state == "ttl":
-        engine.expire("k", 100)
-    elif state == "stale":  # a deadline that has passed: the key is gone
-        engine.pexpireat("k", 1)
-
-
 def outcome(engine: Engine, fn: Callable[[Engine, list[bytes]], Any], argv: list[bytes]) -> Any:
     with engine._lock:
         try:
             reply = ("ok", repr(fn(engine, argv)))
         except CommandError as exc:
             reply = ("error", str(exc))
-    kind = engine.type("k")
-    content: Any = None
-    if kind == b"zset":
-        got: Any = engine.zrange("k", 0, -1, withscores=True)
-        content = [(m, repr(s)) for m, s in got]
-    elif kind == b"string":
-        content = engine.get("k")
-    return reply, kind, content, engine.ttl("k") > 0
+    return (reply, *key_after(engine))
 
 
 @given(state=states, words=pairs, odd=st.sampled_from([False, False, False, True]))
