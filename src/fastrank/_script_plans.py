@@ -182,7 +182,7 @@ def compile_plan(lua: LuaScripting, code: bytes) -> Optional[ScriptPlan]:
     if found is None:
         return None
     calls, returned = found
-    steps = []
+    steps: List[PlanStep] = []
     max_key = max_arg = 0
     for template, line in calls:
         name = template[0]
