@@ -44,9 +44,28 @@ def test_round_trip_is_exact(case):
     assert codec.tick(as_double) == tick
     assert codec.points(repr(as_double)) == points  # the text a script returns
     # the leaderboard's compiled slice decoder reads the same points from a float and from text
-    rows = board_entries(Entry, [(b"m", as_double), (b"m", repr(as_double).encode())], False,
+    rows = board_entries(Entry, [(b"m", as_double), (b"m", repr(as_double).encode()),
+                                 (b"m", b"%.17g" % as_double)], False,  # the scripts' text: digits
                          float(codec.scale), codec.points, "o", 0, 1, None, None, None)
-    assert [row.points for row in rows] == [points, points]
+    assert [row.points for row in rows] == [points, points, points]
+
+
+@given(st.one_of(st.integers(-(10 ** 19) + 1, 10 ** 19 - 1).map(lambda v: b"%d" % v),
+                 st.from_regex(rb"\A-?[0-9]{1,21}\Z"), st.sampled_from([b"-0", b"007", b"-", b"", b"+5"])))
+@settings(max_examples=500)
+def test_whole_score_texts_read_as_float_reads_them(text):
+    """A score text of digits (the decoder's own fast path, up to 19 of them)
+    gives the points float() would: the same double, rounded alike."""
+    def decode():
+        return board_entries(Entry, [(b"m", text)], False, 1.0, None, "o", 0, 1, None, None, None)
+
+    try:
+        want = float(text)
+    except ValueError:
+        with pytest.raises(ValueError):  # not a number: refused as float() refuses it
+            decode()
+        return
+    assert decode()[0].points == int(want)
 
 
 def better_first(codec: ScoreCodec, a, b) -> bool:
