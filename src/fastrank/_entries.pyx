@@ -25,6 +25,7 @@ from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.math cimport floor as _entry_floor
+from libc.stdlib cimport free, malloc, qsort
 
 
 cdef extern from "Python.h":
@@ -49,22 +50,24 @@ cdef inline bint _whole_text(const char *p, Py_ssize_t n, double *out):
     return True
 
 
+cdef inline double _score_value(object raw) except? -1.0:
+    """A score: a float, or its text as a script returns it."""
+    cdef double score = 0.0
+    if type(raw) is float:
+        return PyFloat_AS_DOUBLE(raw)
+    if type(raw) is bytes and _whole_text(PyBytes_AS_STRING(raw), PyBytes_GET_SIZE(raw), &score):
+        return score
+    if type(raw) is bytes and <Py_ssize_t>strlen(PyBytes_AS_STRING(raw)) == PyBytes_GET_SIZE(raw):
+        try:  # a plain decimal (float() would accept more: ask it then)
+            return PyOS_string_to_double(PyBytes_AS_STRING(raw), NULL, None)
+        except ValueError:
+            pass
+    return float(raw)
+
+
 cdef inline object _score_points(object raw, double scale):
     """floor(score / scale) as an int; the score a float or its text."""
-    cdef double score = 0.0
-    cdef const char *p
-    if type(raw) is float:
-        score = PyFloat_AS_DOUBLE(raw)
-    elif type(raw) is bytes and _whole_text(PyBytes_AS_STRING(raw), PyBytes_GET_SIZE(raw), &score):
-        pass
-    elif type(raw) is bytes and <Py_ssize_t>strlen(PyBytes_AS_STRING(raw)) == PyBytes_GET_SIZE(raw):
-        try:  # the text a script returns: a plain decimal (float() would accept more: ask it then)
-            score = PyOS_string_to_double(PyBytes_AS_STRING(raw), NULL, None)
-        except ValueError:
-            score = float(raw)
-    else:
-        score = float(raw)
-    return PyLong_FromDouble(_entry_floor(score / scale))
+    return PyLong_FromDouble(_entry_floor(_score_value(raw) / scale))
 
 
 cdef inline object _entry(object entry_type, bint plain, object rank, object player, object points,
@@ -178,3 +181,62 @@ def board_top_entries(list memo, entry_type, double scale, points_of, str style,
     entries = board_entries(entry_type, pairs, False, scale, points_of, style, 0, 1, None, None, None)
     memo[:] = [pairs, entries]
     return list(entries)
+
+
+cdef struct _FriendRow:
+    double score
+    const char *member
+    Py_ssize_t length
+    Py_ssize_t index
+
+
+cdef int _by_score_then_member(const void *a, const void *b) noexcept nogil:
+    """The order of a sorted set: score, then member bytes (as bytes compare)."""
+    cdef const _FriendRow *x = <const _FriendRow *>a
+    cdef const _FriendRow *y = <const _FriendRow *>b
+    cdef int c
+    if x.score != y.score:
+        return -1 if x.score < y.score else 1
+    c = memcmp(x.member, y.member, <size_t>(x.length if x.length < y.length else y.length))
+    if c:
+        return c
+    return -1 if x.length < y.length else (1 if x.length > y.length else 0)
+
+
+cdef int _by_score_then_member_desc(const void *a, const void *b) noexcept nogil:
+    return -_by_score_then_member(a, b)
+
+
+def board_friend_entries(entry_type, list scores, list ranks, list infos, list members, bint desc,
+                         double scale, points_of, str style, info_of):
+    """friends.lua's reply (``scores``: each member's score text or None when
+    absent; ``ranks``: each one's rank on the whole board; ``infos``: each
+    one's entry data, or None) as the entries of the members present, in the
+    board's order (score, then member bytes; reversed on a descending
+    board), ranked among themselves in ``style``, each with its global rank.
+    ``members`` are distinct (str or bytes). O(k log k) for k members."""
+    cdef Py_ssize_t n = len(members), i, k = 0
+    cdef list raw = []  # each member's bytes, kept alive while rows point into them
+    cdef _FriendRow *rows = <_FriendRow *>malloc(<size_t>(n if n else 1) * sizeof(_FriendRow))
+    if rows == NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            if scores[i] is None:
+                continue
+            member = members[i]
+            data = member if type(member) is bytes else member.encode("utf-8", "surrogateescape")
+            raw.append(data)
+            rows[k].score = _score_value(scores[i])
+            rows[k].member = PyBytes_AS_STRING(data)
+            rows[k].length = PyBytes_GET_SIZE(data)
+            rows[k].index = i
+            k += 1
+        qsort(rows, <size_t>k, sizeof(_FriendRow),
+              _by_score_then_member_desc if desc else _by_score_then_member)
+        pairs = [(members[rows[i].index], scores[rows[i].index]) for i in range(k)]
+        globals_ = [int(ranks[rows[i].index]) for i in range(k)]
+        chosen = None if infos is None else [infos[rows[i].index] for i in range(k)]
+    finally:
+        free(rows)
+    return board_entries(entry_type, pairs, False, scale, points_of, style, 0, 1, chosen, info_of, globals_)

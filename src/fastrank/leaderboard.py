@@ -54,7 +54,7 @@ from typing import (
 from redis.exceptions import ResponseError
 
 from fastrank import _errors
-from fastrank._entries import board_entries, board_top_entries
+from fastrank._entries import board_entries, board_friend_entries, board_top_entries
 from fastrank._periods import PERIODS, expiry_ms, season_of, zone
 from fastrank._runner import (Call, Direct, Plan, Run, Steps, blocking, direct_call, direct_run, packaged_script, run,
                               steps)
@@ -160,11 +160,6 @@ def _one_more(count: int) -> int:
 
 def _info(text: Optional[Union[str, bytes]]) -> Optional[Dict[str, Any]]:
     return None if text is None else dict(json.loads(text))
-
-
-def _score_then_member(row: Tuple[Any, ...]) -> Tuple[float, bytes]:
-    """The order of equal scores in a sorted set: by member bytes."""
-    return row[0], row[1]
 
 
 def _rank_of_standing(reply: Any) -> Optional[int]:
@@ -627,7 +622,7 @@ class BoardPlans:
         around ZMSCORE; O(k log n) for k players."""
         if isinstance(friend_ids, (str, bytes)):
             raise TypeError("friend_ids must be a sequence of player ids, not one id")
-        members = list(dict.fromkeys([_player(player), *(_player(f) for f in friend_ids)]))
+        members = list(dict.fromkeys([_player(player)] + [f if type(f) is str else _player(f) for f in friend_ids]))
         style = self._style if ranking is None else self._style_of(ranking)
         args = (*self._conf, style, "1" if with_info else "0", *members)
         return direct_run(FRIENDS, self._encoded(self.keys(season)), args,
@@ -636,12 +631,9 @@ class BoardPlans:
     def _friend_entries(self, reply: Any, members: List[Union[str, bytes]], style: str,
                         with_info: bool) -> List[Entry]:
         scores, ranks, infos = reply
-        present = [(float(scores[i]), _raw(m), m, int(ranks[i]), infos[i] if with_info else None)
-                   for i, m in enumerate(members) if scores[i] is not None]
-        present.sort(key=_score_then_member, reverse=self.codec.desc)
-        return board_entries(Entry, [(row[2], row[0]) for row in present], False, self.codec.scale, self.codec.points,
-                             style, 0, 1, [row[4] for row in present] if with_info else None, _info,
-                             [row[3] for row in present])
+        codec = self.codec
+        return board_friend_entries(Entry, list(scores), list(ranks), list(infos) if with_info else None, members,
+                                    codec.desc, codec.scale, codec.points, style, _info)
 
     def _standing(self, player: PlayerId, parse: Callable[[Optional[Tuple[int, int, int]]], _T]) -> Direct[_T]:
         """The player's standing (better, worse, count; None if absent) read by ``parse``."""
