@@ -10,10 +10,13 @@
 # through both paths and compares every reply, error and the keyspace after.
 #
 # Reads go to the C skip list directly (score, rank, count, slices) and to
-# the hash dicts; writes use the keyspace's own helpers (``zset_add``,
-# ``new_zset``, ``Engine.store/replace/touched/drop_if_empty``, handed over by
-# ``board_scripts_setup``), so a key is created, converted, watched and
-# deleted exactly as by the command's handler.  A function declines (returns
+# the hash dicts; writes use the keyspace's own helpers (``zset_add`` and
+# ``new_zset``, handed over by ``board_scripts_setup``, and
+# ``Engine.store/replace/drop_if_empty``; ``_touched`` is Engine.touched's
+# test without its call), so a key is created, converted, watched and
+# deleted exactly as by the command's handler.  A submit with a rank style
+# takes the player's places before and after from the write itself
+# (``fr_zset_set_score_ranked``) when the player moves on a skip list.  A function declines (returns
 # BOARD_DECLINE, and the Lua script runs) whenever anything is unusual -- a
 # key of the wrong type, arguments not in the form the leaderboard sends --
 # so the Lua path produces the exact error.  Each costs what its script
