@@ -408,7 +408,7 @@ class BoardPlans:
         for player, points in pairs:
             flat += (player if type(player) is str else _player(player), text(sign * check(points)))
         tick = codec.tick_of(at, time.time() if at is None else 0.0)
-        keys, expire = (self.keys(), 0) if self.period is None else self._write_target(tick)
+        keys, expire = self._write_target(tick)
         return keys, (*self._conf, chosen, tick, style, self.passed, expire, *flat)
 
     def _plan_submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
@@ -416,8 +416,8 @@ class BoardPlans:
         """Apply a result by the board's rule (or ``rule=``); the new points, or a
         :class:`Change` with ``with_rank=True``. One atomic script; O(log n)."""
         keys, args = self._write_args(((player, points),), at, rule, self._style if with_rank else "")
-        return (SUBMIT, self._encoded(keys), args, self._changed if with_rank else self._new_points,
-                self._translate)  # direct_run's tuple, made here: submit is the hottest write
+        return direct_run(SUBMIT, self._encoded(keys), args, self._changed if with_rank else self._new_points,
+                          self._translate)
 
     def _new_points(self, reply: List[Any]) -> Points:
         self._invalidate()

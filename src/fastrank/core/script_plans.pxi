@@ -114,17 +114,13 @@ cdef bint _incr_ranked(object db, EngineState st, list argv, bint reverse, long 
     then run as usual, with their own errors)."""
     cdef double delta, current, score
     cdef uint64_t ranks[2]
-    cdef PyObject *v
     cdef fr_zset *s
     cdef fr_zset_ref r
-    key, amount, member = argv[1], argv[2], argv[3]
-    if not (type(key) is bytes and type(amount) is bytes and type(member) is bytes
-            and _plain_increment(<bytes>amount, &delta) and delta != 0.0 and delta - delta == 0.0):
+    cdef SortedSet z = _zincrby_target(st, argv, &delta)
+    if z is None:
         return False
-    v = PyDict_GetItemWithError(st.data, key)
-    if v == NULL or type(<object>v) is not SortedSet or not _no_ttl(st, key):
-        return False
-    s = (<SortedSet>v)._s
+    s = z._s
+    member = argv[3]
     r = fr_zset_find(s, PyBytes_AS_STRING(member), <size_t>PyBytes_GET_SIZE(member))
     if r == FR_ZSET_NIL:
         return False
@@ -137,7 +133,7 @@ cdef bint _incr_ranked(object db, EngineState st, list argv, bint reverse, long 
     else:  # too small to change a large score: the place is unchanged
         ranks[1] = fr_zset_rank(s, r)
     if db._observed:
-        db.written(key)
+        db.written(argv[1])
     rank[0] = <long long>(fr_zset_len(s) - ranks[1]) if reverse else <long long>ranks[1] - 1
     return True
 

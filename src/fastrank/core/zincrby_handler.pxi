@@ -46,27 +46,35 @@ cdef inline bint _plain_increment(bytes text, double *out):
     return end == p + n
 
 
+cdef SortedSet _zincrby_target(EngineState st, list argv, double *delta):
+    """The skip-list zset ``ZINCRBY key increment member`` acts on in its
+    compiled case -- key, increment and member bytes; a plain decimal
+    increment, finite and not zero (in ``delta``); the key a skip list
+    without TTL -- else None (the Python rule's case)."""
+    cdef PyObject *v
+    key, amount, member = argv[1], argv[2], argv[3]
+    if not (type(key) is bytes and type(amount) is bytes and type(member) is bytes
+            and _plain_increment(<bytes>amount, delta) and delta[0] != 0.0 and delta[0] - delta[0] == 0.0):
+        return None
+    v = PyDict_GetItemWithError(st.data, key)
+    if v == NULL or type(<object>v) is not SortedSet or not _no_ttl(st, key):
+        return None
+    return <SortedSet>v
+
+
 def zincrby_command(object db, list argv):
     """ZINCRBY key increment member: the new score (a float). O(log n)."""
-    cdef EngineState st = _state_of(db)
     cdef double delta, out
     cdef int rc
-    cdef PyObject *v
-    cdef SortedSet z
-    key = argv[1]
-    amount = argv[2]
-    member = argv[3]
-    if type(key) is bytes and type(amount) is bytes and type(member) is bytes \
-            and _plain_increment(<bytes>amount, &delta) and delta != 0.0 and delta - delta == 0.0:
-        v = PyDict_GetItemWithError(st.data, key)
-        if v != NULL and type(<object>v) is SortedSet and _no_ttl(st, key):
-            z = <SortedSet>v
-            rc = fr_zset_incr(z._s, PyBytes_AS_STRING(member), <size_t>PyBytes_GET_SIZE(member),
-                              delta, &out, NULL, NULL, NULL)
-            if rc < -1:
-                raise MemoryError()
-            if rc == 0:
-                if db._observed:
-                    db.written(key)
-                return out
+    cdef SortedSet z = _zincrby_target(_state_of(db), argv, &delta)
+    if z is not None:
+        member = argv[3]
+        rc = fr_zset_incr(z._s, PyBytes_AS_STRING(member), <size_t>PyBytes_GET_SIZE(member),
+                          delta, &out, NULL, NULL, NULL)
+        if rc < -1:
+            raise MemoryError()
+        if rc == 0:
+            if db._observed:
+                db.written(argv[1])
+            return out
     return _zincrby_python(db, argv[1:])
