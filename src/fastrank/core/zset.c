@@ -1093,29 +1093,25 @@ static int fr_zset_fits_in_place(const fr_zset *s, fr_zset_ref r, double score)
 
 /* Gives linked node r a new score (not NaN), moving it if needed.  The node
  * is reused, never reallocated; stays in place when it still fits between
- * its neighbours. */
-void fr_zset_set_score(fr_zset *s, fr_zset_ref r, double score)
-{
-    if (fr_zset_fits_in_place(s, r, score)) {
-        FR_ZSET_N(s, r)->score = score;
-        s->version++;
-        return;
-    }
-    fr_zset_move(s, r, score, NULL);
-}
-
-/* fr_zset_set_score that also gives r's 1-based rank before (ranks[0]) and
- * after (ranks[1]) the change: read off the move's own walk when r moves,
- * one descent when it keeps its place.  O(log n). */
+ * its neighbours.  With ranks (else NULL), also r's 1-based rank before
+ * (ranks[0]) and after (ranks[1]) the change: read off the move's own walk
+ * when r moves, one descent when it keeps its place.  O(log n). */
 void fr_zset_set_score_ranked(fr_zset *s, fr_zset_ref r, double score, uint64_t ranks[2])
 {
     if (fr_zset_fits_in_place(s, r, score)) {
         FR_ZSET_N(s, r)->score = score;
         s->version++;
-        ranks[0] = ranks[1] = fr_zset_rank(s, r);
+        if (ranks)
+            ranks[0] = ranks[1] = fr_zset_rank(s, r);
         return;
     }
     fr_zset_move(s, r, score, ranks);
+}
+
+/* fr_zset_set_score_ranked without the ranks. */
+void fr_zset_set_score(fr_zset *s, fr_zset_ref r, double score)
+{
+    fr_zset_set_score_ranked(s, r, score, NULL);
 }
 
 /* ZADD of one pair with FR_ZSET_NX/XX/GT/LT flags (a valid combination, score
