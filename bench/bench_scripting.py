@@ -16,10 +16,15 @@ Method
   - The bridge: one ``redis.call('zrevrank')`` costs the difference between a
     script making K + 1 such calls and one making 1, divided by K (K = 20);
     the direct ``Engine.zrevrank`` is printed beside it.
-  - Best of 5 runs of this process's CPU time (time.process_time: the
-    in-process paths do not wait, and CPU time is steadier than wall time on
-    a shared machine); the redis-py row is wall time (best of 3), as its cost
-    is mostly the round trip. Rates are operations per second; ratios in one run.
+  - Five rounds; each round times direct, evalsha and redis-py in turn, so
+    a change of the shared machine's speed weighs on all three alike. The
+    in-process rows are this process's CPU time (time.process_time: they do
+    not wait, and CPU time is steadier than wall time on a shared machine);
+    the redis-py row is wall time over a tenth as many operations, as its
+    cost is mostly the round trip. Each row prints its best round; "Engine
+    is Nx faster" is the median of the five rounds' own ratios (redis-py /
+    evalsha of the same round), with their range. Rates are operations per
+    second. The plans-off row and the bridge rows are best of 5 runs.
 
 Usage
   python bench/bench_scripting.py              # 1M members, 100k operations
@@ -30,10 +35,11 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import statistics
 import sys
 import tempfile
 import time
-from typing import Any, Callable
+from typing import Any, Callable, List, Tuple
 
 import numpy as np
 
@@ -54,6 +60,7 @@ BRIDGE_K = ("for i = 1, %d do redis.call('zrevrank', KEYS[1], ARGV[1]) end "
             "redis.call('zrevrank', KEYS[1], ARGV[1]) return 1" % K)
 BRIDGE_1 = "redis.call('zrevrank', KEYS[1], ARGV[1]) return 1"
 EMPTY = "return 1"
+ROUNDS = 5
 
 
 def best(fn: Callable[[], Any], repeats: int = 5, clock: Callable[[], float] = time.process_time
@@ -98,8 +105,31 @@ def main() -> None:
         for n, m in ops:
             script(keys=[key], args=[n, m])
 
-    t_direct = best(direct)
-    t_eval = best(evalsha)
+    rops = ops[: max(1, opts.ops // 10)]
+    rounds: List[Tuple[float, float, float]] = []  # (direct, evalsha, redis-py) seconds per len(ops)
+    with tempfile.TemporaryDirectory(prefix="fastrank-bench-") as workdir:
+        server = start_redis(free_port(), workdir)
+        try:
+            client = redis.Redis(host="127.0.0.1", port=server.port)
+            load(client, key, ids, scores)
+            rscript = client.register_script(SCRIPT)
+
+            def via_redis() -> None:
+                for n, m in rops:
+                    rscript(keys=[key], args=[n, m])
+
+            for _ in range(ROUNDS):
+                # wall time for redis-py: the server's work is in another process
+                rounds.append((best(direct, 1), best(evalsha, 1),
+                               best(via_redis, 1, time.perf_counter) * len(ops) / len(rops)))
+            client.close()
+        finally:
+            server.stop()
+    t_direct = min(r[0] for r in rounds)
+    t_eval = min(r[1] for r in rounds)
+    t_redis = min(r[2] for r in rounds)
+    ratios = sorted(r[2] / r[1] for r in rounds)
+
     # the same script with plans off (every call in Lua, as before plans)
     set_script_plans(engine, False)
     t_lua = best(evalsha)
@@ -122,24 +152,6 @@ def main() -> None:
 
     t_rank = best(zrevrank_only)
 
-    with tempfile.TemporaryDirectory(prefix="fastrank-bench-") as workdir:
-        server = start_redis(free_port(), workdir)
-        try:
-            client = redis.Redis(host="127.0.0.1", port=server.port)
-            load(client, key, ids, scores)
-            rscript = client.register_script(SCRIPT)
-            rops = ops[: max(1, opts.ops // 10)]
-
-            def via_redis() -> None:
-                for n, m in rops:
-                    rscript(keys=[key], args=[n, m])
-
-            # wall time: the server's work is in another process
-            t_redis = best(via_redis, 3, time.perf_counter) * len(ops) / len(rops)
-            client.close()
-        finally:
-            server.stop()
-
     n = len(ops)
     us = lambda t, count=n: t / count * 1e6  # noqa: E731
     print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
@@ -151,7 +163,8 @@ def main() -> None:
     print(f"EVALSHA script, plans off (Lua)         {us(t_lua):8.2f} us/op  "
           f"{n / t_lua:12,.0f} op/s   {t_lua / t_direct:5.2f}x the direct calls")
     print(f"EVALSHA script (redis-py -> redis)      {us(t_redis):8.2f} us/op  "
-          f"{n / t_redis:12,.0f} op/s   Engine is {t_redis / t_eval:5.1f}x faster")
+          f"{n / t_redis:12,.0f} op/s   Engine is {statistics.median(ratios):5.1f}x faster "
+          f"(rounds {ratios[0]:.1f}x-{ratios[-1]:.1f}x)")
     m = len(few)
     print(f"empty script (EVALSHA 'return 1')       {us(t_0, m):8.2f} us/op")
     print(f"one redis.call('zrevrank') in a script  {us(t_k - t_1, m * K):8.2f} us/call "

@@ -772,9 +772,9 @@ class ScriptPlan:
 # core/script_front_door.pxi
 def script_front_door_setup(run_cached: Any, native: Dict[bytes, Any], declined: Any) -> None:
     """Hand over the scripting command's run_cached and the native paths' table."""
-def script_object_setup(engine_cls: Any, pipeline_cls: Any, is_redis_pipeline: Any,
+def script_object_setup(script_cls: Any, engine_cls: Any, pipeline_cls: Any, is_redis_pipeline: Any,
                         noscript_error: Any) -> None:
-    """Hand over what ScriptCall.__call__ tells clients apart with."""
+    """Hand over what ScriptCall.__call__ tells clients apart with; script_cls is called by vectorcall."""
 @disjoint_base
 class ScriptCall:
     """The compiled base of fastrank.script.Script: its call."""

@@ -54,4 +54,4 @@ class AsyncScript(_AsyncScript):
         return await super().__call__(keys, args, client)
 
 
-script_object_setup(Engine, Pipeline, _is_redis_pipeline, NoScriptError)
+script_object_setup(Script, Engine, Pipeline, _is_redis_pipeline, NoScriptError)

@@ -14,7 +14,12 @@
 # which gives the same answer, NOSCRIPT included
 # (tests/unit/test_evalsha_front_door.py compares the two doors).
 # ``ScriptCall`` is the compiled base of fastrank.script.Script: its call, on
-# an Engine, enters the front door without a Python frame in between.
+# an Engine, enters the front door without a Python frame in between.  It is
+# called through the vectorcall protocol (``_script_vectorcall``), so
+# redis-py's usual ``script(keys=[...], args=[...])`` builds no keyword dict.
+
+from cpython.object cimport PyTypeObject
+from python_extra cimport PyVectorcall_NARGS, fr_type_call, fr_type_use_vectorcall, fr_vectorcallfunc
 
 cdef object _run_cached = None  # fastrank.commands.scripting.run_cached
 cdef dict _native = {}          # fastrank._board_native.NATIVE: SHA1 -> native path
@@ -34,11 +39,65 @@ cdef object _is_redis_pipeline = None  # fastrank.script: isinstance of redis-py
 cdef object _NoScriptError = None
 
 
-def script_object_setup(engine_cls, pipeline_cls, is_redis_pipeline, noscript_error):
-    """Hand over what ``ScriptCall.__call__`` tells clients apart with (fastrank.script)."""
+def script_object_setup(script_cls, engine_cls, pipeline_cls, is_redis_pipeline, noscript_error):
+    """Hand over what ``ScriptCall.__call__`` tells clients apart with
+    (fastrank.script), and have ``script_cls`` (fastrank.script.Script, a
+    subclass of ScriptCall) called through vectorcall as ScriptCall is.
+    Python 3.11 does not pass the vectorcall flag on to a class made by a
+    ``class`` statement, hence the explicit call; its own subclasses keep
+    the ordinary call, which gives the same result."""
     global _script_engine, _script_pipeline, _is_redis_pipeline, _NoScriptError
+    cdef ScriptCall probe = ScriptCall.__new__(ScriptCall)
+    cdef Py_ssize_t offset = <char *>&probe._vectorcall - <char *><PyObject *>probe
     _script_engine, _script_pipeline = engine_cls, pipeline_cls
     _is_redis_pipeline, _NoScriptError = is_redis_pipeline, noscript_error
+    if not issubclass(script_cls, ScriptCall):
+        raise TypeError("script_cls must be a subclass of ScriptCall")
+    fr_type_use_vectorcall(<PyTypeObject *>ScriptCall, offset)
+    fr_type_use_vectorcall(<PyTypeObject *>script_cls, offset)
+
+
+cdef object _KEYS = "keys"
+cdef object _ARGS = "args"
+cdef object _CLIENT = "client"
+
+
+cdef object _script_vectorcall(PyObject *callable, PyObject **argv, size_t nargsf, PyObject *kwnames):
+    """``ScriptCall.__call__(keys=None, args=None, client=None)`` through
+    vectorcall: the arguments read from the stack and the keyword names'
+    tuple.  Any other form of call (more than three arguments, an unknown
+    or repeated name) goes to the type's ordinary call, for its errors."""
+    cdef Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), i, nkw = 0, slot
+    cdef PyObject *given[3]
+    given[0] = given[1] = given[2] = NULL
+    if nargs <= 3:
+        for i in range(nargs):
+            given[i] = argv[i]
+        if kwnames != NULL:
+            nkw = PyTuple_GET_SIZE(<object>kwnames)
+        for i in range(nkw):
+            name = <object>PyTuple_GET_ITEM(<object>kwnames, i)
+            if name is _KEYS or name == _KEYS:
+                slot = 0
+            elif name is _ARGS or name == _ARGS:
+                slot = 1
+            elif name is _CLIENT or name == _CLIENT:
+                slot = 2
+            else:
+                break
+            if given[slot] != NULL:
+                break
+            given[slot] = argv[nargs + i]
+        else:
+            return (<ScriptCall>callable)._call(
+                None if given[0] == NULL else <object>given[0],
+                None if given[1] == NULL else <object>given[1],
+                None if given[2] == NULL else <object>given[2])
+    if kwnames != NULL:
+        nkw = PyTuple_GET_SIZE(<object>kwnames)
+    positional = tuple([<object>argv[i] for i in range(nargs)])
+    keywords = {<object>PyTuple_GET_ITEM(<object>kwnames, i): <object>argv[nargs + i] for i in range(nkw)}
+    return fr_type_call(<object>callable, positional, keywords)
 
 
 @cython.auto_pickle(False)
@@ -51,8 +110,15 @@ cdef class ScriptCall:
     the type's own slot (no Python-level ``__call__`` lookup)."""
     cdef public object registered_client
     cdef public object sha
+    cdef fr_vectorcallfunc _vectorcall  # _script_vectorcall: how the instance is called
+
+    def __cinit__(self, *args, **kwargs):
+        self._vectorcall = <fr_vectorcallfunc>_script_vectorcall
 
     def __call__(self, keys=None, args=None, client=None):
+        return self._call(keys, args, client)
+
+    cdef object _call(self, keys, args, client):
         if type(keys) is list and (args is None or type(args) is list):  # one list, no tuples
             words = keys if not args else <list>keys + <list>args
         else:
