@@ -8,14 +8,16 @@ random points in [0, 100000) and random times) is loaded into a fresh
 hiredis), with ``submit_many`` in batches of 10,000. Then, for each operation:
 
 - ``Leaderboard`` on the Engine, per call (median of 5 runs of ``--ops`` calls,
-  taken in turn with the raw version's runs below);
+  taken in turn with the runs of the two below, so that a change of the
+  shared machine's speed weighs on all three alike);
 - the raw Engine commands a hand-written version of the same operation would
   send through redis-py's methods (e.g. ``rank`` = ZREVRANK; a dense rank =
   ZSCORE + ZCOUNT on a set of distinct values; ``submit`` with a dense
   companion = ZSCORE + ZADD + 2 HINCRBY, without its atomicity; ``around``
   and ``friends`` give dense ranks, so their raw versions send the ZCOUNT on
   the distinct values a dense rank needs);
-- ``Leaderboard`` on the local Redis through redis-py (``--ops`` / 10 calls).
+- ``Leaderboard`` on the local Redis through redis-py (median of 5 runs of
+  ``--ops`` / 10 calls).
 
 The columns are microseconds per call and the ratios Engine/raw and
 Redis/Engine, all from the same run. Memory: ``used_memory`` growth of the
@@ -62,21 +64,17 @@ def load(board: Leaderboard, ids: List[int], points: List[int], times: List[int]
     return time.perf_counter() - t0
 
 
-def per_call(fn: Callable[[int], Any], ops: int, repeat: int = 5) -> float:
-    """Median microseconds per call of fn(i) over ``repeat`` runs of ``ops`` calls."""
-    return per_call_side_by_side([fn], ops, repeat)[0]
-
-
-def per_call_side_by_side(fns: List[Callable[[int], Any]], ops: int, repeat: int = 5) -> List[float]:
-    """``per_call`` of each of ``fns``, their runs taken in turn (a, b, a, b...)
-    so that a change of the machine's load weighs on each alike."""
+def per_call_side_by_side(fns: List[Callable[[int], Any]], ops: List[int], repeat: int = 5) -> List[float]:
+    """Median microseconds per call of each ``fns[k](i)`` over ``repeat`` runs
+    of ``ops[k]`` calls, the runs taken in turn (a, b, c, a, b, c...) so that
+    a change of the machine's load weighs on each alike."""
     runs: List[List[float]] = [[] for _ in fns]
     for _ in range(repeat):
-        for fn, times in zip(fns, runs):
+        for fn, count, times in zip(fns, ops, runs):
             t0 = time.perf_counter()
-            for i in range(ops):
+            for i in range(count):
                 fn(i)
-            times.append((time.perf_counter() - t0) / ops * 1e6)
+            times.append((time.perf_counter() - t0) / count * 1e6)
     return [statistics.median(times) for times in runs]
 
 
@@ -229,8 +227,8 @@ def main(argv: List[str] | None = None) -> int:
             rows = []
             for name in mine:
                 calls = max(ops // 50, 1) if name.startswith("friends") else ops
-                raw_us, engine_us = per_call_side_by_side([raw[name], mine[name]], calls)
-                redis_us = per_call(theirs[name], max(calls // 10, 1), repeat=3)
+                raw_us, engine_us, redis_us = per_call_side_by_side(
+                    [raw[name], mine[name], theirs[name]], [calls, calls, max(calls // 10, 1)])
                 rows.append((name, engine_us, raw_us, redis_us))
                 print(f"{name:<24} engine {engine_us:8.2f} us  raw {raw_us:8.2f} us  redis {redis_us:8.2f} us",
                       file=sys.stderr)
@@ -254,8 +252,8 @@ def main(argv: List[str] | None = None) -> int:
               f"| Redis (used_memory growth) | {dense_redis:.0f} B | {plain_redis:.0f} B | "
               f"{dense_redis / plain_redis:.2f}x |", "",
               f"Distinct point values: {len(set(points)):,} (points uniform in [0, {POINTS:,})). "
-              f"Median of 5 runs of {ops:,} calls, Engine and raw in turn "
-              f"(friends: {max(ops // 50, 1):,}; Redis: 3 runs of a tenth as many); "
+              f"Median of 5 runs of {ops:,} calls, Engine, raw and Redis in turn "
+              f"(friends: {max(ops // 50, 1):,}; Redis: a tenth as many); "
               f"Python {platform.python_version()}, redis-py {redis.__version__}, "
               f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end."]
     text = "\n".join(lines)

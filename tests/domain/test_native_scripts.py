@@ -225,3 +225,38 @@ def test_ranked_submits_on_a_skip_list_board_answer_as_lua(config, ranking, base
 
     native = on_both_paths(play_ranked)
     assert type(native.lookup(f"{{lb:{name}}}".encode())).__name__ == "SortedSet"  # not a listpack
+
+
+@pytest.mark.parametrize("order", ["desc", "asc"])
+@pytest.mark.parametrize("tiebreak", ["earliest", "latest", None])
+@pytest.mark.parametrize("ranking", ["ordinal", "competition", "dense"])
+def test_friends_of_many_players_answer_as_lua(order, tiebreak, ranking):
+    """friends over more players than one lookup batch (16): present and absent
+    players, repeats, ties of points, every order, tie-break and style."""
+    def run(engine):
+        board = Leaderboard(engine, "many", order=order, tiebreak=tiebreak, ranking=ranking)
+        out = [board.friends("p0", [f"p{k}" for k in range(40)])]  # no board yet
+        for k in range(60):
+            board.submit(f"p{k}", (k * 7) % 13 - 4, at=k % 5)
+        out.append(board.friends("p3", [f"p{k}" for k in range(0, 90, 2)] + ["p3", "p5", "p5", "x"]))
+        out.append(board.friends("p1", [f"p{k}" for k in range(59, 20, -1)], with_info=True))
+        board.remove("p4")
+        out.append(board.friends("p4", [f"p{k}" for k in range(33)]))
+        return out
+    on_both_paths(run)
+
+
+@pytest.mark.parametrize("order", ["desc", "asc"])
+@pytest.mark.parametrize("tiebreak", ["earliest", None])
+def test_friends_on_a_board_big_enough_for_lock_step_descents(order, tiebreak):
+    """From 65,536 members the native friends runs its rank descents in lock
+    step (board_scripts.pxi's _friends_batched): still Lua's answers."""
+    def run(engine):
+        board = Leaderboard(engine, "big", order=order, tiebreak=tiebreak, ranking="dense")
+        n = 70_000
+        for first in range(0, n, 2_000):
+            board.submit_many([(f"p{k}", (k * 7919) % 90_001 - 45_000) for k in range(first, first + 2_000)],
+                              at=first // 10_000)
+        friends = [f"p{(k * 4099) % (n + 50)}" for k in range(70)] + ["p5", "p5", "nobody"]
+        return [board.friends("p1", friends, ranking=ranking) for ranking in ("ordinal", "competition", "dense")]
+    on_both_paths(run)

@@ -1342,6 +1342,45 @@ void fr_zset_rank_batch(const fr_zset *s, const fr_zset_ref *refs, size_t g, uin
     fr_zset_cursors_run(s, c, slot, live, out);
 }
 
+/* out[j] = how many members score below x[j] (at most x[j] when inclusive),
+ * for j < g (g <= FR_ZSET_BATCH): ZCOUNT's half-open ranges for a batch of
+ * bounds, the descents advancing one step each in turn.  A NaN bound counts 0. */
+void fr_zset_count_below_batch(const fr_zset *s, const double *x, int inclusive, size_t g, uint64_t *out)
+{
+    const fr_zset_node *at[FR_ZSET_BATCH];
+    int level[FR_ZSET_BATCH];
+    size_t idx[FR_ZSET_BATCH], j, k, live = g;
+    assert(g <= FR_ZSET_BATCH);
+    for (j = 0; j < g; j++) {
+        at[j] = FR_ZSET_N(s, FR_ZSET_HEAD);
+        level[j] = s->level - 1;
+        out[j] = 0;
+        idx[j] = j;
+        fr_zset_prefetch(s, at[j]->fwd[level[j]]);
+    }
+    while (live) {
+        for (k = 0; k < live;) {
+            int i;
+            fr_zset_ref f;
+            double v;
+            j = idx[k];
+            i = level[j];
+            f = at[j]->fwd[i];
+            if (f && ((v = FR_ZSET_N(s, f)->score) < x[j] || (inclusive && v == x[j]))) {
+                out[j] += fr_zset_span(at[j], i);
+                at[j] = FR_ZSET_N(s, f);
+            } else if (--level[j] < 0) {
+                idx[k] = idx[--live];
+                continue;
+            } else {
+                i = level[j];
+            }
+            fr_zset_prefetch(s, at[j]->fwd[i]);
+            k++;
+        }
+    }
+}
+
 /* Prefetches what the increments of pairs j < g will read (r[j]: the
  * member's node or FR_ZSET_NIL): the node's neighbours, and the search paths
  * to its old and new keys, walked in lock step without changing anything. */
