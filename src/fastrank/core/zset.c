@@ -66,8 +66,9 @@
  *     cache misses per rank and pays off at 10M members for a few bytes per
  *     member (cachegrind and wall-time figures: core-measurements.md, "Line
  *     padding").
- *   - Batch lookups (fr_zset_find_batch, fr_zset_rank_batch; the numpy paths
- *     rank_many / score_many) run up to FR_ZSET_BATCH = 16 independent
+ *   - Batch lookups (fr_zset_find_batch, fr_zset_rank_batch,
+ *     fr_zset_count_below_batch; the numpy paths rank_many / score_many, the
+ *     leaderboard's friends) run up to FR_ZSET_BATCH = 16 independent
  *     searches in lock step, each prefetching the node it reads next, so
  *     16 cache misses are in flight instead of one.  One descent is a
  *     chain of ~30 dependent misses that no layout removes; overlapping
