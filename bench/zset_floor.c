@@ -1,0 +1,141 @@
+/* zset_floor.c -- what the sorted-set core costs with no Python around it:
+ * the memory floor under the Engine's ZREVRANK, ZINCRBY and ZCOUNT at 1M members.
+ *
+ * Build and run from the project root:
+ *
+ *     cc -O3 -DNDEBUG -Isrc/fastrank/core bench/zset_floor.c src/fastrank/core/zset.c -o /tmp/zset_floor -lm
+ *     /tmp/zset_floor            # 1,000,000 members
+ *     /tmp/zset_floor 100000     # another size
+ *
+ * It prints:
+ *   1. the latency of one dependent load (a pointer chase over a random
+ *      cycle of 64-byte lines) by working-set size: what a cache miss costs
+ *      on this machine once the data outgrows the caches;
+ *   2. for a zset of N members shaped like bench_scripting.py's board
+ *      (9-digit ids, integer scores in [0, 1e6)), per operation, best of 5:
+ *      fr_zset_rank_of (ZREVRANK), fr_zset_incr by 1..100 (ZINCRBY: a move),
+ *      and a ZCOUNT bound (how many score below x) one by one
+ *      (fr_zset_first_in_range) and 16 at a time in lock step
+ *      (fr_zset_count_below_batch).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "zset.h"
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static uint64_t rng_state = 1;
+
+static uint64_t rng(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Nanoseconds per load of a chase through `bytes` of memory. */
+static double chase_ns(size_t bytes)
+{
+    size_t n = bytes / 64, i, p = 0;
+    uint64_t *line = aligned_alloc(64, n * 64);
+    size_t *order = malloc(n * sizeof *order);
+    long k, steps = 5000000;
+    double t;
+    for (i = 0; i < n; i++)
+        order[i] = i;
+    for (i = n - 1; i > 0; i--) { /* a random cycle through every line */
+        size_t j = rng() % (i + 1), tmp = order[i];
+        order[i] = order[j];
+        order[j] = tmp;
+    }
+    for (i = 0; i < n; i++)
+        line[order[i] * 8] = order[(i + 1) % n] * 8;
+    t = now();
+    for (k = 0; k < steps; k++)
+        p = line[p];
+    t = now() - t;
+    if (p == 1) /* keeps the chase from being optimised away */
+        puts("");
+    free(line);
+    free(order);
+    return t / (double)steps * 1e9;
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = argc > 1 ? (size_t)atol(argv[1]) : 1000000, ops = 200000, i, mb;
+    char (*member)[16] = malloc(n * sizeof *member);
+    size_t *len = malloc(n * sizeof *len), *pick = malloc(ops * sizeof *pick);
+    double *amount = malloc(ops * sizeof *amount), *bound = malloc(ops * sizeof *bound);
+    double best[4] = {1e9, 1e9, 1e9, 1e9}, t;
+    uint64_t sink = 0;
+    fr_zset *s = fr_zset_new();
+    int rep;
+
+    printf("dependent load, by working set:\n");
+    for (mb = 1; mb <= 256; mb *= 2)
+        printf("  %4zu MB  %6.1f ns\n", mb, chase_ns(mb << 20));
+
+    for (i = 0; i < n; i++) {
+        len[i] = (size_t)snprintf(member[i], sizeof member[i], "%llu",
+                                  (unsigned long long)(100000000 + rng() % 900000000));
+        fr_zset_add(s, member[i], len[i], (double)(rng() % 1000000), 0);
+    }
+    for (i = 0; i < ops; i++) {
+        pick[i] = rng() % n;
+        amount[i] = (double)(1 + rng() % 100);
+        bound[i] = (double)(rng() % 1000000);
+    }
+    for (rep = 0; rep < 5; rep++) {
+        t = now();
+        for (i = 0; i < ops; i++)
+            sink += fr_zset_rank_of(s, member[pick[i]], len[pick[i]]);
+        t = now() - t;
+        best[0] = t < best[0] ? t : best[0];
+
+        t = now();
+        for (i = 0; i < ops; i++) {
+            double score, old;
+            fr_zset_ref ref;
+            int added;
+            fr_zset_incr(s, member[pick[i]], len[pick[i]], amount[i], &score, &ref, &old, &added);
+        }
+        t = now() - t;
+        best[1] = t < best[1] ? t : best[1];
+
+        t = now();
+        for (i = 0; i < ops; i++) {
+            fr_zset_range r = {bound[i], 1e300, 0, 0};
+            uint64_t rank;
+            if (fr_zset_first_in_range(s, &r, &rank))
+                sink += rank;
+        }
+        t = now() - t;
+        best[2] = t < best[2] ? t : best[2];
+
+        t = now();
+        for (i = 0; i + FR_ZSET_BATCH <= ops; i += FR_ZSET_BATCH) {
+            uint64_t below[FR_ZSET_BATCH];
+            fr_zset_count_below_batch(s, bound + i, 0, FR_ZSET_BATCH, below);
+            sink += below[0];
+        }
+        t = now() - t;
+        best[3] = t < best[3] ? t : best[3];
+    }
+    printf("zset of %zu members, ns per operation (best of 5 runs of %zu):\n", n, ops);
+    printf("  rank of a member (ZREVRANK)        %7.0f\n", best[0] / (double)ops * 1e9);
+    printf("  incr by 1..100 (ZINCRBY, a move)   %7.0f\n", best[1] / (double)ops * 1e9);
+    printf("  count below a bound, one by one    %7.0f\n", best[2] / (double)ops * 1e9);
+    printf("  count below a bound, 16 in step    %7.0f\n", best[3] / (double)ops * 1e9);
+    fr_zset_free(s);
+    return sink == 42;
+}
