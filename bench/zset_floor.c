@@ -6,6 +6,7 @@
  *     cc -O3 -DNDEBUG -Isrc/fastrank/core bench/zset_floor.c src/fastrank/core/zset.c -o /tmp/zset_floor -lm
  *     /tmp/zset_floor            # 1,000,000 members
  *     /tmp/zset_floor 100000     # another size
+ *     /tmp/zset_floor 1000 4     # and a pointer chase up to 4 MB (default 256)
  *
  * It prints:
  *   1. the latency of one dependent load (a pointer chase over a random
@@ -73,6 +74,7 @@ static double chase_ns(size_t bytes)
 int main(int argc, char **argv)
 {
     size_t n = argc > 1 ? (size_t)atol(argv[1]) : 1000000, ops = 200000, i, mb;
+    size_t chase_max = argc > 2 ? (size_t)atol(argv[2]) : 256;
     char (*member)[16] = malloc(n * sizeof *member);
     size_t *len = malloc(n * sizeof *len), *pick = malloc(ops * sizeof *pick);
     double *amount = malloc(ops * sizeof *amount), *bound = malloc(ops * sizeof *bound);
@@ -82,7 +84,7 @@ int main(int argc, char **argv)
     int rep;
 
     printf("dependent load, by working set:\n");
-    for (mb = 1; mb <= 256; mb *= 2)
+    for (mb = 1; mb <= chase_max; mb *= 2)
         printf("  %4zu MB  %6.1f ns\n", mb, chase_ns(mb << 20));
 
     for (i = 0; i < n; i++) {
