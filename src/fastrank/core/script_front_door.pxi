@@ -43,16 +43,17 @@ def script_object_setup(script_cls, engine_cls, pipeline_cls, is_redis_pipeline,
     """Hand over what ``ScriptCall.__call__`` tells clients apart with
     (fastrank.script), and have ``script_cls`` (fastrank.script.Script, a
     subclass of ScriptCall) called through vectorcall as ScriptCall is.
-    Python 3.11 does not pass the vectorcall flag on to a class made by a
-    ``class`` statement, hence the explicit call; its own subclasses keep
-    the ordinary call, which gives the same result."""
+    A class made by a ``class`` statement takes the vectorcall flag from
+    its base only from Python 3.12, and only when made after the flag is
+    set, hence the explicit call. A subclass that defines ``__call__`` keeps
+    the ordinary call (Python leaves the flag off then)."""
     global _script_engine, _script_pipeline, _is_redis_pipeline, _NoScriptError
+    if not issubclass(script_cls, ScriptCall):
+        raise TypeError("script_cls must be a subclass of ScriptCall")
     cdef ScriptCall probe = ScriptCall.__new__(ScriptCall)
     cdef Py_ssize_t offset = <char *>&probe._vectorcall - <char *><PyObject *>probe
     _script_engine, _script_pipeline = engine_cls, pipeline_cls
     _is_redis_pipeline, _NoScriptError = is_redis_pipeline, noscript_error
-    if not issubclass(script_cls, ScriptCall):
-        raise TypeError("script_cls must be a subclass of ScriptCall")
     fr_type_use_vectorcall(<PyTypeObject *>ScriptCall, offset)
     fr_type_use_vectorcall(<PyTypeObject *>script_cls, offset)
 
