@@ -644,30 +644,19 @@ def board_range(db, list keys, list args):
 cdef uint64_t _LOCK_STEP_MIN = 65536  # members from which _friends_batched runs descents in lock step
 
 
-cdef uint64_t _count_below(fr_zset *s, double bound, bint inclusive):
-    """How many members score below ``bound`` (at most ``bound`` when
-    inclusive): fr_zset_count_below_batch of one bound, by one descent."""
-    cdef fr_zset_range rg
-    cdef uint64_t rank
-    _score_range(&rg, bound, _INF, inclusive, False)
-    if fr_zset_first_in_range(s, &rg, &rank) == FR_ZSET_NIL:
-        return fr_zset_len(s)
-    return rank - 1
-
-
 cdef bint _friends_batched(_Board b, object style, list players, list scores, list ranks) except -1:
     """friends.lua's loop over ``players`` (each's score and rank in ``style``,
     into ``scores`` and ``ranks``) on a board that exists, FR_ZSET_BATCH
-    players at a time: their lookups, then their rank descents (ZREVRANK/
-    ZRANK, or the ZCOUNT of players or of distinct values with better
-    points), run in lock step (fr_zset_find_batch, fr_zset_rank_batch,
-    fr_zset_count_below_batch), so a batch's cache misses overlap.  The
-    descents run one by one on a set of fewer than _LOCK_STEP_MIN members,
-    which stays in cache: there the lock step's bookkeeping costs more than
-    it saves (about 240 ns a count against 110 ns at 1,000 members; 700 ns
-    against 1,400 ns at 1M).  The same answers as the loop, which runs
-    instead when this returns False (nothing appended): no board, or a
-    player not given as bytes."""
+    players at a time: their lookups run in lock step (fr_zset_find_batch),
+    so a batch's cache misses overlap, and so do their rank descents
+    (ZREVRANK/ZRANK, or the ZCOUNT of players or of distinct values with
+    better points: fr_zset_rank_batch, fr_zset_count_below_batch) on a set
+    of _LOCK_STEP_MIN members or more.  A smaller set stays in cache, and
+    there the lock step's bookkeeping costs more than it saves (about 240 ns
+    a count against 110 ns at 1,000 members; 700 ns against 1,400 ns at 1M):
+    its ranks come one by one, as the loop finds them (``rank_in``).  The
+    same answers as the loop, which runs instead when this returns False
+    (nothing appended): no board, or a player not given as bytes."""
     cdef const char *m[FR_ZSET_BATCH]
     cdef size_t lens[FR_ZSET_BATCH]
     cdef fr_zset_ref refs[FR_ZSET_BATCH]
@@ -678,8 +667,8 @@ cdef bint _friends_batched(_Board b, object style, list players, list scores, li
     cdef fr_zset *s
     cdef fr_zset *counted = NULL  # the set whose ZCOUNT gives the rank (styles c, d)
     cdef uint64_t counted_len = 0, length
-    cdef double points, score
-    cdef bint ordinal = style == b"o", inclusive = False
+    cdef double points
+    cdef bint ordinal = style == b"o", inclusive = False, lock_step
     for player in players:
         if type(player) is not bytes:
             return False
@@ -697,6 +686,7 @@ cdef bint _friends_batched(_Board b, object style, list players, list scores, li
         inclusive = b.desc
     if counted != NULL:
         counted_len = fr_zset_len(counted)
+    lock_step = length >= _LOCK_STEP_MIN if ordinal else counted_len >= _LOCK_STEP_MIN
     for base in range(0, n, FR_ZSET_BATCH):
         g = min(<Py_ssize_t>FR_ZSET_BATCH, n - base)
         for j in range(g):
@@ -714,32 +704,25 @@ cdef bint _friends_batched(_Board b, object style, list players, list scores, li
             else:
                 bound[hits] = points
             hits += 1
-        if ordinal:
-            if length >= _LOCK_STEP_MIN:
-                fr_zset_rank_batch(s, found, <size_t>hits, out)
-            else:
-                for j in range(hits):
-                    out[j] = fr_zset_rank(s, found[j])
-        elif counted != NULL:
-            if counted_len >= _LOCK_STEP_MIN:
-                fr_zset_count_below_batch(counted, bound, inclusive, <size_t>hits, out)
-            else:
-                for j in range(hits):
-                    out[j] = _count_below(counted, bound[j], inclusive)
+        if lock_step and ordinal:
+            fr_zset_rank_batch(s, found, <size_t>hits, out)
+        elif lock_step:
+            fr_zset_count_below_batch(counted, bound, inclusive, <size_t>hits, out)
         hits = 0
         for j in range(g):
             if refs[j] == FR_ZSET_NIL:
                 scores.append(None)
                 ranks.append(0)
                 continue
-            score = fr_zset_score(s, refs[j])
-            scores.append(_num(score))
+            scores.append(_num(fr_zset_score(s, refs[j])))
             if ordinal:  # index_of + 1
+                if not lock_step:
+                    out[hits] = fr_zset_rank(s, refs[j])
                 ranks.append(<Py_ssize_t>(length - out[hits]) + 1 if b.desc else <Py_ssize_t>out[hits])
-            elif counted == NULL:  # ZCOUNT of a missing key: 0
-                ranks.append(1)
-            else:  # ZCOUNT (bound, +inf] / [bound, +inf] in desc, [-inf, bound) in asc, + 1
+            elif lock_step:  # ZCOUNT (bound, +inf] / [bound, +inf] in desc, [-inf, bound) in asc, + 1
                 ranks.append(<Py_ssize_t>((counted_len - out[hits]) if b.desc else out[hits]) + 1)
+            else:
+                ranks.append(b.rank_in(style, 0, b.points_of(fr_zset_score(s, refs[j]))))
             hits += 1
     return True
 
