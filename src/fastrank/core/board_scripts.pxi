@@ -667,7 +667,7 @@ cdef bint _friends_batched(_Board b, object style, list players, list scores, li
     cdef fr_zset *s
     cdef fr_zset *counted = NULL  # the set whose ZCOUNT gives the rank (styles c, d)
     cdef uint64_t counted_len = 0, length
-    cdef double points
+    cdef double points, score
     cdef bint ordinal = style == b"o", inclusive = False, lock_step
     for player in players:
         if type(player) is not bytes:
@@ -693,28 +693,31 @@ cdef bint _friends_batched(_Board b, object style, list players, list scores, li
             player = players[base + j]
             m[j], lens[j] = PyBytes_AS_STRING(player), <size_t>PyBytes_GET_SIZE(player)
         fr_zset_find_batch(s, m, lens, <size_t>g, refs)
-        hits = 0
-        for j in range(g):
-            if refs[j] == FR_ZSET_NIL:
-                continue
-            found[hits] = refs[j]
-            points = b.points_of(fr_zset_score(s, refs[j]))
-            if style == b"c" and b.scale != 0:  # the bounds better() sends
-                bound[hits] = (points + 1) * b.scale if b.desc else points * b.scale
+        if lock_step:  # the batch's descents, for the players present
+            hits = 0
+            for j in range(g):
+                if refs[j] == FR_ZSET_NIL:
+                    continue
+                found[hits] = refs[j]
+                if not ordinal:
+                    points = b.points_of(fr_zset_score(s, refs[j]))
+                    if style == b"c" and b.scale != 0:  # the bounds better() sends
+                        bound[hits] = (points + 1) * b.scale if b.desc else points * b.scale
+                    else:
+                        bound[hits] = points
+                hits += 1
+            if ordinal:
+                fr_zset_rank_batch(s, found, <size_t>hits, out)
             else:
-                bound[hits] = points
-            hits += 1
-        if lock_step and ordinal:
-            fr_zset_rank_batch(s, found, <size_t>hits, out)
-        elif lock_step:
-            fr_zset_count_below_batch(counted, bound, inclusive, <size_t>hits, out)
+                fr_zset_count_below_batch(counted, bound, inclusive, <size_t>hits, out)
         hits = 0
         for j in range(g):
             if refs[j] == FR_ZSET_NIL:
                 scores.append(None)
                 ranks.append(0)
                 continue
-            scores.append(_num(fr_zset_score(s, refs[j])))
+            score = fr_zset_score(s, refs[j])
+            scores.append(_num(score))
             if ordinal:  # index_of + 1
                 if not lock_step:
                     out[hits] = fr_zset_rank(s, refs[j])
@@ -722,7 +725,7 @@ cdef bint _friends_batched(_Board b, object style, list players, list scores, li
             elif lock_step:  # ZCOUNT (bound, +inf] / [bound, +inf] in desc, [-inf, bound) in asc, + 1
                 ranks.append(<Py_ssize_t>((counted_len - out[hits]) if b.desc else out[hits]) + 1)
             else:
-                ranks.append(b.rank_in(style, 0, b.points_of(fr_zset_score(s, refs[j]))))
+                ranks.append(b.rank_in(style, 0, b.points_of(score)))
             hits += 1
     return True
 
