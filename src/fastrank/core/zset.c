@@ -53,6 +53,12 @@
  *     ONE descent with two cursors finds the old and the new place (Redis
  *     searches twice), and the node is unlinked and relinked, never
  *     reallocated (fr_zset_move).
+   - A write that links a node learns its rank on the way (the spans its
+     descent summed) and leaves it as the set's RANK HINT: (node, rank,
+     version).  fr_zset_rank answers from the hint while the version is
+     unchanged -- every change to the list bumps it -- so the rank read that
+     usually follows a write ("add my points, then tell me my place") costs
+     no second descent.  One hint per set, a few bytes.
  *   - The arena and the index, once past 4 MiB, are mmap'd 2 MiB-aligned
  *     with MADV_HUGEPAGE on Linux (see fr_zset_big_alloc): a descent's ~30
  *     random node reads otherwise also miss the TLB.  The arena is trimmed
@@ -119,7 +125,8 @@
  *   - a node of level L is on exactly the lists 0..L-1; no list above the
  *     set's level is used and the top list is non-empty (unless empty set);
  *   - span(x, i) = rank(x.fwd[i]) - rank(x), or length - rank(x) for NIL;
- *   - the index holds exactly the linked nodes, each under its hash tag.
+ *   - the index holds exactly the linked nodes, each under its hash tag;
+ *   - while hint_version == version, node hint_ref has rank hint_rank.
  *
  * Sections: helpers; arena; hash index; span bookkeeping; searches; point
  * operations; batch lookups; ranges; bulk load; life cycle; checker.
@@ -852,6 +859,21 @@ static void fr_zset_raise_level(fr_zset *s, int lvl, fr_zset_ref *upd, uint64_t 
  * Searches
  * ====================================================================== */
 
+/* Records that linked node x has 1-based rank `rank` in the list as it is
+ * now (after the change that bumped the version). */
+static inline void fr_zset_set_hint(fr_zset *s, fr_zset_ref x, uint64_t rank)
+{
+    s->hint_ref = x;
+    s->hint_rank = rank;
+    s->hint_version = s->version;
+}
+
+/* True when the rank hint holds for linked node x. */
+static inline int fr_zset_hint_holds(const fr_zset *s, fr_zset_ref x)
+{
+    return x == s->hint_ref && s->hint_version == s->version;
+}
+
 /* Fills upd[i] with the last node < (score, m) on each level (the header if
  * none) and rank[i] (may be NULL) with its rank (header = 0). */
 static void fr_zset_find_path(const fr_zset *s, double score, const char *m, size_t len,
@@ -889,6 +911,7 @@ static void fr_zset_link(fr_zset *s, fr_zset_ref x)
     if (xn->level > s->level)
         fr_zset_raise_level(s, xn->level, upd, rank);
     fr_zset_splice_in(s, x, upd, rank);
+    fr_zset_set_hint(s, x, rank[0] + 1);
 }
 
 /* Unlinks node x from the list (it stays in the index and allocated). */
@@ -903,7 +926,8 @@ static void fr_zset_unlink(fr_zset *s, fr_zset_ref x)
     fr_zset_splice_out(s, x, upd);
 }
 
-/* 1-based rank of linked node target.  O(log n). */
+/* 1-based rank of linked node target.  O(log n); O(1) for the node the
+ * last write left as the rank hint. */
 uint64_t fr_zset_rank(const fr_zset *s, fr_zset_ref target)
 {
     const fr_zset_node *tn = FR_ZSET_N(s, target), *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
@@ -915,6 +939,8 @@ uint64_t fr_zset_rank(const fr_zset *s, fr_zset_ref target)
     int i;
     if (target == s->tail)
         return s->length;
+    if (fr_zset_hint_holds(s, target))
+        return s->hint_rank;
     for (i = s->level - 1; i >= 0; i--) {
         if (i)
             fr_zset_prefetch(s, xn->fwd[i - 1]);
@@ -1010,9 +1036,11 @@ static fr_zset_ref fr_zset_insert(fr_zset *s, const char *m, size_t len, double 
 
 /* Moves linked node r to a different score ns that does not fit in place:
  * one descent tracks two cursors, for the lower and the higher of the old
- * and new keys (they share the path until they part, so a small move costs
- * about one search, not two), then unlinks at the old place and links at
- * the new one, correcting the new path for the node's removal. */
+ * and new keys, then unlinks at the old place and links at the new one,
+ * correcting the new path for the node's removal.  The cursors share the
+ * path from the top until they part; below that each level advances them
+ * in turn, one step each, so the two chains of cache misses (about one
+ * node per level each) overlap instead of following one another. */
 static void fr_zset_move(fr_zset *s, fr_zset_ref r, double ns, uint64_t *ranks)
 {
     fr_zset_ref ulo[FR_ZSET_MAXLEVEL], uhi[FR_ZSET_MAXLEVEL], *unew, a = FR_ZSET_HEAD, b = FR_ZSET_HEAD, f;
@@ -1020,28 +1048,59 @@ static void fr_zset_move(fr_zset *s, fr_zset_ref r, double ns, uint64_t *ranks)
     const fr_zset_node *x = FR_ZSET_N(s, r), *an = FR_ZSET_N(s, FR_ZSET_HEAD), *bn = an;
     size_t len;
     const char *m = fr_zset_node_member(x, &len);
-    int up = ns > x->score, i;
+    int up = ns > x->score, i, alo, ahi;
     double lo = up ? x->score : ns, hi = up ? ns : x->score;
     for (i = s->level - 1; i >= 0; i--) {
-        if (i)
-            fr_zset_prefetch(s, an->fwd[i - 1]);
-        while ((f = an->fwd[i]) && fr_zset_cmp_key(FR_ZSET_N(s, f), lo, m, len) < 0) {
-            ra += fr_zset_span(an, i);
-            a = f;
-            an = FR_ZSET_N(s, f);
-        }
-        ulo[i] = a;
-        rlo[i] = ra;
-        if (rb < ra) { /* the high cursor is never behind the low one */
+        if (a == b) { /* together: a step below the low key is below the high key too */
+            if (i)
+                fr_zset_prefetch(s, an->fwd[i - 1]);
+            while ((f = an->fwd[i]) && fr_zset_cmp_key(FR_ZSET_N(s, f), lo, m, len) < 0) {
+                ra += fr_zset_span(an, i);
+                a = f;
+                an = FR_ZSET_N(s, f);
+                if (i)
+                    fr_zset_prefetch(s, an->fwd[i - 1]);
+            }
             b = a;
             bn = an;
             rb = ra;
+            alo = 0;
+        } else {
+            alo = 1;
+            if (i)
+                fr_zset_prefetch(s, an->fwd[i - 1]);
         }
-        while ((f = bn->fwd[i]) && fr_zset_cmp_key(FR_ZSET_N(s, f), hi, m, len) < 0) {
-            rb += fr_zset_span(bn, i);
-            b = f;
-            bn = FR_ZSET_N(s, f);
+        if (i)
+            fr_zset_prefetch(s, bn->fwd[i - 1]);
+        ahi = 1;
+        while (alo | ahi) { /* one step of each cursor still moving */
+            if (alo) {
+                f = an->fwd[i];
+                if (f && fr_zset_cmp_key(FR_ZSET_N(s, f), lo, m, len) < 0) {
+                    ra += fr_zset_span(an, i);
+                    a = f;
+                    an = FR_ZSET_N(s, f);
+                    if (i)
+                        fr_zset_prefetch(s, an->fwd[i - 1]);
+                } else {
+                    alo = 0;
+                }
+            }
+            if (ahi) {
+                f = bn->fwd[i];
+                if (f && fr_zset_cmp_key(FR_ZSET_N(s, f), hi, m, len) < 0) {
+                    rb += fr_zset_span(bn, i);
+                    b = f;
+                    bn = FR_ZSET_N(s, f);
+                    if (i)
+                        fr_zset_prefetch(s, bn->fwd[i - 1]);
+                } else {
+                    ahi = 0;
+                }
+            }
         }
+        ulo[i] = a;
+        rlo[i] = ra;
         uhi[i] = b;
         rhi[i] = rb;
     }
@@ -1072,6 +1131,7 @@ static void fr_zset_move(fr_zset *s, fr_zset_ref r, double ns, uint64_t *ranks)
     if (FR_ZSET_N(s, r)->level > s->level)
         fr_zset_raise_level(s, FR_ZSET_N(s, r)->level, unew, rnew);
     fr_zset_splice_in(s, r, unew, rnew);
+    fr_zset_set_hint(s, r, rnew[0] + 1);
 }
 
 /* True when linked node r may take score (not NaN) where it stands: it
@@ -1100,8 +1160,11 @@ static int fr_zset_fits_in_place(const fr_zset *s, fr_zset_ref r, double score)
 void fr_zset_set_score_ranked(fr_zset *s, fr_zset_ref r, double score, uint64_t ranks[2])
 {
     if (fr_zset_fits_in_place(s, r, score)) {
+        int held = s->hint_version == s->version; /* no node changes rank */
         FR_ZSET_N(s, r)->score = score;
         s->version++;
+        if (held)
+            s->hint_version = s->version;
         if (ranks)
             ranks[0] = ranks[1] = fr_zset_rank(s, r);
         return;
@@ -2449,6 +2512,9 @@ int fr_zset_check(const fr_zset *s, char *err, size_t errlen)
         prev = x;
         if (++n > s->length)
             FR_ZSET_FAIL("more nodes than length %llu", (unsigned long long)s->length);
+        if (fr_zset_hint_holds(s, x) && s->hint_rank != n)
+            FR_ZSET_FAIL("rank hint: node %u has rank %llu, hint says %llu", (unsigned)x,
+                     (unsigned long long)n, (unsigned long long)s->hint_rank);
     }
     if (n != s->length)
         FR_ZSET_FAIL("%llu nodes, length %llu", (unsigned long long)n, (unsigned long long)s->length);

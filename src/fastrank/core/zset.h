@@ -88,6 +88,11 @@ typedef struct fr_zset {
     uint64_t rng;       /* level generator state (splitmix64) */
     uint64_t seed;      /* hash seed */
     uint64_t version;   /* bumped by every change (iterators check it) */
+    /* The rank a write just learned: node hint_ref has 1-based rank
+     * hint_rank while version == hint_version (see fr_zset_rank). */
+    fr_zset_ref hint_ref;
+    uint64_t hint_rank;
+    uint64_t hint_version;
     size_t ext_bytes;   /* bytes malloc'd for out-of-line members */
     uint64_t ext_count; /* number of out-of-line members */
     void *bulk_buf;     /* sort records reserved by fr_zset_bulk_begin */
