@@ -151,14 +151,14 @@ cdef object run_plan(ScriptPlan plan, object db, EngineState st, bytes sha, Py_s
         return _plan_declined
     for item in plan.steps:
         step = <PlanStep>item
+        if ranked:  # a ZRANK/ZREVRANK of valid arity, not a write: no check to run
+            reply, ranked = rank, False
+            continue
         argv = _plan_argv(step.words, words, numkeys)
         if step.refusal is not None:
             raise _plan_error(step.refusal, sha, step.line)
         if step.write and read_only:
             raise _plan_error(_plan_write_refused, sha, step.line)
-        if ranked:
-            reply, ranked = rank, False
-            continue
         if step.rank_next and _incr_ranked(db, st, argv, step.rank_next == 2, &rank):
             ranked = True
             continue
