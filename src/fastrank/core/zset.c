@@ -53,12 +53,13 @@
  *     ONE descent with two cursors finds the old and the new place (Redis
  *     searches twice), and the node is unlinked and relinked, never
  *     reallocated (fr_zset_move).
-   - A write that links a node learns its rank on the way (the spans its
-     descent summed) and leaves it as the set's RANK HINT: (node, rank,
-     version).  fr_zset_rank answers from the hint while the version is
-     unchanged -- every change to the list bumps it -- so the rank read that
-     usually follows a write ("add my points, then tell me my place") costs
-     no second descent.  One hint per set, a few bytes.
+ *   - A write that links a node learns its rank on the way (the spans its
+ *     descent summed) and leaves it as the set's RANK HINT: (node, rank,
+ *     version).  fr_zset_rank answers from the hint while the version is
+ *     unchanged -- every change to the list bumps it; a score changed in
+ *     place keeps it, as no rank changes -- so the rank read that usually
+ *     follows a write ("add my points, then tell me my place") costs no
+ *     second descent.  One hint per set, 24 bytes.
  *   - The arena and the index, once past 4 MiB, are mmap'd 2 MiB-aligned
  *     with MADV_HUGEPAGE on Linux (see fr_zset_big_alloc): a descent's ~30
  *     random node reads otherwise also miss the TLB.  The arena is trimmed
