@@ -1035,6 +1035,24 @@ static fr_zset_ref fr_zset_insert(fr_zset *s, const char *m, size_t len, double 
     return r;
 }
 
+/* One step of a descent's cursor (*c, its node *cn, its rank *rank) on
+ * level i towards the key (score, m): moves it to the next node when that
+ * one sorts before the key (prefetching where the level below starts from
+ * there); 1 when it moved, 0 when it stays (its place on this level). */
+static inline int fr_zset_step(const fr_zset *s, fr_zset_ref *c, const fr_zset_node **cn, uint64_t *rank,
+                               int i, double score, const char *m, size_t len)
+{
+    fr_zset_ref f = (*cn)->fwd[i];
+    if (!f || fr_zset_cmp_key(FR_ZSET_N(s, f), score, m, len) >= 0)
+        return 0;
+    *rank += fr_zset_span(*cn, i);
+    *c = f;
+    *cn = FR_ZSET_N(s, f);
+    if (i)
+        fr_zset_prefetch(s, (*cn)->fwd[i - 1]);
+    return 1;
+}
+
 /* Moves linked node r to a different score ns that does not fit in place:
  * one descent tracks two cursors, for the lower and the higher of the old
  * and new keys, then unlinks at the old place and links at the new one,
@@ -1044,7 +1062,7 @@ static fr_zset_ref fr_zset_insert(fr_zset *s, const char *m, size_t len, double 
  * node per level each) overlap instead of following one another. */
 static void fr_zset_move(fr_zset *s, fr_zset_ref r, double ns, uint64_t *ranks)
 {
-    fr_zset_ref ulo[FR_ZSET_MAXLEVEL], uhi[FR_ZSET_MAXLEVEL], *unew, a = FR_ZSET_HEAD, b = FR_ZSET_HEAD, f;
+    fr_zset_ref ulo[FR_ZSET_MAXLEVEL], uhi[FR_ZSET_MAXLEVEL], *unew, a = FR_ZSET_HEAD, b = FR_ZSET_HEAD;
     uint64_t rlo[FR_ZSET_MAXLEVEL], rhi[FR_ZSET_MAXLEVEL], *rnew, ra = 0, rb = 0;
     const fr_zset_node *x = FR_ZSET_N(s, r), *an = FR_ZSET_N(s, FR_ZSET_HEAD), *bn = an;
     size_t len;
@@ -1052,53 +1070,23 @@ static void fr_zset_move(fr_zset *s, fr_zset_ref r, double ns, uint64_t *ranks)
     int up = ns > x->score, i, alo, ahi;
     double lo = up ? x->score : ns, hi = up ? ns : x->score;
     for (i = s->level - 1; i >= 0; i--) {
+        if (i)
+            fr_zset_prefetch(s, an->fwd[i - 1]);
+        alo = 1;
         if (a == b) { /* together: a step below the low key is below the high key too */
-            if (i)
-                fr_zset_prefetch(s, an->fwd[i - 1]);
-            while ((f = an->fwd[i]) && fr_zset_cmp_key(FR_ZSET_N(s, f), lo, m, len) < 0) {
-                ra += fr_zset_span(an, i);
-                a = f;
-                an = FR_ZSET_N(s, f);
-                if (i)
-                    fr_zset_prefetch(s, an->fwd[i - 1]);
-            }
+            while (fr_zset_step(s, &a, &an, &ra, i, lo, m, len))
+                ;
             b = a;
             bn = an;
             rb = ra;
             alo = 0;
-        } else {
-            alo = 1;
-            if (i)
-                fr_zset_prefetch(s, an->fwd[i - 1]);
-        }
-        if (i)
+        } else if (i) {
             fr_zset_prefetch(s, bn->fwd[i - 1]);
+        }
         ahi = 1;
         while (alo | ahi) { /* one step of each cursor still moving */
-            if (alo) {
-                f = an->fwd[i];
-                if (f && fr_zset_cmp_key(FR_ZSET_N(s, f), lo, m, len) < 0) {
-                    ra += fr_zset_span(an, i);
-                    a = f;
-                    an = FR_ZSET_N(s, f);
-                    if (i)
-                        fr_zset_prefetch(s, an->fwd[i - 1]);
-                } else {
-                    alo = 0;
-                }
-            }
-            if (ahi) {
-                f = bn->fwd[i];
-                if (f && fr_zset_cmp_key(FR_ZSET_N(s, f), hi, m, len) < 0) {
-                    rb += fr_zset_span(bn, i);
-                    b = f;
-                    bn = FR_ZSET_N(s, f);
-                    if (i)
-                        fr_zset_prefetch(s, bn->fwd[i - 1]);
-                } else {
-                    ahi = 0;
-                }
-            }
+            alo = alo && fr_zset_step(s, &a, &an, &ra, i, lo, m, len);
+            ahi = ahi && fr_zset_step(s, &b, &bn, &rb, i, hi, m, len);
         }
         ulo[i] = a;
         rlo[i] = ra;
