@@ -755,9 +755,8 @@ class PlanStep:
     write: bool
     maybe_status: bool
     line: int
-    rank_next: int
     def __init__(self, words: Tuple[Any, ...], word: bytes, refusal: Optional[str], write: bool,
-                 maybe_status: bool, line: int, rank_next: int = 0) -> None: ...
+                 maybe_status: bool, line: int) -> None: ...
 @final
 class ScriptPlan:
     """A straight-line script's steps."""
