@@ -755,8 +755,9 @@ class PlanStep:
     write: bool
     maybe_status: bool
     line: int
+    rank_next: int
     def __init__(self, words: Tuple[Any, ...], word: bytes, refusal: Optional[str], write: bool,
-                 maybe_status: bool, line: int) -> None: ...
+                 maybe_status: bool, line: int, rank_next: int = 0) -> None: ...
 @final
 class ScriptPlan:
     """A straight-line script's steps."""

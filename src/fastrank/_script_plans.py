@@ -203,8 +203,27 @@ def compile_plan(lua: LuaScripting, code: bytes) -> Optional[ScriptPlan]:
                 else:
                     max_arg = max(max_arg, -item)
         steps.append(PlanStep(tuple(template), word, refusal, bool(cmd is not None and cmd.write),
-                              status, line))
+                              status, line, _rank_next(calls, len(steps))))
     return ScriptPlan(tuple(steps), max_key, max_arg, returned)
+
+
+_RANKS = {b"ZRANK": 1, b"ZREVRANK": 2}
+
+
+def _rank_next(calls: List[Tuple[List[Union[bytes, int]], int]], i: int) -> int:
+    """1 (2) when call i is ``ZINCRBY key increment member`` and call i + 1 is
+    ``ZRANK (ZREVRANK) key member`` with the same key and member (the same
+    literal, or the same KEYS/ARGV index); else 0. The plan then reads the
+    rank off the increment's own walk (core/script_plans.pxi)."""
+    if i + 1 >= len(calls):
+        return 0
+    incr, rank = calls[i][0], calls[i + 1][0]
+    if len(incr) != 4 or len(rank) != 3 or not all(type(w) is bytes for w in (incr[0], rank[0])):
+        return 0
+    assert isinstance(incr[0], bytes) and isinstance(rank[0], bytes)
+    if incr[0].upper() != b"ZINCRBY" or incr[1] != rank[1] or incr[3] != rank[2]:
+        return 0
+    return _RANKS.get(rank[0].upper(), 0)
 
 
 def script_error(text: str, sha: bytes, line: int) -> CommandError:

@@ -1,10 +1,10 @@
 """A ZINCRBY followed by ZRANK/ZREVRANK of the same key and member, in a
-straight-line script: the rank call answers from the rank hint the move
-left (core/zset.c). Twin Engines, one with plans and one running every
-script in Lua, must give the same replies, errors and keyspace: on a
-skip-list zset, a listpack, a key with a TTL, a key of another type, a
-missing key or member, increments that are not plain decimals or that make
-NaN, and pairs that do not match."""
+straight-line script: the plan reads the rank off the increment's own walk
+(core/script_plans.pxi, ``_incr_ranked``). Twin Engines, one with plans and
+one running every script in Lua, must give the same replies, errors and
+keyspace: on a skip-list zset (where the shortcut runs), a listpack, a key
+with a TTL, a key of another type, a missing key or member, increments that
+are not plain decimals or that make NaN, and pairs that do not match."""
 from __future__ import annotations
 
 from typing import Any, List
@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastrank import Engine
-from fastrank._script_plans import set_script_plans
+from fastrank._script_plans import compile_plan, set_script_plans
+from fastrank.commands.scripting import scripting
 
 PAIRS = [
     "redis.call('zincrby', KEYS[1], ARGV[1], ARGV[2])\nreturn redis.call('zrevrank', KEYS[1], ARGV[2])",
@@ -22,7 +23,7 @@ PAIRS = [
     "redis.call('zincrby', KEYS[1], ARGV[1], ARGV[2])\nredis.call('zrevrank', KEYS[1], ARGV[2])",
     "redis.call('zincrby', KEYS[1], ARGV[1], ARGV[2])\nredis.call('zrevrank', KEYS[1], ARGV[2])\n"
     "return redis.call('zscore', KEYS[1], ARGV[2])",
-    # not the same key or member
+    # not the same key or member: both steps run as usual
     "redis.call('zincrby', KEYS[1], ARGV[1], ARGV[2])\nreturn redis.call('zrevrank', KEYS[1], ARGV[3])",
     "redis.call('zincrby', KEYS[1], ARGV[1], ARGV[2])\nreturn redis.call('zrevrank', 'big', ARGV[2])",
 ]
@@ -67,6 +68,13 @@ def test_incr_then_rank_answers_as_lua(steps):
         args = [amount, member, other]
         assert _outcome(planned, script, key, args, read_only) == _outcome(lua, script, key, args, read_only)
         assert _keyspace(planned) == _keyspace(lua)
+
+
+def test_which_pairs_are_marked():
+    engine = Engine()
+    lua = scripting(engine)
+    marks = [[step.rank_next for step in compile_plan(lua, script.encode()).steps] for script in PAIRS]
+    assert marks == [[2, 0], [1, 0], [2, 0], [2, 0], [2, 0, 0], [0, 0], [0, 0]]
 
 
 def test_the_rank_is_the_one_after_the_increment():

@@ -8,10 +8,12 @@
 # what the Lua bridge (fastrank._lua_sandbox) does for each call -- the same
 # checks in the same order, then the Engine's one dispatch path -- and
 # converts the last reply as the Lua round trip would: the common shapes
-# here, the rest by fastrank._script_plans.lua_round_trip.  (A ZRANK or
-# ZREVRANK right after a ZINCRBY of the same member needs no special step:
-# the zset answers it from the rank hint the move left, core/zset.c.)  A
-# plan declines
+# here, the rest by fastrank._script_plans.lua_round_trip.  A ZINCRBY step
+# marked ``rank_next`` (a ZRANK or ZREVRANK of the same key and member comes
+# next: the leaderboard's "add points, tell me my place") moves the member
+# with fr_zset_set_score_ranked on a skip-list zset and hands the rank it
+# read off the move's walk to the next step, which then skips its descent;
+# in any other case both steps run as usual.  A plan declines
 # (returns the declined sentinel, and the Lua function runs) before running
 # anything when a KEYS/ARGV index is beyond what the call passed.
 
@@ -42,21 +44,26 @@ cdef class PlanStep:
     ``refusal``: the error the bridge raises before running this call
     (unknown command, wrong arity, not allowed in scripts) or None; ``write``:
     the command writes; ``maybe_status``: a bytes reply may be a status reply
-    (decided per call, on the final argv); ``line``: the call's source line."""
+    (decided per call, on the final argv); ``line``: the call's source line;
+    ``rank_next``: on a ZINCRBY, 1 (2) when the next step is ZRANK (ZREVRANK)
+    of the same key and member, else 0."""
     cdef readonly tuple words
     cdef readonly bytes word
     cdef readonly object refusal
     cdef readonly bint write
     cdef readonly bint maybe_status
     cdef readonly int line
+    cdef readonly int rank_next
 
-    def __init__(self, tuple words, bytes word, refusal, bint write, bint maybe_status, int line):
+    def __init__(self, tuple words, bytes word, refusal, bint write, bint maybe_status, int line,
+                 int rank_next=0):
         self.words = words
         self.word = word
         self.refusal = refusal
         self.write = write
         self.maybe_status = maybe_status
         self.line = line
+        self.rank_next = rank_next
 
 
 @cython.final
@@ -98,6 +105,39 @@ cdef inline list _plan_argv(tuple template, list words, Py_ssize_t numkeys):
     return argv
 
 
+cdef bint _incr_ranked(object db, EngineState st, list argv, bint reverse, long long *rank) except -1:
+    """ZINCRBY key increment member, then the member's rank (reverse: from the
+    top) in ``rank``: True when done here -- a member already on a skip-list
+    zset without TTL, a plain decimal increment that leaves a number -- the
+    rank read off the move's own walk (or one descent when the member keeps
+    its place); False, nothing done, for every other case (the two commands
+    then run as usual, with their own errors)."""
+    cdef double delta, current, score
+    cdef uint64_t ranks[2]
+    cdef fr_zset *s
+    cdef fr_zset_ref r
+    cdef SortedSet z = _zincrby_target(st, argv, &delta)
+    if z is None:
+        return False
+    s = z._s
+    member = argv[3]
+    r = fr_zset_find(s, PyBytes_AS_STRING(member), <size_t>PyBytes_GET_SIZE(member))
+    if r == FR_ZSET_NIL:
+        return False
+    current = fr_zset_score(s, r)
+    score = current + delta
+    if score != score:  # inf + -inf: ZINCRBY's own error
+        return False
+    if score != current:
+        fr_zset_set_score_ranked(s, r, score, ranks)
+    else:  # too small to change a large score: the place is unchanged
+        ranks[1] = fr_zset_rank(s, r)
+    if db._observed:
+        db.written(argv[1])
+    rank[0] = <long long>(fr_zset_len(s) - ranks[1]) if reverse else <long long>ranks[1] - 1
+    return True
+
+
 cdef object run_plan(ScriptPlan plan, object db, EngineState st, bytes sha, Py_ssize_t numkeys,
                      list words, bint read_only):
     """ScriptPlan.run, for the front door without a method lookup (st: db's state)."""
@@ -105,15 +145,23 @@ cdef object run_plan(ScriptPlan plan, object db, EngineState st, bytes sha, Py_s
     cdef list argv = None
     cdef object reply = None
     cdef double d
+    cdef long long rank = 0
+    cdef bint ranked = False  # the step before read this step's rank already
     if numkeys < plan.max_key or PyList_GET_SIZE(words) - numkeys < plan.max_arg:
         return _plan_declined
     for item in plan.steps:
         step = <PlanStep>item
+        if ranked:  # a ZRANK/ZREVRANK of valid arity, not a write: no check to run
+            reply, ranked = rank, False
+            continue
         argv = _plan_argv(step.words, words, numkeys)
         if step.refusal is not None:
             raise _plan_error(step.refusal, sha, step.line)
         if step.write and read_only:
             raise _plan_error(_plan_write_refused, sha, step.line)
+        if step.rank_next and _incr_ranked(db, st, argv, step.rank_next == 2, &rank):
+            ranked = True
+            continue
         try:
             reply = _call(db, st, argv)
         except _CommandError as err:
