@@ -875,25 +875,38 @@ static inline int fr_zset_hint_holds(const fr_zset *s, fr_zset_ref x)
     return x == s->hint_ref && s->hint_version == s->version;
 }
 
+/* One step of a descent's cursor (*c, its node *cn, its rank *rank) on
+ * level i towards the key (score, m): moves it to the next node when that
+ * one sorts before the key (prefetching where the level below starts from
+ * there); 1 when it moved, 0 when it stays (its place on this level). */
+static inline int fr_zset_step(const fr_zset *s, fr_zset_ref *c, const fr_zset_node **cn, uint64_t *rank,
+                               int i, double score, const char *m, size_t len)
+{
+    fr_zset_ref f = (*cn)->fwd[i];
+    if (!f || fr_zset_cmp_key(FR_ZSET_N(s, f), score, m, len) >= 0)
+        return 0;
+    *rank += fr_zset_span(*cn, i);
+    *c = f;
+    *cn = FR_ZSET_N(s, f);
+    if (i)
+        fr_zset_prefetch(s, (*cn)->fwd[i - 1]);
+    return 1;
+}
+
 /* Fills upd[i] with the last node < (score, m) on each level (the header if
  * none) and rank[i] (may be NULL) with its rank (header = 0). */
 static void fr_zset_find_path(const fr_zset *s, double score, const char *m, size_t len,
                           fr_zset_ref *upd, uint64_t *rank)
 {
-    fr_zset_ref x = FR_ZSET_HEAD, f;
+    fr_zset_ref x = FR_ZSET_HEAD;
     const fr_zset_node *xn = FR_ZSET_N(s, x);
     uint64_t r = 0;
     int i;
     for (i = s->level - 1; i >= 0; i--) {
         if (i)
             fr_zset_prefetch(s, xn->fwd[i - 1]);
-        while ((f = xn->fwd[i]) && fr_zset_cmp_key(FR_ZSET_N(s, f), score, m, len) < 0) {
-            r += fr_zset_span(xn, i);
-            x = f;
-            xn = FR_ZSET_N(s, f);
-            if (i)
-                fr_zset_prefetch(s, xn->fwd[i - 1]);
-        }
+        while (fr_zset_step(s, &x, &xn, &r, i, score, m, len))
+            ;
         upd[i] = x;
         if (rank)
             rank[i] = r;
@@ -1033,24 +1046,6 @@ static fr_zset_ref fr_zset_insert(fr_zset *s, const char *m, size_t len, double 
     fr_zset_link(s, r);
     fr_zset_hash_put(s, r, h);
     return r;
-}
-
-/* One step of a descent's cursor (*c, its node *cn, its rank *rank) on
- * level i towards the key (score, m): moves it to the next node when that
- * one sorts before the key (prefetching where the level below starts from
- * there); 1 when it moved, 0 when it stays (its place on this level). */
-static inline int fr_zset_step(const fr_zset *s, fr_zset_ref *c, const fr_zset_node **cn, uint64_t *rank,
-                               int i, double score, const char *m, size_t len)
-{
-    fr_zset_ref f = (*cn)->fwd[i];
-    if (!f || fr_zset_cmp_key(FR_ZSET_N(s, f), score, m, len) >= 0)
-        return 0;
-    *rank += fr_zset_span(*cn, i);
-    *c = f;
-    *cn = FR_ZSET_N(s, f);
-    if (i)
-        fr_zset_prefetch(s, (*cn)->fwd[i - 1]);
-    return 1;
 }
 
 /* Moves linked node r to a different score ns that does not fit in place:
