@@ -1,7 +1,7 @@
-"""Build of the compiled modules: the core, fastrank._core, and the
-leaderboard's entry builder, fastrank._entries (apart from the core, which
-the leaderboard never imports), and the score service's reader of a SQLite
-store's totals, fastrank._totals.
+"""Build of the compiled modules: the core, fastrank._core (the structures
+and the Engine's compiled handlers), the leaderboard's natives
+(fastrank.leaderboard._entries, fastrank.leaderboard._natives) and the score
+service's reader of a SQLite store's totals, fastrank.service._totals.
 
 FASTRANK_DEBUG=1 builds with -O0 -g and C assertions on; FASTRANK_NATIVE=1
 adds -march=native. The default is an optimised (-O3), portable build.
@@ -39,23 +39,30 @@ if ASAN:
 if os.environ.get("FASTRANK_NATIVE") == "1" and os.name != "nt":
     compile_args.append("-march=native")
 
-# The C and Cython sources of the core live in one source folder (not a Python
-# package); _core.pyx includes its .pxi files and cimports its .pxd files.
-CORE = "src/fastrank/core"
+# C and Cython sources live beside the packages that own them, in plain
+# folders (not Python packages): the structures' in src/fastrank/structures/,
+# the Engine's compiled handlers in src/fastrank/engine/native/, the score
+# service's SQLite readers in src/fastrank/service/native/. _core.pyx (at the
+# package root) includes the first two; each folder is on the C include path
+# and on Cython's include path.
+SRC = "src/fastrank"
+STRUCTURES = f"{SRC}/structures"
+ENGINE_NATIVE = f"{SRC}/engine/native"
+SERVICE_NATIVE = f"{SRC}/service/native"
 
 core = Extension(
     "fastrank._core",
-    sources=["src/fastrank/_core.pyx"] + [f"{CORE}/{stem}.c" for stem in ("zset", "cms", "topk", "hll")],
-    include_dirs=[CORE, numpy.get_include()],
+    sources=[f"{SRC}/_core.pyx"] + [f"{STRUCTURES}/{stem}.c" for stem in ("zset", "cms", "topk", "hll")],
+    include_dirs=[SRC, STRUCTURES, ENGINE_NATIVE, numpy.get_include()],
     define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     extra_compile_args=compile_args,
     extra_link_args=link_args,
 )
 
 entries = Extension(
-    "fastrank._entries",
-    sources=["src/fastrank/_entries.pyx"],
-    include_dirs=[CORE],
+    "fastrank.leaderboard._entries",
+    sources=[f"{SRC}/leaderboard/_entries.pyx"],
+    include_dirs=[STRUCTURES],
     extra_compile_args=compile_args,
     extra_link_args=link_args,
 )
@@ -63,10 +70,10 @@ entries = Extension(
 # The rebuild's reader of the store's totals: SQLite's C API is found at run
 # time (dlopen/dlsym, no SQLite headers or library needed to build).
 totals = Extension(
-    "fastrank._totals",
-    sources=["src/fastrank/_totals.pyx"] + [f"{CORE}/{stem}.c" for stem in ("sqlite_runtime", "totals_scan",
-                                                                              "score_scan")],
-    include_dirs=[CORE],
+    "fastrank.service._totals",
+    sources=[f"{SRC}/service/_totals.pyx"] + [f"{SERVICE_NATIVE}/{stem}.c" for stem in ("sqlite_runtime", "totals_scan",
+                                                                                         "score_scan")],
+    include_dirs=[SERVICE_NATIVE],
     libraries=(["m"] if os.name != "nt" else []) + (["dl"] if os.name != "nt" and not sys.platform.startswith(
         ("darwin", "freebsd")) else []),
     extra_compile_args=compile_args,
@@ -77,7 +84,7 @@ setup(
     ext_modules=cythonize(
         [core, entries, totals],
         language_level=3,
-        include_path=[CORE],
+        include_path=[SRC, STRUCTURES, ENGINE_NATIVE, SERVICE_NATIVE],
         compiler_directives={
             "boundscheck": DEBUG,
             "wraparound": False,

@@ -9,7 +9,7 @@ Method
       direct   r.zincrby(key, n, m); r.zrevrank(key, m)         (Engine)
       evalsha  script(keys=[key], args=[n, m])                   (Engine)
                the script is straight-line, so the Engine runs its plan
-               (fastrank._script_plans); the same again with plans off
+               (fastrank.engine.lua.plans); the same again with plans off
                (every call through Lua) is printed beside it
       redis-py script(keys=[key], args=[n, m]) on redis-server   (one round trip)
     The script is redis-py's ``register_script`` object (EVALSHA).
@@ -48,7 +48,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import redis  # noqa: E402
 
 import fastrank  # noqa: E402
-from fastrank._script_plans import set_script_plans  # noqa: E402
+from fastrank.engine.lua.plans import set_script_plans  # noqa: E402
 from fastrank.testing import free_port, start_redis  # noqa: E402
 
 SCRIPT = """

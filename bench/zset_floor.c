@@ -3,7 +3,7 @@
  *
  * Build and run from the project root:
  *
- *     cc -O3 -DNDEBUG -Isrc/fastrank/core bench/zset_floor.c src/fastrank/core/zset.c -o /tmp/zset_floor -lm
+ *     cc -O3 -DNDEBUG -Isrc/fastrank/structures bench/zset_floor.c src/fastrank/structures/zset.c -o /tmp/zset_floor -lm
  *     /tmp/zset_floor            # 1,000,000 members
  *     /tmp/zset_floor 100000     # another size
  *     /tmp/zset_floor 1000 4     # and a pointer chase up to 4 MB (default 256)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import fastrank
-from fastrank.commands import COMMANDS
+from fastrank.engine.commands import COMMANDS
 
 TESTS = Path(__file__).parent
 SOURCE = "\n".join(

@@ -23,10 +23,10 @@ fastrank._core.SortedSet.__init__
 fastrank._core.HyperLogLog.__init__
 fastrank._core.__reduce_cython__
 fastrank._core.__setstate_cython__
-fastrank._entries.__test__
-fastrank._totals.__reduce_cython__
-fastrank._totals.__setstate_cython__
-fastrank._totals.__test__
+fastrank.leaderboard._entries.__test__
+fastrank.service._totals.__reduce_cython__
+fastrank.service._totals.__setstate_cython__
+fastrank.service._totals.__test__
 """
 
 
@@ -44,9 +44,9 @@ def test_core_stub_matches_module():
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write(STUBTEST_ALLOWLIST)
     try:
-        proc = _run(["mypy.stubtest", "fastrank._core", "fastrank._entries", "fastrank._totals", "--allowlist",
+        proc = _run(["mypy.stubtest", "fastrank._core", "fastrank.leaderboard._entries", "fastrank.service._totals", "--allowlist",
                      f.name])
     finally:
         os.unlink(f.name)
-    assert proc.returncode == 0, (f"stubtest fastrank._core, fastrank._entries, fastrank._totals:\n"
+    assert proc.returncode == 0, (f"stubtest fastrank._core, fastrank.leaderboard._entries, fastrank.service._totals:\n"
                                   f"{proc.stdout}{proc.stderr}")

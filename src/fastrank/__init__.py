@@ -1,11 +1,10 @@
 """fastrank: real-time leaderboards and counting with a compiled core."""
 from fastrank._core import CountMinSketch, HyperLogLog, SortedSet, TopK
 from fastrank._threads import get_threads, set_threads
-from fastrank.connect import connect
+from fastrank.engine.connect import connect
 from fastrank.counters import GCounter, GCounterReplica, PNCounter, PNCounterReplica, ShardedCounter
 from fastrank.engine import Engine
-from fastrank.leaderboard import Change, Entry, Leaderboard
-from fastrank.sharded import ShardedLeaderboard
+from fastrank.leaderboard import Change, Entry, Leaderboard, ShardedLeaderboard
 from fastrank.service import PostgresStore, SQLiteStore, ScoreService
 
 __version__ = "0.1.0"

@@ -171,13 +171,13 @@ class SortedSet:
         """Verify every invariant (order, spans, levels, index); AssertionError if broken."""
 
 
-# -- sketches (RedisBloom 2.8: core/cms.pxi, core/topk.pxi) ------------------
+# -- sketches (RedisBloom 2.8: structures/cms.pxi, structures/topk.pxi) ------------------
 # Items are encoded as members are (above).  A numpy INTEGER array of items is
 # hashed as each number's decimal text, in C, with no Python object per item;
 # other numpy arrays go through .tolist().  Every check runs before anything
 # changes: on error a sketch is unchanged.  Error messages carry RedisBloom
 # 2.8.2's exact texts where RedisBloom has the same condition (the constants
-# CMS_ERR_* / TOPK_ERR_* below, defined in fastrank._errors), for
+# CMS_ERR_* / TOPK_ERR_* below, defined in fastrank.errors), for
 # fastrank.Engine to re-raise.
 
 _Increments = Union[int, Sequence[int], npt.NDArray[np.integer]]
@@ -350,7 +350,7 @@ class TopK:
     def _check(self) -> None:
         """Verify the heap's invariants; AssertionError if broken."""
 
-# -- HyperLogLog (core/hll.pxi, core/hll.c) ---------------------------------
+# -- HyperLogLog (structures/hll.pxi, structures/hll.c) ---------------------------------
 # The state of a HyperLogLog *is* the Redis 7.0 HLL string: to_bytes() equals
 # GET after the same PFADD/PFCOUNT/PFMERGE on a Redis server, byte for byte,
 # and a value read from Redis works here.  See docs/compatibility.md §1.
@@ -469,7 +469,7 @@ def _hll_int_simd(allow: int = -1) -> int:
 def _hll_hash_ints(arr: npt.NDArray[Any]) -> npt.NDArray[np.uint64]:
     """Hashes of an int64 / uint64 array's decimal texts, as add_many computes them (for tests)."""
 
-# -- fastrank.Engine's compiled fast paths (core/engine_fast.pxi) ------------
+# -- fastrank.Engine's compiled fast paths (engine/native/engine_fast.pxi) ------------
 
 @disjoint_base
 class EngineLock:
@@ -564,7 +564,7 @@ def engine_incrby(self: Engine, name: KeyT, amount: int = 1) -> int:
     """Engine.incrby / incr: C path for a canonical int64 string, else the generic path."""
 
 
-# -- fastrank.Engine's one dispatch path (core/dispatch.pxi) ----------------------
+# -- fastrank.Engine's one dispatch path (engine/native/dispatch.pxi) ----------------------
 
 @disjoint_base
 class Command:
@@ -641,8 +641,8 @@ def queueing_method(name: str, word: str, fixed: int, rest: bool,
 def plain_transaction(packed: List[Optional[List[bytes]]]) -> bool:
     """True when MULTI would queue every command of packed as it is."""
 
-# core/zset_commands.pxi: the sorted-set read commands' handlers (registered
-# by fastrank.commands.sortedset) and the Engine's front doors for them.
+# engine/native/zset_commands.pxi: the sorted-set read commands' handlers (registered
+# by fastrank.engine.commands.sortedset) and the Engine's front doors for them.
 def zset_commands_setup(listpack_cls: type, parse_bound: Callable[[bytes], Any],
                         to_int: Callable[[bytes], int]) -> None:
     """Hand the handlers the Python pieces they defer to."""
@@ -695,8 +695,8 @@ def engine_zrevrangebylex(self: Engine, name: KeyT, max: EncodableT, min: Encoda
 def zcard(db: Engine, argv: List[bytes]) -> int:
     """ZCARD's handler."""
 
-# core/point_reads.pxi: GET, HGET and SISMEMBER's handlers (registered by
-# fastrank.commands.strings, .hashes and .sets).
+# engine/native/point_reads.pxi: GET, HGET and SISMEMBER's handlers (registered by
+# fastrank.engine.commands.strings, .hashes and .sets).
 def get_command(db: Any, argv: List[bytes]) -> Optional[bytes]:
     """GET's handler."""
 def hget_command(db: Any, argv: List[bytes]) -> Optional[bytes]:
@@ -722,12 +722,12 @@ def exists_command(db: Any, argv: List[bytes]) -> int:
 def ttl_generic(db: Any, key: bytes, in_ms: bool, absolute: bool) -> int:
     """TTL, PTTL, EXPIRETIME, PEXPIRETIME: -2, -1, the time left or the deadline."""
 
-# core/board_scripts.pxi: the native paths of the leaderboard scripts.
-BOARD_DECLINE: Any
+# leaderboard/natives.pxi: the native paths of the leaderboard scripts.
+NATIVE_DECLINE: Any
 def board_scripts_setup(zset_add: Any, new_zset: Any) -> None:
     """Hand over the keyspace helpers the write paths use."""
 def board_submit(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
-    """submit.lua's native path (BOARD_DECLINE: run the Lua script)."""
+    """submit.lua's native path (NATIVE_DECLINE: run the Lua script)."""
 def board_remove(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
     """remove.lua's native path."""
 def board_standing(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
@@ -737,13 +737,13 @@ def board_range(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
 def board_friends(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
     """friends.lua's native path."""
 
-# core/zincrby_handler.pxi
+# engine/native/zincrby_handler.pxi
 def zincrby_setup(python_handler: Any) -> None:
     """Hand over the Python ZINCRBY handler every uncommon case goes to."""
 def zincrby_command(db: Any, argv: List[bytes]) -> Any:
     """ZINCRBY's handler (whole argv): the common case in C, the rest in Python."""
 
-# core/script_plans.pxi: straight-line scripts run without Lua.
+# engine/native/script_plans.pxi: straight-line scripts run without Lua.
 def script_plans_setup(declined: Any, round_trip: Any, script_error: Any, write_refused: str) -> None:
     """Hand over the declined sentinel and the Python pieces of the rare paths."""
 @final
@@ -769,7 +769,7 @@ class ScriptPlan:
     def run(self, db: Any, sha: bytes, numkeys: int, words: List[bytes], read_only: bool) -> Any:
         """The script's reply, its error as CommandError, or the declined sentinel."""
 
-# core/script_front_door.pxi
+# engine/native/script_front_door.pxi
 def script_front_door_setup(run_cached: Any, native: Dict[bytes, Any], declined: Any) -> None:
     """Hand over the scripting command's run_cached and the native paths' table."""
 def script_object_setup(script_cls: Any, engine_cls: Any, pipeline_cls: Any, is_redis_pipeline: Any,
@@ -777,7 +777,7 @@ def script_object_setup(script_cls: Any, engine_cls: Any, pipeline_cls: Any, is_
     """Hand over what ScriptCall.__call__ tells clients apart with; script_cls is called by vectorcall."""
 @disjoint_base
 class ScriptCall:
-    """The compiled base of fastrank.script.Script: its call."""
+    """The compiled base of fastrank.engine.script.Script: its call."""
     registered_client: Any
     sha: Any
     def __call__(self, keys: Any = None, args: Any = None, client: Any = None) -> Any:
@@ -785,19 +785,19 @@ class ScriptCall:
 def engine_evalsha(self: Any, sha: Any, numkeys: Any, *keys_and_args: Any) -> Any:
     """Engine.evalsha: a cached script with plain arguments runs without the generic path."""
 
-# core/zadd_handler.pxi
+# engine/native/zadd_handler.pxi
 def zadd_setup(python_handler: Any) -> None:
     """Hand over the Python ZADD handler every uncommon case goes to."""
 def zadd_command(db: Any, argv: List[bytes]) -> Any:
     """ZADD's handler (whole argv): the common case in C, the rest in Python."""
 
-# core/zadd_front_door.pxi
+# engine/native/zadd_front_door.pxi
 def engine_zadd(self: Engine, name: KeyT, mapping: Mapping[Any, EncodableT], nx: bool = False,
                 xx: bool = False, ch: bool = False, incr: bool = False, gt: bool = False,
                 lt: bool = False) -> Union[int, float, None]:
     """Engine.zadd: C path for a few plain pairs on a skip-list zset, else Engine._zadd_general."""
 
-# core/hash_writes.pxi
+# engine/native/hash_writes.pxi
 def hash_writes_setup(hincrby_handler: Any, hset_handler: Any) -> None:
     """Hand over the Python HINCRBY and HSET handlers every uncommon case goes to."""
 def hincrby_command(db: Any, argv: List[bytes]) -> Any:

@@ -192,7 +192,7 @@ def test_asyncio_counters(async_client):
 def test_docstring_examples():
     import doctest
 
-    import fastrank.counters
+    import fastrank.counters.counters
 
-    result = doctest.testmod(fastrank.counters)
+    result = doctest.testmod(fastrank.counters.counters)
     assert result.failed == 0 and result.attempted >= 10

@@ -9,7 +9,7 @@ import pytest
 
 import fastrank
 import fastrank.asyncio
-from fastrank.leaderboard import BoardPlans
+from fastrank.leaderboard.board import BoardPlans
 
 
 def scenario_steps(board):

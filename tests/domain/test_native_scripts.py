@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from board_helpers import keyspace
 from fastrank import Engine, Leaderboard
-from fastrank import _board_native
-from fastrank._runner import packaged_script
+from fastrank.engine.commands.scripting import NATIVE_SCRIPTS
+from fastrank.leaderboard.natives import NATIVE
+from fastrank.runner import packaged_script
 
 players = st.sampled_from(["ann", "bob", "cy", "dee", 7])
 calls = st.one_of(
@@ -75,7 +76,7 @@ def on_both_paths(run):
     """``run(engine)`` on an Engine whose scripts all go through Lua and on one
     using the native paths: the replies and the keyspaces must be equal.
     The native Engine, for more checks."""
-    with mock.patch.dict(_board_native.NATIVE, clear=True):
+    with mock.patch.dict(NATIVE_SCRIPTS, clear=True):
         lua = Engine()
         by_lua = run(lua)
     native = Engine()
@@ -99,8 +100,8 @@ def test_native_paths_are_taken():
              for name in ("submit", "remove", "standing", "range", "friends")}
     seen = []
     wrapped = {sha: (lambda db, k, a, fn=fn, sha=sha: seen.append(names[sha]) or fn(db, k, a))
-               for sha, fn in _board_native.NATIVE.items()}
-    with mock.patch.dict(_board_native.NATIVE, wrapped):
+               for sha, fn in NATIVE.items()}
+    with mock.patch.dict(NATIVE_SCRIPTS, wrapped):
         board.submit("bob", 2, at=1, with_rank=True)
         board.top(3, with_info=True)
         board.friends("ann", ["bob"])
@@ -119,7 +120,7 @@ def test_unusual_keys_go_to_lua(setup, text):
         engine = Engine()
         setup(engine)
         board = Leaderboard(engine, "odd", ranking="dense")
-        with mock.patch.dict(_board_native.NATIVE, clear=not native):
+        with mock.patch.dict(NATIVE_SCRIPTS, clear=not native):
             with pytest.raises(Exception) as info:
                 board.submit("ann", 1, at=1)
         results.append((type(info.value), str(info.value)))
@@ -128,7 +129,7 @@ def test_unusual_keys_go_to_lua(setup, text):
 
 def test_scripts_send_the_named_error_texts():
     prelude = packaged_script("submit").source
-    from fastrank import _errors
+    from fastrank import errors as _errors
 
     assert f"local FROZEN = '{_errors.BOARD_FROZEN}'" in prelude
     assert f"local RANGE = '{_errors.BOARD_RANGE % ''}'" in prelude
@@ -188,7 +189,7 @@ def test_a_key_of_another_type_answers_as_lua(suffix, read):
         board.set_info("ann", {"n": 1})
         engine.delete("{lb:odd}" + suffix)
         engine.set("{lb:odd}" + suffix, "x")
-        with mock.patch.dict(_board_native.NATIVE, clear=not native):
+        with mock.patch.dict(NATIVE_SCRIPTS, clear=not native):
             try:
                 outcome: object = READS[read](board)
             except Exception as exc:  # noqa: BLE001  (compared below, class and text)

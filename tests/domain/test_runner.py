@@ -8,7 +8,7 @@ import inspect
 import pytest
 from redis.exceptions import ResponseError
 
-from fastrank._runner import Call, Run, Script, packaged_script, run, run_async
+from fastrank.runner import Call, Run, Script, packaged_script, run, run_async
 
 COUNTER = "{runner}:counter"
 ADD = Script("test-add", "return redis.call('INCRBY', KEYS[1], ARGV[1])")
@@ -100,7 +100,7 @@ class _Echo:
 
 
 def test_methods_keep_their_plans_signature_and_arguments():
-    from fastrank._runner import awaiting, blocking
+    from fastrank.runner import awaiting, blocking
 
     sync, coroutine = blocking(_plan_echo), awaiting(_plan_echo)
     assert sync.__name__ == coroutine.__name__ == "echo"

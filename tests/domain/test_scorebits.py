@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastrank._entries import board_entries
-from fastrank._scorebits import EXACT_LIMIT, ScoreCodec
-from fastrank.leaderboard import Entry
+from fastrank.leaderboard._entries import board_entries
+from fastrank.leaderboard.scorebits import EXACT_LIMIT, ScoreCodec
+from fastrank.leaderboard.board import Entry
 
 splits = st.integers(1, 52).flatmap(lambda p: st.tuples(st.just(p), st.integers(1, 53 - p)))
 configs = st.tuples(splits, st.sampled_from(["desc", "asc"]), st.sampled_from(["earliest", "latest"]))

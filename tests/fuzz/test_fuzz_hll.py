@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-SRC = HERE.parent.parent / "src" / "fastrank" / "core"
+SRC = HERE.parent.parent / "src" / "fastrank" / "structures"
 SECONDS = int(os.environ.get("FASTRANK_FUZZ_SECONDS", "25"))
 
 

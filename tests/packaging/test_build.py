@@ -46,36 +46,44 @@ def _one(dist, pattern):
 CORE_SUFFIXES = (".c", ".h", ".pxd", ".pxi")
 
 
+SOURCE_FOLDERS = ("structures", "engine/native", "service/native")   # plain folders of C and Cython sources
+
+
 def test_sdist_carries_the_sources(dist):
     with tarfile.open(_one(dist, "fastrank-*.tar.gz")) as tar:
         # Paths inside the project: drop the leading "fastrank-<version>/".
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
-    core = sorted(p for p in (ROOT / "src" / "fastrank" / "core").iterdir() if p.suffix in CORE_SUFFIXES)
+    package = ROOT / "src" / "fastrank"
+    sources = sorted(p for folder in SOURCE_FOLDERS for p in (package / folder).iterdir()
+                     if p.suffix in CORE_SUFFIXES)
     for stem in ("zset", "hll", "cms", "topk"):   # one stem per structure
         for suffix in CORE_SUFFIXES:
-            assert ROOT / "src" / "fastrank" / "core" / (stem + suffix) in core
-    sources = [p.relative_to(ROOT).as_posix() for p in core]
-    sources += ["src/fastrank/_core.pyx", "src/fastrank/_core.pyi", "src/fastrank/_entries.pyx",
-                "src/fastrank/_entries.pyi", "src/fastrank/_totals.pyx", "src/fastrank/_totals.pyi", "setup.py"]
-    for source in sources:
+            assert package / "structures" / (stem + suffix) in sources
+    paths = [p.relative_to(ROOT).as_posix() for p in sources]
+    paths += ["src/fastrank/_core.pyx", "src/fastrank/_core.pyi", "src/fastrank/leaderboard/_entries.pyx",
+              "src/fastrank/leaderboard/_entries.pyi", "src/fastrank/service/_totals.pyx",
+              "src/fastrank/service/_totals.pyi", "setup.py"]
+    for source in paths:
         assert source in names, f"{source} missing from the sdist"
-    assert "src/fastrank/_core.c" not in names   # generated at build time
-    assert "src/fastrank/_entries.c" not in names
-    assert "src/fastrank/_totals.c" not in names
+    for generated in ("_core.c", "leaderboard/_entries.c", "service/_totals.c"):   # generated at build time
+        assert f"src/fastrank/{generated}" not in names
 
 
 def test_wheel_carries_the_module_only(dist):
     with zipfile.ZipFile(_one(dist, "fastrank-*.whl")) as whl:
         wheel_names = whl.namelist()
-    for module in ("_core", "_entries", "_totals"):
+    for module in ("_core", "leaderboard/_entries", "service/_totals"):
         assert any(n.startswith(f"fastrank/{module}.") and n.endswith((".so", ".pyd")) for n in wheel_names)
     assert "fastrank/py.typed" in wheel_names and "fastrank/_core.pyi" in wheel_names
     assert "fastrank/bench/runner.py" in wheel_names and "fastrank/bench/peers.py" in wheel_names
     for script in ("_prelude", "submit", "remove", "standing", "range", "friends"):
-        assert f"fastrank/scripts/{script}.lua" in wheel_names   # the leaderboard's Lua scripts
-    assert "fastrank/_lua_sandbox.lua" in wheel_names and "fastrank/_lua_cjson.lua" in wheel_names
+        assert f"fastrank/leaderboard/scripts/{script}.lua" in wheel_names   # the leaderboard's Lua scripts
+    assert "fastrank/counters/scripts/counter_merge.lua" in wheel_names
+    assert "fastrank/service/scripts/service_apply.lua" in wheel_names
+    assert "fastrank/engine/lua/sandbox.lua" in wheel_names and "fastrank/engine/lua/cjson.lua" in wheel_names
     assert not any(n.endswith((".c", ".h", ".pyx", ".pxi", ".pxd")) for n in wheel_names)
-    assert not any(n.startswith("fastrank/core/") for n in wheel_names)   # a source folder only
+    for folder in SOURCE_FOLDERS:   # source folders only
+        assert not any(n.startswith(f"fastrank/{folder}/") for n in wheel_names)
 
 
 def _repair(wheel, out):

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastrank.counters import GCounter, PNCounter
+from fastrank.counters.counters import GCounter, PNCounter
 
 NODES = ["a", "b", "c", "d", "é"]
 amounts = st.integers(min_value=1, max_value=10**6)
@@ -177,7 +177,7 @@ def test_many_replicas_seeded_gossip():
 def test_docstring_examples():
     import doctest
 
-    import fastrank.counters
+    import fastrank.counters.counters
 
-    result = doctest.testmod(fastrank.counters)
+    result = doctest.testmod(fastrank.counters.counters)
     assert result.attempted >= 5 and result.failed == 0

@@ -1,5 +1,5 @@
 """HINCRBY's and HSET's compiled handlers and front doors
-(core/hash_writes.pxi) answer as the Python rules they defer to
+(engine/native/hash_writes.pxi) answer as the Python rules they defer to
 (commands/hashes.hincrby and hset): random stored values, increments, key
 states and field/value lists, on twin Engines; reply or error and the key
 afterwards."""
@@ -13,8 +13,8 @@ from redis.commands.core import CoreCommands
 
 from fastrank import Engine
 from fastrank._core import hincrby_command, hset_command
-from fastrank.commands import CommandError
-from fastrank.commands.hashes import hincrby, hset
+from fastrank.engine.commands import CommandError
+from fastrank.engine.commands.hashes import hincrby, hset
 
 pieces = st.sampled_from(["0", "1", "7", "9", "-", "+", " ", ".", "00", "x",
                           "9223372036854775807", "9223372036854775808", "5"])

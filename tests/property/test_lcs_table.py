@@ -11,7 +11,7 @@ from typing import List
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastrank.commands.lcs import LcsTable
+from fastrank.engine.commands.lcs import LcsTable
 
 TEXT = st.binary(max_size=40) | st.text(alphabet="abc", max_size=60).map(str.encode)
 

@@ -1,6 +1,6 @@
 """A ZINCRBY followed by ZRANK/ZREVRANK of the same key and member, in a
 straight-line script: the plan reads the rank off the increment's own walk
-(core/script_plans.pxi, ``_incr_ranked``). Twin Engines, one with plans and
+(engine/native/script_plans.pxi, ``_incr_ranked``). Twin Engines, one with plans and
 one running every script in Lua, must give the same replies, errors and
 keyspace: on a skip-list zset (where the shortcut runs), a listpack, a key
 with a TTL, a key of another type, a missing key or member, increments that
@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastrank import Engine
-from fastrank._script_plans import compile_plan, set_script_plans
-from fastrank.commands.scripting import scripting
+from fastrank.engine.lua.plans import compile_plan, set_script_plans
+from fastrank.engine.commands.scripting import scripting
 
 PAIRS = [
     "redis.call('zincrby', KEYS[1], ARGV[1], ARGV[2])\nreturn redis.call('zrevrank', KEYS[1], ARGV[2])",

@@ -1,4 +1,4 @@
-"""Straight-line scripts (fastrank._script_plans): a plan answers exactly as Lua.
+"""Straight-line scripts (fastrank.engine.lua.plans): a plan answers exactly as Lua.
 
 Random straight-line scripts -- zset, string, hash and key commands, failing
 calls, KEYS/ARGV/literal arguments, out-of-range indexes, random layout --
@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 
 from fastrank import Engine
 from fastrank._core import Command
-from fastrank._script_plans import compile_plan, set_script_plans
-from fastrank.commands import COMMANDS as COMMAND_TABLE
-from fastrank.commands.scripting import scripting
+from fastrank.engine.lua.plans import compile_plan, set_script_plans
+from fastrank.engine.commands import COMMANDS as COMMAND_TABLE
+from fastrank.engine.commands.scripting import scripting
 
 KEY_NAMES = ["'z1'", "'s1'", '"h1"', "'n1'"]
 MEMBERS = ["'a'", '"b"', "'OK'", "'m\x00n'", "'\u00e9'", "''"]

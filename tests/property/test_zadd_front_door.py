@@ -1,4 +1,4 @@
-"""Engine.zadd's compiled front door (core/zadd_front_door.pxi) answers as
+"""Engine.zadd's compiled front door (engine/native/zadd_front_door.pxi) answers as
 the Python method it defers to (Engine._zadd_general): random small mappings
 (members and scores of every kind, -0.0, NaN, infinities, ints beyond
 int64), flags and key states, on twin Engines; reply or error, and the key

@@ -1,4 +1,4 @@
-"""ZADD's compiled handler (core/zadd_handler.pxi) answers as the Python rule
+"""ZADD's compiled handler (engine/native/zadd_handler.pxi) answers as the Python rule
 it defers to (commands/sortedset.zadd): random argument lists (score texts of
 every form, flag words, odd counts, up to 20 pairs) and key states, on twin
 Engines; reply or error, and the key afterwards with its scores compared bit
@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from fastrank import Engine
 from zadd_key_states import key_after, prepare
 from fastrank._core import zadd_command
-from fastrank.commands import CommandError
-from fastrank.commands.sortedset import zadd
+from fastrank.engine.commands import CommandError
+from fastrank.engine.commands.sortedset import zadd
 
 pieces = st.sampled_from(["0", "1", "7", "-", ".", "e", "+", " ", "inf", "nan", "00", "5",
                           "12345678901234567890"])

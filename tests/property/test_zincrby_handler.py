@@ -1,4 +1,4 @@
-"""ZINCRBY's compiled handler (core/zincrby_handler.pxi) answers as the Python
+"""ZINCRBY's compiled handler (engine/native/zincrby_handler.pxi) answers as the Python
 rule it defers to (commands/sortedset.zincrby): random increment texts, key
 states and members, on twin Engines; reply or error and the key afterwards."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastrank import Engine
-from fastrank.commands import CommandError
-from fastrank.commands.sortedset import zincrby
+from fastrank.engine.commands import CommandError
+from fastrank.engine.commands.sortedset import zincrby
 from fastrank._core import zincrby_command
 
 pieces = st.sampled_from(["0", "1", "7", "9", "-", ".", "e", "+", " ", "inf", "nan", "00",

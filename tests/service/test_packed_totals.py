@@ -1,4 +1,4 @@
-"""The rebuild's compiled readers of a SQLite store (``fastrank._totals`` via
+"""The rebuild's compiled readers of a SQLite store (``fastrank.service._totals`` via
 ``SQLiteStore.score_order_scan`` and ``SQLiteStore.packed_totals``) against
 the ``sqlite3``-module path they replace, and against each other: for every board configuration both give the same rows, the same
 encoded scores and the same order (score, then member bytes), with player
@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from fastrank import Engine, Leaderboard, SQLiteStore, ScoreService
-from fastrank._totals import (SCORE_SCAN_SQL, ScoreOrderScan, TotalsScanError, gather_members, packed_members,
+from fastrank._core import packed_members
+from fastrank.service._totals import (SCORE_SCAN_SQL, ScoreOrderScan, TotalsScanError, gather_members,
                               scan_error, scan_totals, ties_in_member_order)
 from fastrank.service import RanksUpdating
 from fastrank.service.packed import ReadAhead, board_order, open_score_scan, read_packed

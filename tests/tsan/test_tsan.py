@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-SRC = HERE.parent.parent / "src" / "fastrank" / "core"
+SRC = HERE.parent.parent / "src" / "fastrank" / "structures"
 
 
 def test_threaded_c_paths_have_no_data_race(tmp_path):

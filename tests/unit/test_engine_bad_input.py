@@ -7,7 +7,7 @@ import pytest
 
 import redis  # noqa: E402
 
-from fastrank import _errors as E  # noqa: E402
+from fastrank import errors as E  # noqa: E402
 from fastrank.engine import Engine  # noqa: E402
 
 ARITY = E.WRONG_ARITY

@@ -17,7 +17,7 @@ import pytest
 from redis.commands.core import CoreCommands
 
 from fastrank import Engine
-from fastrank.engine import FORWARDED
+from fastrank.engine.engine import FORWARDED
 
 
 class Recorder(CoreCommands):

@@ -1,11 +1,11 @@
-"""Engine.evalsha (the compiled front door, core/script_front_door.pxi) answers
+"""Engine.evalsha (the compiled front door, engine/native/script_front_door.pxi) answers
 exactly what redis-py's own evalsha -- the EVALSHA handler through
 execute_command -- answers: replies, exception classes and texts, keyspace."""
 import pytest
 from redis.commands.core import CoreCommands
 
 from fastrank import Engine, Leaderboard
-from fastrank._runner import packaged_script
+from fastrank.runner import packaged_script
 
 SCRIPTS = [
     "return {KEYS[1], ARGV[1], 7, false}",

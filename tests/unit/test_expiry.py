@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 import fastrank
-import fastrank.keyspace
+import fastrank.engine.keyspace
 
 
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> list:
     now = [1_700_000_000_000]
-    monkeypatch.setattr(fastrank.keyspace, "now_ms", lambda: now[0])
+    monkeypatch.setattr(fastrank.engine.keyspace, "now_ms", lambda: now[0])
     return now
 
 

@@ -9,7 +9,7 @@ import pytest
 
 import fastrank
 from fastrank import CountMinSketch, SortedSet, TopK
-from fastrank import _errors as E
+from fastrank import errors as E
 
 BAD_SCORES = [
     [1 + 2j, 2.0, 3.0],

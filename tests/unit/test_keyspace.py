@@ -2,7 +2,7 @@
 
 Each rule is checked through the Keyspace methods and, where a command shows
 it, through redis-py's command methods on the Engine (which inherits Keyspace).
-The clock is fixed by patching ``fastrank.keyspace.now_ms``: no sleeps.
+The clock is fixed by patching ``fastrank.engine.keyspace.now_ms``: no sleeps.
 """
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from redis.commands.core import CoreCommands
 from redis.exceptions import WatchError
 
 import fastrank
-import fastrank.keyspace
-from fastrank import _errors as E
-from fastrank.keyspace import CommandError, Keyspace, ListpackZSet
+import fastrank.engine.keyspace
+from fastrank import errors as E
+from fastrank.engine.keyspace import CommandError, Keyspace, ListpackZSet
 
 NOW = 1_700_000_000_000
 
@@ -26,7 +26,7 @@ NOW = 1_700_000_000_000
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     now = [NOW]
-    monkeypatch.setattr(fastrank.keyspace, "now_ms", lambda: now[0])
+    monkeypatch.setattr(fastrank.engine.keyspace, "now_ms", lambda: now[0])
     return now
 
 
@@ -126,7 +126,7 @@ def test_type_names_cover_every_value_class(db: fastrank.Engine) -> None:
     db.rpush("l", "x")
     assert [db.type(k) for k in ("s", "z", "h", "set", "l")] == \
         [b"string", b"zset", b"hash", b"set", b"list"]
-    assert {type(v) for _, v, _ in db.entries()} <= set(fastrank.keyspace.TYPE_NAMES)
+    assert {type(v) for _, v, _ in db.entries()} <= set(fastrank.engine.keyspace.TYPE_NAMES)
 
 
 def test_drop_if_empty_removes_key_and_deadline(db: fastrank.Engine) -> None:
@@ -204,14 +204,14 @@ def test_no_keyspace_method_shadows_a_redis_py_command() -> None:
 def test_command_modules_import_nothing_from_the_engine() -> None:
     """commands/*.py reach the engine only for type hints (under TYPE_CHECKING),
     and import nothing of fastrank inside functions."""
-    folder = pathlib.Path(fastrank.__file__).parent / "commands"
+    folder = pathlib.Path(fastrank.__file__).parent / "engine" / "commands"
     for path in sorted(folder.glob("*.py")):
         tree = ast.parse(path.read_text())
         guarded = {id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
                    and getattr(block.test, "id", None) == "TYPE_CHECKING"
                    for node in ast.walk(block)}
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("fastrank.engine"):
+            if isinstance(node, ast.ImportFrom) and node.module in ("fastrank.engine", "fastrank.engine.engine"):
                 assert id(node) in guarded, f"{path.name}:{node.lineno} imports fastrank.engine"
         for func in ast.walk(tree):
             if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):

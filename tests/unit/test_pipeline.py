@@ -1,4 +1,4 @@
-"""Pipelines (fastrank.pipeline): results, error reporting and atomicity as
+"""Pipelines (fastrank.engine.pipeline): results, error reporting and atomicity as
 redis-py's against Redis 7.0.
 
 Each test runs on the Engine and on the real server (the ``r`` fixture of

@@ -1,5 +1,5 @@
-"""fastrank.script.Script is called through vectorcall (ScriptCall in
-core/script_front_door.pxi): every form of call answers as redis-py's own
+"""fastrank.engine.script.Script is called through vectorcall (ScriptCall in
+engine/native/script_front_door.pxi): every form of call answers as redis-py's own
 ``Script.__call__`` does on the same object, and subclasses keep working."""
 from typing import Any, Dict, Tuple
 
@@ -7,7 +7,7 @@ import pytest
 from redis.commands.core import Script as RedisScript
 
 from fastrank import Engine
-from fastrank.script import Script
+from fastrank.engine.script import Script
 
 BODY = "return {KEYS[1], ARGV[1], ARGV[2], #KEYS, #ARGV}"
 

@@ -11,7 +11,7 @@ from redis.exceptions import WatchError
 
 import fastrank.asyncio
 from fastrank import Engine
-from fastrank.snapshot import SnapshotError
+from fastrank.engine.snapshot import SnapshotError
 
 
 def fill(engine: Engine) -> None:

@@ -1,4 +1,4 @@
-"""fastrank._entries.board_top_entries remembers the entries of the last top
+"""fastrank.leaderboard._entries.board_top_entries remembers the entries of the last top
 slice it decoded and gives them again (a copy) when the next reply is equal:
 the comparison of the two replies is done in C for bytes members and float
 scores. Every difference a reply can carry must make it decode again."""
@@ -9,8 +9,8 @@ from typing import Any, List, Tuple
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastrank._entries import board_entries, board_top_entries
-from fastrank.leaderboard import Entry
+from fastrank.leaderboard._entries import board_entries, board_top_entries
+from fastrank.leaderboard.board import Entry
 
 SCALE = 2.0 ** 33
 

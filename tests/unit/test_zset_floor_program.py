@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.skipif(sys.platform != "linux" or shutil.which("cc") is None, reason="needs cc on Linux")
 def test_zset_floor_builds_and_prints_every_row(tmp_path):
     program = tmp_path / "zset_floor"
-    core = ROOT / "src" / "fastrank" / "core"
+    core = ROOT / "src" / "fastrank" / "structures"
     subprocess.run(["cc", "-O2", "-Wall", "-Werror", f"-I{core}", str(ROOT / "bench" / "zset_floor.c"),
                     str(core / "zset.c"), "-o", str(program), "-lm"], check=True)
     out = subprocess.run([str(program), "2000", "2"], check=True, capture_output=True, text=True).stdout

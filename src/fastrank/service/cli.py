@@ -1,7 +1,7 @@
 """``fastrank apply`` and ``fastrank rebuild``: the score service from the shell.
 
 Both name a store (a SQLite file, or a PostgreSQL DSN / URL) and a board (a
-``fastrank.connect`` URL plus the board's name, season and configuration,
+``fastrank.engine.connect`` URL plus the board's name, season and configuration,
 which must match the one the application uses). With the in-process engine
 (``--board memory://``) the board lives in an Engine snapshot file
 (``--snapshot``): loaded first when it exists, saved at the end.
@@ -21,8 +21,8 @@ import time
 from typing import Any, TextIO
 
 from fastrank.bench.progress import Progress
-from fastrank.connect import connect
-from fastrank.leaderboard import Leaderboard
+from fastrank.engine.connect import connect
+from fastrank.leaderboard.board import Leaderboard
 from fastrank.service.postgres import PostgresStore
 from fastrank.service.service import ScoreService
 from fastrank.service.sqlite import SQLiteStore
@@ -40,7 +40,7 @@ def open_store(spec: str) -> SQLStore:
 
 def _board_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--store", required=True, help="SQLite file, or PostgreSQL DSN / URL")
-    p.add_argument("--board", default="memory://", help="where the board lives (fastrank.connect URL)")
+    p.add_argument("--board", default="memory://", help="where the board lives (fastrank.engine.connect URL)")
     p.add_argument("--snapshot", default=None, metavar="PATH",
                    help="with --board memory://: the Engine snapshot to load first and save after")
     p.add_argument("--name", required=True, help="the board's name")

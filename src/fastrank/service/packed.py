@@ -1,7 +1,7 @@
 """A season's totals as packed columns, read by SQLite's C API, in score order.
 
 What ``ScoreService.rebuild`` loads from a ``SQLiteStore`` file when the
-compiled reader (``fastrank._totals``) can bind to the SQLite library that
+compiled reader (``fastrank.service._totals``) can bind to the SQLite library that
 Python's ``sqlite3`` module loaded. For the boards whose order the ranking
 index gives when walked backwards (a tie-break board whose tick is mirrored
 -- the default, descending with the earliest first -- and boards without a
@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 import numpy as np
 import numpy.typing as npt
 
-from fastrank._columns import ZaddPacked
-from fastrank._scorebits import ScoreCodec
-from fastrank._totals import (ScoreOrderScan, TotalsScanError, gather_members, scan_error, scan_totals,
+from fastrank.engine.columns import ZaddPacked
+from fastrank.leaderboard.scorebits import ScoreCodec
+from fastrank.service._totals import (ScoreOrderScan, TotalsScanError, gather_members, scan_error, scan_totals,
                               ties_in_member_order)
 
 if TYPE_CHECKING:

@@ -24,7 +24,7 @@ its board's season:
 Tombstoning a player or a match marks events and logs a correction (the
 recomputed total), which the applier writes like any event.
 
-The logic is written once as plans (``fastrank._runner``): ``ScoreService``
+The logic is written once as plans (``fastrank.runner``): ``ScoreService``
 runs them on a sync client and ``fastrank.asyncio.ScoreService`` awaits them,
 with the store's blocking calls in a worker thread.
 """
@@ -40,16 +40,16 @@ import numpy as np
 import numpy.typing as npt
 from redis.exceptions import ResponseError
 
-from fastrank._columns import ZaddColumns, ZaddPacked
-from fastrank._runner import Call, Do, Run, Steps, blocking, packaged_script, steps
-from fastrank.leaderboard import BoardPlans, Entry, _Ranker
-from fastrank._totals import ScoreOrderScan
+from fastrank.engine.columns import ZaddColumns, ZaddPacked
+from fastrank.runner import Call, Do, Run, Steps, blocking, packaged_script, steps
+from fastrank.leaderboard.board import BoardPlans, Entry, _Ranker
+from fastrank.service._totals import ScoreOrderScan
 from fastrank.service.packed import ReadAhead, board_order
 from fastrank.service.store import CeilingExceeded, Event, SQLStore, Standing, Total
 
 __all__ = ["RanksUpdating", "Receipt", "ScoreService", "ServicePlans"]
 
-APPLY = packaged_script("service_apply")
+APPLY = packaged_script("service_apply", "fastrank.service")
 
 Progress = Callable[[int, int], Any]
 

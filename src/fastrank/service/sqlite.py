@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Optional
 
-from fastrank._scorebits import ScoreCodec
-from fastrank._totals import ScoreOrderScan
+from fastrank.leaderboard.scorebits import ScoreCodec
+from fastrank.service._totals import ScoreOrderScan
 from fastrank.service.packed import PackedTotals, open_score_scan, read_packed
 from fastrank.service.store import SQLStore
 

@@ -29,8 +29,8 @@ import numpy as np
 import numpy.typing as npt
 
 if TYPE_CHECKING:
-    from fastrank._scorebits import ScoreCodec
-    from fastrank._totals import ScoreOrderScan
+    from fastrank.leaderboard.scorebits import ScoreCodec
+    from fastrank.service._totals import ScoreOrderScan
     from fastrank.service.packed import PackedTotals
 
 __all__ = ["CeilingExceeded", "ConflictingResubmit", "Event", "SQLStore", "Standing", "Total", "TotalsColumns",
@@ -401,7 +401,7 @@ class SQLStore:
     def score_order_scan(self, season: str, upto: int, codec: ScoreCodec) -> ScoreOrderScan | None:
         """A compiled scan of a season's totals as of event ``upto`` in the
         ascending order of a board encoded by ``codec``, chunk by chunk
-        (``fastrank._totals.ScoreOrderScan``), or None when this store or that
+        (``fastrank.service._totals.ScoreOrderScan``), or None when this store or that
         order has none (the caller reads the totals whole and sorts them)."""
         return None
 

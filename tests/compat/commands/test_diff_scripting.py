@@ -664,7 +664,7 @@ class ScriptGen:
 
     def straight_line(self) -> str:
         """A script of redis.call statements only (the Engine runs it as a plan,
-        fastrank._script_plans): literal, KEYS and ARGV arguments (some beyond
+        fastrank.engine.lua.plans): literal, KEYS and ARGV arguments (some beyond
         what the call passes), calls that fail, random layout."""
         calls = []
         for _ in range(self.rng.randint(1, 4)):

@@ -1,4 +1,4 @@
-"""Tests of fastrank.commands, one file per command module.
+"""Tests of fastrank.engine.commands, one file per command module.
 
 A package so that its file names, which mirror the command modules
 (``test_sortedset.py`` for ``commands/sortedset.py``), do not clash with the

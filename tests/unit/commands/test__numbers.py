@@ -16,7 +16,7 @@ from fractions import Fraction
 import pytest
 import redis
 
-from fastrank.commands._numbers import (add_long_double, format_double, format_long_double,
+from fastrank.engine.commands._numbers import (add_long_double, format_double, format_long_double,
                                         parse_bound, parse_int, parse_long_double,
                                         parse_score)
 

@@ -15,7 +15,7 @@ import redis
 from redis.commands.bf.info import CMSInfo, TopKInfo
 
 from fastrank import CountMinSketch, TopK, _core
-from fastrank import _errors as E
+from fastrank import errors as E
 from fastrank.engine import Engine
 
 from .replies import error_line as err

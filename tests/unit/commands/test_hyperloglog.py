@@ -5,7 +5,7 @@ tests/vectors), their error texts leave the values unchanged, TTLs are kept.
 Each test taking ``r`` runs on the Engine and on the real server (tests/conftest.py);
 tests/compat/commands/test_diff_hyperloglog.py compares random streams reply for reply.
 """
-from fastrank import _errors as E
+from fastrank import errors as E
 
 from .replies import error_line as err
 

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from fastrank import _errors as E
-from fastrank.commands.keys import stringmatch
+from fastrank import errors as E
+from fastrank.engine.commands.keys import stringmatch
 from fastrank.engine import Engine
 
 from .replies import error_of

@@ -5,7 +5,7 @@ Each test taking ``r`` runs on the Engine and on the real server (tests/conftest
 tests/property/test_lcs_table.py checks the table against the textbook
 programme and tests/compat/commands/test_diff_lcs.py compares random strings.
 """
-from fastrank import _errors as E
+from fastrank import errors as E
 
 from .replies import error_line
 

@@ -7,7 +7,7 @@ tests/compat/commands/test_diff_lists.py compares random streams reply for reply
 import pytest
 
 from fastrank import Engine
-from fastrank import _errors as E
+from fastrank import errors as E
 
 from .replies import error_line, error_of
 

@@ -9,7 +9,7 @@ import pytest
 import redis
 
 from fastrank import Engine
-from fastrank import _errors as E
+from fastrank import errors as E
 
 
 def test_loop_guard_stops_a_script_and_keeps_the_engine_usable(engine: Engine) -> None:

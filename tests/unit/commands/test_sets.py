@@ -2,7 +2,7 @@
 
 Each test taking ``r`` runs on the Engine and on the real server (tests/conftest.py).
 """
-from fastrank import _errors as E
+from fastrank import errors as E
 
 from .replies import error_of
 

@@ -4,7 +4,7 @@ patterns, LIMIT, STORE, the errors (nothing stored after one).
 Each test taking ``r`` runs on the Engine and on the real server (tests/conftest.py);
 tests/compat/commands/test_diff_sort.py covers the option space and random data.
 """
-from fastrank import _errors as E
+from fastrank import errors as E
 
 from .replies import error_line, error_of
 

@@ -21,7 +21,7 @@ import redis
 from redis.commands.core import CoreCommands
 
 from fastrank._core import SortedSet
-from fastrank.commands.sortedset import ListpackZSet
+from fastrank.engine.commands.sortedset import ListpackZSet
 
 LONG = "L" * 65  # a member longer than a listpack holds: the key becomes a skip list
 

@@ -6,7 +6,7 @@ so the expected replies are checked against Redis 7.0 in the same run.
 import pytest
 import redis
 
-from fastrank import _errors as E
+from fastrank import errors as E
 from fastrank.engine import Engine
 
 from .replies import error_of

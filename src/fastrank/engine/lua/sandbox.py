@@ -1,0 +1,405 @@
+"""The Lua 5.1 runtime of one Engine: Redis 7.0's script environment and the
+bridge from ``redis.call`` to the Engine's command path.
+
+``LuaScripting`` owns a lupa ``LuaRuntime`` (Lua 5.1, as Redis embeds) in
+which ``_lua_sandbox.lua`` builds the readonly environment scripts see. The
+EVAL family (``commands/scripting.py``) compiles scripts here and runs them
+with the Engine's lock held, so nothing interleaves with a script.
+
+Conversions, as Redis 7.0 does them:
+
+- ``redis.call`` arguments: Lua strings as they are, numbers as ``%.17g``
+  text, anything else an error. The command runs through ``Engine.call`` (the
+  one command path), after the checks Redis makes for scripts (unknown
+  command, arity, commands not allowed in scripts, writes from read-only
+  scripts), each with Redis's text.
+- Command replies → Lua (RESP2, the default of ``redis.setresp``): the
+  Engine's replies are RESP3-shaped (see ``commands/__init__.py``), so doubles
+  become their ``%.17g`` bulk text, maps and score pairs are flattened, nil
+  becomes ``false``, status replies (known per command, as the Engine's bytes
+  do not say) become ``{ok=...}``. With ``redis.setresp(3)`` doubles, maps,
+  booleans and nulls come as ``{double=}``, ``{map=}``, ``true/false``, ``nil``.
+- The script's reply → the client (redis-py 8's default, RESP3): a number is
+  truncated to an integer (C's cast: out of range or NaN gives INT64_MIN),
+  ``true`` is 1 and ``false`` nil (RESP3 booleans after ``setresp(3)``),
+  ``nil`` is nil, an array stops at its first nil, ``{ok=}``/``{err=}``
+  tables are status/error replies (nested errors are exception objects in
+  the list, as redis-py's parser gives them), ``{double=}`` a float,
+  ``{map=}`` a dict. The Lua side serialises tables (rawget, as Redis reads
+  them) and :func:`parse_reply` reads that back.
+
+Errors raised by a script end as Redis words them: the error's text, then
+`` script: <sha>, on @user_script:<line>.``; a runtime error's text is
+``ERR user_script:<line>: <message>``.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from importlib import resources
+from typing import TYPE_CHECKING, Any, Callable
+
+import lupa.lua51 as lupa  # type: ignore[import-untyped]  # lupa ships no type hints
+from redis._parsers.base import BaseParser
+from redis.exceptions import ResponseError
+
+from fastrank import errors as E
+from fastrank.engine.lua.libs import install_libs
+from fastrank.engine.lua.rand48 import Rand48
+from fastrank.engine.lua.libs_base import LibError, as_string, to_number
+# The command table: filled by fastrank.engine.commands, which imports this module
+# (commands/scripting.py) once every command module has registered.
+from fastrank.engine.commands import COMMANDS
+from fastrank.engine.keyspace import CommandError
+
+if TYPE_CHECKING:
+    from fastrank.engine import Engine
+
+_parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
+INT64_MIN = -(1 << 63)
+_TWO63 = float(1 << 63)
+
+#: Commands a script may not call (Redis flags them noscript).
+NOT_IN_SCRIPTS = frozenset({b"MULTI", b"EXEC", b"DISCARD", b"WATCH", b"UNWATCH", b"EVAL",
+                            b"EVALSHA", b"EVAL_RO", b"EVALSHA_RO", b"SCRIPT"})
+#: Commands whose bytes replies are status replies (+OK, +PONG, +string...);
+#: the Engine's replies do not tell status from bulk, so a new command that
+#: answers +OK belongs here (SET and PING are decided by their arguments).
+STATUS_COMMANDS = frozenset({b"MSET", b"RENAME", b"FLUSHDB", b"FLUSHALL", b"HMSET",
+                             b"PFMERGE", b"PSETEX", b"SETEX", b"TYPE", b"CMS.INITBYDIM",
+                             b"CMS.INITBYPROB", b"CMS.MERGE", b"TOPK.RESERVE", b"SELECT",
+                             b"LTRIM", b"LSET"})
+#: Commands whose RESP3 reply nests (member, score) pairs that RESP2 flattens.
+PAIR_COMMANDS = frozenset({b"ZRANGE", b"ZREVRANGE", b"ZRANGEBYSCORE", b"ZREVRANGEBYSCORE",
+                           b"ZPOPMIN", b"ZPOPMAX", b"ZRANDMEMBER", b"ZUNION", b"ZINTER",
+                           b"ZDIFF", b"HRANDFIELD"})
+
+log = logging.getLogger("fastrank.scripting")
+
+
+def sha1hex(body: bytes) -> bytes:
+    return hashlib.sha1(body).hexdigest().encode()
+
+
+def double_text(value: float) -> bytes:
+    """A double as Redis 7.0 writes it in RESP2 (``%.17g``)."""
+    return b"%.17g" % value
+
+
+def to_int64(value: Any) -> int:
+    """A Lua number as Redis turns it into an integer reply: C's (long long) cast."""
+    if type(value) is int:
+        return value if INT64_MIN <= value < (1 << 63) else INT64_MIN
+    if value != value or value >= _TWO63 or value < -_TWO63:
+        return INT64_MIN
+    return int(value)
+
+
+def clean_line(text: str) -> str:
+    """Redis replaces CR and LF inside error and status replies with spaces."""
+    return text.replace("\r", " ").replace("\n", " ")
+
+
+def parse_reply(data: bytes) -> Any:
+    """Read back a reply serialised by the sandbox's ``encode`` (Lua side):
+    ``$len\\n`` bulk, ``+len\\n`` status, ``-len\\n`` error, ``:%.17g\\n``
+    number, ``,%.17g\\n`` double, ``*n\\n`` array, ``%n\\n`` map, ``_``
+    nil, ``#t``/``#f`` booleans (the RESP3 reply redis-py's parser gives). A top-level error raises CommandError;
+    nested errors become exception objects (as redis-py's parser gives)."""
+    pos = 0
+
+    def read() -> Any:
+        nonlocal pos
+        tag = data[pos:pos + 1]
+        if tag == b"_":
+            pos += 1
+            return None
+        if tag == b"#":
+            pos += 2
+            return data[pos - 1:pos] == b"t"
+        end = data.index(b"\n", pos)
+        head = data[pos + 1:end]
+        pos = end + 1
+        if tag == b":":
+            return to_int64(float(head))
+        if tag == b",":
+            return float(head)
+        if tag == b"*":
+            return [read() for _ in range(int(head))]
+        if tag == b"%":
+            pairs = [(read(), read()) for _ in range(int(head))]
+            return {k: v for k, v in pairs}
+        size = int(head)
+        body = data[pos:pos + size]
+        pos += size
+        if tag == b"$":
+            return body
+        if tag == b"+":
+            return clean_line(body.decode("utf-8", "replace")).encode()
+        return _parse_error(clean_line(body.decode("utf-8", "replace")))
+
+    if data[:1] == b"-":
+        end = data.index(b"\n")
+        raise CommandError(clean_line(data[end + 1:].decode("utf-8", "replace")))
+    return read()
+
+
+class ScriptCallError(Exception):
+    """An error reply of ``redis.call``, raised through Lua as its error value.
+    ``executed``: the error comes from the command's lookup or run, not from
+    the arguments' Lua types (Redis then marks the error table with
+    ``ignore_error_stats_update = true``)."""
+
+    def __init__(self, line: str, executed: bool = False) -> None:
+        super().__init__(line)
+        self.text = line.encode("utf-8", "surrogateescape")
+        self.executed = executed
+
+
+def error_text(exc: Any) -> tuple[bytes, bool, bool]:
+    """(text, plain, executed) of a Python exception that crossed Lua: a Redis
+    error table's text (plain False), or a Lua error message (plain True: a
+    library function's, with its user_script:LINE position; Redis prefixes ERR
+    when it ends the script); executed: a command answered it."""
+    if isinstance(exc, ScriptCallError):
+        return exc.text, False, exc.executed
+    if isinstance(exc, LibError):
+        return exc.text, True, False
+    return ("ERR " + str(exc)).encode("utf-8", "replace"), False, False
+
+
+def _sha1hex(*args: Any) -> bytes:
+    """redis.sha1hex(text): numbers as their text, other values as ""."""
+    if len(args) != 1:
+        raise ScriptCallError(E.LUA_SHA1HEX_ARGUMENTS)
+    value = args[0]
+    if isinstance(value, (int, float)) and type(value) is not bool:
+        value = b"%.14g" % value
+    return sha1hex(value if type(value) is bytes else b"")
+
+
+def _set_repl(*args: Any) -> None:
+    """redis.set_repl(flags): checked as Redis does; replication has no effect here."""
+    if len(args) != 1:
+        raise ScriptCallError(E.LUA_SET_REPL_ARGUMENTS)
+    flags = args[0]
+    if not isinstance(flags, (int, float)) or type(flags) is bool or not 0 <= flags <= 3:
+        raise ScriptCallError(E.LUA_SET_REPL_FLAGS)
+
+
+def _deny_attributes(obj: Any, name: Any, is_setting: bool) -> Any:
+    raise AttributeError(E.LUA_NO_ATTRIBUTE_ACCESS)
+
+
+class LuaScripting:
+    """One Engine's Lua state, script cache and ``redis.call`` bridge."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.scripts: dict[bytes, Any] = {}  # sha (lower-case hex) → compiled function
+        self.read_only = False               # set while an *_RO / no-writes script runs
+        self.use_plans = True                # cache straight-line scripts as plans (_script_plans)
+        self._plans: dict[bytes, tuple[bytes, Any, bool, bool]] = {}  # see _plan
+        self.resp = 2                        # redis.setresp of the running script
+        rt = lupa.LuaRuntime(encoding=None, unpack_returned_tuples=True, register_eval=False,
+                             register_builtins=False, attribute_filter=_deny_attributes)
+        self.runtime = rt
+        self.table_from: Callable[..., Any] = rt.table_from
+        libs = rt.table_from({})
+        py = rt.table_from({
+            b"call": self.bridge, b"pcall": self.pcall_bridge, b"error_text": error_text,
+            b"sha1hex": _sha1hex, b"log": self._log, b"set_repl": _set_repl,
+            b"now": time.monotonic,
+            b"timeout_line": self._timeout_line, b"setresp": self._setresp,
+            b"getresp": self._getresp,
+            b"acl_check": self._acl_check, b"libs": libs,
+        })
+        py[b"math"] = install_libs(rt, libs, Rand48())
+        source = resources.files("fastrank.engine.lua").joinpath("sandbox.lua").read_bytes()
+        loader = rt.eval("function(src) return assert(loadstring(src, '=fastrank_sandbox')) end")
+        api = loader(source)(py)
+        self._compile = api[b"compile"]
+        self._run = api[b"run"]
+        api[b"install_guard"]()
+
+    # -- script cache ------------------------------------------------------------
+
+    def compile(self, body: bytes) -> Any:
+        """The compiled function of body (raises the compile error as Redis)."""
+        result = self._compile(body)
+        fn, message = result if type(result) is tuple else (result, None)
+        if fn is None:
+            text = message.decode("utf-8", "replace") if isinstance(message, bytes) else message
+            raise CommandError(E.SCRIPT_COMPILE % text)
+        return fn
+
+    # -- running -------------------------------------------------------------------
+
+    def run(self, sha: bytes, fn: Any, numkeys: int, args: list[bytes], read_only: bool) -> Any:
+        """Run a compiled script (Engine lock held); its reply, Engine-shaped."""
+        self.resp = 2
+        if read_only:
+            self.read_only = True
+            try:
+                result = self._run(fn, self.engine.script_time_limit, numkeys, *args)
+            finally:
+                self.read_only = False
+        else:
+            result = self._run(fn, self.engine.script_time_limit, numkeys, *args)
+        if result[0]:
+            if len(result) == 3:
+                return parse_reply(result[2])
+            value = result[1]
+            kind = type(value)
+            if kind is bytes:
+                return value
+            if kind is int or kind is float:
+                return to_int64(value)
+            if value is True or value is False:
+                return value if self.resp == 3 else (1 if value else None)
+            return None
+        _, text, source, line, malformed = result
+        if malformed:
+            text = E.SCRIPT_ERROR_OBJECT
+        elif isinstance(text, bytes):
+            text = text.decode("utf-8", "replace")
+        where = source.decode("utf-8", "replace") if isinstance(source, bytes) else "?"
+        raise CommandError(clean_line(E.SCRIPT_ERROR % (text, sha.decode(), where, line)))
+
+    # -- redis.* functions backed by Python ---------------------------------------
+
+    def pcall_bridge(self, *args: Any) -> Any:
+        """``redis.pcall``: as ``redis.call``, an error reply as ``{err=...}``."""
+        try:
+            return self.bridge(*args)
+        except ScriptCallError as err:
+            if err.executed:
+                return self.table_from({b"err": err.text, b"ignore_error_stats_update": True})
+            return self.table_from({b"err": err.text})
+
+    def bridge(self, *args: Any) -> Any:
+        """``redis.call``: the reply as Lua sees it; an error reply raises
+        ScriptCallError (a Lua error whose value error_text reads)."""
+        if not args:
+            raise ScriptCallError(E.LUA_NO_ARGUMENTS)
+        argv: list[bytes]
+        try:
+            b"".join(args)  # all strings (the common case): no per-argument test
+            argv = list(args)
+        except TypeError:
+            argv = []
+            for arg in args:
+                kind = type(arg)
+                if kind is bytes:
+                    argv.append(arg)
+                elif kind is int or kind is float:
+                    argv.append(b"%.17g" % arg)
+                else:
+                    raise ScriptCallError(E.LUA_BAD_ARGUMENTS) from None
+        plan = self._plans.get(argv[0])
+        if plan is None:
+            plan = self._plan(argv[0])
+        word, cmd, refused, status = plan
+        if cmd is None:
+            raise ScriptCallError(E.LUA_UNKNOWN_COMMAND, True)
+        n = len(argv)
+        if (cmd.arity > 0 and n != cmd.arity) or n < -cmd.arity:
+            raise ScriptCallError(E.LUA_WRONG_ARITY, True)
+        if refused:
+            raise ScriptCallError(E.LUA_NOT_ALLOWED, True)
+        if cmd.write and self.read_only:
+            raise ScriptCallError(E.LUA_WRITE_IN_READ_ONLY, True)
+        try:
+            reply = self.engine.call(argv)
+        except CommandError as err:
+            raise ScriptCallError(err.line, True) from None
+        kind = type(reply)
+        if kind is bytes:
+            if status and (word == b"SET" and not any(a.upper() == b"GET" for a in argv[3:])
+                           or word == b"PING" and n == 1 or word in STATUS_COMMANDS):
+                return self.table_from({b"ok": reply})
+            return reply
+        if kind is int:
+            return reply
+        if kind is float and self.resp == 2:
+            return b"%.17g" % reply
+        return self.to_lua(word, reply)
+
+    def _plan(self, name: bytes) -> tuple[bytes, Any, bool, bool]:
+        """What the bridge needs to know of a command name: (upper-case name,
+        the command or None, refused in scripts, may answer a status)."""
+        word = name.upper()
+        cmd = COMMANDS.get(word)
+        refused = cmd is not None and (cmd.blocking or word in NOT_IN_SCRIPTS)
+        status = word in STATUS_COMMANDS or word in (b"SET", b"PING")
+        if len(self._plans) > 1024:  # scripts calling many unknown names
+            self._plans.clear()
+        plan = self._plans[name] = (word, cmd, refused, status)
+        return plan
+
+    def to_lua(self, word: bytes, reply: Any, top: bool = True) -> Any:
+        """A RESP3-shaped Engine reply as a script sees it (RESP2 or 3)."""
+        kind = type(reply)
+        if kind is bytes or kind is int:
+            return reply
+        resp3 = self.resp == 3
+        if kind is float:
+            if resp3:
+                return self.table_from({b"double": reply})
+            return double_text(reply)
+        if reply is None:
+            return None if resp3 else False
+        if kind is bool:
+            return reply if resp3 else int(reply)
+        if kind is dict:
+            if resp3:
+                items = {self.to_lua(word, k, False): self.to_lua(word, v, False)
+                         for k, v in reply.items()}
+                return self.table_from({b"map": self.table_from(items)})
+            flat: list[Any] = []
+            for k, v in reply.items():
+                flat.append(self.to_lua(word, k, False))
+                flat.append(self.to_lua(word, v, False))
+            return self.table_from(flat)
+        if kind is list:
+            if top and not resp3 and word in PAIR_COMMANDS and reply \
+                    and type(reply[0]) is list:
+                reply = [x for pair in reply for x in pair]
+            return self.table_from([self.to_lua(word, x, False) for x in reply])
+        if isinstance(reply, Exception):
+            return self.table_from({b"err": str(reply)})
+        return reply
+
+    def _setresp(self, *args: Any) -> None:
+        """redis.setresp(2 or 3): the RESP of the replies the script sees."""
+        if len(args) != 1:
+            raise ScriptCallError(E.LUA_SETRESP_ARGUMENTS)
+        version = to_number(args[0])
+        if version != 2 and version != 3:
+            raise ScriptCallError(E.LUA_SETRESP_VERSION)
+        self.resp = int(version)
+
+    def _getresp(self) -> int:
+        return self.resp
+
+    def _timeout_line(self) -> bytes:
+        limit = self.engine.script_time_limit or 0.0
+        return (E.SCRIPT_TIMEOUT % (limit * 1000)).encode()
+
+    def _log(self, *args: Any) -> None:
+        """redis.log(level, message...): to the Python logger fastrank.scripting."""
+        if len(args) < 2:
+            raise ScriptCallError(E.LUA_LOG_ARGUMENTS)
+        level = args[0]
+        if not isinstance(level, (int, float)) or type(level) is bool:
+            raise ScriptCallError(E.LUA_LOG_LEVEL_TYPE)
+        if not 0 <= level <= 3:
+            raise ScriptCallError(E.LUA_LOG_LEVEL)
+        parts = [text for text in map(as_string, args[1:]) if text is not None]
+        levels = (logging.DEBUG, logging.INFO, logging.INFO, logging.WARNING)
+        log.log(levels[int(level)], "%s", b" ".join(parts).decode("utf-8", "replace"))
+
+    def _acl_check(self, *args: Any) -> bool:
+        return True
+

@@ -1,0 +1,13 @@
+"""Type stubs of fastrank.leaderboard._entries (_entries.pyx): a leaderboard reply's entries."""
+from typing import Any, List, Optional
+
+def board_entries(entry_type: Any, items: List[Any], flat: bool, scale: float, points_of: Any, style: str,
+                  start: int, first: int, infos: Any, info_of: Any, global_ranks: Any) -> List[Any]:
+    """The Entry rows of a slice of a board in rank order."""
+def board_top_entries(memo: List[Any], entry_type: Any, scale: float, points_of: Any, style: str,
+                      pairs: List[Any]) -> List[Any]:
+    """board_entries of a top slice, remembered with its reply in memo."""
+def board_friend_entries(entry_type: Any, scores: List[Any], ranks: List[Any], infos: Optional[List[Any]],
+                         members: List[Any], desc: bool, scale: float, points_of: Any, style: str,
+                         info_of: Any) -> List[Any]:
+    """friends.lua's reply as the entries of the members present, in board order."""

@@ -1,0 +1,721 @@
+"""fastrank.Leaderboard: ties, ranking styles, score rules, seasons, friends.
+
+A board is a sorted set of composite scores (points in the high bits, the
+tie-break time in the low bits: see :mod:`fastrank.leaderboard.scorebits`) plus, under
+the same hash tag ``{lb:<name>[:<season>]}``:
+
+- ``...:dense`` and ``...:counts``: the distinct point values and how many
+  players hold each (dense-ranked boards only), kept in step by the same
+  scripts that write the board, so a dense rank is one ZCOUNT;
+- ``...:meta``: the season's state (frozen after a rollover);
+- ``...:info``: each player's entry data as JSON text.
+
+Every write that reads first (rules, tie-break time, the dense companion) is
+one Lua script (``fastrank/leaderboard/scripts``), so it is atomic on every backend and
+runs on a Redis Cluster (all keys share the hash tag). Reads are single
+commands, one pipeline, or one script that only reads: one round trip each.
+
+The domain code here speaks only redis-py command methods and scripts. Each
+method is written once, as a *plan* (a generator that yields what to send and
+receives the replies: :mod:`fastrank.runner`); :class:`Leaderboard` runs the
+plans on a sync client and ``fastrank.asyncio.Leaderboard`` awaits them on an
+asyncio client.
+
+Ranking styles (``ranking=``), for points 50, 40, 40, 30:
+
+- ``"ordinal"``   1, 2, 3, 4 (ties ordered by the tie-break): ZREVRANK;
+- ``"competition"`` 1, 2, 2, 4: 1 + ZCOUNT of the strictly better scores;
+- ``"dense"``     1, 2, 2, 3: 1 + ZCOUNT of the strictly better distinct values.
+
+Each is O(log n) per player.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import time
+import weakref
+from datetime import datetime, timedelta, timezone, tzinfo
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterator,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    TypeVar,
+    Union,
+)
+
+from redis.exceptions import ResponseError
+
+from fastrank import errors as _errors
+from fastrank.leaderboard._entries import board_entries, board_friend_entries, board_top_entries
+from fastrank.leaderboard.periods import PERIODS, expiry_ms, season_of, zone
+from fastrank.runner import (Call, Direct, Plan, Run, Steps, blocking, direct_call, direct_run, packaged_script, run,
+                              steps)
+from fastrank.leaderboard.scorebits import Points, ScoreCodec
+
+_T = TypeVar("_T")
+PlayerId = Union[str, bytes, int]
+When = Union[int, float, datetime, None]
+
+RULES = ("incr", "decr", "best", "set")
+RANKINGS = {"ordinal": "o", "competition": "c", "dense": "d"}
+DEFAULT_BUCKETS = (1.0, 5.0, 10.0, 25.0, 50.0)
+
+SUBMIT = packaged_script("submit")
+REMOVE = packaged_script("remove")
+STANDING = packaged_script("standing")
+RANGE = packaged_script("range")
+FRIENDS = packaged_script("friends")
+
+
+class Entry(NamedTuple):
+    """One row of a board: ``rank`` (1-based, in the board's style), ``player``, ``points``.
+
+    ``global_rank`` is set by :meth:`Leaderboard.friends` (where ``rank`` is
+    the rank among friends); ``info`` by the ``with_info=True`` reads.
+    """
+
+    rank: int
+    player: str
+    points: Points
+    global_rank: Optional[int] = None
+    info: Optional[Dict[str, Any]] = None
+
+    def __repr__(self) -> str:
+        extra = "" if self.global_rank is None else f", global_rank={self.global_rank}"
+        if self.info is not None:
+            extra += f", info={self.info!r}"
+        return f"Entry(rank={self.rank}, player={self.player!r}, points={self.points!r}{extra})"
+
+
+class Change(NamedTuple):
+    """What a ``submit(..., with_rank=True)`` did: new points and rank, the
+    rank before (None if the player was new) and the players it overtook,
+    nearest first."""
+
+    points: Points
+    rank: int
+    previous_rank: Optional[int]
+    passed: List[str]
+
+
+def _player(player: Any) -> Union[str, bytes]:
+    if isinstance(player, (str, bytes)):
+        return player
+    if isinstance(player, int) and not isinstance(player, bool):
+        return str(player)
+    raise TypeError(f"a player id must be str, bytes or int, not {type(player).__name__}")
+
+
+def _text(member: Union[str, bytes]) -> str:
+    return member if isinstance(member, str) else member.decode("utf-8", "surrogateescape")
+
+
+def _raw(member: Union[str, bytes]) -> bytes:
+    return member if isinstance(member, bytes) else member.encode("utf-8", "surrogateescape")
+
+
+SIZE_LIMIT = 2 ** 40
+"""Sizes, radii and positions are clipped here (no board holds more entries)."""
+
+
+def _count(value: Any, label: str) -> int:
+    """A non-negative int argument (clipped at SIZE_LIMIT), else TypeError/ValueError."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{label} must be an int, not {type(value).__name__}")
+    if value < 0:
+        raise ValueError(f"{label} must be >= 0, not {value}")
+    return min(value, SIZE_LIMIT)
+
+
+def _page_slice(number: Any, size: Any) -> Tuple[int, int]:
+    """The 0-based start and the size of page ``number`` (1-based), checked."""
+    number, size = _count(number, "number"), _count(size, "size")
+    if number < 1:
+        raise ValueError(f"page numbers start at 1, not {number}")
+    return (number - 1) * size, size
+
+
+def _tag_part(value: Any, label: str) -> str:
+    text = str(value)
+    if not text or "{" in text or "}" in text:
+        raise ValueError(f"{label} must be non-empty text without braces, not {value!r}")
+    return text
+
+
+def _one_based(index: Optional[int]) -> Optional[int]:
+    return None if index is None else int(index) + 1
+
+
+def _one_more(count: int) -> int:
+    return int(count) + 1
+
+
+def _info(text: Optional[Union[str, bytes]]) -> Optional[Dict[str, Any]]:
+    return None if text is None else dict(json.loads(text))
+
+
+def _rank_of_standing(reply: Any) -> Optional[int]:
+    """standing.lua's reply for a rank style: the rank, None if absent."""
+    return None if not reply else int(reply[1])
+
+
+def _standing_of(reply: Any) -> Optional[Tuple[int, int, int]]:
+    """standing.lua's reply for "p": (better, worse, count), None if absent."""
+    if not reply:
+        return None
+    _, better, worse, count = reply
+    return int(better), int(worse), int(count)
+
+
+def _percentile(standing: Optional[Tuple[int, int, int]]) -> Optional[float]:
+    if standing is None:
+        return None
+    _, worse, count = standing
+    return 100.0 * worse / count
+
+
+def _no_entries() -> Steps[List[Any]]:
+    """The plan of an empty read: nothing to send."""
+    return []
+    yield  # a generator that sends nothing  # noqa: unreachable
+
+
+_TopCache = Dict[str, Dict[Tuple[Any, ...], Tuple[float, List[Entry]]]]
+_TOP_CACHES: "weakref.WeakKeyDictionary[Any, _TopCache]" = weakref.WeakKeyDictionary()
+"""client → board name → (keys, n, with_info, style, configuration) → (expiry, entries)."""
+
+
+class _Ranker:
+    """Ranks of consecutive entries in rank order, from their points."""
+
+    def __init__(self, style: str) -> None:
+        self.style = style
+        self.points: Optional[Points] = None
+        self.rank = 0
+
+    def rank_at(self, position: int, points: Points, known: Optional[int] = None) -> int:
+        """The rank of the entry at 0-based ``position`` (``known`` for a slice's first)."""
+        if known is not None:
+            rank = known
+        elif self.style == "o" or self.points is None:
+            rank = position + 1
+        elif points == self.points:
+            rank = self.rank
+        elif self.style == "c":
+            rank = position + 1
+        else:
+            rank = self.rank + 1
+        self.points, self.rank = points, rank
+        return rank
+
+
+class BoardPlans:
+    """The configuration of a board and its methods as plans (no I/O here).
+
+    :class:`Leaderboard` (sync) and ``fastrank.asyncio.Leaderboard`` expose
+    each ``_plan_<name>`` as the method ``<name>``.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        name: str,
+        *,
+        season: Optional[Union[str, int]] = None,
+        order: str = "desc",
+        tiebreak: Optional[str] = "earliest",
+        ranking: str = "ordinal",
+        rule: str = "incr",
+        point_bits: int = 20,
+        time_bits: int = 33,
+        period: Optional[str] = None,
+        tz: Union[str, tzinfo, None] = None,
+        retain: Optional[int] = None,
+        buckets: Sequence[float] = DEFAULT_BUCKETS,
+        cache_ttl: Optional[float] = None,
+        passed: int = 3,
+    ) -> None:
+        self.codec = ScoreCodec(order=order, tiebreak=tiebreak, point_bits=point_bits, time_bits=time_bits)
+        if ranking not in RANKINGS:
+            raise ValueError(f"ranking must be one of {sorted(RANKINGS)}, not {ranking!r}")
+        self.rule = self._rule(rule)
+        if period is not None and period not in PERIODS:
+            raise ValueError(f"period must be one of {PERIODS} or None, not {period!r}")
+        if period is not None and season is not None:
+            raise ValueError("a periodic board derives its season from the time: give period or season, not both")
+        if retain is not None and period is None:
+            raise ValueError("retain needs a period")
+        if retain is not None:
+            _count(retain, "retain")
+        if sorted(buckets) != list(buckets) or not buckets or not all(0 < b <= 100 for b in buckets):
+            raise ValueError(f"buckets must be increasing percentages in (0, 100], not {buckets!r}")
+        if cache_ttl is not None and not cache_ttl >= 0:
+            raise ValueError(f"cache_ttl must be >= 0 seconds or None, not {cache_ttl!r}")
+        self._client = client
+        self.name = _tag_part(name, "name")
+        self.season = None if season is None else _tag_part(season, "season")
+        self.order = order
+        self.tiebreak = tiebreak
+        self.ranking = ranking
+        self.point_bits = point_bits
+        self.time_bits = time_bits
+        self.period = period
+        self.tz = zone(tz)
+        self.retain = retain
+        self.buckets = tuple(float(b) for b in buckets)
+        self.cache_ttl = cache_ttl
+        self.passed = _count(passed, "passed")
+        if self.passed > 1000:
+            raise ValueError(f"passed names at most 1000 players, not {passed}")
+        self._style = RANKINGS[ranking]
+        self._conf = (b"%d" % self.codec.scale, b"1" if self.codec.desc else b"0",
+                      b"1" if self.codec.mirrored else b"0", b"1" if ranking == "dense" else b"0",
+                      b"%d" % self.codec.max_points)
+        self._caches: _TopCache
+        try:  # one top-N cache per client, shared by this process's boards on it
+            self._caches = _TOP_CACHES.setdefault(client, {})
+        except TypeError:  # a client without weak references: this board's own
+            self._caches = {}
+        self._keys: Dict[Optional[str], Tuple[str, str, str, str, str]] = {}
+        self._bytes_keys: Dict[Tuple[str, ...], Tuple[bytes, ...]] = {}
+        # top(): the parser of each rank style's replies (it remembers the last one)
+        self._top_parsers: Dict[str, Callable[[List[Any]], List[Entry]]] = {}
+        # top(): the (reusable) plan of each (season, n, with_info, ranking) asked for
+        self._top_plans: Dict[Tuple[Any, ...], Direct[List[Entry]]] = {}
+        self._top_by_n: Dict[int, Tuple[Optional[str], Direct[List[Entry]]]] = {}  # top(n)'s, by n
+        self._rank_method = "zrevrank" if self.codec.desc else "zrank"
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.name!r}, season={self.current_season()!r}, order={self.order!r}, "
+                f"tiebreak={self.tiebreak!r}, ranking={self.ranking!r}, rule={self.rule!r})")
+
+    # -- configuration helpers -------------------------------------------------
+
+    @staticmethod
+    def _rule(rule: str) -> str:
+        if rule not in RULES:
+            raise ValueError(f"rule must be one of {RULES}, not {rule!r}")
+        return rule
+
+    def _style_of(self, ranking: Optional[str]) -> str:
+        if ranking is None:
+            return self._style
+        if ranking not in RANKINGS:
+            raise ValueError(f"ranking must be one of {sorted(RANKINGS)}, not {ranking!r}")
+        if ranking == "dense" and self.ranking != "dense":
+            raise ValueError("dense ranks need a board made with ranking='dense' (it keeps the distinct values)")
+        return RANKINGS[ranking]
+
+    def current_season(self) -> Optional[str]:
+        """The season reads use by default (the current period on a periodic board)."""
+        if self.period is None:
+            return self.season
+        return season_of(self.period, datetime.now(timezone.utc), self.tz)
+
+    def keys(self, season: Optional[Union[str, int]] = None) -> Tuple[str, str, str, str, str]:
+        """The board's keys for ``season`` (default: the current one): board, dense, counts, meta, info."""
+        if season is None:
+            chosen = self.season if self.period is None else self.current_season()
+        else:
+            chosen = _tag_part(season, "season")
+        keys = self._keys.get(chosen)
+        if keys is None:
+            base = f"{{lb:{self.name}}}" if chosen is None else f"{{lb:{self.name}:{chosen}}}"
+            keys = self._keys[chosen] = (base, base + ":dense", base + ":counts", base + ":meta", base + ":info")
+        return keys
+
+    def _encoded(self, keys: Tuple[str, ...]) -> Tuple[bytes, ...]:
+        """``keys`` as bytes, the form scripts are sent with (cached by the key tuple)."""
+        encoded = self._bytes_keys.get(keys)
+        if encoded is None:
+            encoded = self._bytes_keys[keys] = tuple(k.encode() for k in keys)
+        return encoded
+
+    def _write_target(self, tick: int) -> Tuple[Tuple[str, str, str, str, str], int]:
+        """The keys a write earned at ``tick`` goes to, and their expiry (unix ms, 0 = none)."""
+        if self.period is None:
+            return self.keys(), 0
+        moment = datetime.fromtimestamp(tick, timezone.utc)
+        season = season_of(self.period, moment, self.tz)
+        return self.keys(season), expiry_ms(self.period, moment, self.tz, self.retain)
+
+    def _translate(self, exc: ResponseError) -> Exception:
+        text = str(exc)
+        if text.startswith(_errors.BOARD_RANGE_PREFIX):
+            return ValueError(f"the new points do not fit the board: it holds magnitudes up to "
+                              f"{self.codec.max_points} ({self.codec.limit_reason()})")
+        if text.startswith(_errors.BOARD_FROZEN_PREFIX):
+            return ValueError(f"leaderboard {self.name!r}: {text.split(' ', 1)[1]}")
+        return exc
+
+    def _invalidate(self) -> None:
+        """Forget the cached top-N reads of this board (any season, any instance)."""
+        self._caches.pop(self.name, None)
+
+    def _entries(self, pairs: Sequence[Any], start: int, first: int, style: str,
+                 infos: Optional[Sequence[Any]] = None, flat: bool = False) -> List[Entry]:
+        """Entries of a slice of the board in rank order: ``pairs`` are (member,
+        score) or, with ``flat``, member, score, member...; ``start`` is the
+        0-based position of the first, ``first`` its rank. O(len(pairs))
+        (a loop in C: ``board_entries``)."""
+        return board_entries(Entry, pairs if type(pairs) is list else list(pairs), flat, self.codec.scale,
+                             self.codec.points, style, start, first, infos, _info, None)
+
+    def _slice_call(self, key: str, start: int, stop: int) -> Call:
+        """The step of :meth:`_slice` as a :class:`Call` (for pipelines and generator plans)."""
+        method, args, _, _, _ = self._slice(key, start, stop, list)
+        return Call(method, args)
+
+    def _slice(self, key: str, start: int, stop: int, parse: Callable[[Any], _T]) -> Direct[_T]:
+        """ZREVRANGE/ZRANGE key start stop WITHSCORES, read by ``parse`` (withscores
+        passed by position, as redis-py's signatures place it: no keyword dict)."""
+        if self.codec.desc:
+            return ("zrevrange", (key, start, stop, True), None, parse, None)
+        return ("zrange", (key, start, stop, False, True), None, parse, None)
+
+    def _range_plan(self, keys: Tuple[str, ...], mode: str, where: Any, size: int, style: str,
+                    with_info: bool) -> Direct[List[Entry]]:
+        args = (*self._conf, mode, where, size, style, "1" if with_info else "0")
+        return (RANGE, self._bytes_keys.get(keys) or self._encoded(keys), args,
+                lambda reply: self._range_entries(reply, style, with_info), None)
+
+    def _range_entries(self, reply: Any, style: str, with_info: bool) -> List[Entry]:
+        if not reply:
+            return []
+        start, first, items, infos = reply
+        return self._entries(items, int(start), int(first), style, infos if with_info else None, flat=True)
+
+    # -- writes -------------------------------------------------------------
+
+    def _write_args(self, pairs: Sequence[Tuple[PlayerId, Points]], at: When, rule: Optional[str],
+                    style: str) -> Tuple[Tuple[str, ...], Tuple[Any, ...]]:
+        """The keys and arguments of ``submit.lua`` for these results (checked first)."""
+        chosen = self.rule if rule is None else self._rule(rule)
+        sign = 1
+        if chosen == "decr":
+            chosen, sign = "incr", -1
+        codec = self.codec
+        text, check = codec.text, codec.check_points
+        flat: List[Any] = []
+        for player, points in pairs:
+            flat += (player if type(player) is str else _player(player), text(sign * check(points)))
+        tick = codec.tick_of(at, time.time() if at is None else 0.0)
+        keys, expire = self._write_target(tick)
+        return keys, (*self._conf, chosen, tick, style, self.passed, expire, *flat)
+
+    def _plan_submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
+                     with_rank: bool = False) -> Plan[Any]:
+        """Apply a result by the board's rule (or ``rule=``); the new points, or a
+        :class:`Change` with ``with_rank=True``. One atomic script; O(log n)."""
+        keys, args = self._write_args(((player, points),), at, rule, self._style if with_rank else "")
+        return direct_run(SUBMIT, self._encoded(keys), args, self._changed if with_rank else self._new_points,
+                          self._translate)
+
+    def _new_points(self, reply: List[Any]) -> Points:
+        self._invalidate()
+        return self.codec.parse_points(reply[0])
+
+    def _changed(self, reply: List[Any]) -> Change:
+        self._invalidate()
+        new_points, rank, previous, passed = reply
+        return Change(self.codec.parse_points(new_points), int(rank), int(previous) or None,
+                      [_text(m) for m in passed])
+
+    def _plan_submit_many(self, results: Union[Mapping[PlayerId, Points], Sequence[Tuple[PlayerId, Points]]],
+                          *, at: When = None, rule: Optional[str] = None) -> Steps[List[Points]]:
+        """Apply many results earned at the same time in one atomic script; each
+        result's new points. Nothing is written if any total would not fit.
+        O(k log n) for k results."""
+        pairs = list(results.items()) if isinstance(results, Mapping) else list(results)
+        keys, args = self._write_args(pairs, at, rule, "")
+        if not pairs:
+            return []
+        try:
+            reply = yield Run(SUBMIT, self._encoded(keys), args)
+        except ResponseError as exc:
+            raise self._translate(exc) from exc
+        self._invalidate()
+        parse = self.codec.parse_points
+        return [parse(x) for x in reply]
+
+    def _plan_set_points(self, player: PlayerId, points: Points, *, at: When = None) -> Plan[Points]:
+        """Set a player's points (rule ``set``); the tie-break time moves only if they change. O(log n)."""
+        return self._plan_submit(player, points, at=at, rule="set")
+
+    def _plan_remove(self, player: PlayerId) -> Plan[bool]:
+        """Take a player and their entry data off the board; True if they were on it. O(log n)."""
+        member = _player(player)
+        return direct_run(REMOVE, self._encoded(self.keys()), (*self._conf, member), self._removed, self._translate)
+
+    def _removed(self, reply: Any) -> bool:
+        self._invalidate()
+        return bool(reply)
+
+    def _plan_set_info(self, player: PlayerId, mapping: Mapping[str, Any]) -> Steps[None]:
+        """Store a player's entry data (display name, country...), replacing any before. O(1)."""
+        member = _player(player)
+        if not isinstance(mapping, Mapping):
+            raise TypeError(f"info must be a mapping, not {type(mapping).__name__}")
+        text = json.dumps(dict(mapping), sort_keys=True)
+        keys, expire = self._write_target(self.codec.tick_of(None, time.time()))
+        calls = [Call("hset", (keys[4], member, text))]
+        if expire:
+            calls.append(Call("pexpireat", (keys[4], expire)))
+        yield calls
+        self._invalidate()
+
+    def _plan_rollover(self, new_season: Union[str, int], *, archive: Union[int, timedelta, None] = None) -> Steps[None]:
+        """Freeze the current season (writes to it fail from now on), optionally
+        expiring it after ``archive`` seconds, and write ``new_season`` from now on. O(1)."""
+        if self.period is not None:
+            raise ValueError("a periodic board rolls over by itself; rollover() is for named seasons")
+        new = _tag_part(new_season, "season")
+        keys = self.keys()
+        calls = [Call("hset", (keys[3], "frozen", "1"))]
+        if archive is not None:
+            seconds = int(archive.total_seconds()) if isinstance(archive, timedelta) else _count(archive, "archive")
+            if seconds <= 0:
+                raise ValueError(f"archive must be a positive number of seconds, not {archive!r}")
+            calls += [Call("expire", (key, seconds)) for key in keys]
+        yield calls
+        self.season = new
+        self._invalidate()
+
+    # -- reads --------------------------------------------------------------
+
+    def _plan_score(self, player: PlayerId, *, season: Optional[Union[str, int]] = None) -> Plan[Optional[Points]]:
+        """A player's points, or None if absent. O(1)."""
+        member = player if type(player) is str else _player(player)
+        return ("zscore", (self.keys(season)[0], member), None, self._points_or_none, None)
+
+    def _points_or_none(self, score: Optional[float]) -> Optional[Points]:
+        return None if score is None else self.codec.points(score)
+
+    def _plan_rank(self, player: PlayerId, *, ranking: Optional[str] = None,
+                   season: Optional[Union[str, int]] = None) -> Plan[Optional[int]]:
+        """A player's 1-based rank in the board's style (or ``ranking=``), None if absent. O(log n)."""
+        member = player if type(player) is str else _player(player)
+        style = self._style if ranking is None else self._style_of(ranking)
+        keys = self._keys.get(self.season) if season is None and self.period is None else None
+        if keys is None:
+            keys = self.keys(season)
+        if style == "o":
+            return (self._rank_method, (keys[0], member), None, _one_based, None)
+        return (STANDING, self._bytes_keys.get(keys) or self._encoded(keys), (*self._conf, member, style),
+                _rank_of_standing, None)
+
+    def _plan_count(self, *, season: Optional[Union[str, int]] = None) -> Plan[int]:
+        """How many players are on the board. O(1)."""
+        return direct_call("zcard", (self.keys(season)[0],), int)
+
+    def _plan_rank_for(self, points: Points, *, ranking: Optional[str] = None) -> Plan[int]:
+        """The rank ``points`` would get if submitted now (nothing is written). O(log n)."""
+        value = self.codec.check_points(points)
+        style = self._style_of(ranking)
+        keys = self.keys()
+        codec = self.codec
+        text = codec.text
+        if style == "d":
+            bounds = ("(" + text(value), "+inf") if codec.desc else ("-inf", "(" + text(value))
+            return direct_call("zcount", (keys[1], *bounds), _one_more)
+        # An ordinal rank for a submission now lands after its equals when
+        # the earliest wins, before them when the latest does.
+        with_equals = style == "o" and self.tiebreak == "earliest"
+        if codec.integer:
+            low, high = value * codec.scale, (value + 1) * codec.scale
+            if codec.desc:
+                bounds = (str(low if with_equals else high), "+inf")
+            else:
+                bounds = ("-inf", "(" + str(high if with_equals else low))
+        else:
+            edge = text(value) if with_equals else "(" + text(value)
+            bounds = (edge, "+inf") if codec.desc else ("-inf", edge)
+        return direct_call("zcount", (keys[0], *bounds), _one_more)
+
+    def _plan_top(self, n: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
+                  season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
+        """The best ``n`` entries. O(log n + n); cached for ``cache_ttl`` seconds when set."""
+        if season is None and type(n) is int and self.period is None:  # the plan of the same call before
+            if with_info is False and ranking is None:  # top(n): found by n alone, the season checked
+                hit = self._top_by_n.get(n)
+                if hit is not None and hit[0] == self.season:
+                    return hit[1]
+            plan = self._top_plans.get((self.season, n, with_info, ranking))
+            if plan is not None:
+                return plan
+        n = _count(n, "n")
+        style = self._style_of(ranking)
+        keys = self.keys(season)
+        if self.cache_ttl:
+            return self._cached_top(keys, n, with_info, style)
+        made = self._top(keys, n, with_info, style)
+        if isinstance(made, tuple) and season is None and self.period is None:  # reusable: keep it
+            if len(self._top_plans) >= 64:
+                self._top_plans.clear()
+                self._top_by_n.clear()
+            self._top_plans[(self.season, n, with_info, ranking)] = made
+            if with_info is False and ranking is None:
+                self._top_by_n[n] = (self.season, made)
+        return made
+
+    def _top(self, keys: Tuple[str, ...], n: int, with_info: bool, style: str) -> Plan[List[Entry]]:
+        if n == 0:
+            return _no_entries()
+        if with_info:
+            return self._range_plan(keys, "at", 0, n, style, True)
+        parse = self._top_parsers.get(style)
+        if parse is None:  # the entries of a reply, remembered with it (one memo per style)
+            parse = self._top_parsers[style] = functools.partial(
+                board_top_entries, [], Entry, self.codec.scale, self.codec.points, style)
+        return self._slice(keys[0], 0, n - 1, parse)
+
+    def _cached_top(self, keys: Tuple[str, ...], n: int, with_info: bool, style: str) -> Steps[List[Entry]]:
+        slot = (keys[0], n, with_info, style, self._conf)
+        hit = self._caches.get(self.name, {}).get(slot)
+        if hit is not None and hit[0] > time.monotonic():
+            return list(hit[1])
+        entries = yield from steps(self._top(keys, n, with_info, style))
+        assert self.cache_ttl is not None
+        self._caches.setdefault(self.name, {})[slot] = (time.monotonic() + self.cache_ttl, list(entries))
+        return entries
+
+    def _plan_standings(self, season: Union[str, int], n: int = 10, *, with_info: bool = False,
+                        ranking: Optional[str] = None) -> Plan[List[Entry]]:
+        """The best ``n`` entries of a past (or any) season. O(log n + n)."""
+        return self._plan_top(n, with_info=with_info, ranking=ranking, season=season)
+
+    def _plan_page(self, number: int, size: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
+                   season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
+        """Page ``number`` (1-based) of ``size`` entries. O(log n + size)."""
+        start, size = _page_slice(number, size)
+        style = self._style_of(ranking)
+        keys = self.keys(season)
+        if size == 0 or start >= SIZE_LIMIT:
+            return _no_entries()
+        if style == "o" and not with_info:
+            return self._slice(keys[0], start, start + size - 1,
+                               lambda pairs: self._entries(pairs, start, start + 1, "o"))
+        return self._range_plan(keys, "at", start, size, style, with_info)
+
+    def _plan_around(self, player: PlayerId, radius: int = 5, *, with_info: bool = False,
+                     ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
+        """The entries within ``radius`` places of a player (clipped at the ends,
+        the player included); empty if absent. O(log n + radius)."""
+        member = player if type(player) is str else _player(player)
+        if not (type(radius) is int and 0 <= radius <= SIZE_LIMIT):
+            radius = _count(radius, "radius")
+        style = self._style if ranking is None else self._style_of(ranking)
+        return self._range_plan(self.keys(season), "around", member, radius, style, with_info)
+
+    def _plan_friends(self, player: PlayerId, friend_ids: Sequence[PlayerId], *, with_info: bool = False,
+                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
+        """The player and their friends ranked among themselves (``rank``) with
+        their global rank (``global_rank``); absent ones left out. One script
+        around ZMSCORE; O(k log n) for k players."""
+        if isinstance(friend_ids, (str, bytes)):
+            raise TypeError("friend_ids must be a sequence of player ids, not one id")
+        members = list(dict.fromkeys([_player(player)] + [f if type(f) is str else _player(f) for f in friend_ids]))
+        style = self._style if ranking is None else self._style_of(ranking)
+        args = (*self._conf, style, "1" if with_info else "0", *members)
+        return direct_run(FRIENDS, self._encoded(self.keys(season)), args,
+                          lambda reply: self._friend_entries(reply, members, style, with_info))
+
+    def _friend_entries(self, reply: Any, members: List[Union[str, bytes]], style: str,
+                        with_info: bool) -> List[Entry]:
+        scores, ranks, infos = reply
+        codec = self.codec
+        return board_friend_entries(Entry, list(scores), list(ranks), list(infos) if with_info else None, members,
+                                    codec.desc, codec.scale, codec.points, style, _info)
+
+    def _standing(self, player: PlayerId, parse: Callable[[Optional[Tuple[int, int, int]]], _T]) -> Direct[_T]:
+        """The player's standing (better, worse, count; None if absent) read by ``parse``."""
+        return direct_run(STANDING, self._encoded(self.keys()), (*self._conf, _player(player), "p"),
+                      lambda reply: parse(_standing_of(reply)))
+
+    def _plan_percentile(self, player: PlayerId) -> Plan[Optional[float]]:
+        """The percentage of players with worse points (0..100), None if absent. O(log n)."""
+        return self._standing(player, _percentile)
+
+    def _plan_bucket(self, player: PlayerId) -> Plan[Optional[str]]:
+        """``"top 1%"``, ``"top 5%"``... by the board's ``buckets`` cut-offs (the
+        first cut-off at or above the player's competition rank as a percentage),
+        ``"bottom N%"`` below the last; None if absent. O(log n)."""
+        return self._standing(player, self._bucket_of)
+
+    def _bucket_of(self, standing: Optional[Tuple[int, int, int]]) -> Optional[str]:
+        if standing is None:
+            return None
+        better, _, count = standing
+        share = 100.0 * (better + 1) / count
+        for cut in self.buckets:
+            if share <= cut:
+                return f"top {cut:g}%"
+        return f"bottom {100 - self.buckets[-1]:g}%"
+
+    def _plan_info(self, player: PlayerId) -> Plan[Optional[Dict[str, Any]]]:
+        """A player's entry data, or None. O(1)."""
+        return direct_call("hget", (self.keys()[4], _player(player)), _info)
+
+    def _slice_plan(self, start: int, size: int, season: Optional[Union[str, int]]) -> Plan[List[Tuple[Any, float]]]:
+        return self._slice(self.keys(season)[0], start, start + size - 1, list)
+
+    def _iter_start(self, batch: int, ranking: Optional[str]) -> _Ranker:
+        """Check ``iter``'s arguments; the ranker that numbers its entries."""
+        if _count(batch, "batch") < 1:
+            raise ValueError("batch must be >= 1")
+        return _Ranker(self._style_of(ranking))
+
+    def _iter_entries(self, ranker: _Ranker, start: int, pairs: Sequence[Tuple[Any, float]]) -> Iterator[Entry]:
+        for i, (member, score) in enumerate(pairs):
+            points = self.codec.points(score)
+            yield Entry(ranker.rank_at(start + i, points), _text(member), points)
+
+
+class Leaderboard(BoardPlans):
+    """A leaderboard over a redis-py style client (``fastrank.Engine``,
+    ``redis.Redis``, ``redis.cluster.RedisCluster``).
+
+    ``Leaderboard(client, name, *, season=None, order="desc", tiebreak="earliest",
+    ranking="ordinal", rule="incr", point_bits=20, time_bits=33, period=None,
+    tz=None, retain=None, buckets=(1, 5, 10, 25, 50), cache_ttl=None, passed=3)``
+    """
+
+    submit = blocking(BoardPlans._plan_submit)
+    submit_many = blocking(BoardPlans._plan_submit_many)
+    set_points = blocking(BoardPlans._plan_set_points)
+    remove = blocking(BoardPlans._plan_remove)
+    set_info = blocking(BoardPlans._plan_set_info)
+    rollover = blocking(BoardPlans._plan_rollover)
+    score = blocking(BoardPlans._plan_score)
+    rank = blocking(BoardPlans._plan_rank)
+    count = blocking(BoardPlans._plan_count)
+    rank_for = blocking(BoardPlans._plan_rank_for)
+    top = blocking(BoardPlans._plan_top)
+    standings = blocking(BoardPlans._plan_standings)
+    page = blocking(BoardPlans._plan_page)
+    around = blocking(BoardPlans._plan_around)
+    friends = blocking(BoardPlans._plan_friends)
+    percentile = blocking(BoardPlans._plan_percentile)
+    bucket = blocking(BoardPlans._plan_bucket)
+    info = blocking(BoardPlans._plan_info)
+
+    def iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
+             season: Optional[Union[str, int]] = None) -> Iterator[Entry]:
+        """Every entry in rank order, fetched ``batch`` at a time (O(log n + batch)
+        a batch; a board written meanwhile may shift entries between batches)."""
+        ranker = self._iter_start(batch, ranking)
+        start = 0
+        while True:
+            pairs = run(self._client, self._slice_plan(start, batch, season))
+            yield from self._iter_entries(ranker, start, pairs)
+            if len(pairs) < batch:
+                return
+            start += batch

@@ -1,0 +1,50 @@
+"""fastrank.asyncio.Leaderboard: the leaderboard's methods as coroutines.
+
+The same plans as :class:`fastrank.Leaderboard` (``fastrank.leaderboard``),
+awaited on an asyncio client (``fastrank.asyncio.Engine``,
+``redis.asyncio.Redis``, ``redis.asyncio.cluster.RedisCluster``) by
+:func:`fastrank.runner.run_async`. Nothing is written twice: each method here
+is generated from the plan of the same name.
+"""
+from __future__ import annotations
+
+from typing import AsyncIterator, Optional, Union
+
+from fastrank.runner import awaiting, run_async
+from fastrank.leaderboard.board import BoardPlans, Entry
+
+class Leaderboard(BoardPlans):
+    """:class:`fastrank.Leaderboard` over an asyncio client: every method is a coroutine."""
+
+    submit = awaiting(BoardPlans._plan_submit)
+    submit_many = awaiting(BoardPlans._plan_submit_many)
+    set_points = awaiting(BoardPlans._plan_set_points)
+    remove = awaiting(BoardPlans._plan_remove)
+    set_info = awaiting(BoardPlans._plan_set_info)
+    rollover = awaiting(BoardPlans._plan_rollover)
+    score = awaiting(BoardPlans._plan_score)
+    rank = awaiting(BoardPlans._plan_rank)
+    count = awaiting(BoardPlans._plan_count)
+    rank_for = awaiting(BoardPlans._plan_rank_for)
+    top = awaiting(BoardPlans._plan_top)
+    standings = awaiting(BoardPlans._plan_standings)
+    page = awaiting(BoardPlans._plan_page)
+    around = awaiting(BoardPlans._plan_around)
+    friends = awaiting(BoardPlans._plan_friends)
+    percentile = awaiting(BoardPlans._plan_percentile)
+    bucket = awaiting(BoardPlans._plan_bucket)
+    info = awaiting(BoardPlans._plan_info)
+
+    async def iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
+                   season: Optional[Union[str, int]] = None) -> AsyncIterator[Entry]:
+        """Every entry in rank order, ``batch`` at a time (``async for``); see
+        :meth:`fastrank.Leaderboard.iter`."""
+        ranker = self._iter_start(batch, ranking)
+        start = 0
+        while True:
+            pairs = await run_async(self._client, self._slice_plan(start, batch, season))
+            for entry in self._iter_entries(ranker, start, pairs):
+                yield entry
+            if len(pairs) < batch:
+                return
+            start += batch

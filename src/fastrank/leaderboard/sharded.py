@@ -1,0 +1,553 @@
+"""ShardedLeaderboard: one board split over N shards, answers merged exactly.
+
+A stable hash of the player id (CRC-32 of its bytes) picks the shard; each
+shard is an ordinary :class:`fastrank.Leaderboard` named ``<name>~<N>.<i>``,
+so its keys carry a hash tag of their own and a Redis Cluster spreads the
+shards over its slots and nodes. A player lives on one shard, so every write
+is the shard board's atomic script, exactly as on an unsharded board.
+
+Reads merge the shards in a pipelined round (or two): the global order is the
+order of an unsharded board (encoded score, then member bytes, both reversed
+on a descending board), so a sharded board answers exactly what an unsharded
+board fed the same events answers:
+
+- ``top(n)``: every shard's top n, merged (O(N·n)); ``page`` fetches every
+  shard's first ``start + size`` (deep pages cost more than on one board).
+- ``rank``: the player's score, then per shard the players strictly ahead
+  (ZCOUNT, plus the players tied on the exact score ordered before them);
+  competition counts better points; dense unites the shards' distinct better
+  values (O(N·log n), dense O(N·d) for d distinct better values).
+- ``around``: per shard the nearest ``radius`` on each side of the player,
+  merged around them.
+- ``friends``: ZMSCORE per shard in one round, then their global ranks.
+- ``reshard(new_count)`` copies every shard into the new layout while reads
+  go on answering from the old one (writes are refused meanwhile: the old
+  shards are frozen), then switches.
+"""
+from __future__ import annotations
+
+import zlib
+from collections import deque
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+from fastrank.runner import Call, Steps, blocking, run, steps
+from fastrank.leaderboard.scorebits import Points
+from fastrank.leaderboard.board import (SIZE_LIMIT, BoardPlans, Change, Entry, PlayerId, When, _count, _info,
+                                  _page_slice, _player, _Ranker, _raw, _tag_part, _text)
+
+__all__ = ["ShardedLeaderboard", "ShardedBoardPlans"]
+
+Pair = Tuple[Any, float]
+
+
+class ShardedBoardPlans:
+    """The sharded board's configuration and methods as plans (no I/O here)."""
+
+    def __init__(self, client: Any, name: str, shards: int = 8, **options: Any) -> None:
+        if isinstance(shards, bool) or not isinstance(shards, int) or shards < 1:
+            raise ValueError(f"shards must be an int >= 1, not {shards!r}")
+        self._client = client
+        self.name = _tag_part(name, "name")
+        self._options = dict(options)
+        self._layout(shards)
+
+    def _layout(self, shards: int) -> None:
+        self.shards = shards
+        self.boards = [BoardPlans(self._client, f"{self.name}~{shards}.{i}", **self._options)
+                       for i in range(shards)]
+        ref = self.boards[0]
+        self.codec = ref.codec
+        self.ranking = ref.ranking
+        self._style = ref._style
+        self._desc = ref.codec.desc
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, shards={self.shards}, ranking={self.ranking!r})"
+
+    # -- placement and order ----------------------------------------------------
+
+    def shard_of(self, player: PlayerId) -> int:
+        """The shard a player lives on: CRC-32 of the id's bytes, modulo the shard count."""
+        return zlib.crc32(_raw(_player(player))) % self.shards
+
+    def _board(self, player: PlayerId) -> BoardPlans:
+        return self.boards[self.shard_of(player)]
+
+    def _key(self, board: BoardPlans, season: Optional[Union[str, int]] = None, part: int = 0) -> str:
+        return board.keys(season)[part]
+
+    def _sorted(self, pairs: Sequence[Pair]) -> List[Pair]:
+        """Pairs in the board's rank order (score, then member bytes)."""
+        return sorted(pairs, key=lambda p: (float(p[1]), _raw(p[0])), reverse=self._desc)
+
+    def _ahead_of(self, score: float, member: Any, pair: Pair) -> bool:
+        """Whether ``pair`` ranks before (score, member)."""
+        mine, theirs = (score, _raw(member)), (float(pair[1]), _raw(pair[0]))
+        return theirs > mine if self._desc else theirs < mine
+
+    def _strict_bounds(self, score: float) -> Tuple[str, str]:
+        """ZCOUNT bounds of the scores strictly better than ``score``."""
+        text = repr(float(score))
+        return ("(" + text, "+inf") if self._desc else ("-inf", "(" + text)
+
+    def _points_bounds(self, points: Points, better: bool = True, *, equals: bool = False) -> Tuple[str, str]:
+        """ZCOUNT bounds of the encoded scores whose points are better (or worse) than ``points``."""
+        codec, text = self.codec, self.codec.text
+        up = better == self._desc  # the scores wanted lie above
+        if codec.integer:
+            low, high = points * codec.scale, (points + 1) * codec.scale
+            if up:
+                return (str(low if equals else high), "+inf")
+            return ("-inf", "(" + str(high if equals else low))
+        edge = text(points) if equals else "(" + text(points)
+        return (edge, "+inf") if up else ("-inf", edge)
+
+    # -- rank helpers: plans that answer in one pipelined round --------------------
+
+    def _ordinal_ranks(self, targets: Sequence[Tuple[Any, float]], season: Any = None) -> Steps[List[int]]:
+        """The 1-based ordinal rank of each (member, score) among all shards."""
+        if not targets:
+            return []
+        calls: List[Call] = []
+        for member, score in targets:
+            for board in self.boards:
+                key = self._key(board, season)
+                calls.append(Call("zcount", (key, *self._strict_bounds(score))))
+                text = repr(float(score))
+                calls.append(Call("zrangebyscore", (key, text, text)))
+        replies = yield calls
+        ranks = []
+        per = 2 * self.shards
+        for t, (member, score) in enumerate(targets):
+            chunk = replies[t * per:(t + 1) * per]
+            ahead = sum(int(c) for c in chunk[0::2])
+            ahead += sum(1 for group in chunk[1::2] for m in group if self._ahead_of(score, member, (m, score)))
+            ranks.append(ahead + 1)
+        return ranks
+
+    def _points_ranks(self, points: Sequence[Points], style: str, season: Any = None) -> Steps[List[int]]:
+        """The competition (``c``) or dense (``d``) rank each points value has."""
+        if not points:
+            return []
+        if style == "c":
+            calls = [Call("zcount", (self._key(b, season), *self._points_bounds(p)))
+                     for p in points for b in self.boards]
+            replies = yield calls
+            n = self.shards
+            return [1 + sum(int(x) for x in replies[i * n:(i + 1) * n]) for i in range(len(points))]
+        # every distinct value at least as good as the worst asked: their union
+        worst = self.codec.text(min(points) if self._desc else max(points))
+        low, high = (worst, "+inf") if self._desc else ("-inf", worst)
+        replies = yield [Call("zrangebyscore", (self._key(b, season, 1), low, high)) for b in self.boards]
+        distinct = sorted({float(v) for group in replies for v in group}, reverse=self._desc)
+        out = []
+        for p in points:
+            better = sum(1 for v in distinct if (v > p if self._desc else v < p))
+            out.append(better + 1)
+        return out
+
+    def _ranks(self, targets: Sequence[Tuple[Any, float]], style: str, season: Any = None) -> Steps[List[int]]:
+        if style == "o":
+            ranks = yield from self._ordinal_ranks(targets, season)
+            return ranks
+        ranks = yield from self._points_ranks([self.codec.points(s) for _, s in targets], style, season)
+        return ranks
+
+    def _style_of(self, ranking: Optional[str]) -> str:
+        return self.boards[0]._style_of(ranking)
+
+    def _entries(self, pairs: Sequence[Pair], first_rank: int, start: int, style: str,
+                 infos: Optional[Sequence[Any]] = None) -> List[Entry]:
+        ranker = _Ranker(style)
+        out = []
+        for i, (member, score) in enumerate(pairs):
+            points = self.codec.points(score)
+            rank = ranker.rank_at(start + i, points, first_rank if i == 0 else None)
+            out.append(Entry(rank, _text(member), points, None, None if infos is None else _info(infos[i])))
+        return out
+
+    def _with_info(self, pairs: Sequence[Pair], season: Any = None) -> Steps[List[Any]]:
+        """Each pair's entry data, in one pipelined round."""
+        calls = [Call("hget", (self._key(self._board(_text(m)), season, 4), m)) for m, _ in pairs]
+        infos = yield calls
+        return list(infos)
+
+    # -- writes ---------------------------------------------------------------------
+
+    def _plan_submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
+                     with_rank: bool = False) -> Steps[Any]:
+        """Apply a result on the player's shard (one atomic script); the new points,
+        or with ``with_rank=True`` a :class:`Change` with global ranks, read
+        around the write."""
+        board = self._board(player)
+        if not with_rank:
+            result = yield from steps(board._plan_submit(player, points, at=at, rule=rule))
+            return result
+        member = _player(player)
+        old = yield Call("zscore", (self._key(board), member))
+        previous = None
+        if old is not None:
+            (previous,) = yield from self._ranks([(member, float(old))], self._style)
+        new_points = yield from steps(board._plan_submit(player, points, at=at, rule=rule))
+        score = yield Call("zscore", (self._key(board), member))
+        (rank,) = yield from self._ranks([(member, float(score))], self._style)
+        passed: List[str] = []
+        limit = self.boards[0].passed
+        if old is not None and limit and self._ahead_of(float(old), member, (member, float(score))):
+            between = yield from self._between(float(score), float(old), member, limit)
+            passed = [_text(m) for m, _ in between]
+        return Change(new_points, rank, previous, passed)
+
+    def _between(self, new: float, old: float, member: Any, limit: int) -> Steps[List[Pair]]:
+        """Up to ``limit`` players ranked between a player's new place and their old
+        one, nearest first: per shard the first ``limit`` strictly between the two
+        scores, and the players tied on either score."""
+        calls: List[Call] = []
+        for b in self.boards:
+            key = self._key(b)
+            if self._desc:
+                calls.append(Call("zrevrangebyscore", (key, "(" + repr(new), "(" + repr(old)),
+                                  {"start": 0, "num": limit, "withscores": True}))
+            else:
+                calls.append(Call("zrangebyscore", (key, "(" + repr(new), "(" + repr(old)),
+                                  {"start": 0, "num": limit, "withscores": True}))
+            for edge in (new, old):
+                calls.append(Call("zrangebyscore", (key, repr(edge), repr(edge)), {"withscores": True}))
+        replies = yield calls
+        rows = {_raw(m): (m, float(sc)) for group in replies for m, sc in group}
+        rows.pop(_raw(member), None)
+        between = [p for p in rows.values()
+                   if self._ahead_of(old, member, p) and not self._ahead_of(new, member, p)]
+        return self._sorted(between)[:limit]
+
+    def _plan_submit_many(self, results: Any, *, at: When = None, rule: Optional[str] = None) -> Steps[List[Points]]:
+        """Apply many results: one atomic script per shard touched; each result's new points."""
+        pairs = list(results.items()) if hasattr(results, "items") else list(results)
+        groups: Dict[int, List[Tuple[int, Any]]] = {}
+        for i, pair in enumerate(pairs):
+            groups.setdefault(self.shard_of(pair[0]), []).append((i, pair))
+        out: List[Points] = [0] * len(pairs)
+        for shard, items in groups.items():
+            new = yield from steps(self.boards[shard]._plan_submit_many([p for _, p in items], at=at, rule=rule))
+            for (i, _), value in zip(items, new):
+                out[i] = value
+        return out
+
+    def _plan_set_points(self, player: PlayerId, points: Points, *, at: When = None) -> Steps[Points]:
+        result = yield from steps(self._board(player)._plan_set_points(player, points, at=at))
+        return result
+
+    def _plan_remove(self, player: PlayerId) -> Steps[bool]:
+        result = yield from steps(self._board(player)._plan_remove(player))
+        return result
+
+    def _plan_set_info(self, player: PlayerId, mapping: Any) -> Steps[None]:
+        yield from steps(self._board(player)._plan_set_info(player, mapping))
+
+    def _plan_rollover(self, new_season: Union[str, int], *, archive: Any = None) -> Steps[None]:
+        """Roll every shard over to ``new_season`` (see :meth:`Leaderboard.rollover`)."""
+        for board in self.boards:
+            yield from steps(board._plan_rollover(new_season, archive=archive))
+        self._options["season"] = new_season
+
+    # -- reads ------------------------------------------------------------------------
+
+    def _plan_score(self, player: PlayerId, *, season: Optional[Union[str, int]] = None) -> Steps[Optional[Points]]:
+        result = yield from steps(self._board(player)._plan_score(player, season=season))
+        return result
+
+    def _plan_info(self, player: PlayerId) -> Steps[Optional[Dict[str, Any]]]:
+        result = yield from steps(self._board(player)._plan_info(player))
+        return result
+
+    def _plan_count(self, *, season: Optional[Union[str, int]] = None) -> Steps[int]:
+        """Players on every shard: ZCARD each, one round."""
+        replies = yield [Call("zcard", (self._key(b, season),)) for b in self.boards]
+        return sum(int(r) for r in replies)
+
+    def _plan_rank(self, player: PlayerId, *, ranking: Optional[str] = None,
+                   season: Optional[Union[str, int]] = None) -> Steps[Optional[int]]:
+        """A player's exact global rank, None if absent (two rounds; see the module docstring)."""
+        style = self._style_of(ranking)
+        member = _player(player)
+        score = yield Call("zscore", (self._key(self._board(player), season), member))
+        if score is None:
+            return None
+        (rank,) = yield from self._ranks([(member, float(score))], style, season)
+        return rank
+
+    def _plan_rank_for(self, points: Points, *, ranking: Optional[str] = None) -> Steps[int]:
+        """The rank ``points`` would get if submitted now (nothing is written)."""
+        value = self.codec.check_points(points)
+        style = self._style_of(ranking)
+        if style == "d":
+            (rank,) = yield from self._points_ranks([value], "d")
+            return rank
+        with_equals = style == "o" and self.boards[0].tiebreak == "earliest"
+        bounds = self._points_bounds(value, equals=with_equals)
+        replies = yield [Call("zcount", (self._key(b), *bounds)) for b in self.boards]
+        return 1 + sum(int(r) for r in replies)
+
+    def _merged_prefix(self, size: int, season: Any = None) -> Steps[List[Pair]]:
+        """The first ``size`` entries of the global order."""
+        if size == 0:
+            return []
+        replies = yield [self.boards[0]._slice_call(self._key(b, season), 0, size - 1) for b in self.boards]
+        return self._sorted([(m, float(s)) for group in replies for m, s in group])[:size]
+
+    def _plan_top(self, n: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
+                  season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
+        """The best n: every shard's top n in one round, merged. O(N·n)."""
+        n = _count(n, "n")
+        style = self._style_of(ranking)
+        pairs = yield from self._merged_prefix(n, season)
+        infos = (yield from self._with_info(pairs, season)) if with_info and pairs else None
+        return self._entries(pairs, 1, 0, style, infos)
+
+    def _plan_standings(self, season: Union[str, int], n: int = 10, *, with_info: bool = False,
+                        ranking: Optional[str] = None) -> Steps[List[Entry]]:
+        entries = yield from self._plan_top(n, with_info=with_info, ranking=ranking, season=season)
+        return entries
+
+    def _plan_page(self, number: int, size: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
+                   season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
+        """Page ``number`` (1-based) of ``size``: every shard's first start + size, merged."""
+        start, size = _page_slice(number, size)
+        style = self._style_of(ranking)
+        if size == 0 or start >= SIZE_LIMIT:
+            return []
+        prefix = yield from self._merged_prefix(start + size, season)
+        pairs = prefix[start:]
+        if not pairs:
+            return []
+        first = start + 1
+        if style != "o":
+            (first,) = yield from self._points_ranks([self.codec.points(pairs[0][1])], style, season)
+        infos = (yield from self._with_info(pairs, season)) if with_info else None
+        return self._entries(pairs, first, start, style, infos)
+
+    def _plan_around(self, player: PlayerId, radius: int = 5, *, with_info: bool = False,
+                     ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
+        """The entries within ``radius`` places of a player (clipped at the ends, the
+        player included); empty if absent."""
+        member = _player(player)
+        radius = _count(radius, "radius")
+        style = self._style_of(ranking)
+        score = yield Call("zscore", (self._key(self._board(player), season), member))
+        if score is None:
+            return []
+        score = float(score)
+        text = repr(score)
+        calls: List[Call] = []
+        for b in self.boards:
+            key = self._key(b, season)
+            calls.append(Call("zrangebyscore", (key, "(" + text, "+inf"),
+                              {"start": 0, "num": radius, "withscores": True}))
+            calls.append(Call("zrevrangebyscore", (key, "(" + text, "-inf"),
+                              {"start": 0, "num": radius, "withscores": True}))
+            calls.append(Call("zrangebyscore", (key, text, text), {"withscores": True}))
+        replies = yield calls if radius else [c for c in calls if "num" not in c.kwargs]
+        rows = {_raw(m): (m, float(s)) for group in replies for m, s in group}
+        ordered = self._sorted(list(rows.values()))
+        mine = next(i for i, (m, _) in enumerate(ordered) if _raw(m) == _raw(member))
+        window = ordered[max(0, mine - radius):mine + radius + 1]
+        (position,) = yield from self._ordinal_ranks([window[0]], season)
+        first = position
+        if style != "o":
+            (first,) = yield from self._points_ranks([self.codec.points(window[0][1])], style, season)
+        infos = (yield from self._with_info(window, season)) if with_info else None
+        return self._entries(window, first, position - 1, style, infos)
+
+    def _plan_friends(self, player: PlayerId, friend_ids: Sequence[PlayerId], *, with_info: bool = False,
+                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
+        """The player and their friends ranked among themselves, each with their global
+        rank: ZMSCORE per shard in one round, then the global ranks in one more."""
+        if isinstance(friend_ids, (str, bytes)):
+            raise TypeError("friend_ids must be a sequence of player ids, not one id")
+        members = list(dict.fromkeys([_player(player), *(_player(f) for f in friend_ids)]))
+        style = self._style_of(ranking)
+        groups: Dict[int, List[Any]] = {}
+        for m in members:
+            groups.setdefault(self.shard_of(m), []).append(m)
+        order = list(groups)
+        replies = yield [Call("zmscore", (self._key(self.boards[s], season), groups[s])) for s in order]
+        present = [(m, float(sc)) for s, scores in zip(order, replies)
+                   for m, sc in zip(groups[s], scores) if sc is not None]
+        present = self._sorted(present)
+        global_ranks = yield from self._ranks(present, style, season)
+        infos = (yield from self._with_info(present, season)) if with_info and present else None
+        ranker = _Ranker(style)
+        out = []
+        for i, (member, score) in enumerate(present):
+            points = self.codec.points(score)
+            out.append(Entry(ranker.rank_at(i, points), _text(member), points, global_ranks[i],
+                             None if infos is None else _info(infos[i])))
+        return out
+
+    def _standing(self, player: PlayerId) -> Steps[Optional[Tuple[int, int, int]]]:
+        """(players with better points, with worse points, all players), or None."""
+        member = _player(player)
+        score = yield Call("zscore", (self._key(self._board(player)), member))
+        if score is None:
+            return None
+        points = self.codec.points(score)
+        calls = []
+        for b in self.boards:
+            key = self._key(b)
+            calls += [Call("zcount", (key, *self._points_bounds(points, True))),
+                      Call("zcount", (key, *self._points_bounds(points, False))),
+                      Call("zcard", (key,))]
+        replies = yield calls
+        return (sum(int(x) for x in replies[0::3]), sum(int(x) for x in replies[1::3]),
+                sum(int(x) for x in replies[2::3]))
+
+    def _plan_percentile(self, player: PlayerId) -> Steps[Optional[float]]:
+        """The percentage of players with worse points (0..100), None if absent."""
+        standing = yield from self._standing(player)
+        if standing is None:
+            return None
+        _, worse, count = standing
+        return 100.0 * worse / count
+
+    def _plan_bucket(self, player: PlayerId) -> Steps[Optional[str]]:
+        """``"top 1%"``... as :meth:`Leaderboard.bucket`, over every shard."""
+        standing = yield from self._standing(player)
+        if standing is None:
+            return None
+        better, _, count = standing
+        share = 100.0 * (better + 1) / count
+        buckets = self.boards[0].buckets
+        for cut in buckets:
+            if share <= cut:
+                return f"top {cut:g}%"
+        return f"bottom {100 - buckets[-1]:g}%"
+
+    # -- iteration and resharding ----------------------------------------------------
+
+    def _refill(self, state: Dict[str, Any], batch: int, season: Any) -> Steps[None]:
+        """Fetch the next batch of every shard whose buffer ran dry."""
+        buffers, cursors, done = state["buffers"], state["cursors"], state["done"]
+        wanted = [i for i, buf in enumerate(buffers) if not buf and not done[i]]
+        if not wanted:
+            return
+        replies = yield [self.boards[0]._slice_call(self._key(self.boards[i], season), cursors[i],
+                                                    cursors[i] + batch - 1) for i in wanted]
+        for i, pairs in zip(wanted, replies):
+            buffers[i] = deque((m, float(s)) for m, s in pairs)
+            cursors[i] += len(pairs)
+            done[i] = len(pairs) < batch
+
+    def _next_batch(self, state: Dict[str, Any], batch: int, season: Any) -> Steps[List[Pair]]:
+        """The next ``batch`` entries of the global order (a k-way merge with per-shard cursors)."""
+        out: List[Pair] = []
+        buffers = state["buffers"]
+        while len(out) < batch:
+            yield from self._refill(state, batch, season)
+            best = None
+            for i, buf in enumerate(buffers):
+                if buf and (best is None or self._ahead_of(buffers[best][0][1], buffers[best][0][0], buf[0])):
+                    best = i
+            if best is None:
+                break
+            out.append(buffers[best].popleft())
+        return out
+
+    def _iter_state(self) -> Dict[str, Any]:
+        return {"cursors": [0] * self.shards, "buffers": [deque() for _ in range(self.shards)],
+                "done": [False] * self.shards}
+
+    def _plan_reshard(self, new_count: int, *, batch: int = 10_000, progress: Any = None) -> Steps[int]:
+        """Move every player to a layout of ``new_count`` shards; how many moved.
+
+        The old shards are frozen first (writes to them are refused) and keep
+        answering reads while their entries, entry data and dense companions
+        are copied; then this board switches to the new layout and the old
+        keys go (each old shard keeps its frozen marker, so a process still
+        using the old count gets a clear error instead of a silent write).
+        ``progress(moved, total)`` runs after each batch (reads are exact then).
+        """
+        if isinstance(new_count, bool) or not isinstance(new_count, int) or new_count < 1:
+            raise ValueError(f"shards must be an int >= 1, not {new_count!r}")
+        if new_count == self.shards:
+            return 0
+        old = list(self.boards)
+        total = yield from self._plan_count()
+        yield [Call("hset", (self._key(b, None, 3), "frozen", "1")) for b in old]
+        target = ShardedBoardPlans(self._client, self.name, new_count, **self._options)
+        moved = 0
+        for board in old:
+            key, info_key = self._key(board), self._key(board, None, 4)
+            start = 0
+            while True:
+                pairs = yield board._slice_call(key, start, start + batch - 1)
+                if not pairs:
+                    break
+                start += len(pairs)
+                groups: Dict[int, Dict[Any, float]] = {}
+                for m, s in pairs:
+                    groups.setdefault(target.shard_of(m), {})[m] = float(s)
+                members = [m for m, _ in pairs]
+                infos = yield Call("hmget", (info_key, members))
+                calls = []
+                for shard, mapping in groups.items():
+                    dest = target.boards[shard]
+                    calls.append(Call("zadd", (self._key(dest), mapping)))
+                for m, text in zip(members, infos):
+                    if text is not None:
+                        calls.append(Call("hset", (self._key(target._board(_text(m)), None, 4), m, text)))
+                if target.ranking == "dense":
+                    for shard, mapping in groups.items():
+                        dest = target.boards[shard]
+                        for s in mapping.values():
+                            field = "%.17g" % self.codec.points(s)
+                            calls.append(Call("hincrby", (self._key(dest, None, 2), field, 1)))
+                            calls.append(Call("zadd", (self._key(dest, None, 1), {field: float(field)})))
+                yield calls
+                moved += len(pairs)
+                if progress is not None:
+                    progress(moved, total)
+        doomed = [k for b in old for k in (self._key(b), self._key(b, None, 1), self._key(b, None, 2),
+                                           self._key(b, None, 4))]
+        yield [Call("delete", (k,)) for k in doomed]
+        self._layout(new_count)
+        return moved
+
+
+class ShardedLeaderboard(ShardedBoardPlans):
+    """A leaderboard split over ``shards`` keys (see the module docstring).
+
+    ``ShardedLeaderboard(client, name, shards=8, **the options of Leaderboard)``
+    """
+
+    submit = blocking(ShardedBoardPlans._plan_submit)
+    submit_many = blocking(ShardedBoardPlans._plan_submit_many)
+    set_points = blocking(ShardedBoardPlans._plan_set_points)
+    remove = blocking(ShardedBoardPlans._plan_remove)
+    set_info = blocking(ShardedBoardPlans._plan_set_info)
+    rollover = blocking(ShardedBoardPlans._plan_rollover)
+    score = blocking(ShardedBoardPlans._plan_score)
+    rank = blocking(ShardedBoardPlans._plan_rank)
+    count = blocking(ShardedBoardPlans._plan_count)
+    rank_for = blocking(ShardedBoardPlans._plan_rank_for)
+    top = blocking(ShardedBoardPlans._plan_top)
+    standings = blocking(ShardedBoardPlans._plan_standings)
+    page = blocking(ShardedBoardPlans._plan_page)
+    around = blocking(ShardedBoardPlans._plan_around)
+    friends = blocking(ShardedBoardPlans._plan_friends)
+    percentile = blocking(ShardedBoardPlans._plan_percentile)
+    bucket = blocking(ShardedBoardPlans._plan_bucket)
+    info = blocking(ShardedBoardPlans._plan_info)
+    reshard = blocking(ShardedBoardPlans._plan_reshard)
+
+    def iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
+             season: Optional[Union[str, int]] = None) -> Iterator[Entry]:
+        """Every entry in rank order: a k-way merge of the shards, ``batch`` at a time."""
+        ranker = self.boards[0]._iter_start(batch, ranking)
+        state = self._iter_state()
+        position = 0
+        while True:
+            pairs = run(self._client, self._next_batch(state, batch, season))
+            yield from self.boards[0]._iter_entries(ranker, position, pairs)
+            position += len(pairs)
+            if len(pairs) < batch:
+                return
