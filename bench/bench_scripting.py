@@ -48,7 +48,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import redis  # noqa: E402
 
 import fastrank  # noqa: E402
-from fastrank.engine.lua.plans import set_script_plans  # noqa: E402
+from fastrank.engine.commands.scripting import set_script_plans  # noqa: E402
 from fastrank.testing import free_port, start_redis  # noqa: E402
 
 SCRIPT = """

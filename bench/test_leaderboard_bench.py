@@ -6,18 +6,16 @@ Run:  python -m pytest bench/test_leaderboard_bench.py --benchmark-only
 Each benchmark is one operation on a board of N = 1,000,000 members (random
 9-digit ids, integer scores), on fastrank.SortedSet, fastrank.Engine and the
 sortedcontainers board. The side-by-side table with redis-py and fakeredis is
-``bench/compare.py``.
+``fastrank bench``.
 """
 import itertools
 import os
-import sys
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import make_board  # noqa: E402
-import peers  # noqa: E402
+from fastrank.bench import peers
+from fastrank.bench.runner import make_board
 
 N = int(os.environ.get("FASTRANK_BENCH_N", 1_000_000))
 

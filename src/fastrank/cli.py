@@ -30,7 +30,7 @@ from typing import Any, Optional, Sequence, TextIO
 import numpy as np
 
 from fastrank.bench import runner as benchmark
-from fastrank.bench.progress import Progress
+from fastrank.progress import Progress
 from fastrank.service import cli as service_cli
 
 SEASON_START = 1_790_000_000  # seconds since the epoch: the season's first match (Sep 2026)

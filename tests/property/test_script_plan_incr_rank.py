@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastrank import Engine
-from fastrank.engine.lua.plans import compile_plan, set_script_plans
+from fastrank.engine.commands.scripting import set_script_plans
+from fastrank.engine.lua.plans import compile_plan
 from fastrank.engine.commands.scripting import scripting
 
 PAIRS = [

@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 from fastrank import Engine
 from fastrank._core import Command
-from fastrank.engine.lua.plans import compile_plan, set_script_plans
+from fastrank.engine.commands.scripting import set_script_plans
+from fastrank.engine.lua.plans import compile_plan
 from fastrank.engine.commands import COMMANDS as COMMAND_TABLE
 from fastrank.engine.commands.scripting import scripting
 

@@ -3,6 +3,5 @@
 - ``runner``: the comparison itself (sizes, timing, reports, plot) and its
   command line;
 - ``peers``: the backends it measures (fastrank's structures and Engine,
-  redis-py per call and pipelined, sortedcontainers, the sketch libraries);
-- ``progress``: the one-line progress bar (also used by ``fastrank demo``).
+  redis-py per call and pipelined, sortedcontainers, the sketch libraries).
 """

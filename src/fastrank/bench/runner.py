@@ -54,7 +54,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 import numpy as np
 
 from fastrank.bench import peers
-from fastrank.bench.progress import Progress
+from fastrank.progress import Progress
 
 LEADERBOARD_OPS = ("load", "zincrby", "zrevrank", "zrevrange_top10")
 SKETCH_OPS = ("hll_add", "cms_incrby")

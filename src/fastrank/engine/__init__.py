@@ -9,12 +9,16 @@
 - ``snapshot``: the keyspace saved to and loaded from a file;
 - ``columns``: ZADD mappings given as columns (bulk writers);
 - ``connect``: one URL to an Engine, a Redis or a Redis Cluster;
-- ``native/``: the compiled handlers, built into ``fastrank._core``.
+- ``native/``: the compiled handlers, built into ``fastrank._core``;
+- ``wiring``: what those compiled handlers call back, handed over once.
 
 The engine knows nothing of leaderboards, counters or the score service: it
 imports none of them. A domain package that wants a native path for one of
 its scripts registers it (:meth:`Engine.register_native_script`).
 """
 from fastrank.engine.engine import Engine
+from fastrank.engine.wiring import wire
+
+wire()
 
 __all__ = ["Engine"]

@@ -53,6 +53,7 @@ from typing import (
     Coroutine,
     Dict,
     Generator,
+    Iterable,
     List,
     Optional,
     Sequence,
@@ -61,7 +62,10 @@ from typing import (
 )
 from urllib.parse import urlparse
 
+from redis.typing import EncodableT, KeyT
+
 from redis.commands.core import AsyncCoreCommands, CoreCommands
+from redis.commands.core import AsyncScript as _AsyncScript
 from redis.exceptions import RedisError, ResponseError, WatchError
 
 from fastrank import errors as E
@@ -69,7 +73,6 @@ from fastrank.engine.commands import COMMANDS
 from fastrank.engine.commands.sortedset import parse_timeout
 from fastrank.engine.engine import Engine as SyncEngine
 from fastrank._core import pack_args
-from fastrank.engine.script import AsyncScript
 
 if TYPE_CHECKING:
     from redis._parsers import Encoder
@@ -399,6 +402,17 @@ def _asyncio_text(text: str, rest: Tuple[Any, ...]) -> str:
     if match is None:
         return text
     return f"{match.group(1)}{(_asyncio_text(match.group(2), rest),) + rest}"
+
+
+class AsyncScript(_AsyncScript):
+    """redis-py's async Script; called with one of our Pipelines it registers
+    there, so ``execute()`` loads it first when the engine lacks it."""
+
+    async def __call__(self, keys: Sequence[KeyT] | None = None,
+                       args: Iterable[EncodableT] | None = None, client: Any = None) -> Any:
+        if isinstance(client, Pipeline):
+            client.scripts.add(self)
+        return await super().__call__(keys, args, client)
 
 
 class Pipeline(AsyncCoreCommands):

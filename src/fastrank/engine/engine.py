@@ -43,15 +43,14 @@ from redis._parsers.encoders import Encoder
 # Defined in redis._parsers.response_callbacks; helpers re-exports it
 # (implicitly) and redis.client imports it from there, as here.
 from redis._parsers.helpers import get_response_callbacks  # type: ignore[attr-defined]
-from redis.client import EMPTY_RESPONSE, NEVER_DECODE
 from redis.commands.core import CoreCommands
-from redis.exceptions import DataError, ResponseError, WatchError
+from redis.exceptions import ResponseError, WatchError
 from redis.event import EventDispatcher, EventDispatcherInterface
 from redis.typing import EncodableT, KeyT, ScriptTextT
 
 from fastrank import errors as E
 from fastrank.engine.columns import ZaddColumns, ZaddPacked
-from fastrank._core import (NATIVE_DECLINE, EngineState, ResponseCallbacks, dispatch_setup, engine_call,
+from fastrank._core import (NATIVE_DECLINE, EngineState, ResponseCallbacks, engine_call,
                             engine_decode, engine_evalsha, engine_execute_command, engine_finish, engine_incrby,
                             engine_run_packed, engine_zcount, engine_zincrby, engine_zlexcount,
                             engine_zmscore, engine_zrange, engine_zrangebylex,
@@ -59,90 +58,22 @@ from fastrank._core import (NATIVE_DECLINE, EngineState, ResponseCallbacks, disp
                             engine_zrevrangebylex, engine_zrevrangebyscore, engine_zrevrank,
                             engine_zscore, engine_zadd, engine_hincrby, engine_hset,
                             forwarding_method, zadd_column_pairs, zadd_mapping_pairs)
-from fastrank.engine.commands import COMMANDS, CommandError
+from fastrank.engine.commands import CommandError
 from fastrank.engine.commands.scripting import NATIVE_SCRIPTS
 from fastrank.engine.commands.sortedset import zadd_pairs
 from fastrank.engine.commands.zadd_packed import zadd_packed
 from fastrank.engine.keyspace import Keyspace
+from fastrank.engine.pipeline import Pipeline
+from fastrank.engine.script import Script
 from fastrank.engine.snapshot import read_snapshot, write_snapshot
+from fastrank.engine.forwarded import FORWARDED
 
 if TYPE_CHECKING:
     from redis.commands.bf import CMSBloom, TOPKBloom
 
     from fastrank.engine.lua.sandbox import LuaScripting
-    from fastrank.engine.script import Script
-    from fastrank.engine.pipeline import Pipeline
 
 _parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
-
-
-#: redis-py methods whose body only sends their parameters, in order, as the
-#: arguments of one command: (method, command, fixed parameters, any more).
-#: The Engine binds a compiled method for each (``forwarding_method``; ZSCORE
-#: and ZINCRBY have their own front doors) that enters the dispatch path
-#: without the detour through redis-py's method, and the Pipeline one that
-#: queues the command (``queueing_method``). tests/unit/test_engine_forwarding.py
-#: checks every row against redis-py.
-FORWARDED: tuple[tuple[str, str, int, bool], ...] = (
-    ("get", "GET", 1, False), ("strlen", "STRLEN", 1, False),
-    ("getrange", "GETRANGE", 3, False), ("getbit", "GETBIT", 2, False),
-    ("append", "APPEND", 2, False),
-    ("exists", "EXISTS", 0, True), ("delete", "DEL", 0, True), ("type", "TYPE", 1, False),
-    ("ttl", "TTL", 1, False), ("pttl", "PTTL", 1, False), ("persist", "PERSIST", 1, False),
-    ("hget", "HGET", 2, False), ("hexists", "HEXISTS", 2, False), ("hlen", "HLEN", 1, False),
-    ("hgetall", "HGETALL", 1, False), ("hdel", "HDEL", 1, True),
-    ("sismember", "SISMEMBER", 2, False), ("scard", "SCARD", 1, False),
-    ("smembers", "SMEMBERS", 1, False), ("sadd", "SADD", 1, True), ("srem", "SREM", 1, True),
-    ("zcard", "ZCARD", 1, False), ("zrem", "ZREM", 1, True),
-    ("llen", "LLEN", 1, False), ("lindex", "LINDEX", 2, False), ("lrange", "LRANGE", 3, False),
-    ("lpush", "LPUSH", 1, True), ("rpush", "RPUSH", 1, True),
-    ("pfadd", "PFADD", 1, True), ("pfcount", "PFCOUNT", 0, True),
-    ("getset", "GETSET", 2, False), ("setnx", "SETNX", 2, False),
-    ("hsetnx", "HSETNX", 3, False), ("smove", "SMOVE", 3, False),
-    ("zscore", "ZSCORE", 2, False), ("zincrby", "ZINCRBY", 3, False),
-    ("zremrangebyrank", "ZREMRANGEBYRANK", 3, False),
-    ("lrem", "LREM", 3, False), ("lset", "LSET", 3, False), ("ltrim", "LTRIM", 3, False),
-    ("rpoplpush", "RPOPLPUSH", 2, False),
-)
-
-
-_PIPELINE: Any = None  # fastrank.engine.pipeline.Pipeline, once imported
-
-
-def _pipeline_class() -> Any:
-    """fastrank.engine.pipeline.Pipeline (imported on first use: pipeline.py imports
-    this module)."""
-    global _PIPELINE
-    from fastrank.engine.pipeline import Pipeline
-
-    _PIPELINE = Pipeline
-    return Pipeline
-
-
-def unknown_command_line(argv: list[bytes]) -> str:
-    """Redis's "unknown command" line: the name and up to ~128 chars of args."""
-    args = ""
-    for arg in argv[1:]:
-        if len(args) >= 128:
-            break
-        text = arg.split(b"\0", 1)[0].decode("utf-8", "replace")
-        args += "'%s' " % text[: 128 - len(args)]
-    name = argv[0].split(b"\0", 1)[0].decode("utf-8", "replace")[:128]
-    line = E.UNKNOWN_COMMAND % (name, args)
-    return line.replace("\r", " ").replace("\n", " ")
-
-
-def arity_line(name: str) -> str:
-    """Redis's rejection of a wrong argument count. A malformed EXEC is
-    answered as an aborted transaction (EXECABORT), even with no MULTI open."""
-    line = E.WRONG_ARITY % name
-    return E.EXEC_REJECTED % line[4:] if name == "exec" else line
-
-
-# The compiled dispatch path (engine/native/dispatch.pxi) runs every command through the
-# table of fastrank.engine.commands and raises errors as redis-py's parser does.
-dispatch_setup(COMMANDS, CommandError, _parse_error, unknown_command_line, arity_line, DataError,
-               ResponseError, EMPTY_RESPONSE, NEVER_DECODE, CoreCommands, E.WRONGTYPE)
 
 
 class Engine(Keyspace, CoreCommands):
@@ -261,13 +192,10 @@ class Engine(Keyspace, CoreCommands):
 
     def register_script(self, script: ScriptTextT) -> Script:
         """redis-py's ``Script`` (EVALSHA, SCRIPT LOAD on NOSCRIPT), pipelines too."""
-        from fastrank.engine.script import Script  # script.py imports Engine: import it once Engine exists
-
         return Script(self, script)  # type: ignore[arg-type]  # redis-py types it for Redis only
 
     def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Pipeline:
-        pipeline: Pipeline = (_PIPELINE or _pipeline_class())(self, transaction)
-        return pipeline
+        return Pipeline(self, transaction)
 
     def transaction(self, func: Callable[[Pipeline], Any], *watches: KeyT,
                     **kwargs: Any) -> Any:

@@ -23,8 +23,9 @@ block unwatch too. The engine keeps the watched keys (``Engine.watch_keys``).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
+from redis._parsers.base import BaseParser
 from redis.client import EMPTY_RESPONSE
 from redis.commands.core import CoreCommands
 from redis.event import EventDispatcherInterface
@@ -32,17 +33,19 @@ from redis.exceptions import ExecAbortError, RedisError, ResponseError, WatchErr
 from redis.utils import safe_str, truncate_text
 
 from fastrank import errors as E
-from fastrank.engine.commands import CommandError
+from fastrank.engine.keyspace import CommandError
 from fastrank._core import (command_for, engine_callbacks, engine_exec_queue, engine_run_batch,
                             first_error, pack_args, pack_stack, plain_transaction,
                             queueing_method)
-from fastrank.engine.engine import FORWARDED, _parse_error
+from fastrank.engine.forwarded import FORWARDED
 
 if TYPE_CHECKING:
     from redis._parsers.encoders import Encoder
 
     from fastrank.engine import Engine
     from fastrank.engine.script import Script
+
+_parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
 
 #: A queued command: redis-py's ``execute_command`` arguments and options.
 Queued = tuple[tuple[Any, ...], dict[str, Any]]

@@ -20,7 +20,7 @@ import sys
 import time
 from typing import Any, TextIO
 
-from fastrank.bench.progress import Progress
+from fastrank.progress import Progress
 from fastrank.engine.connect import connect
 from fastrank.leaderboard.board import Leaderboard
 from fastrank.service.postgres import PostgresStore

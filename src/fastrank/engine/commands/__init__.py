@@ -1,75 +1,16 @@
-"""The command table: Redis command name → handler, arity, flags.
+"""The Engine's commands: one module per Redis type, and the one table.
 
-A handler is ``handler(db, args)``: ``db`` is the Engine, whose keys it
-reads and writes only through the methods of ``fastrank.engine.keyspace.Keyspace``
-(which the Engine inherits); ``args`` the list of argument ``bytes`` after the command name. It
-returns the reply as redis-py's hiredis parser would hand it over for a RESP3
-connection (bytes for bulk and simple strings, int, float for doubles, None
-for nil, list, dict for maps) and raises :class:`CommandError` with the whole
-Redis error line for an error reply.
-
-Arity follows Redis: ``n > 0`` means exactly n words (command included),
-``n < 0`` at least -n. The table is filled by the per-type modules, which
-register with :func:`command`; importing this package imports them all.
+``table`` holds the table (``COMMANDS``: name → handler, arity, flags), the
+``command`` decorator that fills it and the argument helpers; each type's
+module (``keys``, ``strings``, ``hashes``, ``sets``, ``sortedset``,
+``hyperloglog``, ``bloom``, ``lists``, ``lcs``, ``sort``, ``memory``,
+``scripting``) registers its handlers there. Importing this package imports
+them all, so ``COMMANDS`` is whole.
 """
-from __future__ import annotations
+from fastrank.engine.commands.table import COMMANDS, CommandError, Handler, command, syntax_error, to_int, to_score
+from fastrank.engine.commands import keys, strings, hashes, sets, sortedset, hyperloglog, bloom  # noqa: F401
+from fastrank.engine.commands import scripting  # noqa: F401
+from fastrank.engine.commands import lists, lcs, sort  # noqa: F401
+from fastrank.engine.commands import memory  # noqa: F401
 
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
-
-from fastrank import errors as E
-from fastrank._core import Command
-from fastrank.engine.commands._numbers import parse_int, parse_score
-from fastrank.engine.keyspace import CommandError as CommandError  # re-exported: handlers raise it
-
-if TYPE_CHECKING:
-    from fastrank.engine import Engine
-
-Handler = Callable[["Engine", list[bytes]], Any]
-"""A command handler: ``handler(db, args)`` → the reply (RESP3 shaped, so dynamic)."""
-_H = TypeVar("_H", bound=Handler)
-
-
-
-
-COMMANDS: dict[bytes, Command] = {}
-
-
-def command(name: str, arity: int, write: bool = False,
-            blocking: bool = False, whole_argv: bool = False) -> Callable[[_H], _H]:
-    """Register the decorated handler under ``name`` (lower case, as Redis).
-    ``whole_argv``: the handler takes the whole argv, command word first (the
-    compiled handlers), instead of the arguments after it."""
-
-    def register(handler: _H) -> _H:
-        COMMANDS[name.upper().encode()] = Command(name, handler, arity, write, blocking,
-                                                  whole_argv)
-        return handler
-
-    return register
-
-
-# -- argument helpers shared by the per-type modules ------------------------
-
-
-def to_int(arg: bytes, error: str = E.NOT_INTEGER) -> int:
-    value = parse_int(arg)
-    if value is None:
-        raise CommandError(error)
-    return value
-
-
-def to_score(arg: bytes, error: str = E.NOT_FLOAT) -> float:
-    value = parse_score(arg)
-    if value is None:
-        raise CommandError(error)
-    return value
-
-
-def syntax_error() -> CommandError:
-    return CommandError(E.SYNTAX)
-
-
-from fastrank.engine.commands import keys, strings, hashes, sets, sortedset, hyperloglog, bloom  # noqa: E402,F401,E501
-from fastrank.engine.commands import scripting  # noqa: E402,F401
-from fastrank.engine.commands import lists, lcs, sort  # noqa: E402,F401
-from fastrank.engine.commands import memory  # noqa: E402,F401
+__all__ = ["COMMANDS", "CommandError", "Handler", "command", "syntax_error", "to_int", "to_score"]

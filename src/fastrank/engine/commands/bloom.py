@@ -43,7 +43,7 @@ from redis.exceptions import ResponseError
 from fastrank import _core
 from fastrank import errors as E
 from fastrank._core import CountMinSketch, TopK
-from fastrank.engine.commands import CommandError, command
+from fastrank.engine.commands.table import CommandError, command
 from fastrank.engine.commands._numbers import parse_int, parse_score
 
 if TYPE_CHECKING:

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from fastrank import errors as E
-from fastrank._core import hash_writes_setup, hget_command, hincrby_command, hset_command
-from fastrank.engine.commands import CommandError, command, to_int
+from fastrank._core import hget_command, hincrby_command, hset_command
+from fastrank.engine.commands.table import CommandError, command, to_int
 from fastrank.engine.commands._numbers import (
     INT64_MAX,
     INT64_MIN,
@@ -149,7 +149,6 @@ def hincrby(db: Engine, args: List[bytes]) -> int:
 
 # HSET's and HINCRBY's common cases are compiled (engine/native/hash_writes.pxi); the
 # rest is hset and hincrby above.
-hash_writes_setup(hincrby, hset)
 command("hset", -4, write=True, whole_argv=True)(hset_command)
 command("hincrby", 4, write=True, whole_argv=True)(hincrby_command)
 

@@ -31,7 +31,7 @@ from fastrank._core import (
     pfcount_union_bytes,
     pfmerge_bytes,
 )
-from fastrank.engine.commands import CommandError, command
+from fastrank.engine.commands.table import CommandError, command
 
 if TYPE_CHECKING:
     from fastrank.engine import Engine

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
 
 from fastrank import errors as E
 from fastrank.engine import keyspace  # keyspace.now_ms(): the one clock expiry reads
-from fastrank._core import exists_command, point_reads_setup, ttl_generic
-from fastrank.engine.commands import CommandError, command, syntax_error, to_int
+from fastrank._core import exists_command, ttl_generic
+from fastrank.engine.commands.table import CommandError, command, syntax_error, to_int
 from fastrank.engine.commands._numbers import INT64_MAX, INT64_MIN
 from fastrank.engine.keyspace import TYPE_NAMES
 
@@ -38,7 +38,6 @@ def unlink(db: Engine, args: list[bytes]) -> Any:
 
 # EXISTS (and TOUCH, which only counts too) and the TTL family are compiled
 # (engine/native/point_reads.pxi).
-point_reads_setup(keyspace)
 command("exists", -2, whole_argv=True)(exists_command)
 
 

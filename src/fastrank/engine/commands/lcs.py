@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fastrank import errors as E
-from fastrank.engine.commands import CommandError, command, syntax_error, to_int
+from fastrank.engine.commands.table import CommandError, command, syntax_error, to_int
 
 if TYPE_CHECKING:
     from fastrank.engine import Engine

@@ -20,7 +20,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any, Optional
 
 from fastrank import errors as E
-from fastrank.engine.commands import CommandError, command, syntax_error, to_int
+from fastrank.engine.commands.table import CommandError, command, syntax_error, to_int
 from fastrank.engine.commands._numbers import INT64_MIN, parse_int
 from fastrank.engine.commands.sortedset import blocking_pop, parse_mpop, parse_timeout
 

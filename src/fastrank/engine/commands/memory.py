@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from fastrank import errors as E
 from fastrank._core import CountMinSketch, HyperLogLog, SortedSet, TopK
-from fastrank.engine.commands import CommandError, command, syntax_error, to_int
+from fastrank.engine.commands.table import CommandError, command, syntax_error, to_int
 
 if TYPE_CHECKING:
     from fastrank.engine import Engine

@@ -21,15 +21,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from redis._parsers.base import BaseParser
-from redis.commands.core import CoreCommands
 from redis.exceptions import ResponseError
 
 from fastrank import errors as E
 from fastrank._core import NATIVE_DECLINE as DECLINE
-from fastrank._core import script_front_door_setup
 from fastrank.engine.lua.sandbox import LuaScripting, sha1hex
 from fastrank.engine.lua.plans import compile_plan
-from fastrank.engine.commands import CommandError, command, to_int
+from fastrank.engine.commands.table import COMMANDS, CommandError, command, to_int
 
 if TYPE_CHECKING:
     from fastrank.engine import Engine
@@ -51,8 +49,19 @@ def scripting(db: Engine) -> LuaScripting:
     """The Engine's Lua state, made on first use."""
     lua = db._lua
     if lua is None:
-        lua = db._lua = LuaScripting(db)
+        lua = db._lua = LuaScripting(db, COMMANDS)
     return lua
+
+
+def set_script_plans(engine: Engine, enabled: bool) -> None:
+    """Test-only switch: whether engine compiles straight-line scripts into
+    plans from now on (on by default). Turning it off drops the plans of the
+    scripts already cached, so every script runs in Lua."""
+    lua = scripting(engine)
+    lua.use_plans = enabled
+    if not enabled:
+        for sha, entry in list(lua.scripts.items()):
+            lua.scripts[sha] = (entry[0], entry[1], None)
 
 
 def read_shebang(body: bytes) -> tuple[bytes, bool | None]:
@@ -214,6 +223,3 @@ def script(db: Engine, args: list[bytes]) -> Any:
     raise CommandError(E.SCRIPT_UNKNOWN_SUBCOMMAND % args[0].decode("utf-8", "replace"))
 
 
-# Engine.evalsha is the compiled front door of engine/native/script_front_door.pxi, which
-# runs a cached script through run_cached.
-script_front_door_setup(run_cached, NATIVE_SCRIPTS, DECLINE)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Collection
 
 from fastrank._core import sismember_command
-from fastrank.engine.commands import command
+from fastrank.engine.commands.table import command
 from fastrank.engine.commands._numbers import parse_int
 from fastrank.engine.commands.keys import parse_cursor, scan_options, scan_reply
 

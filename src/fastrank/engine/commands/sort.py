@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from fastrank import errors as E
 from fastrank._core import SortedSet
-from fastrank.engine.commands import CommandError, command, syntax_error, to_int
+from fastrank.engine.commands.table import CommandError, command, syntax_error, to_int
 from fastrank.engine.commands._numbers import INT64_MAX, _to_double, strtod_prefix
 from fastrank.engine.commands.sets import ordered
 from fastrank.engine.keyspace import ListpackZSet

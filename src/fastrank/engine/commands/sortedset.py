@@ -40,14 +40,12 @@ from fastrank import errors as E
 from fastrank._core import (SortedSet, lex_range, score_range, zcard, zcount, zlexcount, zmscore,
                             zrank, zrevrank, zscore,
                             zrange_generic, zrangebylex, zrangebyscore, zrevrangebylex,
-                            zrevrangebyscore, zset_commands_setup, zincrby_command, zincrby_setup,
-                            zadd_command, zadd_setup)
-from fastrank.engine.commands import CommandError, command, syntax_error, to_int, to_score
+                            zrevrangebyscore, zincrby_command, zadd_command)
+from fastrank.engine.commands.table import CommandError, command, syntax_error, to_int, to_score
 from fastrank.engine.commands._numbers import (
     INT64_MAX,
     parse_score,
     format_double,
-    parse_bound,
     parse_int,
     parse_long_double,
 )
@@ -303,7 +301,6 @@ def zrevrange(db: Engine, args: list[bytes]) -> Any:
 # and ZMSCORE are compiled
 # (engine/native/zset_commands.pxi, as the ZRANGE family's zrange_generic above): their
 # bounds are read in C, rarer argument forms by the rules of this package.
-zset_commands_setup(ListpackZSet, parse_bound, to_int)
 command("zmscore", -3, whole_argv=True)(zmscore)
 command("zcard", 2, whole_argv=True)(zcard)
 command("zscore", 3, whole_argv=True)(zscore)
@@ -311,8 +308,6 @@ command("zrank", 3, whole_argv=True)(zrank)
 command("zrevrank", 3, whole_argv=True)(zrevrank)
 # ZINCRBY's and ZADD's common cases are compiled (engine/native/zincrby_handler.pxi,
 # engine/native/zadd_handler.pxi); the rest is zincrby and zadd above.
-zincrby_setup(zincrby)
-zadd_setup(zadd)
 command("zadd", -4, write=True, whole_argv=True)(zadd_command)
 command("zincrby", 4, write=True, whole_argv=True)(zincrby_command)
 command("zcount", 4, whole_argv=True)(zcount)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 from fastrank import errors as E
 from fastrank.engine import keyspace  # keyspace.now_ms(): the one clock expiry reads
 from fastrank._core import get_command
-from fastrank.engine.commands import CommandError, command, syntax_error, to_int
+from fastrank.engine.commands.table import CommandError, command, syntax_error, to_int
 from fastrank.engine.commands._numbers import (
     INT64_MAX,
     INT64_MIN,

@@ -33,7 +33,7 @@ from redis._parsers.base import BaseParser
 from redis.exceptions import ResponseError
 
 from fastrank import errors as E
-from fastrank._core import NATIVE_DECLINE, PlanStep, ScriptPlan, script_plans_setup
+from fastrank._core import PlanStep, ScriptPlan
 from fastrank.engine.lua.sandbox import (PAIR_COMMANDS, STATUS_COMMANDS, LuaScripting, clean_line,
                                    double_text, to_int64)
 from fastrank.engine.keyspace import CommandError
@@ -279,19 +279,3 @@ def lua_round_trip(word: bytes, argv: List[bytes], reply: Any) -> Any:
     if isinstance(reply, Exception):
         raise CommandError(clean_line(str(reply)))
     return _nested(reply)
-
-
-def set_script_plans(engine: Engine, enabled: bool) -> None:
-    """Test-only switch: whether engine compiles straight-line scripts into
-    plans from now on (on by default). Turning it off drops the plans of the
-    scripts already cached, so every script runs in Lua."""
-    from fastrank.engine.commands.scripting import scripting
-
-    lua = scripting(engine)
-    lua.use_plans = enabled
-    if not enabled:
-        for sha, entry in list(lua.scripts.items()):
-            lua.scripts[sha] = (entry[0], entry[1], None)
-
-
-script_plans_setup(NATIVE_DECLINE, lua_round_trip, script_error, E.LUA_WRITE_IN_READ_ONLY)

@@ -50,7 +50,6 @@ from fastrank.engine.lua.rand48 import Rand48
 from fastrank.engine.lua.libs_base import LibError, as_string, to_number
 # The command table: filled by fastrank.engine.commands, which imports this module
 # (commands/scripting.py) once every command module has registered.
-from fastrank.engine.commands import COMMANDS
 from fastrank.engine.keyspace import CommandError
 
 if TYPE_CHECKING:
@@ -195,8 +194,9 @@ def _deny_attributes(obj: Any, name: Any, is_setting: bool) -> Any:
 class LuaScripting:
     """One Engine's Lua state, script cache and ``redis.call`` bridge."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, commands: dict[bytes, Any]) -> None:
         self.engine = engine
+        self.commands = commands  # the Engine's command table, handed over by the scripting command
         self.scripts: dict[bytes, Any] = {}  # sha (lower-case hex) → compiled function
         self.read_only = False               # set while an *_RO / no-writes script runs
         self.use_plans = True                # cache straight-line scripts as plans (_script_plans)
@@ -330,7 +330,7 @@ class LuaScripting:
         """What the bridge needs to know of a command name: (upper-case name,
         the command or None, refused in scripts, may answer a status)."""
         word = name.upper()
-        cmd = COMMANDS.get(word)
+        cmd = self.commands.get(word)
         refused = cmd is not None and (cmd.blocking or word in NOT_IN_SCRIPTS)
         status = word in STATUS_COMMANDS or word in (b"SET", b"PING")
         if len(self._plans) > 1024:  # scripts calling many unknown names

@@ -1,0 +1,99 @@
+"""The layers of the package, enforced over its import graph (read from the
+sources by ``imports.py``; every import that runs counts, at module level or
+inside a function).
+
+    structures (fastrank._core, _threads, errors)
+        ^
+    engine (fastrank.engine.*)            knows nothing of the domain
+        ^
+    leaderboard, counters (+ runner)      speak only redis-py commands and Lua
+        ^
+    service                               records first, applies after
+        ^
+    cli, bench, asyncio, the package      faces for people and programs
+"""
+from __future__ import annotations
+
+import pytest
+
+from imports import cycles, import_graph
+
+GRAPH = import_graph()
+
+BASE = ("fastrank._core", "fastrank._threads", "fastrank.errors")
+DOMAIN_BASE = ("fastrank.errors", "fastrank.runner")
+
+#: module prefix → the module prefixes it may import (besides its own package).
+ALLOWED = {
+    "fastrank._core": ("fastrank._threads", "fastrank.errors"),
+    "fastrank._threads": (),
+    "fastrank.errors": (),
+    "fastrank.progress": (),
+    "fastrank.testing": (),
+    "fastrank.engine": BASE,
+    "fastrank.runner": (),
+    "fastrank.leaderboard": DOMAIN_BASE,
+    "fastrank.counters": DOMAIN_BASE,
+    # The service: the domain below it, and the engine's public faces only
+    # (the Engine itself, connect(url), the column types of a bulk ZADD).
+    "fastrank.service": DOMAIN_BASE + ("fastrank.leaderboard", "fastrank.counters", "fastrank.progress",
+                                       "fastrank.engine", "fastrank.engine.connect", "fastrank.engine.columns"),
+}
+
+#: The one door between the domain and the Engine: the leaderboard's native
+#: script paths register with Engine.register_native_script and run against
+#: the Engine's keyspace.
+NATIVE_DOOR = {"fastrank.leaderboard.natives": ("fastrank._core", "fastrank.engine", "fastrank.engine.keyspace")}
+
+
+def _rule(module: str):
+    best = max((prefix for prefix in ALLOWED if module == prefix or module.startswith(prefix + ".")),
+               key=len, default=None)
+    return best
+
+
+def _permitted(module: str, target: str) -> bool:
+    rule = _rule(module)
+    own = rule if rule not in ("fastrank._core", "fastrank._threads", "fastrank.errors") else module
+    if target == own or target.startswith(own + "."):
+        return True
+    allowed = ALLOWED[rule] + NATIVE_DOOR.get(module, ())
+    # an exact module, or anything under a package named with a trailing part
+    return any(target == a or (target.startswith(a + ".") and a not in ("fastrank.engine",)) for a in allowed)
+
+
+LAYERED = sorted(m for m in GRAPH if _rule(m) is not None)
+
+
+def test_every_module_is_placed_in_a_layer_or_is_a_face():
+    faces = {"fastrank", "fastrank.asyncio", "fastrank.cli"}
+    loose = [m for m in GRAPH if _rule(m) is None and m not in faces and not m.startswith("fastrank.bench")]
+    assert loose == []
+
+
+@pytest.mark.parametrize("module", LAYERED)
+def test_imports_point_down(module):
+    wrong = sorted(t for t in GRAPH[module] if not _permitted(module, t))
+    assert wrong == [], f"{module} imports {wrong} across its layer"
+
+
+def test_the_engine_imports_nothing_of_the_domain():
+    domain = ("fastrank.leaderboard", "fastrank.counters", "fastrank.service", "fastrank.runner", "fastrank.cli",
+              "fastrank.bench", "fastrank.asyncio")
+    for module in GRAPH:
+        if module.startswith("fastrank.engine") or module in BASE:
+            assert not [t for t in GRAPH[module] if t.startswith(domain)], module
+
+
+def test_no_import_cycle():
+    assert cycles(GRAPH) == []
+
+
+def test_the_checker_sees_a_cycle_and_a_wrong_arrow():
+    """The checks themselves: a made-up graph with a cycle and an upward import."""
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
+    assert not _permitted("fastrank.engine.engine", "fastrank.leaderboard.board")
+    assert not _permitted("fastrank.leaderboard.board", "fastrank.engine.keyspace")
+    assert not _permitted("fastrank.service.service", "fastrank.engine.keyspace")
+    assert _permitted("fastrank.leaderboard.natives", "fastrank.engine.keyspace")
+    assert _permitted("fastrank.service.service", "fastrank.leaderboard.board")
