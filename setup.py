@@ -67,6 +67,17 @@ entries = Extension(
     extra_link_args=link_args,
 )
 
+# The leaderboard's native script paths: the skip list's C API (zset.c, compiled
+# in here too) and the Engine's C-level interface cimported from fastrank._core
+# (src/fastrank/_core.pxd), found through "src" on Cython's include path.
+natives = Extension(
+    "fastrank.leaderboard._natives",
+    sources=[f"{SRC}/leaderboard/_natives.pyx", f"{STRUCTURES}/zset.c"],
+    include_dirs=[STRUCTURES],
+    extra_compile_args=compile_args,
+    extra_link_args=link_args,
+)
+
 # The rebuild's reader of the store's totals: SQLite's C API is found at run
 # time (dlopen/dlsym, no SQLite headers or library needed to build).
 totals = Extension(
@@ -82,9 +93,9 @@ totals = Extension(
 
 setup(
     ext_modules=cythonize(
-        [core, entries, totals],
+        [core, entries, natives, totals],
         language_level=3,
-        include_path=[SRC, STRUCTURES, ENGINE_NATIVE, SERVICE_NATIVE],
+        include_path=["src", SRC, STRUCTURES, ENGINE_NATIVE, SERVICE_NATIVE],
         compiler_directives={
             "boundscheck": DEBUG,
             "wraparound": False,

@@ -722,20 +722,13 @@ def exists_command(db: Any, argv: List[bytes]) -> int:
 def ttl_generic(db: Any, key: bytes, in_ms: bool, absolute: bool) -> int:
     """TTL, PTTL, EXPIRETIME, PEXPIRETIME: -2, -1, the time left or the deadline."""
 
-# leaderboard/natives.pxi: the native paths of the leaderboard scripts.
+# engine/native/zadd_packed.pxi
+def packed_members(blob: bytes, offsets: npt.NDArray[np.int64], rows: npt.NDArray[np.int64]) -> List[bytes]:
+    """The member bytes of the given rows of a packed blob."""
+
+# engine/native/engine_fast.pxi
 NATIVE_DECLINE: Any
-def board_scripts_setup(zset_add: Any, new_zset: Any) -> None:
-    """Hand over the keyspace helpers the write paths use."""
-def board_submit(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
-    """submit.lua's native path (NATIVE_DECLINE: run the Lua script)."""
-def board_remove(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
-    """remove.lua's native path."""
-def board_standing(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
-    """standing.lua's native path."""
-def board_range(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
-    """range.lua's native path."""
-def board_friends(db: Any, keys: List[bytes], args: List[bytes]) -> Any:
-    """friends.lua's native path."""
+"""What a native script path or a script plan returns to leave the call to Lua."""
 
 # engine/native/zincrby_handler.pxi
 def zincrby_setup(python_handler: Any) -> None:

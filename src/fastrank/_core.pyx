@@ -76,11 +76,10 @@ The includes, in order:
 - ``engine/native/script_plans.pxi``: ``ScriptPlan`` -- a straight-line script's
   ``redis.call`` sequence, run without Lua (``fastrank.engine.lua.plans``).
 - ``engine/native/script_front_door.pxi``: the compiled front door of ``Engine.evalsha``.
-- ``leaderboard/natives.pxi``: the native paths of the leaderboard's Lua
-  scripts, which ``fastrank.leaderboard.natives`` registers with
-  ``Engine.register_native_script``. The leaderboard's source, compiled into
-  this module until it has an extension of its own (it reads the skip list
-  and the keyspace at C level).
+- ``engine/native/native_api.pxi``: the C-level interface native script
+  paths use (declared in ``_core.pxd``): a value's skip list, the live value
+  at a key, what a write does for WATCH. The leaderboard's natives
+  (``fastrank.leaderboard._natives``, an extension of its own) cimport it.
 """
 include "structures/batch_gate.pxi"
 include "structures/zset.pxi"
@@ -99,4 +98,4 @@ include "engine/native/zadd_handler.pxi"
 include "engine/native/point_reads.pxi"
 include "engine/native/script_plans.pxi"
 include "engine/native/script_front_door.pxi"
-include "leaderboard/natives.pxi"
+include "engine/native/native_api.pxi"

@@ -3,8 +3,9 @@
 Each edge is an import that runs: at module level or inside a function,
 but not under ``if TYPE_CHECKING:`` (those run only for type checkers). A
 ``from package import name`` where ``name`` is a submodule is an edge to the
-submodule. Compiled sources (.pyx, .pxi) are read for their Python imports
-too, under the name of the module they are built into.
+submodule. Compiled sources (.pyx, .pxi) are read for their imports too, under
+the name of the module they are built into; a ``cimport`` of a fastrank
+module counts as an import of it (the compiled module loads it).
 """
 from __future__ import annotations
 
@@ -67,7 +68,7 @@ def imports_of_source(source: str, name: str, is_package: bool) -> Set[str]:
     return found
 
 
-_CYTHON_IMPORT = re.compile(r"^\s*(from\s+fastrank[\w.]*\s+import\s+[^\n(]+(\([^)]*\))?|import\s+fastrank[\w.]*)",
+_CYTHON_IMPORT = re.compile(r"^\s*(from\s+fastrank[\w.]*\s+c?import\s+[^\n(]+(\([^)]*\))?|c?import\s+fastrank[\w.]*)",
                             re.M)
 
 
@@ -77,15 +78,16 @@ def import_graph() -> Dict[str, Set[str]]:
     for path in sorted(PACKAGE.rglob("*.py")):
         name = module_name(path)
         graph[name] = imports_of_source(path.read_text(encoding="utf-8"), name, path.name == "__init__.py")
-    # The compiled modules: their Python-level imports (cimports are C, not run as imports).
+    # The compiled modules: their imports and cimports.
     compiled = {"fastrank._core": [PACKAGE / "_core.pyx", *PACKAGE.glob("structures/*.pxi"),
-                                   *PACKAGE.glob("engine/native/*.pxi"), *PACKAGE.glob("leaderboard/*.pxi")],
+                                   *PACKAGE.glob("engine/native/*.pxi")],
                 "fastrank.leaderboard._entries": [PACKAGE / "leaderboard" / "_entries.pyx"],
+                "fastrank.leaderboard._natives": [PACKAGE / "leaderboard" / "_natives.pyx"],
                 "fastrank.service._totals": [PACKAGE / "service" / "_totals.pyx"]}
     for name, paths in compiled.items():
         edges: Set[str] = set()
         for path in paths:
-            text = "\n".join(m.group(1).replace("(", "").replace(")", "").replace("\n", " ")
+            text = "\n".join(m.group(1).replace("(", "").replace(")", "").replace("\n", " ").replace("cimport", "import")
                              for m in _CYTHON_IMPORT.finditer(path.read_text(encoding="utf-8")))
             edges |= imports_of_source(text, name, False)
         graph[name] = edges

@@ -43,7 +43,8 @@ ALLOWED = {
 #: The one door between the domain and the Engine: the leaderboard's native
 #: script paths register with Engine.register_native_script and run against
 #: the Engine's keyspace.
-NATIVE_DOOR = {"fastrank.leaderboard.natives": ("fastrank._core", "fastrank.engine", "fastrank.engine.keyspace")}
+NATIVE_DOOR = {"fastrank.leaderboard.natives": ("fastrank._core", "fastrank.engine", "fastrank.engine.keyspace"),
+               "fastrank.leaderboard._natives": ("fastrank._core", "fastrank.engine.keyspace")}
 
 
 def _rule(module: str):
@@ -96,4 +97,5 @@ def test_the_checker_sees_a_cycle_and_a_wrong_arrow():
     assert not _permitted("fastrank.leaderboard.board", "fastrank.engine.keyspace")
     assert not _permitted("fastrank.service.service", "fastrank.engine.keyspace")
     assert _permitted("fastrank.leaderboard.natives", "fastrank.engine.keyspace")
+    assert not _permitted("fastrank.leaderboard._entries", "fastrank._core")
     assert _permitted("fastrank.service.service", "fastrank.leaderboard.board")

@@ -15,7 +15,7 @@ from redis.exceptions import DataError, NoScriptError, ResponseError
 
 from fastrank import _core
 from fastrank import errors as E
-from fastrank.engine import keyspace
+import fastrank.engine.keyspace as keyspace
 from fastrank.engine.commands import COMMANDS, hashes, scripting, sortedset
 from fastrank.engine.commands._numbers import parse_bound
 from fastrank.engine.commands.table import to_int

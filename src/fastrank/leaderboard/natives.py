@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List
 
-from fastrank._core import (NATIVE_DECLINE, board_friends, board_range, board_remove, board_scripts_setup,
+from fastrank._core import NATIVE_DECLINE
+from fastrank.leaderboard._natives import (board_friends, board_range, board_remove, board_scripts_setup,
                             board_standing, board_submit)
 from fastrank.engine import Engine
 from fastrank.engine.keyspace import new_zset, zset_add

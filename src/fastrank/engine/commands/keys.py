@@ -12,7 +12,7 @@ import time
 from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
 
 from fastrank import errors as E
-from fastrank.engine import keyspace  # keyspace.now_ms(): the one clock expiry reads
+import fastrank.engine.keyspace as keyspace  # keyspace.now_ms(): the one clock expiry reads
 from fastrank._core import exists_command, ttl_generic
 from fastrank.engine.commands.table import CommandError, command, syntax_error, to_int
 from fastrank.engine.commands._numbers import INT64_MAX, INT64_MIN

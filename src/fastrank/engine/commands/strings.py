@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 from fastrank import errors as E
-from fastrank.engine import keyspace  # keyspace.now_ms(): the one clock expiry reads
+import fastrank.engine.keyspace as keyspace  # keyspace.now_ms(): the one clock expiry reads
 from fastrank._core import get_command
 from fastrank.engine.commands.table import CommandError, command, syntax_error, to_int
 from fastrank.engine.commands._numbers import (

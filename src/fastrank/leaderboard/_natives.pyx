@@ -1,6 +1,9 @@
 # natives.pxi -- the compiled native paths of fastrank's leaderboard scripts.
 #
-# Included by _core.pyx (after dispatch.pxi, whose keyspace lookup it uses).
+# The extension fastrank.leaderboard._natives, apart from the Engine's core:
+# it reads the keyspace through the C-level interface fastrank._core exports
+# (_core.pxd: a value's skip list, the live value at a key, WATCH), and the
+# skip list through its C API (structures/zset.c, compiled in here too).
 # fastrank/leaderboard/scripts/*.lua are what fastrank.Leaderboard sends to every backend;
 # on the Engine, EVALSHA of one of them runs the function here that
 # fastrank.leaderboard.natives maps its SHA1 to, instead of the Lua sandbox: the
@@ -12,8 +15,7 @@
 # Reads go to the C skip list directly (score, rank, count, slices) and to
 # the hash dicts; writes use the keyspace's own helpers (``zset_add`` and
 # ``new_zset``, handed over by ``board_scripts_setup``, and
-# ``Engine.store/replace/drop_if_empty``; ``_touched`` is Engine.touched's
-# test without its call), so a key is created, converted, watched and
+# ``Engine.store/replace/drop_if_empty``; ``native_touched`` for WATCH), so a key is created, converted, watched and
 # deleted exactly as by the command's handler.  A submit with a rank style
 # takes the player's places before and after from the write itself
 # (``fr_zset_set_score_ranked``) when the player moves on a skip list.  A function declines (returns
@@ -22,10 +24,20 @@
 # so the Lua path produces the exact error.  Each costs what its script
 # costs: O(log n) per command the script sends.
 
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from libc.math cimport floor as _c_floor
+from libc.stdint cimport uint64_t
 from libc.stdio cimport snprintf
 
+from zset cimport *
+from fastrank._core cimport (native_canonical_i64, native_is_skiplist, native_is_zset, native_live, native_touched,
+                             native_zset_of)
+
 import re as _board_re
+
+from fastrank import errors as _zset_err
+from fastrank._core import NATIVE_DECLINE as _DECLINE
+from fastrank.engine.keyspace import CommandError as _CommandError
 
 
 cdef double _WHOLE = 1099511627776.0  # 2**40: sizes and positions print the same in %.14g as in %d
@@ -39,7 +51,7 @@ cdef object _new_zset_fn = None     # fastrank.engine.keyspace.new_zset
 
 def board_scripts_setup(zset_add, new_zset):
     """Hand over the keyspace helpers the write paths use (fastrank.leaderboard.natives).
-    ``_ListpackZSet`` is zset_commands.pxi's, set by the sorted-set commands."""
+    """
     global _zset_add_fn, _new_zset_fn
     _zset_add_fn, _new_zset_fn = zset_add, new_zset
 
@@ -78,14 +90,31 @@ cdef object _number(object text):
     return float(text) if _NUMBER_RE.match(text) else None
 
 
-cdef inline void _touched(object db, object key) except *:
-    """``Engine.touched`` without its call: watchers of key fail their EXEC."""
-    if db._watched:
-        db._touch(key)
+cdef inline object _member(object m, char *buf, const char **p, Py_ssize_t *n):
+    """The bytes of a member as the scripts get it (bytes; anything else as
+    its str's UTF-8); the object that owns them."""
+    if type(m) is not bytes:
+        m = str(m).encode()
+    p[0] = PyBytes_AS_STRING(m)
+    n[0] = PyBytes_GET_SIZE(m)
+    return m
 
 
-cdef inline bint _is_zset(object v):
-    return type(v) is SortedSet or type(v) is _ListpackZSet
+cdef inline bytes _mbytes(const fr_zset *s, fr_zset_ref r):
+    cdef size_t n
+    cdef const char *p = fr_zset_member(s, r, &n)
+    return PyBytes_FromStringAndSize(p, <Py_ssize_t>n)
+
+
+cdef inline Py_ssize_t _count(fr_zset *s, double low, double high, bint low_open, bint high_open):
+    """ZCOUNT of the skip list s between the bounds (none is NaN)."""
+    cdef fr_zset_range rg
+    cdef uint64_t r1, r2
+    rg.min, rg.max, rg.minex, rg.maxex = low, high, low_open, high_open
+    if fr_zset_first_in_range(s, &rg, &r1) == FR_ZSET_NIL:
+        return 0
+    fr_zset_last_in_range(s, &rg, &r2)
+    return <Py_ssize_t>(r2 - r1 + 1)
 
 
 cdef class _BoardConf:
@@ -124,14 +153,13 @@ cdef _BoardConf _conf_of(list args):
 cdef class _Board:
     """One script call: the keys, the board's configuration, the prelude's helpers."""
     cdef object db
-    cdef EngineState st
     cdef object board, dense_key, counts_key, meta_key, info_key
     cdef double scale, max_points
     cdef bint desc, mirrored, dense
 
     cdef inline object value(self, object key):
         """The live value at key (None if missing or expired)."""
-        return _live_in(self.st, self.db, key)
+        return native_live(self.db, key)
 
     # -- the commands the scripts send ---------------------------------------
 
@@ -145,16 +173,15 @@ cdef class _Board:
         if z is None:
             return None
         keep = _member(member, buf, &p, &n)
-        r = fr_zset_find((<SortedSet>z)._s, p, <size_t>n)
-        return None if r == FR_ZSET_NIL else fr_zset_score((<SortedSet>z)._s, r)
+        cdef fr_zset *s = native_zset_of(z)
+        r = fr_zset_find(s, p, <size_t>n)
+        return None if r == FR_ZSET_NIL else fr_zset_score(s, r)
 
     cdef Py_ssize_t zcount(self, object key, double low, double high, bint low_open, bint high_open) except -1:
-        cdef fr_zset_range rg
         z = self.value(key)
         if z is None:
             return 0
-        _score_range(&rg, low, high, low_open, high_open)
-        return (<SortedSet>z)._count(&rg)
+        return _count(native_zset_of(z), low, high, low_open, high_open)
 
     cdef zadd(self, object key, object member, double score):
         cdef const char *p
@@ -166,9 +193,9 @@ cdef class _Board:
         if z is None:
             z = _new_zset_fn(len(member))
             db.store(key, z)
-        if type(z) is SortedSet and score == score:  # what zset_add does for a skip list
+        if native_is_skiplist(z) and score == score:  # what zset_add does for a skip list
             keep = _member(member, buf, &p, &n)
-            rc = fr_zset_add((<SortedSet>z)._s, p, <size_t>n, score, 0)
+            rc = fr_zset_add(native_zset_of(z), p, <size_t>n, score, 0)
             if rc < 0:
                 raise MemoryError()
         else:
@@ -176,12 +203,12 @@ cdef class _Board:
             if converted is not z:  # the listpack turned into a skiplist
                 db.replace(key, converted)
         if rc:
-            _touched(db, key)
+            native_touched(db, key)
 
     cdef zrem(self, object key, object member):
         z = self.value(key)
         if z is not None and z.remove(member):
-            _touched(self.db, key)
+            native_touched(self.db, key)
             self.db.drop_if_empty(key, z)
 
     cdef object hincrby(self, object field, long long delta):
@@ -192,17 +219,17 @@ cdef class _Board:
             db.store(self.counts_key, h)
         cdef long long held = 0
         old = (<dict>h).get(field)
-        if old is not None and not _canonical_i64(old, &held):  # count_is_integer said it is
+        if old is not None and not native_canonical_i64(old, &held):  # count_is_integer said it is
             held = int(old)
         held += delta
         (<dict>h)[field] = b"%d" % held
-        _touched(db, self.counts_key)
+        native_touched(db, self.counts_key)
         return held
 
     cdef hdel(self, object key, object field):
         h = self.value(key)
         if h is not None and (<dict>h).pop(field, None) is not None:
-            _touched(self.db, key)
+            native_touched(self.db, key)
             self.db.drop_if_empty(key, h)
 
     # -- the prelude's helpers -----------------------------------------------
@@ -250,11 +277,11 @@ cdef class _Board:
         if z is None:
             return -1
         keep = _member(player, buf, &p, &n)
-        r = fr_zset_rank_of((<SortedSet>z)._s, p, <size_t>n)
+        r = fr_zset_rank_of(native_zset_of(z), p, <size_t>n)
         if r == 0:
             return -1
         if self.desc:
-            return <Py_ssize_t>(fr_zset_len((<SortedSet>z)._s) - r)
+            return <Py_ssize_t>(fr_zset_len(native_zset_of(z)) - r)
         return <Py_ssize_t>(r - 1)
 
     cdef bint rescore_ranked(self, object player, double score, Py_ssize_t *before,
@@ -269,15 +296,15 @@ cdef class _Board:
         cdef fr_zset_ref x
         cdef uint64_t ranks[2]
         z = self.value(self.board)
-        if type(z) is not SortedSet or score != score:
+        if not native_is_skiplist(z) or score != score:
             return False
-        s = (<SortedSet>z)._s
+        s = native_zset_of(z)
         keep = _member(player, buf, &p, &n)
         x = fr_zset_find(s, p, <size_t>n)
         if x == FR_ZSET_NIL or fr_zset_score(s, x) == score:
             return False
         fr_zset_set_score_ranked(s, x, score, ranks)
-        _touched(self.db, self.board)
+        native_touched(self.db, self.board)
         n = <Py_ssize_t>fr_zset_len(s)
         before[0] = n - <Py_ssize_t>ranks[0] if self.desc else <Py_ssize_t>ranks[0] - 1
         after[0] = n - <Py_ssize_t>ranks[1] if self.desc else <Py_ssize_t>ranks[1] - 1
@@ -297,7 +324,7 @@ cdef class _Board:
         if not (previous_index >= 0 and index < previous_index and limit > 0):
             return
         z = self.value(self.board)
-        s = (<SortedSet>z)._s
+        s = native_zset_of(z)
         keep = _member(player, buf, &p, &n)
         x = fr_zset_find(s, p, <size_t>n)
         n = previous_index - index if previous_index - index <= limit else <Py_ssize_t>limit
@@ -328,7 +355,7 @@ cdef class _Board:
         if h is None:
             return True
         text = (<dict>h).get(_num(points))
-        return text is None or _canonical_i64(text, &held)  # HINCRBY's own test
+        return text is None or native_canonical_i64(text, &held)  # HINCRBY's own test
 
     cdef write_points(self, object player, bint had, double old_points, double new_points, double tick):
         """store_points of the prelude: the player's new score, and the dense
@@ -359,7 +386,7 @@ cdef class _Board:
         z = self.value(self.board)
         if z is None:
             return flat
-        s = (<SortedSet>z)._s
+        s = native_zset_of(z)
         n = <Py_ssize_t>fr_zset_len(s)
         if start < 0:
             start += n
@@ -396,7 +423,7 @@ cdef class _Board:
         z = self.value(self.board)
         if z is None:
             return -1
-        s = (<SortedSet>z)._s
+        s = native_zset_of(z)
         keep = _member(player, buf, &p, &n)
         x = fr_zset_find(s, p, <size_t>n)
         if x == FR_ZSET_NIL:
@@ -432,20 +459,19 @@ cdef _Board _board_open(object db, list keys, list args, Py_ssize_t extra, int u
     """The call's board, or None (decline) when the keys it ``used`` (a mask of
     KEYS 1..5) or the configuration are unusual."""
     cdef Py_ssize_t i
-    cdef EngineState st = _state_of(db)
     if len(keys) != 5 or len(args) < 5 + extra:
         return None
     for i in range(5):
         if not (used >> i) & 1:
             continue
-        value = _live_in(st, db, keys[i])
-        if value is not None and not (_is_zset(value) if i < 2 else type(value) is dict):
+        value = native_live(db, keys[i])
+        if value is not None and not (native_is_zset(value) if i < 2 else type(value) is dict):
             return None
     cdef _BoardConf c = _conf_of(args)
     if c is None:
         return None
     cdef _Board b = _Board.__new__(_Board)
-    b.db, b.st = db, st
+    b.db = db
     b.board, b.dense_key, b.counts_key, b.meta_key, b.info_key = keys[0], keys[1], keys[2], keys[3], keys[4]
     b.scale, b.max_points = c.scale, c.max_points
     b.desc, b.mirrored, b.dense = c.desc, c.mirrored, c.dense
@@ -672,14 +698,14 @@ cdef bint _friends_batched(_Board b, object style, list players, list scores, li
     z = b.value(b.board)
     if z is None:
         return False
-    s = (<SortedSet>z)._s
+    s = native_zset_of(z)
     length = fr_zset_len(s)
     if style == b"c":  # better(points): ZCOUNT of the board
         counted, inclusive = s, b.desc and b.scale == 0
     elif style == b"d":  # dense_better(points): ZCOUNT of the distinct values
         d = b.value(b.dense_key)
         if d is not None:
-            counted = (<SortedSet>d)._s
+            counted = native_zset_of(d)
         inclusive = b.desc
     if counted != NULL:
         counted_len = fr_zset_len(counted)
