@@ -34,6 +34,7 @@ is released while they wait.
 from __future__ import annotations
 
 import os
+import random
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
@@ -122,6 +123,7 @@ class Engine(Keyspace, CoreCommands):
         self._event_dispatcher = EventDispatcher()
         self._lua: LuaScripting | None = None  # the Lua state, made by the first script
         self._snapshot_path: str | os.PathLike[str] | None = None  # save() without a path
+        self._topk_seeds: random.Random | None = None  # made from topk_seed by the first TOPK.RESERVE
 
     @property
     def response_callbacks(self) -> dict[str, Callable[..., Any]]:
@@ -156,6 +158,13 @@ class Engine(Keyspace, CoreCommands):
 
     def set_response_callback(self, command: str, callback: Callable[..., Any]) -> None:
         self.response_callbacks[command] = callback
+
+    def topk_seeds(self) -> random.Random:
+        """The generator that seeds each new Top-K's decay coin, made from
+        ``topk_seed`` when the first Top-K is reserved (commands/bloom.py)."""
+        if self._topk_seeds is None:
+            self._topk_seeds = random.Random(self.topk_seed)
+        return self._topk_seeds
 
     def cms(self) -> CMSBloom:
         """redis-py's own CMS commands, bound to this engine (as ``Redis.cms()``)."""

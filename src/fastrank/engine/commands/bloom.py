@@ -34,7 +34,6 @@ module adds around them, as observed on RedisBloom 2.8.2:
 """
 from __future__ import annotations
 
-import random
 from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar
 
 from redis._parsers.base import BaseParser
@@ -256,10 +255,7 @@ def _cut(name: Optional[bytes]) -> Optional[bytes]:
 
 
 def _new_seed(db: Engine) -> int:
-    rng: Optional[random.Random] = db.__dict__.get("_topk_rng")
-    if rng is None:
-        rng = db.__dict__["_topk_rng"] = random.Random(getattr(db, "topk_seed", None))
-    return rng.getrandbits(64)
+    return db.topk_seeds().getrandbits(64)
 
 
 @command("topk.reserve", -1, write=True)
