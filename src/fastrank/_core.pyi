@@ -508,6 +508,7 @@ class EngineState:
         encoding_errors: str,
     ) -> "EngineState": ...
     callbacks: Any
+    stock_callbacks: bool
 
 # Bound by fastrank.Engine as its methods (cyfunctions bind as functions do),
 # with redis-py's signatures; each declines to redis-py's own method (the
@@ -584,6 +585,8 @@ class ResponseCallbacks(Dict[str, Callable[..., Any]]):
     """redis-py's response callbacks, case-insensitive, remembering each
     command name's callback for the dispatch path."""
     def __init__(self, data: Any = ()) -> None: ...
+    def attach(self, state: EngineState) -> None:
+        """Belong to state: its front doors answer while no callback of theirs changes."""
     def get(self, k: str, default: Any = None) -> Any: ...
     def pop(self, k: str, *default: Any) -> Any: ...
     def setdefault(self, k: str, default: Any = None) -> Any: ...

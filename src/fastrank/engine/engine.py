@@ -118,8 +118,10 @@ class Engine(Keyspace, CoreCommands):
         self._fast = EngineState(self._data, self._expires, self._lock, decode_responses,
                                  encoding, encoding_errors)
         # Case-insensitive as redis-py's; remembers each command's callback.
-        self.response_callbacks = ResponseCallbacks(
-            get_response_callbacks(user_protocol=None, legacy_responses=True))
+        # The front doors answer while their commands' callbacks are these.
+        callbacks = ResponseCallbacks(get_response_callbacks(user_protocol=None, legacy_responses=True))
+        self._fast.callbacks = callbacks
+        callbacks.attach(self._fast)
         self._event_dispatcher = EventDispatcher()
         self._lua: LuaScripting | None = None  # the Lua state, made by the first script
         self._snapshot_path: str | os.PathLike[str] | None = None  # save() without a path
@@ -133,7 +135,9 @@ class Engine(Keyspace, CoreCommands):
 
     @response_callbacks.setter
     def response_callbacks(self, callbacks: dict[str, Callable[..., Any]]) -> None:
+        # Other callbacks: every reply goes through them (no front door).
         self._fast.callbacks = callbacks
+        self._fast.stock_callbacks = False
 
     # -- redis.Redis look-alikes ------------------------------------------
 
@@ -322,6 +326,8 @@ class Engine(Keyspace, CoreCommands):
                 key = name.encode()
             except UnicodeEncodeError:  # redis-py's own checks come first: generic path
                 pass
+        if not self._fast.stock_callbacks:  # ZADD's callback is not redis-py's: the generic path
+            key = None
         if type(mapping) is ZaddPacked and key is not None and mapping and not (nx or xx or ch or incr or gt or lt):
             with self._lock:  # members packed in one blob: added from it in C
                 try:

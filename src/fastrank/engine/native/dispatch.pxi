@@ -61,17 +61,38 @@ cdef class Command:
         return "Command(%r, arity=%d, write=%r)" % (self.name, self.arity, self.write)
 
 
+#: The commands whose replies a front door shapes itself (engine_fast.pxi,
+#: hash_writes.pxi, zadd_front_door.pxi): their callbacks must stay redis-py's
+#: for the front doors to answer.
+cdef frozenset _FRONT_DOOR_WORDS = frozenset({"ZSCORE", "ZINCRBY", "ZRANK", "ZREVRANK", "ZRANGE", "ZREVRANGE",
+                                               "INCRBY", "HINCRBY", "HSET", "ZADD"})
+
+
 @cython.auto_pickle(False)
 cdef class ResponseCallbacks(dict):
     """redis-py's response callbacks, case-insensitive as its CaseInsensitiveDict
     (keys are kept upper-case), remembering each command name's callback so
-    that a reply finds it with one dict lookup.  Every change forgets them."""
+    that a reply finds it with one dict lookup.  Every change forgets them,
+    and a change to the callback of a command a front door answers turns the
+    front doors off for the Engine these callbacks belong to (``attach``)."""
     cdef dict resolved
+    cdef EngineState owner
 
     def __init__(self, data=()):
         self.resolved = {}
         for k, v in dict(data).items():
             dict.__setitem__(self, k.upper(), v)
+
+    def attach(self, EngineState state):
+        """Belong to ``state``: its front doors answer while no callback of
+        theirs changes."""
+        self.owner = state
+        state.stock_callbacks = True
+
+    cdef inline void _changed(self, object name):
+        self.resolved.clear()
+        if self.owner is not None and (name is None or str(name).upper() in _FRONT_DOOR_WORDS):
+            self.owner.stock_callbacks = False
 
     def __contains__(self, k):
         return dict.__contains__(self, k.upper())
@@ -83,32 +104,35 @@ cdef class ResponseCallbacks(dict):
         return dict.get(self, k.upper(), default)
 
     def __setitem__(self, k, v):
-        self.resolved.clear()
+        self._changed(k)
         dict.__setitem__(self, k.upper(), v)
 
     def __delitem__(self, k):
-        self.resolved.clear()
+        self._changed(k)
         dict.__delitem__(self, k.upper())
 
     def pop(self, k, *default):
-        self.resolved.clear()
+        self._changed(k)
         return dict.pop(self, k.upper(), *default)
 
     def setdefault(self, k, default=None):
-        self.resolved.clear()
+        self._changed(k)
         return dict.setdefault(self, k.upper(), default)
 
     def update(self, data=(), **kwargs):
+        pairs = dict(data, **kwargs)
+        for k in pairs:
+            self._changed(k)
         self.resolved.clear()
-        for k, v in dict(data, **kwargs).items():
+        for k, v in pairs.items():
             dict.__setitem__(self, k.upper(), v)
 
     def clear(self):
-        self.resolved.clear()
+        self._changed(None)
         dict.clear(self)
 
     def popitem(self):
-        self.resolved.clear()
+        self._changed(None)
         return dict.popitem(self)
 
     cdef object callback(self, object name):

@@ -207,6 +207,11 @@ cdef class EngineState:
     cdef bytes encoding
     cdef bytes errors
     cdef public object callbacks  # redis-py's response callbacks (Engine.response_callbacks)
+    # True while the callbacks of the commands the front doors answer are
+    # redis-py's own: the front doors shape replies as those callbacks would.
+    # Any change to one of them (or new callbacks) clears it, and the front
+    # doors then take the generic path, which calls the callbacks.
+    cdef public bint stock_callbacks
 
     def __cinit__(self, dict data, dict expires, EngineLock lock, bint decode_responses,
                   str encoding, str encoding_errors):
@@ -335,7 +340,7 @@ def engine_zincrby(self, name, amount, value):
     cdef PyObject *v
     cdef SortedSet z
     key = _fast_key(name)
-    if key is None:
+    if key is None or not st.stock_callbacks:
         return _GENERIC.zincrby(self, name, amount, value)
     if type(amount) is _PyFloat:
         delta = PyFloat_AS_DOUBLE(amount)
@@ -379,7 +384,7 @@ def engine_zscore(self, name, value):
     cdef fr_zset_ref r = FR_ZSET_NIL
     cdef bint found = False
     key = _fast_key(name)
-    if key is None or not _fast_member(value, buf, &p, &n):
+    if key is None or not st.stock_callbacks or not _fast_member(value, buf, &p, &n):
         return _GENERIC.zscore(self, name, value)
     st.lock.enter()
     try:
@@ -407,7 +412,7 @@ cdef object _fast_rank(EngineState st, object name, object value, bint reverse):
     cdef SortedSet z
     cdef uint64_t r
     key = _fast_key(name)
-    if key is None or not _fast_member(value, buf, &p, &n):
+    if key is None or not st.stock_callbacks or not _fast_member(value, buf, &p, &n):
         return False
     st.lock.enter()
     try:
@@ -457,7 +462,7 @@ cdef object _fast_range(EngineState st, object name, object start, object end, o
     cdef bint scores = withscores is True
     cdef bytes m
     key = _fast_key(name)
-    if key is None or (desc is not True and desc is not False) \
+    if key is None or not st.stock_callbacks or (desc is not True and desc is not False) \
             or (withscores is not True and withscores is not False) \
             or (scores and score_cast_func is not _PyFloat) \
             or not _int64_arg(start, &a) or not _int64_arg(end, &b):
@@ -529,7 +534,7 @@ def engine_incrby(self, name, amount=1):
     cdef char buf[24]
     cdef bint done = False
     key = _fast_key(name)
-    if key is None or not _int64_arg(amount, &by):
+    if key is None or not st.stock_callbacks or not _int64_arg(amount, &by):
         return _GENERIC.incrby(self, name, amount)
     st.lock.enter()
     try:

@@ -148,7 +148,7 @@ def engine_hincrby(self, name, key, amount=1):
     cdef long long by = 0, new = 0
     cdef bint done = False
     k = _fast_key(name)
-    if k is None or not _int64_arg(amount, &by):
+    if k is None or not st.stock_callbacks or not _int64_arg(amount, &by):
         return _GENERIC.hincrby(self, name, key, amount)
     field = _fast_field(key)
     if field is None:
@@ -210,6 +210,7 @@ def engine_hset(self, name, key=None, value=None, mapping=None, items=None):
             k = None
     if k is not None:
         st = _state_of(self)
+    if k is not None and st.stock_callbacks:
         st.lock.enter()
         try:
             h = _hash_for_write(st, k)

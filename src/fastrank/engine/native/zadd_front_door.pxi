@@ -44,9 +44,9 @@ def engine_zadd(self, name, mapping, nx=False, xx=False, ch=False, incr=False, g
         return self._zadd_general(name, mapping, nx, xx, ch, incr, gt, lt)
     count = PyDict_Size(mapping)
     key = _fast_key(name)
-    if key is None or count == 0 or count > ZADD_FEW_PAIRS:
-        return self._zadd_general(name, mapping, nx, xx, ch, incr, gt, lt)
     st = _state_of(self)
+    if key is None or count == 0 or count > ZADD_FEW_PAIRS or not st.stock_callbacks:
+        return self._zadd_general(name, mapping, nx, xx, ch, incr, gt, lt)
     st.lock.enter()
     try:
         # Read the pairs only now that the lock is held: the pointers into
