@@ -1,0 +1,197 @@
+"""Destructive paths check first, on the Engine, Redis and the Cluster.
+
+- ``ScoreService.rebuild`` validates its arguments and the stored data before
+  it touches the board, and builds the new board beside the old one: a
+  rebuild that fails at any point (a bad batch, stored times the board's
+  bits cannot hold, an exception in the middle of the reading or the
+  writing) leaves the old board, its offset and every other key exactly as
+  they were, and the service answering ranks from it.
+"""
+from __future__ import annotations
+
+import pytest
+
+from fastrank import Leaderboard, SQLiteStore, ScoreService
+
+T0 = 1_790_000_000
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = SQLiteStore(tmp_path / "scores.db")
+    yield s
+    s.close()
+
+
+def keyspace(client):
+    """Every key with its type, content and TTL (the Engine has no DUMP: strings are read with GET)."""
+    from redis.cluster import RedisCluster
+
+    found = client.keys("*", target_nodes=RedisCluster.PRIMARIES) if isinstance(client, RedisCluster) \
+        else client.keys("*")
+    state = {}
+    for key in found:
+        kind = client.type(key)
+        kind = kind.decode() if isinstance(kind, bytes) else kind
+        if kind == "zset":
+            value = client.zrange(key, 0, -1, withscores=True)
+        elif kind == "hash":
+            value = client.hgetall(key)
+        else:
+            value = client.get(key)
+        state[key] = (kind, value, client.ttl(key))
+    return state
+
+
+def board_state(board):
+    return [(e.rank, e.player, e.points) for e in board.iter()]
+
+
+def filled(client, store, **options):
+    """A dense board and its service with 40 players and an info row; the old board."""
+    board = Leaderboard(client, "arena", season="s1", ranking=options.pop("ranking", "dense"), **options)
+    service = ScoreService(board, store)
+    for i in range(60):
+        service.submit_match(f"m{i}", {f"p{i % 40:02d}": i % 7 + 1, f"q{i % 3}": 2}, at=T0 + i)
+    board.set_info("p01", {"name": "Ann"})
+    return board, service
+
+
+class Answers:
+    """Everything the old board and its service answer, to compare after a failed rebuild."""
+
+    def __init__(self, client, board, service):
+        self.keys = keyspace(client)
+        self.state = board_state(board)
+        self.ranks = {p: (service.rank(p), board.rank(p, ranking="dense"))
+                      for _, p, _ in self.state}
+        self.top = service.top(5)
+
+    def assert_same(self, client, board, service):
+        assert not service.rebuilding()
+        assert keyspace(client) == self.keys
+        assert board_state(board) == self.state
+        assert {p: (service.rank(p), board.rank(p, ranking="dense")) for _, p, _ in self.state} == self.ranks
+        assert service.top(5) == self.top
+
+
+@pytest.mark.parametrize("batch", [0, -3, True, 2.5, "10", None])
+def test_a_bad_batch_is_refused_before_the_board_is_touched(client, store, batch):
+    board, service = filled(client, store)
+    before = Answers(client, board, service)
+    with pytest.raises((TypeError, ValueError), match="batch must be an int >= 1"):
+        service.rebuild(batch=batch)
+    before.assert_same(client, board, service)
+
+
+def test_stored_times_the_board_cannot_hold_are_refused_before_the_board_is_touched(client, store):
+    board, service = filled(client, store)
+    before = Answers(client, board, service)
+    # the same season read by a board whose 30 time bits end in 2004: the stored times do not fit
+    narrow = ScoreService(Leaderboard(client, "arena", season="s1", ranking="dense", time_bits=30), store)
+    with pytest.raises(ValueError, match="time_bits=30"):
+        narrow.rebuild()
+    before.assert_same(client, board, service)
+
+
+def test_a_stored_time_before_1970_is_refused_before_the_board_is_touched(client, store):
+    board, service = filled(client, store)
+    store.record("s1", "early", {"zz": 3}, -5.0)    # bypasses the service's own checks
+    before = Answers(client, board, service)
+    with pytest.raises(ValueError, match="time_bits=33"):
+        service.rebuild(batch=4)
+    before.assert_same(client, board, service)
+
+
+class FailingProgress(Exception):
+    pass
+
+
+@pytest.mark.parametrize("reader", ["scan", "packed", "pages"])
+def test_an_exception_in_the_middle_of_the_writing_leaves_the_old_board(client, store, reader, monkeypatch):
+    board, service = filled(client, store)
+    if reader != "scan":
+        monkeypatch.setattr(store, "score_order_scan", lambda *args: None)
+    if reader == "pages":
+        monkeypatch.setattr(store, "packed_totals", lambda *args: None)
+    client.zadd(board.keys()[0], {"only-on-the-old-board": 3 * 2 ** 33})   # the old board differs from the store
+    before = Answers(client, board, service)
+    seen = []
+
+    def progress(done, total):
+        seen.append(done)
+        assert service.rebuilding()
+        if len(seen) == 2:                        # two chunks are on the new board
+            raise FailingProgress("the operator's progress bar broke")
+
+    with pytest.raises(FailingProgress):
+        service.rebuild(progress=progress, batch=8)
+    assert seen == [8, 16]
+    before.assert_same(client, board, service)
+    # the next rebuild succeeds and replaces the board with the store's totals
+    assert service.rebuild(batch=8) == 43
+    assert "only-on-the-old-board" not in {p for _, p, _ in board_state(board)}
+    assert {p: pts for _, p, pts in board_state(board)} == {
+        t.player: t.points for page in store.totals("s1") for t in page}
+
+
+class ReaderBroke(Exception):
+    pass
+
+
+def test_a_store_reader_that_fails_after_some_rows_leaves_the_old_board(client, store, monkeypatch):
+    board, service = filled(client, store)
+    monkeypatch.setattr(store, "score_order_scan", lambda *args: None)
+    monkeypatch.setattr(store, "packed_totals", lambda *args: None)
+    pages = []
+    real = type(store).totals_columns_upto
+
+    def failing(self, *args, **kwargs):
+        pages.append(1)
+        if len(pages) > 2:
+            raise ReaderBroke("the database went away")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(store), "totals_columns_upto", failing)
+    before = Answers(client, board, service)
+    with pytest.raises(ReaderBroke):
+        service.rebuild(batch=5)
+    assert len(pages) > 2
+    monkeypatch.setattr(type(store), "totals_columns_upto", real)
+    before.assert_same(client, board, service)
+
+
+def test_a_scan_that_fails_after_some_chunks_leaves_the_old_board(client, store, monkeypatch):
+    board, service = filled(client, store)
+    real = store.score_order_scan
+
+    class Breaking:
+        """The store's compiled scan, failing at its third chunk."""
+
+        def __init__(self, scan):
+            self.scan, self.calls = scan, 0
+
+        def __getattr__(self, name):
+            return getattr(self.scan, name)
+
+        def next_chunk(self, size):
+            self.calls += 1
+            if self.calls == 3:
+                raise ReaderBroke("a page of the file could not be read")
+            return self.scan.next_chunk(size)
+
+    monkeypatch.setattr(store, "score_order_scan", lambda *args: Breaking(real(*args)))
+    before = Answers(client, board, service)
+    written = []
+    with pytest.raises(ReaderBroke):
+        service.rebuild(progress=lambda done, total: written.append(done), batch=6)
+    before.assert_same(client, board, service)
+
+
+def test_a_rebuild_of_an_empty_season_empties_the_board_and_events_keep_flowing(client, store):
+    board, service = filled(client, store)
+    other = ScoreService(Leaderboard(client, "arena", season="s2"), store)
+    assert other.rebuild() == 0 and other.board.count() == 0 and not other.rebuilding()
+    assert board.count() == 43                       # the other season's board is untouched
+    other.submit("late", "zed", 5, at=T0)
+    assert [e.player for e in other.top()] == ["zed"]
