@@ -2,7 +2,8 @@
 
 A board is a sorted set of composite scores (points in the high bits, the
 tie-break time in the low bits: see :mod:`fastrank._scorebits`) plus, under
-the same hash tag ``{lb:<name>[:<season>]}``:
+the same hash tag ``{lb:<name>[:<season>]}`` (name and season with ``%``,
+``:``, ``{``, ``}`` and ``~`` percent-escaped: ``_key_part``):
 
 - ``...:dense`` and ``...:counts``: the distinct point values and how many
   players hold each (dense-ranked boards only), kept in step by the same
@@ -144,10 +145,23 @@ def _page_slice(number: Any, size: Any) -> Tuple[int, int]:
 
 
 def _tag_part(value: Any, label: str) -> str:
+    """A name or a season as text: non-empty, without braces (else ValueError)."""
     text = str(value)
     if not text or "{" in text or "}" in text:
         raise ValueError(f"{label} must be non-empty text without braces, not {value!r}")
     return text
+
+
+_KEY_ESCAPES = str.maketrans({"%": "%25", ":": "%3A", "{": "%7B", "}": "%7D", "~": "%7E"})
+
+
+def _key_part(text: str) -> str:
+    """A name or a season as it appears in a key: ``%``, ``:``, ``{``, ``}``
+    and ``~`` percent-escaped, so the parts of ``{lb:<name>:<season>}`` never
+    run into each other (``("a:b", "c")`` and ``("a", "b:c")`` are two boards)
+    and ``~`` stays the shards' own (``sharded.py``); ordinary names read as
+    they are. O(len(text))."""
+    return text.translate(_KEY_ESCAPES)
 
 
 def _one_based(index: Optional[int]) -> Optional[int]:
@@ -261,6 +275,8 @@ class BoardPlans:
             raise ValueError(f"cache_ttl must be >= 0 seconds or None, not {cache_ttl!r}")
         self._client = client
         self.name = _tag_part(name, "name")
+        #: the name as it appears in the keys (``_key_part``; a shard's is set by its sharded board)
+        self._key_name = _key_part(self.name)
         self.season = None if season is None else _tag_part(season, "season")
         self.order = order
         self.tiebreak = tiebreak
@@ -328,7 +344,8 @@ class BoardPlans:
             chosen = _tag_part(season, "season")
         keys = self._keys.get(chosen)
         if keys is None:
-            base = f"{{lb:{self.name}}}" if chosen is None else f"{{lb:{self.name}:{chosen}}}"
+            base = (f"{{lb:{self._key_name}}}" if chosen is None
+                    else f"{{lb:{self._key_name}:{_key_part(chosen)}}}")
             keys = self._keys[chosen] = (base, base + ":dense", base + ":counts", base + ":meta", base + ":info")
         return keys
 
@@ -358,7 +375,7 @@ class BoardPlans:
 
     def _invalidate(self) -> None:
         """Forget the cached top-N reads of this board (any season, any instance)."""
-        self._caches.pop(self.name, None)
+        self._caches.pop(self._key_name, None)
 
     def _entries(self, pairs: Sequence[Any], start: int, first: int, style: str,
                  infos: Optional[Sequence[Any]] = None, flat: bool = False) -> List[Entry]:
@@ -579,12 +596,12 @@ class BoardPlans:
 
     def _cached_top(self, keys: Tuple[str, ...], n: int, with_info: bool, style: str) -> Steps[List[Entry]]:
         slot = (keys[0], n, with_info, style, self._conf)
-        hit = self._caches.get(self.name, {}).get(slot)
+        hit = self._caches.get(self._key_name, {}).get(slot)
         if hit is not None and hit[0] > time.monotonic():
             return list(hit[1])
         entries = yield from steps(self._top(keys, n, with_info, style))
         assert self.cache_ttl is not None
-        self._caches.setdefault(self.name, {})[slot] = (time.monotonic() + self.cache_ttl, list(entries))
+        self._caches.setdefault(self._key_name, {})[slot] = (time.monotonic() + self.cache_ttl, list(entries))
         return entries
 
     def _plan_standings(self, season: Union[str, int], n: int = 10, *, with_info: bool = False,

@@ -6,12 +6,17 @@
   bits cannot hold, an exception in the middle of the reading or the
   writing) leaves the old board, its offset and every other key exactly as
   they were, and the service answering ranks from it.
+- Board keys: no two (name, season) pairs share a key, whatever ``:``, ``%``
+  or ``~`` the names and seasons hold, for plain, sharded, periodic and
+  service keys.
 """
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
-from fastrank import Leaderboard, SQLiteStore, ScoreService
+from fastrank import Leaderboard, SQLiteStore, ScoreService, ShardedLeaderboard
 
 T0 = 1_790_000_000
 
@@ -195,3 +200,59 @@ def test_a_rebuild_of_an_empty_season_empties_the_board_and_events_keep_flowing(
     assert board.count() == 43                       # the other season's board is untouched
     other.submit("late", "zed", 5, at=T0)
     assert [e.player for e in other.top()] == ["zed"]
+
+
+# -- keys ---------------------------------------------------------------------------
+
+PAIRS = [("a:b", "c"), ("a", "b:c"), ("x:2026", None), ("x", "2026"), ("a", "b"), ("a", None),
+         ("a:b", None), ("a%3Ab", "c"), ("a%", "3Ab:c"), ("a%3A", "b"), ("a", "%3Ab"), ("x~2.0", None),
+         ("x~2.1", "s"), ("p:2026-12-03", None), ("p", "2026-12-03"), ("%", "%"), (":", ":"),
+         ("::", None), (":", None), ("s~1", None), ("s~1.0", None), ("s:s", "s")]
+
+
+def all_keys(board):
+    """Every key a board (or a sharded board's shards) and a service on it write."""
+    boards = board.boards if isinstance(board, ShardedLeaderboard) else [board]
+    keys = set()
+    for b in boards:
+        base = b.keys()
+        keys |= set(base) | {base[0] + ":applied", base[0] + ":rebuilding"}
+    return keys
+
+
+def test_no_two_names_and_seasons_share_a_key(client):
+    boards = [Leaderboard(client, name, season=season) for name, season in PAIRS]
+    boards += [ShardedLeaderboard(client, "x", shards=2), ShardedLeaderboard(client, "x", shards=2, season="s"),
+               ShardedLeaderboard(client, "s", shards=1), ShardedLeaderboard(client, "x~2", shards=2),
+               Leaderboard(client, "pd", period="day", tz="UTC")]
+    key_sets = [all_keys(b) for b in boards]
+    for (i, one), (j, two) in itertools.combinations(enumerate(key_sets), 2):
+        assert not one & two, (boards[i], boards[j], one & two)
+    # and the boards are independent: each holds only what it was given (now: the periodic
+    # board writes the current period)
+    for i, board in enumerate(boards):
+        board.submit(f"player{i}", i + 1)
+        board.set_info(f"player{i}", {"i": i})
+    for i, board in enumerate(boards):
+        assert [(e.player, e.points) for e in board.top(50)] == [(f"player{i}", i + 1)], board
+        assert board.info(f"player{i}") == {"i": i}
+
+
+def test_ordinary_names_keep_readable_keys(client):
+    assert Leaderboard(client, "arena", season="2026").keys()[0] == "{lb:arena:2026}"
+    assert Leaderboard(client, "arena").keys()[4] == "{lb:arena}:info"
+    assert Leaderboard(client, "a:b", season="c").keys()[0] == "{lb:a%3Ab:c}"
+    assert Leaderboard(client, "a", season="b:c").keys()[0] == "{lb:a:b%3Ac}"
+    assert ShardedLeaderboard(client, "cup", shards=2).boards[1].keys()[0] == "{lb:cup~2.1}"
+    assert Leaderboard(client, "cup~2.1").keys()[0] == "{lb:cup%7E2.1}"
+
+
+def test_services_on_colliding_names_keep_their_own_offsets(client, store):
+    one = ScoreService(Leaderboard(client, "a:b", season="c"), store)
+    two = ScoreService(Leaderboard(client, "a", season="b:c"), store)
+    assert one.season != two.season                   # the store files them apart too
+    one.submit("m1", "ann", 5, at=T0)
+    two.submit("m2", "bob", 7, at=T0)
+    assert [(e.player, e.points) for e in one.top()] == [("ann", 5)]
+    assert [(e.player, e.points) for e in two.top()] == [("bob", 7)]
+    assert {one.offset_key, one.rebuild_key}.isdisjoint({two.offset_key, two.rebuild_key})
