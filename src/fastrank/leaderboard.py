@@ -107,8 +107,16 @@ class Change(NamedTuple):
     passed: List[str]
 
 
+EMPTY_PLAYER = "a player id cannot be empty"
+"""The error text of an empty player id: every board and the score service refuse it alike."""
+
+
 def _player(player: Any) -> Union[str, bytes]:
+    """A player id as sent to the server: str or bytes as given, an int as its
+    text; TypeError for other types, ValueError for the empty id."""
     if isinstance(player, (str, bytes)):
+        if not player:
+            raise ValueError(EMPTY_PLAYER)
         return player
     if isinstance(player, int) and not isinstance(player, bool):
         return str(player)
@@ -423,7 +431,7 @@ class BoardPlans:
         text, check = codec.text, codec.check_points
         flat: List[Any] = []
         for player, points in pairs:
-            flat += (player if type(player) is str else _player(player), text(sign * check(points)))
+            flat += (player if type(player) is str and player else _player(player), text(sign * check(points)))
         tick = codec.tick_of(at, time.time() if at is None else 0.0)
         keys, expire = self._write_target(tick)
         return keys, (*self._conf, chosen, tick, style, self.passed, expire, *flat)
@@ -481,7 +489,11 @@ class BoardPlans:
         member = _player(player)
         if not isinstance(mapping, Mapping):
             raise TypeError(f"info must be a mapping, not {type(mapping).__name__}")
-        text = json.dumps(dict(mapping), sort_keys=True)
+        try:
+            text = json.dumps(dict(mapping), sort_keys=True, allow_nan=False)
+        except ValueError as exc:  # NaN or an infinity somewhere in it
+            raise ValueError(f"entry data must be standard JSON: NaN and infinities have no JSON form "
+                             f"({exc})") from None
         keys, expire = self._write_target(self.codec.tick_of(None, time.time()))
         calls = [Call("hset", (keys[4], member, text))]
         if expire:
@@ -510,7 +522,7 @@ class BoardPlans:
 
     def _plan_score(self, player: PlayerId, *, season: Optional[Union[str, int]] = None) -> Plan[Optional[Points]]:
         """A player's points, or None if absent. O(1)."""
-        member = player if type(player) is str else _player(player)
+        member = player if type(player) is str and player else _player(player)
         return ("zscore", (self.keys(season)[0], member), None, self._points_or_none, None)
 
     def _points_or_none(self, score: Optional[float]) -> Optional[Points]:
@@ -519,7 +531,7 @@ class BoardPlans:
     def _plan_rank(self, player: PlayerId, *, ranking: Optional[str] = None,
                    season: Optional[Union[str, int]] = None) -> Plan[Optional[int]]:
         """A player's 1-based rank in the board's style (or ``ranking=``), None if absent. O(log n)."""
-        member = player if type(player) is str else _player(player)
+        member = player if type(player) is str and player else _player(player)
         style = self._style if ranking is None else self._style_of(ranking)
         keys = self._keys.get(self.season) if season is None and self.period is None else None
         if keys is None:
@@ -626,7 +638,7 @@ class BoardPlans:
                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """The entries within ``radius`` places of a player (clipped at the ends,
         the player included); empty if absent. O(log n + radius)."""
-        member = player if type(player) is str else _player(player)
+        member = player if type(player) is str and player else _player(player)
         if not (type(radius) is int and 0 <= radius <= SIZE_LIMIT):
             radius = _count(radius, "radius")
         style = self._style if ranking is None else self._style_of(ranking)
@@ -639,7 +651,7 @@ class BoardPlans:
         around ZMSCORE; O(k log n) for k players."""
         if isinstance(friend_ids, (str, bytes)):
             raise TypeError("friend_ids must be a sequence of player ids, not one id")
-        members = list(dict.fromkeys([_player(player)] + [f if type(f) is str else _player(f) for f in friend_ids]))
+        members = list(dict.fromkeys([_player(player)] + [f if type(f) is str and f else _player(f) for f in friend_ids]))
         style = self._style if ranking is None else self._style_of(ranking)
         args = (*self._conf, style, "1" if with_info else "0", *members)
         return direct_run(FRIENDS, self._encoded(self.keys(season)), args,

@@ -47,7 +47,7 @@ from redis.exceptions import ResponseError
 
 from fastrank._columns import ZaddColumns, ZaddPacked
 from fastrank._runner import Call, Do, Run, Steps, blocking, packaged_script, steps
-from fastrank.leaderboard import BoardPlans, Entry, _Ranker
+from fastrank.leaderboard import EMPTY_PLAYER, BoardPlans, Entry, _Ranker
 from fastrank._totals import ScoreOrderScan
 from fastrank.service.packed import ReadAhead, board_order
 from fastrank.service.store import CeilingExceeded, Event, SQLStore, Standing, Total
@@ -153,7 +153,7 @@ class ServicePlans:
         if type(player) is not str:
             raise TypeError(f"player ids are str or int, not {type(player).__name__}")
         if not player:
-            raise ValueError("a player id cannot be empty")
+            raise ValueError(EMPTY_PLAYER)
         return player
 
     def _points(self, player: str, points: Any) -> int:
