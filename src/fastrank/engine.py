@@ -166,6 +166,29 @@ class Engine(Keyspace, CoreCommands):
     #: The loop guard of scripts (commands/scripting.py): seconds a script may
     #: run before it is stopped with an error; None: no limit.
     script_time_limit: float | None = 5.0
+    #: The most entries a random sample with repetitions (ZRANDMEMBER with a
+    #: negative count) may hold; None: no limit, as Redis. See
+    #: :attr:`random_reply_limit`.
+    _random_reply_limit: int | None = 1_000_000
+
+    @property
+    def random_reply_limit(self) -> int | None:
+        """The most entries ZRANDMEMBER with a negative count may answer
+        (``-count`` above it: an error, nothing built); None for no limit.
+
+        Redis builds any such reply (a billion entries for ``-1000000000``);
+        the Engine builds it in the caller's process, under the lock every
+        other thread waits on, so it stops at a million by default: about
+        100 MB of Python objects with scores and a fraction of a second
+        under the lock, beyond any sampling a leaderboard needs.
+        docs/compatibility.md lists it among the deliberate differences."""
+        return self._random_reply_limit
+
+    @random_reply_limit.setter
+    def random_reply_limit(self, limit: int | None) -> None:
+        if limit is not None and (type(limit) is not int or limit < 1):
+            raise ValueError(f"random_reply_limit must be an int >= 1 or None, not {limit!r}")
+        self._random_reply_limit = limit
 
     def __reduce__(self) -> Any:
         raise TypeError(E.ENGINE_NOT_PICKLABLE)

@@ -1,10 +1,12 @@
 """Small inputs with large effects: one rule for the empty player id on every
-board and the service, and entry data that must be standard JSON."""
+board and the service, entry data that must be standard JSON, and the
+Engine's cap on the replies of a random sample with repetitions."""
 from __future__ import annotations
 
 import math
 
 import pytest
+import redis
 
 from fastrank import Engine, Leaderboard, SQLiteStore, ScoreService, ShardedLeaderboard
 
@@ -85,3 +87,46 @@ def test_set_info_refuses_values_json_cannot_hold(kind, bad):
         board.set_info("ann", {"name": "Ann", "rating": bad})
     assert keyspace(engine) == before
     assert board.info("ann") == {"name": "Ann"}
+
+
+# -- random replies with repetitions ---------------------------------------------------------
+
+
+def test_zrandmember_with_a_huge_negative_count_is_refused_with_nothing_built():
+    engine = Engine()
+    engine.zadd("z", {"a": 1, "b": 2})
+    assert engine.random_reply_limit == 1_000_000
+    with pytest.raises(redis.ResponseError, match="random_reply_limit"):
+        engine.zrandmember("z", -1_000_000_000)
+    with pytest.raises(redis.ResponseError, match="random_reply_limit"):
+        engine.zrandmember("z", -1_000_001, withscores=True)
+    assert len(engine.zrandmember("z", -1_000_000)) == 1_000_000   # the limit itself is allowed
+    assert engine.zrange("z", 0, -1, withscores=True) == [(b"a", 1.0), (b"b", 2.0)]
+
+
+def test_the_random_reply_limit_is_configurable_and_checked():
+    engine = Engine()
+    engine.zadd("z", {"a": 1})
+    engine.random_reply_limit = 3
+    assert engine.zrandmember("z", -3) == [b"a"] * 3
+    with pytest.raises(redis.ResponseError, match=r"count -4 asks for 4 entries, more than the Engine's "
+                                                  r"random_reply_limit \(3\)"):
+        engine.zrandmember("z", -4)
+    assert engine.zrandmember("z", 10) == [b"a"]          # a positive count is bounded by the set
+    assert engine.zrandmember("missing", -10) == []       # no key: an empty reply, as Redis gives
+    with pytest.raises(redis.ResponseError, match="random_reply_limit"):  # also inside a pipeline
+        engine.pipeline().zrandmember("z", -4).execute()
+    for bad in (0, -1, 1.5, True, "10"):
+        with pytest.raises((TypeError, ValueError), match="random_reply_limit must be an int >= 1 or None"):
+            engine.random_reply_limit = bad
+    assert engine.random_reply_limit == 3
+    engine.random_reply_limit = None                       # None: no limit (as Redis)
+    assert len(engine.zrandmember("z", -5)) == 5
+
+
+def test_the_limit_holds_in_scripts():
+    engine = Engine()
+    engine.zadd("z", {"a": 1})
+    engine.random_reply_limit = 2
+    with pytest.raises(redis.ResponseError, match="random_reply_limit"):
+        engine.eval("return redis.call('ZRANDMEMBER', KEYS[1], -3)", 1, "z")
