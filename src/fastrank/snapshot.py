@@ -132,10 +132,10 @@ def check_key(key: Any) -> bytes | None:
         return None
     if not isinstance(key, (bytes, bytearray, memoryview)):
         raise TypeError(f"a snapshot key must be bytes, not {type(key).__name__}")
-    key = bytes(key)
-    if not key:
+    secret = bytes(key)
+    if not secret:
         raise ValueError("a snapshot key must be non-empty bytes")
-    return key
+    return secret
 
 
 def write_snapshot(path: str | os.PathLike[str], records: Iterable[tuple[bytes, Any, int]],
