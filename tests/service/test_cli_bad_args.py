@@ -82,6 +82,20 @@ def test_bad_arguments_give_one_line_and_exit_2(setup, tmp_path, capsys, command
     assert not (tmp_path / "nowhere").exists()
 
 
+@pytest.mark.parametrize("command", ["apply", "rebuild"])
+def test_a_store_that_is_a_folder_or_not_a_database_is_refused(setup, tmp_path, capsys, command):
+    _, snap = setup
+    (tmp_path / "folder.db").mkdir()
+    (tmp_path / "notes.db").write_bytes(b"these are not the scores you are looking for" * 100)
+    before = snap.read_bytes()
+    for store, message in ((tmp_path / "folder.db", "is a folder"), (tmp_path / "notes.db", "not a database")):
+        status, out, err = run(base(command, store, snap), capsys)
+        assert status == 2 and out == ""
+        assert len(err.strip().splitlines()) == 1 and message in err, err
+    assert (tmp_path / "notes.db").read_bytes() == b"these are not the scores you are looking for" * 100
+    assert snap.read_bytes() == before
+
+
 def test_a_rebuild_with_too_few_time_bits_leaves_the_board_answering(setup, capsys):
     store_path, snap = setup
     status, _, _ = run(base("rebuild", store_path, snap, **{"--time-bits": "20"}), capsys)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sqlite3
 import sys
 import time
 from typing import Any, TextIO
@@ -87,6 +88,8 @@ def _argument_problem(args: argparse.Namespace) -> str | None:
         folder = os.path.dirname(os.path.abspath(args.store))
         if not os.path.isdir(folder):
             return f"--store {args.store}: the store's folder does not exist ({folder})"
+        if os.path.isdir(args.store):
+            return f"--store {args.store} is a folder: name the SQLite file in it"
     return None
 
 
@@ -122,7 +125,10 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
             client.load(snapshot)
     except ValueError as exc:  # SnapshotError
         return _refuse(args, f"--snapshot {snapshot}: {exc}")
-    store = open_store(args.store)
+    try:
+        store = open_store(args.store)
+    except sqlite3.DatabaseError as exc:  # a file that is not a SQLite database
+        return _refuse(args, f"--store {args.store}: {exc}")
     try:
         service = ScoreService(board, store)
         if board.codec.integer:  # a --time-bits that cannot hold the stored times: refused for both commands
