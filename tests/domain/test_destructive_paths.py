@@ -202,6 +202,36 @@ def test_a_rebuild_of_an_empty_season_empties_the_board_and_events_keep_flowing(
     assert [e.player for e in other.top()] == ["zed"]
 
 
+def test_an_asyncio_rebuild_that_fails_leaves_the_old_board(async_client, store):
+    import asyncio
+
+    import fastrank.asyncio
+
+    async def main():
+        client = await async_client().initialize()
+        board = fastrank.asyncio.Leaderboard(client, "arena", season="s1")
+        service = fastrank.asyncio.ScoreService(board, store)
+        for i in range(30):
+            await service.submit(f"m{i}", f"p{i:02d}", i + 1, at=T0 + i)
+        before = [(e.player, e.points) for e in await service.top(30)]
+        seen = []
+
+        def progress(done, total):
+            seen.append(done)
+            raise FailingProgress("stop after the first chunk")
+
+        with pytest.raises(FailingProgress):
+            await service.rebuild(progress=progress, batch=7)
+        after = ([(e.player, e.points) for e in await service.top(30)], await service.rank("p29"),
+                 await service.rebuilding(), await client.exists(*service.next_keys))
+        await client.aclose()
+        return seen, before, after
+
+    seen, before, (top, rank, rebuilding, leftovers) = asyncio.run(main())
+    assert seen == [7]
+    assert top == before and rank == 1 and not rebuilding and leftovers == 0
+
+
 # -- keys ---------------------------------------------------------------------------
 
 PAIRS = [("a:b", "c"), ("a", "b:c"), ("x:2026", None), ("x", "2026"), ("a", "b"), ("a", None),
