@@ -190,6 +190,7 @@ def test_a_scan_that_fails_after_some_chunks_leaves_the_old_board(client, store,
     written = []
     with pytest.raises(ReaderBroke):
         service.rebuild(progress=lambda done, total: written.append(done), batch=6)
+    assert written == [6, 12]                        # two chunks were on the new board
     before.assert_same(client, board, service)
 
 
