@@ -71,6 +71,11 @@ ZRANGE_WITHSCORES_BYLEX = (
 ZRANDMEMBER_COUNT_RANGE = (
     "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 )
+#: the Engine's own cap (Engine.random_reply_limit): count, entries, limit
+RANDOM_REPLY_LIMIT = (
+    "ERR count %d asks for %d entries, more than the Engine's random_reply_limit (%d): "
+    "set Engine.random_reply_limit higher, or to None for no limit"
+)
 
 # -- lists, LCS, SORT --------------------------------------------------------
 INDEX_OUT_OF_RANGE = "ERR index out of range"

@@ -14,9 +14,11 @@ A *plan* is a generator that yields the I/O it needs and receives the replies
   result: called directly by the sync runner, in a worker thread by the
   asyncio runner (so the event loop never waits on it).
 
-The plan's return value is the method's result. A server error raised while
-sending a step is thrown into the plan, which may translate it (a script's
-``FASTRANK_...`` error line into a ``ValueError``) or let it propagate.
+The plan's return value is the method's result. An error raised while
+sending a step (a server error, or whatever a :class:`Do` raised) is thrown
+into the plan, which may translate it (a script's ``FASTRANK_...`` error line
+into a ``ValueError``), undo what it began (a failed rebuild drops its
+half-built board) or let it propagate.
 
 :func:`run` drives a plan on a sync client (``fastrank.Engine``,
 ``redis.Redis``, ``redis.cluster.RedisCluster``); :func:`run_async` on an
@@ -211,7 +213,7 @@ def run(client: Any, plan: Plan[_T]) -> _T:
         while True:
             try:
                 reply = _send(client, step)
-            except ResponseError as exc:
+            except Exception as exc:  # noqa: BLE001 -- the plan's to handle (cleanup) or re-raise
                 step = plan.throw(exc)
             else:
                 step = plan.send(reply)
@@ -239,7 +241,7 @@ async def run_async(client: Any, plan: Plan[_T]) -> _T:
         while True:
             try:
                 reply = await _send_async(client, step)
-            except ResponseError as exc:
+            except Exception as exc:  # noqa: BLE001 -- the plan's to handle (cleanup) or re-raise
                 step = plan.throw(exc)
             else:
                 step = plan.send(reply)

@@ -16,7 +16,7 @@ from fastrank import Leaderboard, ShardedLeaderboard
 T0 = 1_790_000_000
 STYLES = ("ordinal", "competition", "dense")
 _names = itertools.count()
-PLAYERS = [f"p{i}" for i in range(12)] + ["", "é", "p1\x00"]
+PLAYERS = [f"p{i}" for i in range(12)] + ["é", "p1\x00"]  # (the empty id is refused: tests/unit/test_small_inputs.py)
 
 events = st.lists(st.tuples(st.sampled_from(PLAYERS), st.integers(0, 30), st.integers(0, 4),
                             st.sampled_from(["incr", "best", "set"])), min_size=1, max_size=40)

@@ -270,14 +270,14 @@ class Engine(AsyncCoreCommands):
     def set_response_callback(self, command: str, callback: Callable[..., Any]) -> None:
         self._sync.set_response_callback(command, callback)
 
-    async def save(self, path: Optional[str] = None,  # type: ignore[override]
-                   **kwargs: Any) -> bool:
+    async def save(self, path: Optional[str] = None, *,  # type: ignore[override]
+                   key: Optional[bytes] = None, **kwargs: Any) -> bool:
         """:meth:`fastrank.Engine.save`, its file I/O in a worker thread."""
-        return await asyncio.to_thread(self._sync.save, path)
+        return await asyncio.to_thread(self._sync.save, path, key=key)
 
-    async def load(self, path: str) -> int:
+    async def load(self, path: str, *, key: Optional[bytes] = None) -> int:
         """:meth:`fastrank.Engine.load`, its file I/O in a worker thread."""
-        return await asyncio.to_thread(self._sync.load, path)
+        return await asyncio.to_thread(self._sync.load, path, key=key)
 
     def cms(self) -> AsyncCMSBloom:
         """redis-py's AsyncCMSBloom bound to this engine (as ``redis.asyncio.Redis.cms()``)."""

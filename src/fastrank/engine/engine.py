@@ -102,6 +102,29 @@ class Engine(Keyspace, CoreCommands):
     #: What a native script path returns to leave a call to the Lua script
     #: (:meth:`register_native_script`).
     NATIVE_DECLINE: Any = NATIVE_DECLINE
+    #: The most entries a random sample with repetitions (ZRANDMEMBER with a
+    #: negative count) may hold; None: no limit, as Redis. See
+    #: :attr:`random_reply_limit`.
+    _random_reply_limit: int | None = 1_000_000
+
+    @property
+    def random_reply_limit(self) -> int | None:
+        """The most entries ZRANDMEMBER with a negative count may answer
+        (``-count`` above it: an error, nothing built); None for no limit.
+
+        Redis builds any such reply (a billion entries for ``-1000000000``);
+        the Engine builds it in the caller's process, under the lock every
+        other thread waits on, so it stops at a million by default: about
+        100 MB of Python objects with scores and a fraction of a second
+        under the lock, beyond any sampling a leaderboard needs.
+        docs/compatibility.md lists it among the deliberate differences."""
+        return self._random_reply_limit
+
+    @random_reply_limit.setter
+    def random_reply_limit(self, limit: int | None) -> None:
+        if limit is not None and (type(limit) is not int or limit < 1):
+            raise ValueError(f"random_reply_limit must be an int >= 1 or None, not {limit!r}")
+        self._random_reply_limit = limit
 
     def __reduce__(self) -> Any:
         raise TypeError(E.ENGINE_NOT_PICKLABLE)
@@ -231,13 +254,17 @@ class Engine(Keyspace, CoreCommands):
 
     # -- snapshots (fastrank/snapshot.py) ------------------------------------
 
-    def save(self, path: str | os.PathLike[str] | None = None, **kwargs: Any) -> bool:
+    def save(self, path: str | os.PathLike[str] | None = None, *, key: bytes | None = None,
+             **kwargs: Any) -> bool:
         """Write the whole keyspace to a snapshot file, atomically; True.
 
         The file is written beside ``path``, fsynced and renamed over it, so a
         crash leaves the old snapshot or the new one. Without ``path``, the
-        path of the last ``save``/``load`` is used. Commands wait while it
-        runs, as Redis's SAVE blocks the server. O(size of the keyspace).
+        path of the last ``save``/``load`` is used. With ``key`` (non-empty
+        bytes) the file carries an HMAC-SHA256 under it and :meth:`load`
+        takes it only with the same key (docs/engine.md, "Snapshots": what a
+        file may be trusted for). Commands wait while it runs, as Redis's
+        SAVE blocks the server. O(size of the keyspace).
 
         >>> import os, tempfile
         >>> r = Engine(); r.zadd("board", {"ann": 3}); r.set("motd", "hi", px=60_000)
@@ -253,21 +280,24 @@ class Engine(Keyspace, CoreCommands):
                 raise ValueError("Engine.save needs a path (no earlier save or load named one)")
         with self._lock:
             write_snapshot(path, ((k, v, -1 if deadline is None else deadline)
-                                  for k, v, deadline in self.entries()))
+                                  for k, v, deadline in self.entries()), key=key)
         self._snapshot_path = path
         return True
 
-    def load(self, path: str | os.PathLike[str]) -> int:
+    def load(self, path: str | os.PathLike[str], *, key: bytes | None = None) -> int:
         """Replace the whole keyspace with a snapshot's; the number of keys read.
 
         The file is read and checked completely first: a missing, truncated,
-        altered or unknown-version file raises (``OSError``,
+        altered or unknown-version file, one holding what no Engine holds (an
+        empty container, a listpack-tagged zset past a listpack's limits),
+        one saved with a key when ``key`` is not that key, or one saved
+        without a key when ``key`` is given, raises (``OSError``,
         ``fastrank.engine.snapshot.SnapshotError``) and the keyspace stays as it was.
         Keys whose deadline has passed expire on their first access, as any
         key does. Watching transactions fail as after FLUSHALL; blocked pops
         wake up. O(size of the snapshot).
         """
-        data, expires = read_snapshot(path)
+        data, expires = read_snapshot(path, key)
         with self._lock:
             self.load_all(data, expires)
         self._snapshot_path = path

@@ -2,7 +2,8 @@
 
 A board is a sorted set of composite scores (points in the high bits, the
 tie-break time in the low bits: see :mod:`fastrank.leaderboard.scorebits`) plus, under
-the same hash tag ``{lb:<name>[:<season>]}``:
+the same hash tag ``{lb:<name>[:<season>]}`` (name and season with ``%``,
+``:``, ``{``, ``}`` and ``~`` percent-escaped: ``_key_part``):
 
 - ``...:dense`` and ``...:counts``: the distinct point values and how many
   players hold each (dense-ranked boards only), kept in step by the same
@@ -106,8 +107,16 @@ class Change(NamedTuple):
     passed: List[str]
 
 
+EMPTY_PLAYER = "a player id cannot be empty"
+"""The error text of an empty player id: every board and the score service refuse it alike."""
+
+
 def _player(player: Any) -> Union[str, bytes]:
+    """A player id as sent to the server: str or bytes as given, an int as its
+    text; TypeError for other types, ValueError for the empty id."""
     if isinstance(player, (str, bytes)):
+        if not player:
+            raise ValueError(EMPTY_PLAYER)
         return player
     if isinstance(player, int) and not isinstance(player, bool):
         return str(player)
@@ -144,10 +153,23 @@ def _page_slice(number: Any, size: Any) -> Tuple[int, int]:
 
 
 def _tag_part(value: Any, label: str) -> str:
+    """A name or a season as text: non-empty, without braces (else ValueError)."""
     text = str(value)
     if not text or "{" in text or "}" in text:
         raise ValueError(f"{label} must be non-empty text without braces, not {value!r}")
     return text
+
+
+_KEY_ESCAPES = str.maketrans({"%": "%25", ":": "%3A", "{": "%7B", "}": "%7D", "~": "%7E"})
+
+
+def _key_part(text: str) -> str:
+    """A name or a season as it appears in a key: ``%``, ``:``, ``{``, ``}``
+    and ``~`` percent-escaped, so the parts of ``{lb:<name>:<season>}`` never
+    run into each other (``("a:b", "c")`` and ``("a", "b:c")`` are two boards)
+    and ``~`` stays the shards' own (``sharded.py``); ordinary names read as
+    they are. O(len(text))."""
+    return text.translate(_KEY_ESCAPES)
 
 
 def _one_based(index: Optional[int]) -> Optional[int]:
@@ -261,6 +283,8 @@ class BoardPlans:
             raise ValueError(f"cache_ttl must be >= 0 seconds or None, not {cache_ttl!r}")
         self._client = client
         self.name = _tag_part(name, "name")
+        #: the name as it appears in the keys (``_key_part``; a shard's is set by its sharded board)
+        self._key_name = _key_part(self.name)
         self.season = None if season is None else _tag_part(season, "season")
         self.order = order
         self.tiebreak = tiebreak
@@ -328,7 +352,8 @@ class BoardPlans:
             chosen = _tag_part(season, "season")
         keys = self._keys.get(chosen)
         if keys is None:
-            base = f"{{lb:{self.name}}}" if chosen is None else f"{{lb:{self.name}:{chosen}}}"
+            base = (f"{{lb:{self._key_name}}}" if chosen is None
+                    else f"{{lb:{self._key_name}:{_key_part(chosen)}}}")
             keys = self._keys[chosen] = (base, base + ":dense", base + ":counts", base + ":meta", base + ":info")
         return keys
 
@@ -358,7 +383,7 @@ class BoardPlans:
 
     def _invalidate(self) -> None:
         """Forget the cached top-N reads of this board (any season, any instance)."""
-        self._caches.pop(self.name, None)
+        self._caches.pop(self._key_name, None)
 
     def _entries(self, pairs: Sequence[Any], start: int, first: int, style: str,
                  infos: Optional[Sequence[Any]] = None, flat: bool = False) -> List[Entry]:
@@ -406,7 +431,7 @@ class BoardPlans:
         text, check = codec.text, codec.check_points
         flat: List[Any] = []
         for player, points in pairs:
-            flat += (player if type(player) is str else _player(player), text(sign * check(points)))
+            flat += (player if type(player) is str and player else _player(player), text(sign * check(points)))
         tick = codec.tick_of(at, time.time() if at is None else 0.0)
         keys, expire = self._write_target(tick)
         return keys, (*self._conf, chosen, tick, style, self.passed, expire, *flat)
@@ -464,7 +489,11 @@ class BoardPlans:
         member = _player(player)
         if not isinstance(mapping, Mapping):
             raise TypeError(f"info must be a mapping, not {type(mapping).__name__}")
-        text = json.dumps(dict(mapping), sort_keys=True)
+        try:
+            text = json.dumps(dict(mapping), sort_keys=True, allow_nan=False)
+        except ValueError as exc:  # NaN or an infinity somewhere in it
+            raise ValueError(f"entry data must be standard JSON: NaN and infinities have no JSON form "
+                             f"({exc})") from None
         keys, expire = self._write_target(self.codec.tick_of(None, time.time()))
         calls = [Call("hset", (keys[4], member, text))]
         if expire:
@@ -493,7 +522,7 @@ class BoardPlans:
 
     def _plan_score(self, player: PlayerId, *, season: Optional[Union[str, int]] = None) -> Plan[Optional[Points]]:
         """A player's points, or None if absent. O(1)."""
-        member = player if type(player) is str else _player(player)
+        member = player if type(player) is str and player else _player(player)
         return ("zscore", (self.keys(season)[0], member), None, self._points_or_none, None)
 
     def _points_or_none(self, score: Optional[float]) -> Optional[Points]:
@@ -502,7 +531,7 @@ class BoardPlans:
     def _plan_rank(self, player: PlayerId, *, ranking: Optional[str] = None,
                    season: Optional[Union[str, int]] = None) -> Plan[Optional[int]]:
         """A player's 1-based rank in the board's style (or ``ranking=``), None if absent. O(log n)."""
-        member = player if type(player) is str else _player(player)
+        member = player if type(player) is str and player else _player(player)
         style = self._style if ranking is None else self._style_of(ranking)
         keys = self._keys.get(self.season) if season is None and self.period is None else None
         if keys is None:
@@ -579,12 +608,12 @@ class BoardPlans:
 
     def _cached_top(self, keys: Tuple[str, ...], n: int, with_info: bool, style: str) -> Steps[List[Entry]]:
         slot = (keys[0], n, with_info, style, self._conf)
-        hit = self._caches.get(self.name, {}).get(slot)
+        hit = self._caches.get(self._key_name, {}).get(slot)
         if hit is not None and hit[0] > time.monotonic():
             return list(hit[1])
         entries = yield from steps(self._top(keys, n, with_info, style))
         assert self.cache_ttl is not None
-        self._caches.setdefault(self.name, {})[slot] = (time.monotonic() + self.cache_ttl, list(entries))
+        self._caches.setdefault(self._key_name, {})[slot] = (time.monotonic() + self.cache_ttl, list(entries))
         return entries
 
     def _plan_standings(self, season: Union[str, int], n: int = 10, *, with_info: bool = False,
@@ -609,7 +638,7 @@ class BoardPlans:
                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """The entries within ``radius`` places of a player (clipped at the ends,
         the player included); empty if absent. O(log n + radius)."""
-        member = player if type(player) is str else _player(player)
+        member = player if type(player) is str and player else _player(player)
         if not (type(radius) is int and 0 <= radius <= SIZE_LIMIT):
             radius = _count(radius, "radius")
         style = self._style if ranking is None else self._style_of(ranking)
@@ -622,7 +651,7 @@ class BoardPlans:
         around ZMSCORE; O(k log n) for k players."""
         if isinstance(friend_ids, (str, bytes)):
             raise TypeError("friend_ids must be a sequence of player ids, not one id")
-        members = list(dict.fromkeys([_player(player)] + [f if type(f) is str else _player(f) for f in friend_ids]))
+        members = list(dict.fromkeys([_player(player)] + [f if type(f) is str and f else _player(f) for f in friend_ids]))
         style = self._style if ranking is None else self._style_of(ranking)
         args = (*self._conf, style, "1" if with_info else "0", *members)
         return direct_run(FRIENDS, self._encoded(self.keys(season)), args,

@@ -1,8 +1,9 @@
 """ShardedLeaderboard: one board split over N shards, answers merged exactly.
 
 A stable hash of the player id (CRC-32 of its bytes) picks the shard; each
-shard is an ordinary :class:`fastrank.Leaderboard` named ``<name>~<N>.<i>``,
-so its keys carry a hash tag of their own and a Redis Cluster spreads the
+shard is an ordinary :class:`fastrank.Leaderboard` named ``<name>~<N>.<i>``
+(keys ``{lb:<name>~<N>.<i>[:<season>]}``, the name escaped as a board's, so
+its ``~`` is never a shard's), so its keys carry a hash tag of their own and a Redis Cluster spreads the
 shards over its slots and nodes. A player lives on one shard, so every write
 is the shard board's atomic script, exactly as on an unsharded board.
 
@@ -33,7 +34,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 from fastrank.runner import Call, Steps, blocking, run, steps
 from fastrank.leaderboard.scorebits import Points
 from fastrank.leaderboard.board import (SIZE_LIMIT, BoardPlans, Change, Entry, PlayerId, When, _count, _info,
-                                  _page_slice, _player, _Ranker, _raw, _tag_part, _text)
+                                  _key_part, _page_slice, _player, _Ranker, _raw, _tag_part, _text)
 
 __all__ = ["ShardedLeaderboard", "ShardedBoardPlans"]
 
@@ -55,6 +56,10 @@ class ShardedBoardPlans:
         self.shards = shards
         self.boards = [BoardPlans(self._client, f"{self.name}~{shards}.{i}", **self._options)
                        for i in range(shards)]
+        for i, board in enumerate(self.boards):
+            # the raw "~" marks a shard: a name's own "~" is escaped, so no plain
+            # board (nor another sharded board) can reach these keys
+            board._key_name = f"{_key_part(self.name)}~{shards}.{i}"
         ref = self.boards[0]
         self.codec = ref.codec
         self.ranking = ref.ranking

@@ -9,13 +9,20 @@ which must match the one the application uses). With the in-process engine
 - ``fastrank apply``: apply every committed event not yet on the board (the
   applier of a board whose API processes only record); ``--follow`` keeps
   tailing the log.
-- ``fastrank rebuild``: drop the board and load it again from the store,
-  with a progress bar.
+- ``fastrank rebuild``: load the board again from the store beside the old
+  one and swap it in, with a progress bar.
+
+Bad arguments (a missing store folder, a name the board refuses, ``--batch``
+below 1, too few ``--time-bits`` for the stored times, ``--interval`` not
+above 0) print one line, ``fastrank <command>: error: ...``, on stderr and
+exit with status 2; nothing is written.
 """
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import sqlite3
 import sys
 import time
 from typing import Any, TextIO
@@ -33,7 +40,7 @@ __all__ = ["add_commands", "run_command"]
 
 def open_store(spec: str) -> SQLStore:
     """A PostgresStore for a DSN or postgres URL, else a SQLiteStore for the path."""
-    if spec.startswith(("postgres://", "postgresql://")) or "=" in spec:
+    if _is_postgres(spec):
         return PostgresStore(spec)
     return SQLiteStore(spec)
 
@@ -65,19 +72,67 @@ def add_commands(sub: Any) -> None:
     p_rebuild.add_argument("--batch", type=int, default=50_000, help="players per pipelined batch")
 
 
+def _refuse(args: argparse.Namespace, message: str) -> int:
+    """Print one line, ``fastrank <command>: error: <message>``, on stderr; exit status 2."""
+    print(f"fastrank {args.command}: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2
+
+
+def _argument_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the arguments themselves (checked before anything is opened), or None."""
+    if args.command == "rebuild" and args.batch < 1:
+        return f"--batch must be an int >= 1, not {args.batch}"
+    if args.command == "apply" and not (math.isfinite(args.interval) and args.interval > 0):
+        return f"--interval must be a positive number of seconds, not {args.interval}"
+    if not _is_postgres(args.store):
+        folder = os.path.dirname(os.path.abspath(args.store))
+        if not os.path.isdir(folder):
+            return f"--store {args.store}: the store's folder does not exist ({folder})"
+        if os.path.isdir(args.store):
+            return f"--store {args.store} is a folder: name the SQLite file in it"
+    return None
+
+
+def _is_postgres(spec: str) -> bool:
+    return spec.startswith(("postgres://", "postgresql://")) or "=" in spec
+
+
 def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    """Run ``fastrank apply`` or ``fastrank rebuild`` with parsed arguments."""
+    """Run ``fastrank apply`` or ``fastrank rebuild`` with parsed arguments.
+
+    Bad arguments (a missing store folder, a board name or configuration the
+    board refuses, ``--batch`` below 1, ``--interval`` not above 0, stored
+    times that do not fit ``--time-bits``, a snapshot that does not load)
+    print one line on stderr and return 2, the exit status of a usage error;
+    the board is left as it was and its snapshot is not written."""
     out = sys.stdout if out is None else out
-    client: Any = connect(args.board)  # memory:// gives a fastrank.Engine, which has save/load
+    problem = _argument_problem(args)
+    if problem is not None:
+        return _refuse(args, problem)
+    try:
+        client: Any = connect(args.board)  # memory:// gives a fastrank.Engine, which has save/load
+    except ValueError as exc:
+        return _refuse(args, f"--board {args.board}: {exc}")
+    try:
+        board = Leaderboard(client, args.name, season=args.season, order=args.order,
+                            tiebreak=None if args.tiebreak == "none" else args.tiebreak,
+                            ranking=args.ranking, point_bits=args.point_bits, time_bits=args.time_bits)
+    except ValueError as exc:
+        return _refuse(args, str(exc))
     snapshot = args.snapshot if args.board.startswith("memory:") else None
-    if snapshot and os.path.exists(snapshot):
-        client.load(snapshot)
-    board = Leaderboard(client, args.name, season=args.season, order=args.order,
-                        tiebreak=None if args.tiebreak == "none" else args.tiebreak,
-                        ranking=args.ranking, point_bits=args.point_bits, time_bits=args.time_bits)
-    store = open_store(args.store)
+    try:
+        if snapshot and os.path.exists(snapshot):
+            client.load(snapshot)
+    except ValueError as exc:  # SnapshotError
+        return _refuse(args, f"--snapshot {snapshot}: {exc}")
+    try:
+        store = open_store(args.store)
+    except sqlite3.DatabaseError as exc:  # a file that is not a SQLite database
+        return _refuse(args, f"--store {args.store}: {exc}")
     try:
         service = ScoreService(board, store)
+        if board.codec.integer:  # a --time-bits that cannot hold the stored times: refused for both commands
+            service._check_times(store.time_range(service.season))
         if args.command == "rebuild":
             bar = Progress(0, "rebuilding")
 
@@ -86,8 +141,10 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
                 bar.update(done)
 
             t0 = time.perf_counter()
-            players = service.rebuild(progress=progress, batch=args.batch)
-            bar.close()
+            try:
+                players = service.rebuild(progress=progress, batch=args.batch)
+            finally:
+                bar.close()
             took = time.perf_counter() - t0
             print(f"rebuilt {args.name}:{args.season}: {players:,} players in {took:.2f} s "
                   f"({players / max(took, 1e-9):,.0f} players/s)", file=out)
@@ -101,6 +158,8 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
                     print(f"applied {applied:,} events", file=out)
     except KeyboardInterrupt:
         pass
+    except ValueError as exc:  # refused by the board or the service: nothing was changed
+        return _refuse(args, str(exc))
     finally:
         store.close()
     if snapshot:

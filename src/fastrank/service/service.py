@@ -16,10 +16,14 @@ its board's season:
    atomic step. An event is therefore applied once: a crash before the
    script leaves it pending (``recover`` applies it at start), a crash after
    leaves the offset past it.
-3. ``rebuild`` drops the board and loads every total as of one event id,
+3. ``rebuild`` checks its arguments and the stored times first, loads
+   every total as of one event id into a new board beside the old one (same
+   hash tag), swaps it in (RENAME, one script that also moves the offset),
    then applies what came after. While it runs the board carries a
    ``rebuilding`` flag: ``top`` answers from the store's indexed query,
-   ``rank`` raises ``RanksUpdating``, and appliers leave events pending.
+   ``rank`` raises ``RanksUpdating``, and appliers leave events pending. A
+   rebuild that fails drops what it wrote and the flag: the old board
+   answers as before.
 
 Tombstoning a player or a match marks events and logs a correction (the
 recomputed total), which the applier writes like any event.
@@ -30,6 +34,7 @@ with the store's blocking calls in a worker thread.
 """
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -42,7 +47,7 @@ from redis.exceptions import ResponseError
 
 from fastrank.engine.columns import ZaddColumns, ZaddPacked
 from fastrank.runner import Call, Do, Run, Steps, blocking, packaged_script, steps
-from fastrank.leaderboard.board import BoardPlans, Entry, _Ranker
+from fastrank.leaderboard.board import EMPTY_PLAYER, BoardPlans, Entry, _Ranker
 from fastrank.service._totals import ScoreOrderScan
 from fastrank.service.packed import ReadAhead, board_order
 from fastrank.service.store import CeilingExceeded, Event, SQLStore, Standing, Total
@@ -50,6 +55,7 @@ from fastrank.service.store import CeilingExceeded, Event, SQLStore, Standing, T
 __all__ = ["RanksUpdating", "Receipt", "ScoreService", "ServicePlans"]
 
 APPLY = packaged_script("service_apply", "fastrank.service")
+SWAP = packaged_script("service_swap", "fastrank.service")
 
 Progress = Callable[[int, int], Any]
 
@@ -131,6 +137,10 @@ class ServicePlans:
         self.offset_key = self._keys[0] + ":applied"
         #: present while a rebuild runs
         self.rebuild_key = self._keys[0] + ":rebuilding"
+        #: where a rebuild writes the new board, its distinct values and their
+        #: counts, beside the live ones (same hash tag) until it swaps them in
+        self.next_keys = (self._keys[0] + ":next", self._keys[0] + ":next:dense",
+                          self._keys[0] + ":next:counts")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.board!r}, {self.store!r})"
@@ -143,7 +153,7 @@ class ServicePlans:
         if type(player) is not str:
             raise TypeError(f"player ids are str or int, not {type(player).__name__}")
         if not player:
-            raise ValueError("a player id cannot be empty")
+            raise ValueError(EMPTY_PLAYER)
         return player
 
     def _points(self, player: str, points: Any) -> int:
@@ -261,15 +271,27 @@ class ServicePlans:
         return {f.player: f.points for f in fixes}
 
     def _plan_rebuild(self, progress: Optional[Progress] = None, batch: int = 50_000) -> Steps[int]:
-        """Drop the board and load it again from the store; how many players.
+        """Load the board again from the store, beside the old one, and swap it
+        in; how many players.
 
-        The totals are read as of one event id and written in ascending
-        score order, one ZADD of ``batch`` players at a time (its
-        mapping a ``ZaddPacked`` or a ``ZaddColumns``: no dict is built), so
-        each ZADD lands after the board's last member; the dense companion
-        follows when the board keeps one, then the events after that id are
-        applied. ``progress(done, total)`` is called after each ZADD. The
-        reading, fastest first (``fastrank.service.packed``):
+        First the checks, before anything is written: ``batch`` (an int >= 1)
+        and the season's stored times against the board's ``time_bits``
+        (``ValueError``). Then the rebuilding flag is set and the totals,
+        read as of one event id, are written in ascending score order, one
+        ZADD of ``batch`` players at a time (its mapping a ``ZaddPacked`` or
+        a ``ZaddColumns``: no dict is built), so each ZADD lands after the
+        new board's last member; the dense companion follows when the board
+        keeps one. The new keys (``next_keys``, under the board's hash tag)
+        then replace the live ones in one script that also moves the offset
+        to that event id and drops the flag, and the events after it are
+        applied. ``progress(done, total)`` is called after each ZADD.
+
+        Until the swap the old board stays as it was: a rebuild that fails
+        (a store that cannot be read, a total the board cannot encode, an
+        exception from ``progress``) deletes what it wrote and the flag, and
+        re-raises; the old board and its offset answer as before.
+
+        The reading, fastest first (``fastrank.service.packed``):
 
         - ``SQLStore.score_order_scan``: a SQLite file's ranking index read
           backwards by SQLite's C API, already in score order, one chunk
@@ -283,27 +305,53 @@ class ServicePlans:
         In the last two the totals are held in memory while the board is
         written.
         """
+        if type(batch) is not int or batch < 1:
+            raise ValueError(f"batch must be an int >= 1, not {batch!r}")
         board = self.board
+        if board.codec.integer:
+            span = yield Do(self.store.time_range, (self.season,))
+            self._check_times(span)
+        fresh = self.next_keys
         yield Call("set", (self.rebuild_key, "1"))
-        upto = yield Do(self.store.last_event_id)
-        yield Call("delete", (self._keys[0], self._keys[1], self._keys[2], self.offset_key))
-        scan = yield Do(self.store.score_order_scan, (self.season, upto, board.codec))
-        if scan is not None:
-            done, points = yield from self._plan_write_scanned(scan, upto, batch, progress)
-        else:
-            done, points = yield from self._plan_write_read(upto, batch, progress)
-        if board.ranking == "dense" and len(points):
-            distinct, counts = np.unique(points, return_counts=True)
-            fields = {"%.17g" % p: n for p, n in zip(distinct.tolist(), counts.tolist())}
-            yield [Call("hset", (self._keys[2],), {"mapping": fields}),
-                   Call("zadd", (self._keys[1], {f: float(f) for f in fields}))]
-        yield [Call("set", (self.offset_key, upto)), Call("delete", (self.rebuild_key,))]
-        board._invalidate()
+        try:
+            upto = yield Do(self.store.last_event_id)
+            yield Call("delete", fresh)  # what a rebuild cut short (a crash) left
+            scan = yield Do(self.store.score_order_scan, (self.season, upto, board.codec))
+            if scan is not None:
+                done, points = yield from self._plan_write_scanned(scan, upto, batch, progress, fresh[0])
+            else:
+                done, points = yield from self._plan_write_read(upto, batch, progress, fresh[0])
+            if board.ranking == "dense" and len(points):
+                distinct, counts = np.unique(points, return_counts=True)
+                fields = {"%.17g" % p: n for p, n in zip(distinct.tolist(), counts.tolist())}
+                yield [Call("hset", (fresh[2],), {"mapping": fields}),
+                       Call("zadd", (fresh[1], {f: float(f) for f in fields}))]
+        except Exception:
+            yield [Call("delete", (key,)) for key in (*fresh, self.rebuild_key)]  # one key a call: cluster pipelines
+            raise
+        # The swap is not undone if it fails: the flag stays (ranks refuse,
+        # appliers wait) until a rebuild succeeds, so no event is applied twice.
+        try:
+            yield Run(SWAP, (*self._keys, self.offset_key, self.rebuild_key, *fresh), (*board._conf, upto))
+        finally:
+            board._invalidate()
         yield from self._plan_apply_pending()
         return done
 
-    def _plan_write_scanned(self, scan: ScoreOrderScan, upto: int, batch: int,
-                            progress: Optional[Progress]) -> Steps[tuple[int, npt.NDArray[np.int64]]]:
+    def _check_times(self, span: Optional[tuple[float, float]]) -> None:
+        """Refuse a rebuild whose stored times (the season's earliest and
+        latest, ``SQLStore.time_range``) the board's tie-break cannot encode."""
+        if span is None:
+            return
+        scale = self.board.codec.scale
+        for seconds in span:
+            if not (math.isfinite(seconds) and 0 <= math.floor(seconds) < scale):
+                raise ValueError(f"a time does not fit in time_bits={self.board.time_bits}: the store holds "
+                                 f"{seconds!r} for season {self.season!r} (the board holds 0 <= seconds since "
+                                 f"the epoch < {scale}); nothing was changed")
+
+    def _plan_write_scanned(self, scan: ScoreOrderScan, upto: int, batch: int, progress: Optional[Progress],
+                            key: str) -> Steps[tuple[int, npt.NDArray[np.int64]]]:
         """Write the totals a ``ScoreOrderScan`` reads, chunk by chunk: a
         thread reads the next chunks (without the GIL, ``ReadAhead``) while
         the board takes one. The scan exists for the boards whose ascending order
@@ -311,9 +359,8 @@ class ServicePlans:
         mirrored (descending with the earliest first, the default, or
         ascending with the latest first) or no tie-break. The players
         changed after ``upto`` (which the scan leaves out) are summed as of
-        ``upto`` and added last. Closes the scan. (players written, their
-        points)."""
-        key = self._keys[0]
+        ``upto`` and added last. Closes the scan. (players written to
+        ``key``, their points)."""
         codec = self.board.codec
         points: list[npt.NDArray[np.int64]] = []
         done = 0
@@ -351,11 +398,11 @@ class ServicePlans:
         """The totals of ``players`` as of event ``upto`` (those who had one). One query each."""
         return [t for t in (self.store.total_upto(self.season, p, upto) for p in players) if t is not None]
 
-    def _plan_write_read(self, upto: int, batch: int,
-                         progress: Optional[Progress]) -> Steps[tuple[int, npt.NDArray[np.int64]]]:
+    def _plan_write_read(self, upto: int, batch: int, progress: Optional[Progress],
+                         key: str) -> Steps[tuple[int, npt.NDArray[np.int64]]]:
         """Read every total (``packed_totals``, else ``_read_totals``), sort
-        them into score order, then write them one ZADD of ``batch`` at a
-        time. (players written, their points)."""
+        them into score order, then write them to ``key`` one ZADD of
+        ``batch`` at a time. (players written, their points)."""
         expected = (yield Do(self.store.count, (self.season,))) if progress is not None else 0
         packed = yield Do(self.store.packed_totals, (self.season, upto, READERS))
         chunks: Iterator[Mapping[Any, Any]]
@@ -375,7 +422,7 @@ class ServicePlans:
                       for start in range(0, count, batch))
         done = 0
         for chunk in chunks:
-            yield Call("zadd", (self._keys[0], chunk))
+            yield Call("zadd", (key, chunk))
             done += len(chunk)
             if progress is not None:
                 progress(done, max(expected, done))

@@ -473,6 +473,13 @@ class SQLStore:
         finally:
             copy._conn.close()
 
+    def time_range(self, season: str) -> tuple[float, float] | None:
+        """The earliest and the latest time of a season's totals, None without
+        any: what a rebuild checks against the board's ``time_bits`` before it
+        writes anything. O(n) over the season's totals."""
+        (low, high), = self._read("SELECT MIN(at), MAX(at) FROM totals WHERE season = ?", (season,))
+        return None if low is None else (float(low), float(high))
+
     def count(self, season: str) -> int:
         return int(self._read("SELECT COUNT(*) FROM totals WHERE season = ?", (season,))[0][0])
 

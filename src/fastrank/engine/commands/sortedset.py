@@ -559,6 +559,9 @@ def zrandmember(db: Engine, args: list[bytes]) -> Any:
     z = get_zset(db, args[0])
     if z is None or count == 0:
         return []
+    limit = getattr(db, "random_reply_limit", None)
+    if count < 0 and limit is not None and -count > limit:  # the Engine's cap (not Redis's): nothing built
+        raise CommandError(E.RANDOM_REPLY_LIMIT % (count, -count, limit))
     items = z.items()
     if count < 0:
         chosen = [random.choice(items) for _ in range(-count)]
