@@ -129,3 +129,19 @@ def cycles(graph: Dict[str, Set[str]]) -> list:
         if v not in index:
             visit(v)
     return out
+
+
+def private_imports() -> list:
+    """(module, imported module, name) for every ``from X import _name`` where
+    ``_name`` is a private member of another module (not a module itself)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = module_name(path)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("fastrank") and not node.level:
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__") \
+                            and not _is_module(f"{node.module}.{alias.name}"):
+                        found.append((name, node.module, alias.name))
+    return found

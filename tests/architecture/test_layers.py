@@ -99,3 +99,9 @@ def test_the_checker_sees_a_cycle_and_a_wrong_arrow():
     assert _permitted("fastrank.leaderboard.natives", "fastrank.engine.keyspace")
     assert not _permitted("fastrank.leaderboard._entries", "fastrank._core")
     assert _permitted("fastrank.service.service", "fastrank.leaderboard.board")
+
+
+def test_no_module_imports_another_modules_private_members():
+    from imports import private_imports
+
+    assert private_imports() == []

@@ -3,7 +3,7 @@
 A board is a sorted set of composite scores (points in the high bits, the
 tie-break time in the low bits: see :mod:`fastrank.leaderboard.scorebits`) plus, under
 the same hash tag ``{lb:<name>[:<season>]}`` (name and season with ``%``,
-``:``, ``{``, ``}`` and ``~`` percent-escaped: ``_key_part``):
+``:``, ``{``, ``}`` and ``~`` percent-escaped: ``key_part``):
 
 - ``...:dense`` and ``...:counts``: the distinct point values and how many
   players hold each (dense-ranked boards only), kept in step by the same
@@ -59,6 +59,8 @@ from fastrank.leaderboard._entries import board_entries, board_friend_entries, b
 from fastrank.leaderboard.periods import PERIODS, expiry_ms, season_of, zone
 from fastrank.runner import (Call, Direct, Plan, Run, Steps, blocking, direct_call, direct_run, packaged_script, run,
                               steps)
+from fastrank.leaderboard.parts import (SIZE_LIMIT, Ranker, as_text, count_arg, info_of, key_part, page_slice,
+                                         player_id, tag_part)
 from fastrank.leaderboard.scorebits import Points, ScoreCodec
 
 _T = TypeVar("_T")
@@ -107,81 +109,12 @@ class Change(NamedTuple):
     passed: List[str]
 
 
-EMPTY_PLAYER = "a player id cannot be empty"
-"""The error text of an empty player id: every board and the score service refuse it alike."""
-
-
-def _player(player: Any) -> Union[str, bytes]:
-    """A player id as sent to the server: str or bytes as given, an int as its
-    text; TypeError for other types, ValueError for the empty id."""
-    if isinstance(player, (str, bytes)):
-        if not player:
-            raise ValueError(EMPTY_PLAYER)
-        return player
-    if isinstance(player, int) and not isinstance(player, bool):
-        return str(player)
-    raise TypeError(f"a player id must be str, bytes or int, not {type(player).__name__}")
-
-
-def _text(member: Union[str, bytes]) -> str:
-    return member if isinstance(member, str) else member.decode("utf-8", "surrogateescape")
-
-
-def _raw(member: Union[str, bytes]) -> bytes:
-    return member if isinstance(member, bytes) else member.encode("utf-8", "surrogateescape")
-
-
-SIZE_LIMIT = 2 ** 40
-"""Sizes, radii and positions are clipped here (no board holds more entries)."""
-
-
-def _count(value: Any, label: str) -> int:
-    """A non-negative int argument (clipped at SIZE_LIMIT), else TypeError/ValueError."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{label} must be an int, not {type(value).__name__}")
-    if value < 0:
-        raise ValueError(f"{label} must be >= 0, not {value}")
-    return min(value, SIZE_LIMIT)
-
-
-def _page_slice(number: Any, size: Any) -> Tuple[int, int]:
-    """The 0-based start and the size of page ``number`` (1-based), checked."""
-    number, size = _count(number, "number"), _count(size, "size")
-    if number < 1:
-        raise ValueError(f"page numbers start at 1, not {number}")
-    return (number - 1) * size, size
-
-
-def _tag_part(value: Any, label: str) -> str:
-    """A name or a season as text: non-empty, without braces (else ValueError)."""
-    text = str(value)
-    if not text or "{" in text or "}" in text:
-        raise ValueError(f"{label} must be non-empty text without braces, not {value!r}")
-    return text
-
-
-_KEY_ESCAPES = str.maketrans({"%": "%25", ":": "%3A", "{": "%7B", "}": "%7D", "~": "%7E"})
-
-
-def _key_part(text: str) -> str:
-    """A name or a season as it appears in a key: ``%``, ``:``, ``{``, ``}``
-    and ``~`` percent-escaped, so the parts of ``{lb:<name>:<season>}`` never
-    run into each other (``("a:b", "c")`` and ``("a", "b:c")`` are two boards)
-    and ``~`` stays the shards' own (``sharded.py``); ordinary names read as
-    they are. O(len(text))."""
-    return text.translate(_KEY_ESCAPES)
-
-
 def _one_based(index: Optional[int]) -> Optional[int]:
     return None if index is None else int(index) + 1
 
 
 def _one_more(count: int) -> int:
     return int(count) + 1
-
-
-def _info(text: Optional[Union[str, bytes]]) -> Optional[Dict[str, Any]]:
-    return None if text is None else dict(json.loads(text))
 
 
 def _rank_of_standing(reply: Any) -> Optional[int]:
@@ -213,30 +146,6 @@ def _no_entries() -> Steps[List[Any]]:
 _TopCache = Dict[str, Dict[Tuple[Any, ...], Tuple[float, List[Entry]]]]
 _TOP_CACHES: "weakref.WeakKeyDictionary[Any, _TopCache]" = weakref.WeakKeyDictionary()
 """client → board name → (keys, n, with_info, style, configuration) → (expiry, entries)."""
-
-
-class _Ranker:
-    """Ranks of consecutive entries in rank order, from their points."""
-
-    def __init__(self, style: str) -> None:
-        self.style = style
-        self.points: Optional[Points] = None
-        self.rank = 0
-
-    def rank_at(self, position: int, points: Points, known: Optional[int] = None) -> int:
-        """The rank of the entry at 0-based ``position`` (``known`` for a slice's first)."""
-        if known is not None:
-            rank = known
-        elif self.style == "o" or self.points is None:
-            rank = position + 1
-        elif points == self.points:
-            rank = self.rank
-        elif self.style == "c":
-            rank = position + 1
-        else:
-            rank = self.rank + 1
-        self.points, self.rank = points, rank
-        return rank
 
 
 class BoardPlans:
@@ -276,16 +185,16 @@ class BoardPlans:
         if retain is not None and period is None:
             raise ValueError("retain needs a period")
         if retain is not None:
-            _count(retain, "retain")
+            count_arg(retain, "retain")
         if sorted(buckets) != list(buckets) or not buckets or not all(0 < b <= 100 for b in buckets):
             raise ValueError(f"buckets must be increasing percentages in (0, 100], not {buckets!r}")
         if cache_ttl is not None and not cache_ttl >= 0:
             raise ValueError(f"cache_ttl must be >= 0 seconds or None, not {cache_ttl!r}")
         self._client = client
-        self.name = _tag_part(name, "name")
-        #: the name as it appears in the keys (``_key_part``; a shard's is set by its sharded board)
-        self._key_name = _key_part(self.name)
-        self.season = None if season is None else _tag_part(season, "season")
+        self.name = tag_part(name, "name")
+        #: the name as it appears in the keys (``key_part``; a shard's is set by its sharded board)
+        self._key_name = key_part(self.name)
+        self.season = None if season is None else tag_part(season, "season")
         self.order = order
         self.tiebreak = tiebreak
         self.ranking = ranking
@@ -296,7 +205,7 @@ class BoardPlans:
         self.retain = retain
         self.buckets = tuple(float(b) for b in buckets)
         self.cache_ttl = cache_ttl
-        self.passed = _count(passed, "passed")
+        self.passed = count_arg(passed, "passed")
         if self.passed > 1000:
             raise ValueError(f"passed names at most 1000 players, not {passed}")
         self._style = RANKINGS[ranking]
@@ -349,11 +258,11 @@ class BoardPlans:
         if season is None:
             chosen = self.season if self.period is None else self.current_season()
         else:
-            chosen = _tag_part(season, "season")
+            chosen = tag_part(season, "season")
         keys = self._keys.get(chosen)
         if keys is None:
             base = (f"{{lb:{self._key_name}}}" if chosen is None
-                    else f"{{lb:{self._key_name}:{_key_part(chosen)}}}")
+                    else f"{{lb:{self._key_name}:{key_part(chosen)}}}")
             keys = self._keys[chosen] = (base, base + ":dense", base + ":counts", base + ":meta", base + ":info")
         return keys
 
@@ -392,7 +301,7 @@ class BoardPlans:
         0-based position of the first, ``first`` its rank. O(len(pairs))
         (a loop in C: ``board_entries``)."""
         return board_entries(Entry, pairs if type(pairs) is list else list(pairs), flat, self.codec.scale,
-                             self.codec.points, style, start, first, infos, _info, None)
+                             self.codec.points, style, start, first, infos, info_of, None)
 
     def _slice_call(self, key: str, start: int, stop: int) -> Call:
         """The step of :meth:`_slice` as a :class:`Call` (for pipelines and generator plans)."""
@@ -431,7 +340,7 @@ class BoardPlans:
         text, check = codec.text, codec.check_points
         flat: List[Any] = []
         for player, points in pairs:
-            flat += (player if type(player) is str and player else _player(player), text(sign * check(points)))
+            flat += (player if type(player) is str and player else player_id(player), text(sign * check(points)))
         tick = codec.tick_of(at, time.time() if at is None else 0.0)
         keys, expire = self._write_target(tick)
         return keys, (*self._conf, chosen, tick, style, self.passed, expire, *flat)
@@ -452,7 +361,7 @@ class BoardPlans:
         self._invalidate()
         new_points, rank, previous, passed = reply
         return Change(self.codec.parse_points(new_points), int(rank), int(previous) or None,
-                      [_text(m) for m in passed])
+                      [as_text(m) for m in passed])
 
     def _plan_submit_many(self, results: Union[Mapping[PlayerId, Points], Sequence[Tuple[PlayerId, Points]]],
                           *, at: When = None, rule: Optional[str] = None) -> Steps[List[Points]]:
@@ -477,7 +386,7 @@ class BoardPlans:
 
     def _plan_remove(self, player: PlayerId) -> Plan[bool]:
         """Take a player and their entry data off the board; True if they were on it. O(log n)."""
-        member = _player(player)
+        member = player_id(player)
         return direct_run(REMOVE, self._encoded(self.keys()), (*self._conf, member), self._removed, self._translate)
 
     def _removed(self, reply: Any) -> bool:
@@ -486,7 +395,7 @@ class BoardPlans:
 
     def _plan_set_info(self, player: PlayerId, mapping: Mapping[str, Any]) -> Steps[None]:
         """Store a player's entry data (display name, country...), replacing any before. O(1)."""
-        member = _player(player)
+        member = player_id(player)
         if not isinstance(mapping, Mapping):
             raise TypeError(f"info must be a mapping, not {type(mapping).__name__}")
         try:
@@ -506,11 +415,11 @@ class BoardPlans:
         expiring it after ``archive`` seconds, and write ``new_season`` from now on. O(1)."""
         if self.period is not None:
             raise ValueError("a periodic board rolls over by itself; rollover() is for named seasons")
-        new = _tag_part(new_season, "season")
+        new = tag_part(new_season, "season")
         keys = self.keys()
         calls = [Call("hset", (keys[3], "frozen", "1"))]
         if archive is not None:
-            seconds = int(archive.total_seconds()) if isinstance(archive, timedelta) else _count(archive, "archive")
+            seconds = int(archive.total_seconds()) if isinstance(archive, timedelta) else count_arg(archive, "archive")
             if seconds <= 0:
                 raise ValueError(f"archive must be a positive number of seconds, not {archive!r}")
             calls += [Call("expire", (key, seconds)) for key in keys]
@@ -522,7 +431,7 @@ class BoardPlans:
 
     def _plan_score(self, player: PlayerId, *, season: Optional[Union[str, int]] = None) -> Plan[Optional[Points]]:
         """A player's points, or None if absent. O(1)."""
-        member = player if type(player) is str and player else _player(player)
+        member = player if type(player) is str and player else player_id(player)
         return ("zscore", (self.keys(season)[0], member), None, self._points_or_none, None)
 
     def _points_or_none(self, score: Optional[float]) -> Optional[Points]:
@@ -531,7 +440,7 @@ class BoardPlans:
     def _plan_rank(self, player: PlayerId, *, ranking: Optional[str] = None,
                    season: Optional[Union[str, int]] = None) -> Plan[Optional[int]]:
         """A player's 1-based rank in the board's style (or ``ranking=``), None if absent. O(log n)."""
-        member = player if type(player) is str and player else _player(player)
+        member = player if type(player) is str and player else player_id(player)
         style = self._style if ranking is None else self._style_of(ranking)
         keys = self._keys.get(self.season) if season is None and self.period is None else None
         if keys is None:
@@ -580,7 +489,7 @@ class BoardPlans:
             plan = self._top_plans.get((self.season, n, with_info, ranking))
             if plan is not None:
                 return plan
-        n = _count(n, "n")
+        n = count_arg(n, "n")
         style = self._style_of(ranking)
         keys = self.keys(season)
         if self.cache_ttl:
@@ -624,7 +533,7 @@ class BoardPlans:
     def _plan_page(self, number: int, size: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
                    season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """Page ``number`` (1-based) of ``size`` entries. O(log n + size)."""
-        start, size = _page_slice(number, size)
+        start, size = page_slice(number, size)
         style = self._style_of(ranking)
         keys = self.keys(season)
         if size == 0 or start >= SIZE_LIMIT:
@@ -638,9 +547,9 @@ class BoardPlans:
                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """The entries within ``radius`` places of a player (clipped at the ends,
         the player included); empty if absent. O(log n + radius)."""
-        member = player if type(player) is str and player else _player(player)
+        member = player if type(player) is str and player else player_id(player)
         if not (type(radius) is int and 0 <= radius <= SIZE_LIMIT):
-            radius = _count(radius, "radius")
+            radius = count_arg(radius, "radius")
         style = self._style if ranking is None else self._style_of(ranking)
         return self._range_plan(self.keys(season), "around", member, radius, style, with_info)
 
@@ -651,7 +560,7 @@ class BoardPlans:
         around ZMSCORE; O(k log n) for k players."""
         if isinstance(friend_ids, (str, bytes)):
             raise TypeError("friend_ids must be a sequence of player ids, not one id")
-        members = list(dict.fromkeys([_player(player)] + [f if type(f) is str and f else _player(f) for f in friend_ids]))
+        members = list(dict.fromkeys([player_id(player)] + [f if type(f) is str and f else player_id(f) for f in friend_ids]))
         style = self._style if ranking is None else self._style_of(ranking)
         args = (*self._conf, style, "1" if with_info else "0", *members)
         return direct_run(FRIENDS, self._encoded(self.keys(season)), args,
@@ -662,11 +571,11 @@ class BoardPlans:
         scores, ranks, infos = reply
         codec = self.codec
         return board_friend_entries(Entry, list(scores), list(ranks), list(infos) if with_info else None, members,
-                                    codec.desc, codec.scale, codec.points, style, _info)
+                                    codec.desc, codec.scale, codec.points, style, info_of)
 
     def _standing(self, player: PlayerId, parse: Callable[[Optional[Tuple[int, int, int]]], _T]) -> Direct[_T]:
         """The player's standing (better, worse, count; None if absent) read by ``parse``."""
-        return direct_run(STANDING, self._encoded(self.keys()), (*self._conf, _player(player), "p"),
+        return direct_run(STANDING, self._encoded(self.keys()), (*self._conf, player_id(player), "p"),
                       lambda reply: parse(_standing_of(reply)))
 
     def _plan_percentile(self, player: PlayerId) -> Plan[Optional[float]]:
@@ -691,21 +600,21 @@ class BoardPlans:
 
     def _plan_info(self, player: PlayerId) -> Plan[Optional[Dict[str, Any]]]:
         """A player's entry data, or None. O(1)."""
-        return direct_call("hget", (self.keys()[4], _player(player)), _info)
+        return direct_call("hget", (self.keys()[4], player_id(player)), info_of)
 
     def _slice_plan(self, start: int, size: int, season: Optional[Union[str, int]]) -> Plan[List[Tuple[Any, float]]]:
         return self._slice(self.keys(season)[0], start, start + size - 1, list)
 
-    def _iter_start(self, batch: int, ranking: Optional[str]) -> _Ranker:
+    def _iter_start(self, batch: int, ranking: Optional[str]) -> Ranker:
         """Check ``iter``'s arguments; the ranker that numbers its entries."""
-        if _count(batch, "batch") < 1:
+        if count_arg(batch, "batch") < 1:
             raise ValueError("batch must be >= 1")
-        return _Ranker(self._style_of(ranking))
+        return Ranker(self._style_of(ranking))
 
-    def _iter_entries(self, ranker: _Ranker, start: int, pairs: Sequence[Tuple[Any, float]]) -> Iterator[Entry]:
+    def _iter_entries(self, ranker: Ranker, start: int, pairs: Sequence[Tuple[Any, float]]) -> Iterator[Entry]:
         for i, (member, score) in enumerate(pairs):
             points = self.codec.points(score)
-            yield Entry(ranker.rank_at(start + i, points), _text(member), points)
+            yield Entry(ranker.rank_at(start + i, points), as_text(member), points)
 
 
 class Leaderboard(BoardPlans):

@@ -33,8 +33,9 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from fastrank.runner import Call, Steps, blocking, run, steps
 from fastrank.leaderboard.scorebits import Points
-from fastrank.leaderboard.board import (SIZE_LIMIT, BoardPlans, Change, Entry, PlayerId, When, _count, _info,
-                                  _key_part, _page_slice, _player, _Ranker, _raw, _tag_part, _text)
+from fastrank.leaderboard.board import BoardPlans, Change, Entry, PlayerId, When
+from fastrank.leaderboard.parts import (SIZE_LIMIT, Ranker, as_bytes, as_text, count_arg, info_of, key_part, page_slice,
+                                         player_id, tag_part)
 
 __all__ = ["ShardedLeaderboard", "ShardedBoardPlans"]
 
@@ -48,7 +49,7 @@ class ShardedBoardPlans:
         if isinstance(shards, bool) or not isinstance(shards, int) or shards < 1:
             raise ValueError(f"shards must be an int >= 1, not {shards!r}")
         self._client = client
-        self.name = _tag_part(name, "name")
+        self.name = tag_part(name, "name")
         self._options = dict(options)
         self._layout(shards)
 
@@ -59,7 +60,7 @@ class ShardedBoardPlans:
         for i, board in enumerate(self.boards):
             # the raw "~" marks a shard: a name's own "~" is escaped, so no plain
             # board (nor another sharded board) can reach these keys
-            board._key_name = f"{_key_part(self.name)}~{shards}.{i}"
+            board._key_name = f"{key_part(self.name)}~{shards}.{i}"
         ref = self.boards[0]
         self.codec = ref.codec
         self.ranking = ref.ranking
@@ -73,7 +74,7 @@ class ShardedBoardPlans:
 
     def shard_of(self, player: PlayerId) -> int:
         """The shard a player lives on: CRC-32 of the id's bytes, modulo the shard count."""
-        return zlib.crc32(_raw(_player(player))) % self.shards
+        return zlib.crc32(as_bytes(player_id(player))) % self.shards
 
     def _board(self, player: PlayerId) -> BoardPlans:
         return self.boards[self.shard_of(player)]
@@ -83,11 +84,11 @@ class ShardedBoardPlans:
 
     def _sorted(self, pairs: Sequence[Pair]) -> List[Pair]:
         """Pairs in the board's rank order (score, then member bytes)."""
-        return sorted(pairs, key=lambda p: (float(p[1]), _raw(p[0])), reverse=self._desc)
+        return sorted(pairs, key=lambda p: (float(p[1]), as_bytes(p[0])), reverse=self._desc)
 
     def _ahead_of(self, score: float, member: Any, pair: Pair) -> bool:
         """Whether ``pair`` ranks before (score, member)."""
-        mine, theirs = (score, _raw(member)), (float(pair[1]), _raw(pair[0]))
+        mine, theirs = (score, as_bytes(member)), (float(pair[1]), as_bytes(pair[0]))
         return theirs > mine if self._desc else theirs < mine
 
     def _strict_bounds(self, score: float) -> Tuple[str, str]:
@@ -163,17 +164,17 @@ class ShardedBoardPlans:
 
     def _entries(self, pairs: Sequence[Pair], first_rank: int, start: int, style: str,
                  infos: Optional[Sequence[Any]] = None) -> List[Entry]:
-        ranker = _Ranker(style)
+        ranker = Ranker(style)
         out = []
         for i, (member, score) in enumerate(pairs):
             points = self.codec.points(score)
             rank = ranker.rank_at(start + i, points, first_rank if i == 0 else None)
-            out.append(Entry(rank, _text(member), points, None, None if infos is None else _info(infos[i])))
+            out.append(Entry(rank, as_text(member), points, None, None if infos is None else info_of(infos[i])))
         return out
 
     def _with_info(self, pairs: Sequence[Pair], season: Any = None) -> Steps[List[Any]]:
         """Each pair's entry data, in one pipelined round."""
-        calls = [Call("hget", (self._key(self._board(_text(m)), season, 4), m)) for m, _ in pairs]
+        calls = [Call("hget", (self._key(self._board(as_text(m)), season, 4), m)) for m, _ in pairs]
         infos = yield calls
         return list(infos)
 
@@ -188,7 +189,7 @@ class ShardedBoardPlans:
         if not with_rank:
             result = yield from steps(board._plan_submit(player, points, at=at, rule=rule))
             return result
-        member = _player(player)
+        member = player_id(player)
         old = yield Call("zscore", (self._key(board), member))
         previous = None
         if old is not None:
@@ -200,7 +201,7 @@ class ShardedBoardPlans:
         limit = self.boards[0].passed
         if old is not None and limit and self._ahead_of(float(old), member, (member, float(score))):
             between = yield from self._between(float(score), float(old), member, limit)
-            passed = [_text(m) for m, _ in between]
+            passed = [as_text(m) for m, _ in between]
         return Change(new_points, rank, previous, passed)
 
     def _between(self, new: float, old: float, member: Any, limit: int) -> Steps[List[Pair]]:
@@ -219,8 +220,8 @@ class ShardedBoardPlans:
             for edge in (new, old):
                 calls.append(Call("zrangebyscore", (key, repr(edge), repr(edge)), {"withscores": True}))
         replies = yield calls
-        rows = {_raw(m): (m, float(sc)) for group in replies for m, sc in group}
-        rows.pop(_raw(member), None)
+        rows = {as_bytes(m): (m, float(sc)) for group in replies for m, sc in group}
+        rows.pop(as_bytes(member), None)
         between = [p for p in rows.values()
                    if self._ahead_of(old, member, p) and not self._ahead_of(new, member, p)]
         return self._sorted(between)[:limit]
@@ -274,7 +275,7 @@ class ShardedBoardPlans:
                    season: Optional[Union[str, int]] = None) -> Steps[Optional[int]]:
         """A player's exact global rank, None if absent (two rounds; see the module docstring)."""
         style = self._style_of(ranking)
-        member = _player(player)
+        member = player_id(player)
         score = yield Call("zscore", (self._key(self._board(player), season), member))
         if score is None:
             return None
@@ -303,7 +304,7 @@ class ShardedBoardPlans:
     def _plan_top(self, n: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
                   season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
         """The best n: every shard's top n in one round, merged. O(N·n)."""
-        n = _count(n, "n")
+        n = count_arg(n, "n")
         style = self._style_of(ranking)
         pairs = yield from self._merged_prefix(n, season)
         infos = (yield from self._with_info(pairs, season)) if with_info and pairs else None
@@ -317,7 +318,7 @@ class ShardedBoardPlans:
     def _plan_page(self, number: int, size: int = 10, *, with_info: bool = False, ranking: Optional[str] = None,
                    season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
         """Page ``number`` (1-based) of ``size``: every shard's first start + size, merged."""
-        start, size = _page_slice(number, size)
+        start, size = page_slice(number, size)
         style = self._style_of(ranking)
         if size == 0 or start >= SIZE_LIMIT:
             return []
@@ -335,8 +336,8 @@ class ShardedBoardPlans:
                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Steps[List[Entry]]:
         """The entries within ``radius`` places of a player (clipped at the ends, the
         player included); empty if absent."""
-        member = _player(player)
-        radius = _count(radius, "radius")
+        member = player_id(player)
+        radius = count_arg(radius, "radius")
         style = self._style_of(ranking)
         score = yield Call("zscore", (self._key(self._board(player), season), member))
         if score is None:
@@ -352,9 +353,9 @@ class ShardedBoardPlans:
                               {"start": 0, "num": radius, "withscores": True}))
             calls.append(Call("zrangebyscore", (key, text, text), {"withscores": True}))
         replies = yield calls if radius else [c for c in calls if "num" not in c.kwargs]
-        rows = {_raw(m): (m, float(s)) for group in replies for m, s in group}
+        rows = {as_bytes(m): (m, float(s)) for group in replies for m, s in group}
         ordered = self._sorted(list(rows.values()))
-        mine = next(i for i, (m, _) in enumerate(ordered) if _raw(m) == _raw(member))
+        mine = next(i for i, (m, _) in enumerate(ordered) if as_bytes(m) == as_bytes(member))
         window = ordered[max(0, mine - radius):mine + radius + 1]
         (position,) = yield from self._ordinal_ranks([window[0]], season)
         first = position
@@ -369,7 +370,7 @@ class ShardedBoardPlans:
         rank: ZMSCORE per shard in one round, then the global ranks in one more."""
         if isinstance(friend_ids, (str, bytes)):
             raise TypeError("friend_ids must be a sequence of player ids, not one id")
-        members = list(dict.fromkeys([_player(player), *(_player(f) for f in friend_ids)]))
+        members = list(dict.fromkeys([player_id(player), *(player_id(f) for f in friend_ids)]))
         style = self._style_of(ranking)
         groups: Dict[int, List[Any]] = {}
         for m in members:
@@ -381,17 +382,17 @@ class ShardedBoardPlans:
         present = self._sorted(present)
         global_ranks = yield from self._ranks(present, style, season)
         infos = (yield from self._with_info(present, season)) if with_info and present else None
-        ranker = _Ranker(style)
+        ranker = Ranker(style)
         out = []
         for i, (member, score) in enumerate(present):
             points = self.codec.points(score)
-            out.append(Entry(ranker.rank_at(i, points), _text(member), points, global_ranks[i],
-                             None if infos is None else _info(infos[i])))
+            out.append(Entry(ranker.rank_at(i, points), as_text(member), points, global_ranks[i],
+                             None if infos is None else info_of(infos[i])))
         return out
 
     def _standing(self, player: PlayerId) -> Steps[Optional[Tuple[int, int, int]]]:
         """(players with better points, with worse points, all players), or None."""
-        member = _player(player)
+        member = player_id(player)
         score = yield Call("zscore", (self._key(self._board(player)), member))
         if score is None:
             return None
@@ -499,7 +500,7 @@ class ShardedBoardPlans:
                     calls.append(Call("zadd", (self._key(dest), mapping)))
                 for m, text in zip(members, infos):
                     if text is not None:
-                        calls.append(Call("hset", (self._key(target._board(_text(m)), None, 4), m, text)))
+                        calls.append(Call("hset", (self._key(target._board(as_text(m)), None, 4), m, text)))
                 if target.ranking == "dense":
                     for shard, mapping in groups.items():
                         dest = target.boards[shard]

@@ -47,7 +47,8 @@ from redis.exceptions import ResponseError
 
 from fastrank.engine.columns import ZaddColumns, ZaddPacked
 from fastrank.runner import Call, Do, Run, Steps, blocking, packaged_script, steps
-from fastrank.leaderboard.board import EMPTY_PLAYER, BoardPlans, Entry, _Ranker
+from fastrank.leaderboard.board import BoardPlans, Entry
+from fastrank.leaderboard.parts import EMPTY_PLAYER, Ranker
 from fastrank.service._totals import ScoreOrderScan
 from fastrank.service.packed import ReadAhead, board_order
 from fastrank.service.store import CeilingExceeded, Event, SQLStore, Standing, Total
@@ -467,7 +468,7 @@ class ServicePlans:
 
     def _plan_archive(self, batch: int = 10_000) -> Steps[int]:
         """Write the season's final standings (the board, in rank order) into the store."""
-        ranker = _Ranker(self.board._style)
+        ranker = Ranker(self.board._style)
         rows: list[Standing] = []
         while True:
             pairs = yield from steps(self.board._slice_plan(len(rows), batch, None))
@@ -491,7 +492,7 @@ class ServicePlans:
             rows = yield Do(self.store.top, (self.season, n),
                             {"descending": codec.desc, "earliest_first": None if not codec.integer
                              else (self.board.tiebreak == "earliest")})
-            ranker = _Ranker(self.board._style if self.board._style != "d" else "c")
+            ranker = Ranker(self.board._style if self.board._style != "d" else "c")
             return [Entry(ranker.rank_at(i, t.points), t.player, t.points) for i, t in enumerate(rows)]
         entries = yield from steps(self.board._plan_top(n))
         return entries

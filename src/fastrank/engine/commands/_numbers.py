@@ -139,7 +139,7 @@ def strtod_prefix(text: bytes) -> tuple[re.Match[bytes] | None, int]:
     return match, match.end()
 
 
-def _to_double(match: re.Match[bytes]) -> tuple[float, bool]:
+def match_to_double(match: re.Match[bytes]) -> tuple[float, bool]:
     """(double, erange) for a strtod match, correctly rounded (as glibc)."""
     text = match.group(0)
     negative = text[:1] == b"-"
@@ -179,7 +179,7 @@ def parse_score(text: bytes) -> float | None:
     match, end = strtod_prefix(text)
     if match is None or end != len(text):
         return None
-    value, erange = _to_double(match)
+    value, erange = match_to_double(match)
     if erange and (math.isinf(value) or value == 0.0):
         return None
     if value != value:
@@ -206,7 +206,7 @@ def parse_bound(text: bytes) -> tuple[float, bool] | None:
     match, end = strtod_prefix(text)
     if end != len(text):
         return None
-    value = 0.0 if match is None else _to_double(match)[0]
+    value = 0.0 if match is None else match_to_double(match)[0]
     if value != value:
         return None
     return value, exclusive

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 from fastrank import errors as E
 from fastrank._core import SortedSet
 from fastrank.engine.commands.table import CommandError, command, syntax_error, to_int
-from fastrank.engine.commands._numbers import INT64_MAX, _to_double, strtod_prefix
+from fastrank.engine.commands._numbers import INT64_MAX, match_to_double, strtod_prefix
 from fastrank.engine.commands.sets import ordered
 from fastrank.engine.keyspace import ListpackZSet
 
@@ -48,7 +48,7 @@ def strtod_weight(text: bytes) -> Optional[float]:
     match, end = strtod_prefix(text)
     if match is None or end != len(text):
         return None
-    value, erange = _to_double(match)
+    value, erange = match_to_double(match)
     if erange or value != value:
         return None
     return value
