@@ -256,7 +256,7 @@ def _runner_method(plan: Callable[..., Any], runner: Callable[..., Any], is_asyn
 
     Written out from the signature, not as ``(self, *args, **kwargs)``: a
     call then packs and unpacks no tuple and dict of arguments, which cost
-    as much as the rest of a leaderboard read (about 0.4 us a call)."""
+    about as much as the rest of a leaderboard read (bench/results/leaderboard.md)."""
     params: List[str] = []
     passed: List[str] = []
     kinds = inspect.Parameter

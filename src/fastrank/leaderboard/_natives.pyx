@@ -675,9 +675,8 @@ cdef bint _friends_batched(_Board b, object style, list players, list scores, li
     (ZREVRANK/ZRANK, or the ZCOUNT of players or of distinct values with
     better points: fr_zset_rank_batch, fr_zset_count_below_batch) on a set
     of _LOCK_STEP_MIN members or more.  A smaller set stays in cache, and
-    there the lock step's bookkeeping costs more than it saves (about 240 ns
-    a count against 110 ns at 1,000 members; 700 ns against 1,400 ns at 1M):
-    its ranks come one by one, as the loop finds them (``rank_in``).  The
+    there the lock step's bookkeeping costs more than it saves (figures in
+    bench/results/leaderboard.md, "friends in lock step"): its ranks come one by one, as the loop finds them (``rank_in``).  The
     same answers as the loop, which runs instead when this returns False
     (nothing appended): no board, or a player not given as bytes."""
     cdef const char *m[FR_ZSET_BATCH]
