@@ -59,6 +59,6 @@ def test_a_board_script_through_either_door():
     keys = board._encoded(board.keys())
     for player in ("ann", "bob", "zed"):
         for style in ("o", "c", "d", "p", "?"):
-            words = (*keys, *board._conf, player, style)
+            words = (*keys, *board.script_config, player, style)
             assert outcome(lambda: fast.evalsha(sha, 5, *words)) == \
                 outcome(lambda: CoreCommands.evalsha(generic, sha, 5, *words))

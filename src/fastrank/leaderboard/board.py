@@ -208,8 +208,8 @@ class BoardPlans:
         self.passed = count_arg(passed, "passed")
         if self.passed > 1000:
             raise ValueError(f"passed names at most 1000 players, not {passed}")
-        self._style = RANKINGS[ranking]
-        self._conf = (b"%d" % self.codec.scale, b"1" if self.codec.desc else b"0",
+        self.rank_style = RANKINGS[ranking]
+        self.script_config = (b"%d" % self.codec.scale, b"1" if self.codec.desc else b"0",
                       b"1" if self.codec.mirrored else b"0", b"1" if ranking == "dense" else b"0",
                       b"%d" % self.codec.max_points)
         self._caches: _TopCache
@@ -240,7 +240,7 @@ class BoardPlans:
 
     def _style_of(self, ranking: Optional[str]) -> str:
         if ranking is None:
-            return self._style
+            return self.rank_style
         if ranking not in RANKINGS:
             raise ValueError(f"ranking must be one of {sorted(RANKINGS)}, not {ranking!r}")
         if ranking == "dense" and self.ranking != "dense":
@@ -281,7 +281,25 @@ class BoardPlans:
         season = season_of(self.period, moment, self.tz)
         return self.keys(season), expiry_ms(self.period, moment, self.tz, self.retain)
 
-    def _translate(self, exc: ResponseError) -> Exception:
+    # -- the board protocol: what code that drives the board's scripts itself
+    #    (the score service) uses, besides the public methods: the client,
+    #    the keys (``keys``), the codec, the scripts' configuration words
+    #    (``script_config``, ARGV 1..5) and rank style (``rank_style``), the
+    #    error translation, the cache to forget, and the plans.
+
+    @property
+    def client(self) -> Any:
+        """The redis-py client (or Engine) the board runs on."""
+        return self._client
+
+    def plan(self, method: str, *args: Any, **kwargs: Any) -> Plan[Any]:
+        """The plan of the public method ``method`` (``"top"``, ``"rank"``...),
+        to run inside another plan (``yield from steps(board.plan(...))``)."""
+        return getattr(self, "_plan_" + method)(*args, **kwargs)  # type: ignore[no-any-return]
+
+    def translate_error(self, exc: ResponseError) -> Exception:
+        """The exception a board script's error reply stands for (a
+        ``ValueError`` for points out of range or a frozen season), else exc."""
         text = str(exc)
         if text.startswith(_errors.BOARD_RANGE_PREFIX):
             return ValueError(f"the new points do not fit the board: it holds magnitudes up to "
@@ -290,7 +308,7 @@ class BoardPlans:
             return ValueError(f"leaderboard {self.name!r}: {text.split(' ', 1)[1]}")
         return exc
 
-    def _invalidate(self) -> None:
+    def forget_cached(self) -> None:
         """Forget the cached top-N reads of this board (any season, any instance)."""
         self._caches.pop(self._key_name, None)
 
@@ -317,7 +335,7 @@ class BoardPlans:
 
     def _range_plan(self, keys: Tuple[str, ...], mode: str, where: Any, size: int, style: str,
                     with_info: bool) -> Direct[List[Entry]]:
-        args = (*self._conf, mode, where, size, style, "1" if with_info else "0")
+        args = (*self.script_config, mode, where, size, style, "1" if with_info else "0")
         return (RANGE, self._bytes_keys.get(keys) or self._encoded(keys), args,
                 lambda reply: self._range_entries(reply, style, with_info), None)
 
@@ -343,22 +361,22 @@ class BoardPlans:
             flat += (player if type(player) is str and player else player_id(player), text(sign * check(points)))
         tick = codec.tick_of(at, time.time() if at is None else 0.0)
         keys, expire = self._write_target(tick)
-        return keys, (*self._conf, chosen, tick, style, self.passed, expire, *flat)
+        return keys, (*self.script_config, chosen, tick, style, self.passed, expire, *flat)
 
     def _plan_submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
                      with_rank: bool = False) -> Plan[Any]:
         """Apply a result by the board's rule (or ``rule=``); the new points, or a
         :class:`Change` with ``with_rank=True``. One atomic script; O(log n)."""
-        keys, args = self._write_args(((player, points),), at, rule, self._style if with_rank else "")
+        keys, args = self._write_args(((player, points),), at, rule, self.rank_style if with_rank else "")
         return direct_run(SUBMIT, self._encoded(keys), args, self._changed if with_rank else self._new_points,
-                          self._translate)
+                          self.translate_error)
 
     def _new_points(self, reply: List[Any]) -> Points:
-        self._invalidate()
+        self.forget_cached()
         return self.codec.parse_points(reply[0])
 
     def _changed(self, reply: List[Any]) -> Change:
-        self._invalidate()
+        self.forget_cached()
         new_points, rank, previous, passed = reply
         return Change(self.codec.parse_points(new_points), int(rank), int(previous) or None,
                       [as_text(m) for m in passed])
@@ -375,8 +393,8 @@ class BoardPlans:
         try:
             reply = yield Run(SUBMIT, self._encoded(keys), args)
         except ResponseError as exc:
-            raise self._translate(exc) from exc
-        self._invalidate()
+            raise self.translate_error(exc) from exc
+        self.forget_cached()
         parse = self.codec.parse_points
         return [parse(x) for x in reply]
 
@@ -387,10 +405,10 @@ class BoardPlans:
     def _plan_remove(self, player: PlayerId) -> Plan[bool]:
         """Take a player and their entry data off the board; True if they were on it. O(log n)."""
         member = player_id(player)
-        return direct_run(REMOVE, self._encoded(self.keys()), (*self._conf, member), self._removed, self._translate)
+        return direct_run(REMOVE, self._encoded(self.keys()), (*self.script_config, member), self._removed, self.translate_error)
 
     def _removed(self, reply: Any) -> bool:
-        self._invalidate()
+        self.forget_cached()
         return bool(reply)
 
     def _plan_set_info(self, player: PlayerId, mapping: Mapping[str, Any]) -> Steps[None]:
@@ -408,7 +426,7 @@ class BoardPlans:
         if expire:
             calls.append(Call("pexpireat", (keys[4], expire)))
         yield calls
-        self._invalidate()
+        self.forget_cached()
 
     def _plan_rollover(self, new_season: Union[str, int], *, archive: Union[int, timedelta, None] = None) -> Steps[None]:
         """Freeze the current season (writes to it fail from now on), optionally
@@ -425,7 +443,7 @@ class BoardPlans:
             calls += [Call("expire", (key, seconds)) for key in keys]
         yield calls
         self.season = new
-        self._invalidate()
+        self.forget_cached()
 
     # -- reads --------------------------------------------------------------
 
@@ -441,13 +459,13 @@ class BoardPlans:
                    season: Optional[Union[str, int]] = None) -> Plan[Optional[int]]:
         """A player's 1-based rank in the board's style (or ``ranking=``), None if absent. O(log n)."""
         member = player if type(player) is str and player else player_id(player)
-        style = self._style if ranking is None else self._style_of(ranking)
+        style = self.rank_style if ranking is None else self._style_of(ranking)
         keys = self._keys.get(self.season) if season is None and self.period is None else None
         if keys is None:
             keys = self.keys(season)
         if style == "o":
             return (self._rank_method, (keys[0], member), None, _one_based, None)
-        return (STANDING, self._bytes_keys.get(keys) or self._encoded(keys), (*self._conf, member, style),
+        return (STANDING, self._bytes_keys.get(keys) or self._encoded(keys), (*self.script_config, member, style),
                 _rank_of_standing, None)
 
     def _plan_count(self, *, season: Optional[Union[str, int]] = None) -> Plan[int]:
@@ -516,7 +534,7 @@ class BoardPlans:
         return self._slice(keys[0], 0, n - 1, parse)
 
     def _cached_top(self, keys: Tuple[str, ...], n: int, with_info: bool, style: str) -> Steps[List[Entry]]:
-        slot = (keys[0], n, with_info, style, self._conf)
+        slot = (keys[0], n, with_info, style, self.script_config)
         hit = self._caches.get(self._key_name, {}).get(slot)
         if hit is not None and hit[0] > time.monotonic():
             return list(hit[1])
@@ -550,7 +568,7 @@ class BoardPlans:
         member = player if type(player) is str and player else player_id(player)
         if not (type(radius) is int and 0 <= radius <= SIZE_LIMIT):
             radius = count_arg(radius, "radius")
-        style = self._style if ranking is None else self._style_of(ranking)
+        style = self.rank_style if ranking is None else self._style_of(ranking)
         return self._range_plan(self.keys(season), "around", member, radius, style, with_info)
 
     def _plan_friends(self, player: PlayerId, friend_ids: Sequence[PlayerId], *, with_info: bool = False,
@@ -561,8 +579,8 @@ class BoardPlans:
         if isinstance(friend_ids, (str, bytes)):
             raise TypeError("friend_ids must be a sequence of player ids, not one id")
         members = list(dict.fromkeys([player_id(player)] + [f if type(f) is str and f else player_id(f) for f in friend_ids]))
-        style = self._style if ranking is None else self._style_of(ranking)
-        args = (*self._conf, style, "1" if with_info else "0", *members)
+        style = self.rank_style if ranking is None else self._style_of(ranking)
+        args = (*self.script_config, style, "1" if with_info else "0", *members)
         return direct_run(FRIENDS, self._encoded(self.keys(season)), args,
                           lambda reply: self._friend_entries(reply, members, style, with_info))
 
@@ -575,7 +593,7 @@ class BoardPlans:
 
     def _standing(self, player: PlayerId, parse: Callable[[Optional[Tuple[int, int, int]]], _T]) -> Direct[_T]:
         """The player's standing (better, worse, count; None if absent) read by ``parse``."""
-        return direct_run(STANDING, self._encoded(self.keys()), (*self._conf, player_id(player), "p"),
+        return direct_run(STANDING, self._encoded(self.keys()), (*self.script_config, player_id(player), "p"),
                       lambda reply: parse(_standing_of(reply)))
 
     def _plan_percentile(self, player: PlayerId) -> Plan[Optional[float]]:
@@ -602,7 +620,8 @@ class BoardPlans:
         """A player's entry data, or None. O(1)."""
         return direct_call("hget", (self.keys()[4], player_id(player)), info_of)
 
-    def _slice_plan(self, start: int, size: int, season: Optional[Union[str, int]]) -> Plan[List[Tuple[Any, float]]]:
+    def slice_plan(self, start: int, size: int, season: Optional[Union[str, int]]) -> Plan[List[Tuple[Any, float]]]:
+        """The plan of ``size`` (member, score) pairs in rank order from 0-based ``start``."""
         return self._slice(self.keys(season)[0], start, start + size - 1, list)
 
     def _iter_start(self, batch: int, ranking: Optional[str]) -> Ranker:
@@ -611,7 +630,8 @@ class BoardPlans:
             raise ValueError("batch must be >= 1")
         return Ranker(self._style_of(ranking))
 
-    def _iter_entries(self, ranker: Ranker, start: int, pairs: Sequence[Tuple[Any, float]]) -> Iterator[Entry]:
+    def entries_from(self, ranker: Ranker, start: int, pairs: Sequence[Tuple[Any, float]]) -> Iterator[Entry]:
+        """Entries of (member, score) pairs that start at 0-based ``start``, ranked by ``ranker``."""
         for i, (member, score) in enumerate(pairs):
             points = self.codec.points(score)
             yield Entry(ranker.rank_at(start + i, points), as_text(member), points)
@@ -652,8 +672,8 @@ class Leaderboard(BoardPlans):
         ranker = self._iter_start(batch, ranking)
         start = 0
         while True:
-            pairs = run(self._client, self._slice_plan(start, batch, season))
-            yield from self._iter_entries(ranker, start, pairs)
+            pairs = run(self._client, self.slice_plan(start, batch, season))
+            yield from self.entries_from(ranker, start, pairs)
             if len(pairs) < batch:
                 return
             start += batch

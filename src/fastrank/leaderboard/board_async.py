@@ -42,8 +42,8 @@ class Leaderboard(BoardPlans):
         ranker = self._iter_start(batch, ranking)
         start = 0
         while True:
-            pairs = await run_async(self._client, self._slice_plan(start, batch, season))
-            for entry in self._iter_entries(ranker, start, pairs):
+            pairs = await run_async(self._client, self.slice_plan(start, batch, season))
+            for entry in self.entries_from(ranker, start, pairs):
                 yield entry
             if len(pairs) < batch:
                 return

@@ -64,7 +64,7 @@ class ShardedBoardPlans:
         ref = self.boards[0]
         self.codec = ref.codec
         self.ranking = ref.ranking
-        self._style = ref._style
+        self.rank_style = ref.rank_style
         self._desc = ref.codec.desc
 
     def __repr__(self) -> str:
@@ -193,10 +193,10 @@ class ShardedBoardPlans:
         old = yield Call("zscore", (self._key(board), member))
         previous = None
         if old is not None:
-            (previous,) = yield from self._ranks([(member, float(old))], self._style)
+            (previous,) = yield from self._ranks([(member, float(old))], self.rank_style)
         new_points = yield from steps(board._plan_submit(player, points, at=at, rule=rule))
         score = yield Call("zscore", (self._key(board), member))
-        (rank,) = yield from self._ranks([(member, float(score))], self._style)
+        (rank,) = yield from self._ranks([(member, float(score))], self.rank_style)
         passed: List[str] = []
         limit = self.boards[0].passed
         if old is not None and limit and self._ahead_of(float(old), member, (member, float(score))):
@@ -553,7 +553,7 @@ class ShardedLeaderboard(ShardedBoardPlans):
         position = 0
         while True:
             pairs = run(self._client, self._next_batch(state, batch, season))
-            yield from self.boards[0]._iter_entries(ranker, position, pairs)
+            yield from self.boards[0].entries_from(ranker, position, pairs)
             position += len(pairs)
             if len(pairs) < batch:
                 return

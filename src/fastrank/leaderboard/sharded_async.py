@@ -45,7 +45,7 @@ class ShardedLeaderboard(ShardedBoardPlans):
         position = 0
         while True:
             pairs = await run_async(self._client, self._next_batch(state, batch, season))
-            for entry in self.boards[0]._iter_entries(ranker, position, pairs):
+            for entry in self.boards[0].entries_from(ranker, position, pairs):
                 yield entry
             position += len(pairs)
             if len(pairs) < batch:

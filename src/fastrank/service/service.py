@@ -125,7 +125,7 @@ class ServicePlans:
             raise ValueError(f"batch must be an int >= 1, not {batch!r}")
         self.board = board
         self.store = store
-        self._client = board._client
+        self._client = board.client
         self.max_points_per_match = _limit(max_points_per_match, "max_points_per_match")
         self.max_points_per_day = _limit(max_points_per_day, "max_points_per_day")
         self.allow_negative = bool(allow_negative)
@@ -243,10 +243,10 @@ class ServicePlans:
                     args += [e.id, e.player, rule, e.points, codec.tick_of(e.at, 0.0)]
                     args[1] += 1
             try:
-                reply = yield Run(APPLY, keys, (*self.board._conf, *args))
+                reply = yield Run(APPLY, keys, (*self.board.script_config, *args))
             except ResponseError as exc:
-                raise self.board._translate(exc) from exc
-            self.board._invalidate()
+                raise self.board.translate_error(exc) from exc
+            self.board.forget_cached()
             if int(reply[1]) < 0:
                 return applied  # a rebuild is running: it applies them when done
             applied += int(reply[1])
@@ -333,9 +333,9 @@ class ServicePlans:
         # The swap is not undone if it fails: the flag stays (ranks refuse,
         # appliers wait) until a rebuild succeeds, so no event is applied twice.
         try:
-            yield Run(SWAP, (*self._keys, self.offset_key, self.rebuild_key, *fresh), (*board._conf, upto))
+            yield Run(SWAP, (*self._keys, self.offset_key, self.rebuild_key, *fresh), (*board.script_config, upto))
         finally:
-            board._invalidate()
+            board.forget_cached()
         yield from self._plan_apply_pending()
         return done
 
@@ -468,12 +468,12 @@ class ServicePlans:
 
     def _plan_archive(self, batch: int = 10_000) -> Steps[int]:
         """Write the season's final standings (the board, in rank order) into the store."""
-        ranker = Ranker(self.board._style)
+        ranker = Ranker(self.board.rank_style)
         rows: list[Standing] = []
         while True:
-            pairs = yield from steps(self.board._slice_plan(len(rows), batch, None))
+            pairs = yield from steps(self.board.slice_plan(len(rows), batch, None))
             rows += [Standing(e.rank, e.player, int(e.points))
-                     for e in self.board._iter_entries(ranker, len(rows), pairs)]
+                     for e in self.board.entries_from(ranker, len(rows), pairs)]
             if len(pairs) < batch:
                 break
         written = yield Do(self.store.archive, (self.season, rows))
@@ -492,16 +492,16 @@ class ServicePlans:
             rows = yield Do(self.store.top, (self.season, n),
                             {"descending": codec.desc, "earliest_first": None if not codec.integer
                              else (self.board.tiebreak == "earliest")})
-            ranker = Ranker(self.board._style if self.board._style != "d" else "c")
+            ranker = Ranker(self.board.rank_style if self.board.rank_style != "d" else "c")
             return [Entry(ranker.rank_at(i, t.points), t.player, t.points) for i, t in enumerate(rows)]
-        entries = yield from steps(self.board._plan_top(n))
+        entries: List[Entry] = yield from steps(self.board.plan("top", n))
         return entries
 
     def _plan_rank(self, player: Any) -> Steps[Optional[int]]:
         """A player's rank on the board; RanksUpdating while it is rebuilt."""
         if (yield from self._plan_rebuilding()):
             raise RanksUpdating("ranks updating: the board is being rebuilt from the store; try again shortly")
-        rank = yield from steps(self.board._plan_rank(self._player(player)))
+        rank: Optional[int] = yield from steps(self.board.plan("rank", self._player(player)))
         return rank
 
     def _plan_history(self, player: Any) -> Steps[List[Event]]:
