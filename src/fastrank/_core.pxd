@@ -10,6 +10,7 @@ from zset cimport fr_zset
 cdef fr_zset *native_zset_of(object value)
 cdef bint native_is_zset(object value)
 cdef bint native_is_skiplist(object value)
-cdef object native_live(object db, object key)
+cdef object native_state(object db)
+cdef object native_live(object state, object db, object key)
 cdef int native_touched(object db, object key) except -1
 cdef bint native_canonical_i64(object text, long long *out)

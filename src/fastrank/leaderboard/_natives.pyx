@@ -30,8 +30,8 @@ from libc.stdint cimport uint64_t
 from libc.stdio cimport snprintf
 
 from zset cimport *
-from fastrank._core cimport (native_canonical_i64, native_is_skiplist, native_is_zset, native_live, native_touched,
-                             native_zset_of)
+from fastrank._core cimport (native_canonical_i64, native_is_skiplist, native_is_zset, native_live, native_state,
+                             native_touched, native_zset_of)
 
 import re as _board_re
 
@@ -153,13 +153,14 @@ cdef _BoardConf _conf_of(list args):
 cdef class _Board:
     """One script call: the keys, the board's configuration, the prelude's helpers."""
     cdef object db
+    cdef object st  # the Engine's compiled state (native_state), taken once per call
     cdef object board, dense_key, counts_key, meta_key, info_key
     cdef double scale, max_points
     cdef bint desc, mirrored, dense
 
     cdef inline object value(self, object key):
         """The live value at key (None if missing or expired)."""
-        return native_live(self.db, key)
+        return native_live(self.st, self.db, key)
 
     # -- the commands the scripts send ---------------------------------------
 
@@ -461,17 +462,18 @@ cdef _Board _board_open(object db, list keys, list args, Py_ssize_t extra, int u
     cdef Py_ssize_t i
     if len(keys) != 5 or len(args) < 5 + extra:
         return None
+    st = native_state(db)
     for i in range(5):
         if not (used >> i) & 1:
             continue
-        value = native_live(db, keys[i])
+        value = native_live(st, db, keys[i])
         if value is not None and not (native_is_zset(value) if i < 2 else type(value) is dict):
             return None
     cdef _BoardConf c = _conf_of(args)
     if c is None:
         return None
     cdef _Board b = _Board.__new__(_Board)
-    b.db = db
+    b.db, b.st = db, st
     b.board, b.dense_key, b.counts_key, b.meta_key, b.info_key = keys[0], keys[1], keys[2], keys[3], keys[4]
     b.scale, b.max_points = c.scale, c.max_points
     b.desc, b.mirrored, b.dense = c.desc, c.mirrored, c.dense

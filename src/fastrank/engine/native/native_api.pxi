@@ -29,10 +29,17 @@ cdef bint native_is_skiplist(object value):
     return type(value) is SortedSet
 
 
-cdef object native_live(object db, object key):
-    """The live value at key in the Engine db, or None (missing or expired:
-    an expired key is deleted on this access, as any lookup does)."""
-    return _live_in(_state_of(db), db, key)
+cdef object native_state(object db):
+    """The compiled state of the Engine db, for ``native_live`` (an opaque
+    object; take it once per call of a native path)."""
+    return _state_of(db)
+
+
+cdef object native_live(object state, object db, object key):
+    """The live value at key in the Engine db whose ``native_state`` is
+    ``state``, or None (missing or expired: an expired key is deleted on this
+    access, as any lookup does)."""
+    return _live_in(<EngineState>state, db, key)
 
 
 cdef int native_touched(object db, object key) except -1:
