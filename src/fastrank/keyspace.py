@@ -236,6 +236,12 @@ class Keyspace:
         # True while someone waits for a write or watches a key: the one
         # attribute the fast paths test after writing.
         self._observed = False
+        # Containers Redis holds in its large encoding although their content
+        # may fit the compact one again (Redis converts a set to a hashtable,
+        # a hash to a hashtable, and never back): id → the value, kept so
+        # that the id stays its own. OBJECT ENCODING reads it (mark_converted).
+        self._converted: dict[int, Any] = {}
+        self._converted_limit = 64  # prune past this many entries
 
     # -- reads -------------------------------------------------------------------
 
@@ -323,6 +329,7 @@ class Keyspace:
         self.flushed()
         self._data.clear()
         self._expires.clear()
+        self._converted.clear()
 
     def load_all(self, data: Mapping[bytes, Any], expires: Mapping[bytes, int]) -> None:
         """Replace every key with ``data`` and ``expires`` (a snapshot): as
@@ -333,9 +340,33 @@ class Keyspace:
         self._data.update(data)
         self._expires.clear()
         self._expires.update(expires)
+        self._converted.clear()  # as a server loading a dump: encodings from content
         for key in list(self._watched):
             self._touch(key)
         self.wake_waiters()
+
+    # -- encodings ----------------------------------------------------------------
+
+    def mark_converted(self, value: Any) -> None:
+        """Record that Redis would hold this container (a set or a hash) in
+        its large encoding from now on, whatever it later holds. O(1)
+        amortised: past a limit, entries of values no key holds any more are
+        dropped (O(number of keys), then the limit doubles)."""
+        self._converted[id(value)] = value
+        if len(self._converted) > self._converted_limit:
+            live = {id(v) for v in self._data.values()}
+            for ident in [i for i in self._converted if i not in live]:
+                del self._converted[ident]
+            self._converted_limit = max(64, 2 * len(self._converted))
+
+    def is_converted(self, value: Any) -> bool:
+        """True when :meth:`mark_converted` recorded this very value."""
+        return self._converted.get(id(value)) is value
+
+    def forget_converted(self, value: Any) -> None:
+        """The value's encoding follows from its content again (Redis rebuilt it)."""
+        if self.is_converted(value):
+            del self._converted[id(value)]
 
     # -- expiry -------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
-"""Keyspace commands (Redis 7.0 db.c / expire.c): DEL, EXISTS, TYPE, the
-EXPIRE family with NX/XX/GT/LT, TTL, PERSIST, RENAME, KEYS and SCAN with
-Redis's glob matcher, DBSIZE, FLUSHDB, and connection odds and ends
-(PING, ECHO, TIME).
+"""Keyspace commands (Redis 7.0 db.c / expire.c / object.c): DEL, EXISTS,
+TYPE, the EXPIRE family with NX/XX/GT/LT, TTL, PERSIST, RENAME, COPY,
+OBJECT ENCODING / FREQ / HELP, KEYS and SCAN with Redis's glob matcher,
+DBSIZE, FLUSHDB, and connection odds and ends (PING, ECHO, TIME).
 
 SCAN (and ZSCAN/HSCAN/SSCAN) answer in one batch: cursor 0 returns every
 match and the cursor 0 again (COUNT is only a hint in Redis too).
@@ -9,14 +9,17 @@ match and the cursor 0 again (COUNT is only a hint in Redis too).
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Union
+
+from collections import deque
 
 from fastrank import _errors as E
 from fastrank import keyspace  # keyspace.now_ms(): the one clock expiry reads
-from fastrank._core import exists_command, point_reads_setup, ttl_generic
+from fastrank._core import (CountMinSketch, SortedSet, TopK, exists_command, point_reads_setup,
+                            ttl_generic)
 from fastrank.commands import CommandError, command, syntax_error, to_int
-from fastrank.commands._numbers import INT64_MAX, INT64_MIN
-from fastrank.keyspace import TYPE_NAMES
+from fastrank.commands._numbers import INT64_MAX, INT64_MIN, parse_int
+from fastrank.keyspace import TYPE_NAMES, ListpackZSet
 
 if TYPE_CHECKING:
     from fastrank.engine import Engine
@@ -174,6 +177,152 @@ def rename(db: Engine, args: list[bytes]) -> Any:
 @command("renamenx", 3, write=True)
 def renamenx(db: Engine, args: list[bytes]) -> Any:
     return rename_generic(db, args, True)
+
+
+# -- COPY -----------------------------------------------------------------------
+
+
+def option_word(arg: bytes) -> bytes:
+    """An option word as Redis compares it (strcasecmp on a C string: upper
+    case, and nothing after a NUL byte counts)."""
+    return arg.split(b"\0", 1)[0].upper()
+
+
+def duplicate(db: Engine, value: Any) -> Any:
+    """A deep copy of a stored value, in the same encoding (Redis's
+    dupStringObject, setTypeDup, hashTypeDup, zsetDup, listTypeDup).
+    O(size of the value). RedisBloom's sketches have no copy in the module:
+    COPY refuses them, as the server does."""
+    kind = type(value)
+    if kind is bytes:
+        return value  # immutable: sharing it is a copy
+    if kind is set or kind is dict:
+        new = kind(value)
+        if db.is_converted(value):
+            db.mark_converted(new)
+        return new
+    if kind is deque:
+        return deque(value)
+    if kind is SortedSet or kind is ListpackZSet:
+        return value.copy()
+    if kind is CountMinSketch or kind is TopK:
+        raise CommandError(E.MODULE_COPY_UNSUPPORTED)
+    raise CommandError(E.WRONGTYPE)  # (no other type is ever stored)
+
+
+@command("copy", -3, write=True)
+def copy(db: Engine, args: list[bytes]) -> Any:
+    """COPY source destination [DB destination-db] [REPLACE]. The Engine is a
+    server with one database: DB 0 is this one, any other index is out of
+    range (docs/compatibility.md)."""
+    src, dst = args[0], args[1]
+    replace = False
+    j = 2
+    while j < len(args):
+        word = option_word(args[j])
+        if word == b"REPLACE":
+            replace = True
+        elif word == b"DB" and j + 1 < len(args):
+            dbid = parse_int(args[j + 1])
+            if dbid is None or not -(1 << 31) <= dbid < 1 << 31:  # a C int
+                raise CommandError(E.NOT_INTEGER)
+            if dbid != 0:
+                raise CommandError(E.DB_OUT_OF_RANGE)
+            j += 1
+        else:
+            raise syntax_error()
+        j += 1
+    if src == dst:
+        raise CommandError(E.SAME_OBJECT)
+    value = db.lookup(src)
+    if value is None:
+        return 0
+    deadline = db.deadline(src)
+    if db.lookup(dst) is not None and not replace:
+        return 0
+    new = duplicate(db, value)  # (refuses a sketch before dst is touched)
+    db.store(dst, new, deadline)
+    return 1
+
+
+# -- OBJECT -----------------------------------------------------------------------
+
+#: OBJECT HELP's lines, as Redis 7.0 sends them.
+OBJECT_HELP = [
+    b"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    b"ENCODING <key>",
+    b"    Return the kind of internal representation used in order to store the value",
+    b"    associated with a <key>.",
+    b"FREQ <key>",
+    b"    Return the access frequency index of the <key>. The returned integer is",
+    b"    proportional to the logarithm of the recent access frequency of the key.",
+    b"IDLETIME <key>",
+    b"    Return the idle time of the <key>, that is the approximated number of",
+    b"    seconds elapsed since the last access to the key.",
+    b"REFCOUNT <key>",
+    b"    Return the number of references of the value associated with the specified",
+    b"    <key>.",
+    b"HELP",
+    b"    Prints this help.",
+]
+
+EMBSTR_LIMIT = 44    # OBJ_ENCODING_EMBSTR_SIZE_LIMIT
+HASH_LISTPACK_ENTRIES = 128  # hash-max-listpack-entries
+HASH_LISTPACK_VALUE = 64     # hash-max-listpack-value
+
+
+def string_encoding(value: bytes) -> bytes:
+    """What Redis's tryObjectEncoding makes of a string SET stores: int for
+    the decimal of a long (at most 20 chars), embstr up to 44 bytes, raw."""
+    if len(value) <= 20 and parse_int(value) is not None:
+        return b"int"
+    return b"embstr" if len(value) <= EMBSTR_LIMIT else b"raw"
+
+
+def hash_encoding(db: Engine, h: dict[bytes, bytes]) -> bytes:
+    if db.is_converted(h) or len(h) > HASH_LISTPACK_ENTRIES or any(
+            len(f) > HASH_LISTPACK_VALUE or len(v) > HASH_LISTPACK_VALUE for f, v in h.items()):
+        return b"hashtable"
+    return b"listpack"
+
+
+#: Value type → OBJECT ENCODING's answer for a value of it (O(size) at most).
+#: commands/sets.py adds sets' (its module docstring); a module's value
+#: (RedisBloom's sketches) is raw.
+ENCODINGS: dict[type, Callable[[Engine, Any], bytes]] = {
+    bytes: lambda db, value: string_encoding(value),
+    ListpackZSet: lambda db, value: b"listpack",
+    SortedSet: lambda db, value: b"skiplist",
+    dict: hash_encoding,
+    deque: lambda db, value: b"quicklist",  # every Redis 7.0 list
+}
+
+
+def object_encoding(db: Engine, value: Any) -> bytes:
+    """OBJECT ENCODING's answer for a stored value (docs/compatibility.md)."""
+    encoding = ENCODINGS.get(type(value))
+    return b"raw" if encoding is None else encoding(db, value)
+
+
+@command("object", -2)
+def object_(db: Engine, args: list[bytes]) -> Any:
+    """OBJECT ENCODING | FREQ | HELP. IDLETIME and REFCOUNT are not kept
+    (docs/compatibility.md): they answer as unknown subcommands."""
+    sub = args[0].upper()
+    if sub == b"HELP":
+        if len(args) != 1:
+            raise CommandError(E.WRONG_ARITY % "object|help")
+        return list(OBJECT_HELP)
+    if sub in (b"ENCODING", b"FREQ"):
+        if len(args) != 2:
+            raise CommandError(E.WRONG_ARITY % ("object|" + sub.decode().lower()))
+        value = db.lookup(args[1])
+        if value is None:
+            return None
+        if sub == b"FREQ":
+            raise CommandError(E.OBJECT_FREQ_NO_LFU)  # maxmemory-policy is noeviction
+        return object_encoding(db, value)
+    raise CommandError(E.UNKNOWN_SUBCOMMAND % (args[0].decode("utf-8", "replace"), "OBJECT"))
 
 
 # -- KEYS / SCAN with Redis's glob matcher --------------------------------------
