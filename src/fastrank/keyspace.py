@@ -242,6 +242,11 @@ class Keyspace:
         # that the id stays its own. OBJECT ENCODING reads it (mark_converted).
         self._converted: dict[int, Any] = {}
         self._converted_limit = 64  # prune past this many entries
+        # Strings whose Redis encoding does not follow from their bytes (an
+        # APPEND or a PFADD leaves a raw string, INCRBYFLOAT's result is never
+        # an int): key → (the value written there, its kind) (mark_string).
+        self._string_kinds: dict[bytes, tuple[Any, bytes]] = {}
+        self._string_kinds_limit = 64
 
     # -- reads -------------------------------------------------------------------
 
@@ -330,6 +335,7 @@ class Keyspace:
         self._data.clear()
         self._expires.clear()
         self._converted.clear()
+        self._string_kinds.clear()
 
     def load_all(self, data: Mapping[bytes, Any], expires: Mapping[bytes, int]) -> None:
         """Replace every key with ``data`` and ``expires`` (a snapshot): as
@@ -341,6 +347,7 @@ class Keyspace:
         self._expires.clear()
         self._expires.update(expires)
         self._converted.clear()  # as a server loading a dump: encodings from content
+        self._string_kinds.clear()
         for key in list(self._watched):
             self._touch(key)
         self.wake_waiters()
@@ -367,6 +374,24 @@ class Keyspace:
         """The value's encoding follows from its content again (Redis rebuilt it)."""
         if self.is_converted(value):
             del self._converted[id(value)]
+
+    def mark_string(self, key: bytes, value: bytes, kind: bytes) -> None:
+        """Record how Redis encodes the string value just written at key:
+        ``b"raw"`` (a string Redis rewrote in place: APPEND, SETRANGE, the
+        HyperLogLog commands) or ``b"float"`` (INCRBYFLOAT's result: never
+        int-encoded). Forgotten once another value is at key. O(1) amortised
+        (pruned as :meth:`mark_converted`)."""
+        self._string_kinds[key] = (value, kind)
+        if len(self._string_kinds) > self._string_kinds_limit:
+            data = self._data
+            for k in [k for k, (v, _) in self._string_kinds.items() if data.get(k) is not v]:
+                del self._string_kinds[k]
+            self._string_kinds_limit = max(64, 2 * len(self._string_kinds))
+
+    def string_kind(self, key: bytes, value: Any) -> bytes | None:
+        """What :meth:`mark_string` recorded for this value at key, or None."""
+        entry = self._string_kinds.get(key)
+        return entry[1] if entry is not None and entry[0] is value else None
 
     # -- expiry -------------------------------------------------------------------
 

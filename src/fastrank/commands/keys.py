@@ -164,8 +164,11 @@ def rename_generic(db: Engine, args: list[bytes], nx: bool) -> Union[int, bytes]
         if nx:
             return 0
         db.remove(dst)
+    kind = db.string_kind(src, value)
     db.remove(src)
     db.store(dst, value, deadline)  # both keys are touched
+    if kind is not None:
+        db.mark_string(dst, value, kind)  # the same object, encoded as before
     return 1 if nx else b"OK"
 
 
@@ -223,9 +226,9 @@ def copy(db: Engine, args: list[bytes]) -> Any:
         if word == b"REPLACE":
             replace = True
         elif word == b"DB" and j + 1 < len(args):
-            dbid = parse_int(args[j + 1])
-            if dbid is None or not -(1 << 31) <= dbid < 1 << 31:  # a C int
-                raise CommandError(E.NOT_INTEGER)
+            dbid = to_int(args[j + 1])
+            if not -(1 << 31) <= dbid < 1 << 31:  # a C int
+                raise CommandError(E.INT_RANGE)
             if dbid != 0:
                 raise CommandError(E.DB_OUT_OF_RANGE)
             j += 1
@@ -242,6 +245,9 @@ def copy(db: Engine, args: list[bytes]) -> Any:
         return 0
     new = duplicate(db, value)  # (refuses a sketch before dst is touched)
     db.store(dst, new, deadline)
+    kind = db.string_kind(src, value) if type(value) is bytes else None
+    if kind is not None:
+        db.mark_string(dst, new, kind)
     return 1
 
 
@@ -267,21 +273,40 @@ OBJECT_HELP = [
 ]
 
 EMBSTR_LIMIT = 44    # OBJ_ENCODING_EMBSTR_SIZE_LIMIT
-HASH_LISTPACK_ENTRIES = 128  # hash-max-listpack-entries
+HASH_LISTPACK_ENTRIES = 512  # hash-max-listpack-entries (Redis 7.0: 512; zsets: 128)
 HASH_LISTPACK_VALUE = 64     # hash-max-listpack-value
 
 
-def string_encoding(value: bytes) -> bytes:
+def string_encoding(db: Engine, key: bytes, value: bytes) -> bytes:
     """What Redis's tryObjectEncoding makes of a string SET stores: int for
-    the decimal of a long (at most 20 chars), embstr up to 44 bytes, raw."""
-    if len(value) <= 20 and parse_int(value) is not None:
+    the decimal of a long (at most 20 chars), embstr up to 44 bytes, raw;
+    a string rewritten in place stays raw, INCRBYFLOAT's is never an int
+    (``Keyspace.mark_string``)."""
+    kind = db.string_kind(key, value)
+    if kind == b"raw":
+        return b"raw"
+    if kind is None and len(value) <= 20 and parse_int(value) is not None:
         return b"int"
     return b"embstr" if len(value) <= EMBSTR_LIMIT else b"raw"
 
 
-def hash_encoding(db: Engine, h: dict[bytes, bytes]) -> bytes:
-    if db.is_converted(h) or len(h) > HASH_LISTPACK_ENTRIES or any(
-            len(f) > HASH_LISTPACK_VALUE or len(v) > HASH_LISTPACK_VALUE for f, v in h.items()):
+def hash_fits_listpack(h: dict[bytes, bytes]) -> bool:
+    """At most 512 fields, none and no value longer than 64 bytes. O(n)."""
+    return len(h) <= HASH_LISTPACK_ENTRIES and all(
+        len(f) <= HASH_LISTPACK_VALUE and len(v) <= HASH_LISTPACK_VALUE for f, v in h.items())
+
+
+def note_hash_write(db: Engine, h: dict[bytes, bytes], written: Iterable[bytes]) -> None:
+    """After fields/values were written to h: Redis converts its listpack
+    (for good) when one of them is longer than 64 bytes or h outgrew 512
+    fields. O(len(written))."""
+    if not db.is_converted(h) and (len(h) > HASH_LISTPACK_ENTRIES or any(
+            len(w) > HASH_LISTPACK_VALUE for w in written)):
+        db.mark_converted(h)
+
+
+def hash_encoding(db: Engine, key: bytes, h: dict[bytes, bytes]) -> bytes:
+    if db.is_converted(h) or not hash_fits_listpack(h):
         return b"hashtable"
     return b"listpack"
 
@@ -289,19 +314,19 @@ def hash_encoding(db: Engine, h: dict[bytes, bytes]) -> bytes:
 #: Value type → OBJECT ENCODING's answer for a value of it (O(size) at most).
 #: commands/sets.py adds sets' (its module docstring); a module's value
 #: (RedisBloom's sketches) is raw.
-ENCODINGS: dict[type, Callable[[Engine, Any], bytes]] = {
-    bytes: lambda db, value: string_encoding(value),
-    ListpackZSet: lambda db, value: b"listpack",
-    SortedSet: lambda db, value: b"skiplist",
+ENCODINGS: dict[type, Callable[[Engine, bytes, Any], bytes]] = {
+    bytes: string_encoding,
+    ListpackZSet: lambda db, key, value: b"listpack",
+    SortedSet: lambda db, key, value: b"skiplist",
     dict: hash_encoding,
-    deque: lambda db, value: b"quicklist",  # every Redis 7.0 list
+    deque: lambda db, key, value: b"quicklist",  # every Redis 7.0 list
 }
 
 
-def object_encoding(db: Engine, value: Any) -> bytes:
-    """OBJECT ENCODING's answer for a stored value (docs/compatibility.md)."""
+def object_encoding(db: Engine, key: bytes, value: Any) -> bytes:
+    """OBJECT ENCODING's answer for the value at key (docs/compatibility.md)."""
     encoding = ENCODINGS.get(type(value))
-    return b"raw" if encoding is None else encoding(db, value)
+    return b"raw" if encoding is None else encoding(db, key, value)
 
 
 @command("object", -2)
@@ -321,7 +346,7 @@ def object_(db: Engine, args: list[bytes]) -> Any:
             return None
         if sub == b"FREQ":
             raise CommandError(E.OBJECT_FREQ_NO_LFU)  # maxmemory-policy is noeviction
-        return object_encoding(db, value)
+        return object_encoding(db, args[1], value)
     raise CommandError(E.UNKNOWN_SUBCOMMAND % (args[0].decode("utf-8", "replace"), "OBJECT"))
 
 

@@ -60,7 +60,7 @@ def fits_intset(members: Iterable[bytes]) -> bool:
     return all(parse_int(m) is not None for m in members)
 
 
-def set_encoding(db: Engine, s: set[bytes]) -> bytes:
+def set_encoding(db: Engine, key: bytes, s: set[bytes]) -> bytes:
     """OBJECT ENCODING of the set s. O(n) at most."""
     if db.is_converted(s) or len(s) > INTSET_ENTRIES or not fits_intset(s):
         return b"hashtable"
