@@ -282,6 +282,49 @@ def test_object_encoding_hashes(pair: Pair) -> None:
     enc("i")
 
 
+def test_object_encoding_hashes_every_write_path(pair: Pair) -> None:
+    """A long value overwritten with a short one leaves a hashtable, whichever
+    way the HSET or HINCRBY came (method, raw command, pipeline, script)."""
+    enc = lambda key: pair.object("encoding", key)  # noqa: E731
+    long = "y" * 65
+    pair.hset("m", "f", long)
+    pair.hset("m", "f", "short")
+    enc("m")
+    pair.hset("d", mapping={"f": long, "g": "v"})
+    pair.hset("d", mapping={"f": "s"})
+    enc("d")
+    pair.execute_command("HSET", "x", "f", long)
+    pair.execute_command("HSET", "x", "f", "s")
+    enc("x")
+    pair.execute_command("HMSET", "hm", "f", long)
+    pair.execute_command("HMSET", "hm", "f", "s")
+    enc("hm")
+    pair.hincrby("i", "k" * 65, 1)
+    pair.hset("i", "a", 1)
+    pair.hdel("i", "k" * 65)
+    enc("i")
+    pair.execute_command("HINCRBY", "j", "k" * 65, 1)
+    pair.execute_command("HSET", "j", "a", 1)
+    pair.execute_command("HDEL", "j", "k" * 65)
+    enc("j")
+
+    def piped(c):
+        pipe = c.pipeline(transaction=True)
+        pipe.hset("p", "f", long).hset("p", "f", "s").object("encoding", "p")
+        return pipe.execute()
+
+    pair.apply("pipeline: hset long, hset short, object encoding", piped)
+    pair.eval("redis.call('hset', KEYS[1], 'f', ARGV[1]); redis.call('hset', KEYS[1], 'f', 's');"
+              " return redis.call('object', 'encoding', KEYS[1])", 1, "lua", long)
+    pair.hset("big", mapping={f"f{i}": i for i in range(512)})
+    pair.hset("big", "one", "more")
+    pair.hdel("big", "one")
+    enc("big")
+    pair.execute_command("HINCRBY", "big", "new", 1)
+    pair.hdel("big", "new", "f0")
+    enc("big")
+
+
 def test_object_encoding_zsets(pair: Pair) -> None:
     enc = lambda key: pair.object("encoding", key)  # noqa: E731
     pair.zadd("z", {f"m{i}": i for i in range(128)})
