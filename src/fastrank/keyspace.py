@@ -299,6 +299,8 @@ class Keyspace:
             self._expires.pop(key, None)
         else:
             self._expires[key] = deadline
+        if self._string_kinds:
+            self._string_kinds.pop(key, None)
         if self._watched:
             self._touch(key)
 
@@ -309,6 +311,8 @@ class Keyspace:
         Redis does not report, such as the registers PFADD keeps on a corrupt
         HyperLogLog)."""
         self._data[key] = value
+        if self._string_kinds:
+            self._string_kinds.pop(key, None)
         if signal and self._watched:
             self._touch(key)
 
@@ -317,6 +321,8 @@ class Keyspace:
         live = self.lookup(key) is not None
         self._data.pop(key, None)
         self._expires.pop(key, None)
+        if self._string_kinds:
+            self._string_kinds.pop(key, None)
         if live and self._watched:
             self._touch(key)
         return live
@@ -379,8 +385,11 @@ class Keyspace:
         """Record how Redis encodes the string value just written at key:
         ``b"raw"`` (a string Redis rewrote in place: APPEND, SETRANGE, the
         HyperLogLog commands) or ``b"float"`` (INCRBYFLOAT's result: never
-        int-encoded). Forgotten once another value is at key. O(1) amortised
-        (pruned as :meth:`mark_converted`)."""
+        int-encoded). Forgotten when :meth:`store`, :meth:`replace` or
+        :meth:`remove` writes the key, and ignored once another object is
+        there (the compiled INCRBY rewrites a value without these methods;
+        only a one-byte value, which CPython shares, could then meet its
+        old mark again). O(1) amortised (pruned as :meth:`mark_converted`)."""
         self._string_kinds[key] = (value, kind)
         if len(self._string_kinds) > self._string_kinds_limit:
             data = self._data

@@ -353,3 +353,133 @@ def test_object_encoding_zsets(pair: Pair) -> None:
     enc("zc")
     pair.zincrby("inc", 1, "a")
     enc("inc")
+
+
+# -- a random sequence over every type: writes, COPY, RENAME, OBJECT ENCODING -------
+
+import random  # noqa: E402
+
+from differential import Gen, steps  # noqa: E402
+
+EKEYS = ["k1", "k2", "k3", "k4", "k5"]
+STRING_VALUES = ["0", "7", "-12", "9999", "10000", "01", "+3", "1.5", "", "word", "x" * 44,
+                 "x" * 45, "9223372036854775807", "9223372036854775808", "z" * 80]
+WORDS = ["a", "b", "1", "2", "-3", "f" * 64, "f" * 65, "é"]
+
+
+class EncodingGen(Gen):
+    """Writes of every type that move values across their encodings, COPY
+    and RENAME between a few keys, and OBJECT ENCODING of them."""
+
+    def key(self) -> str:
+        return self.pick(EKEYS)
+
+    def word(self) -> str:
+        return self.pick(WORDS)
+
+    def table(self):
+        return [
+            (6, self.op_string), (6, self.op_hash), (5, self.op_zset), (5, self.op_set),
+            (2, self.op_list), (2, self.op_hll), (4, self.op_copy), (2, self.op_rename),
+            (1, self.op_delete), (8, self.op_encoding), (1, self.op_big),
+        ]
+
+    def op_string(self, p: Pair) -> None:
+        k = self.key()
+        which = self.rng.randrange(6)
+        if which == 0:
+            p.quiet("set", k, self.pick(STRING_VALUES))
+        elif which == 1:
+            p.quiet("append", k, self.pick(["", "1", "x"]))
+        elif which == 2:
+            p.quiet("setrange", k, self.rng.randrange(3), self.pick(["", "9", "ab"]))
+        elif which == 3:
+            p.quiet("incr", k)
+        elif which == 4:
+            p.quiet("incrbyfloat", k, self.pick([0, 1, 0.5, -2]))
+        else:
+            p.quiet("getset", k, self.pick(STRING_VALUES))
+
+    def op_hash(self, p: Pair) -> None:
+        k = self.key()
+        which = self.rng.randrange(5)
+        if which == 0:
+            p.quiet("hset", k, mapping={self.word(): self.word()
+                                        for _ in range(self.rng.randint(1, 3))})
+        elif which == 1:
+            p.quiet("execute_command", "HSET", k, self.word(), self.word())
+        elif which == 2:
+            p.quiet("hdel", k, self.word(), self.word())
+        elif which == 3:
+            p.quiet("hincrby", k, self.word(), 1)
+        else:
+            p.quiet("hsetnx", k, self.word(), self.word())
+
+    def op_zset(self, p: Pair) -> None:
+        k = self.key()
+        which = self.rng.randrange(4)
+        if which == 0:
+            p.quiet("zadd", k, {self.word(): self.rng.randint(-2, 2)
+                                for _ in range(self.rng.randint(1, 3))})
+        elif which == 1:
+            p.quiet("zrem", k, self.word())
+        elif which == 2:
+            p.quiet("zincrby", k, 1, self.word())
+        else:
+            p.quiet(self.pick(["zunionstore", "zinterstore", "zdiffstore"]), self.key(),
+                    [self.key(), self.key()])
+
+    def op_set(self, p: Pair) -> None:
+        k = self.key()
+        which = self.rng.randrange(4)
+        if which == 0:
+            p.quiet("sadd", k, *[self.word() for _ in range(self.rng.randint(1, 3))])
+        elif which == 1:
+            p.quiet("srem", k, self.word())
+        elif which == 2:
+            p.quiet(self.pick(["sunionstore", "sinterstore", "sdiffstore"]), self.key(),
+                    [self.key(), self.key()])
+        else:
+            p.quiet("smove", self.key(), self.key(), self.word())
+
+    def op_list(self, p: Pair) -> None:
+        if self.chance(0.6):
+            p.quiet("rpush", self.key(), self.word())
+        else:
+            p.quiet("lpop", self.key())
+
+    def op_hll(self, p: Pair) -> None:
+        if self.chance(0.6):
+            p.quiet("pfadd", self.key(), self.word())
+        elif self.chance(0.5):
+            p.quiet("pfcount", self.key())
+        else:
+            p.quiet("pfmerge", self.key(), self.key())
+
+    def op_copy(self, p: Pair) -> None:
+        p.quiet("copy", self.key(), self.key(), replace=self.chance(0.5))
+
+    def op_rename(self, p: Pair) -> None:
+        p.quiet("rename", self.key(), self.key())
+
+    def op_delete(self, p: Pair) -> None:
+        p.quiet("delete", self.key())
+
+    def op_encoding(self, p: Pair) -> None:
+        p.quiet("object", "encoding", self.key())
+
+    def op_big(self, p: Pair) -> None:
+        """Past the size limits: 129 zset members, 513 fields or set members."""
+        k = self.key()
+        which = self.rng.randrange(3)
+        if which == 0:
+            p.quiet("zadd", k, {f"m{i}": i for i in range(129)})
+        elif which == 1:
+            p.quiet("hset", k, mapping={f"f{i}": i for i in range(513)})
+        else:
+            p.quiet("sadd", k, *range(513))
+
+
+def test_encodings_random_sequence(pair: Pair, seed: int) -> None:
+    gen = EncodingGen(random.Random(seed))
+    gen.run(pair, steps(1500), check_every=250)

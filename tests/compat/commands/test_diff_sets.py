@@ -549,3 +549,23 @@ def test_sdiffstore_encoding_follows_redis_choice_of_way(pair: Pair) -> None:
     pair.object("encoding", "d5")
     for key in ("d1", "d2", "d3", "d4", "d5"):
         pair.smembers(key)
+
+
+def test_encodings_survive_many_keys_coming_and_going(pair: Pair) -> None:
+    """Many converted sets and hashes created, deleted and overwritten: the
+    ones still there keep answering hashtable (the Engine's record of
+    conversions is pruned as keys go, never the live ones)."""
+    for i in range(300):
+        pair.sadd(f"s{i}", "a", i)
+        pair.srem(f"s{i}", "a")
+        pair.hset(f"h{i}", "f", "x" * 65)
+        pair.hset(f"h{i}", "g", 1)
+        pair.hdel(f"h{i}", "f")
+        if i % 3 == 0:
+            pair.delete(f"s{i}", f"h{i}")
+        elif i % 3 == 1:
+            pair.sadd(f"s{i}x", i)
+            pair.rename(f"s{i}x", f"s{i}")                 # a fresh intset replaces it
+    for i in range(300):
+        pair.object("encoding", f"s{i}")
+        pair.object("encoding", f"h{i}")
