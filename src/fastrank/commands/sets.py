@@ -205,6 +205,8 @@ SPOP_REBUILD_RATIO = 5
 
 @command("spop", -2, write=True)
 def spop(db: Engine, args: list[bytes]) -> Any:
+    """SPOP key [count]. O(n): a Python set has no random access, so a draw
+    lists the members first (Redis: O(1) a member)."""
     key = args[0]
     if len(args) > 2:
         raise syntax_error()
@@ -235,6 +237,8 @@ def spop(db: Engine, args: list[bytes]) -> Any:
 
 @command("srandmember", -2)
 def srandmember(db: Engine, args: list[bytes]) -> Any:
+    """SRANDMEMBER key [count]; a negative count may repeat members. O(n +
+    |count|), as SPOP."""
     if len(args) > 2:
         raise syntax_error()
     if len(args) == 1:

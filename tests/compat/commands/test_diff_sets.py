@@ -569,3 +569,25 @@ def test_encodings_survive_many_keys_coming_and_going(pair: Pair) -> None:
     for i in range(300):
         pair.object("encoding", f"s{i}")
         pair.object("encoding", f"h{i}")
+
+
+def test_set_commands_decoded(pair_decoded: Pair) -> None:
+    p = pair_decoded
+    p.sadd("a", "é", "x", 1, 2)
+    p.sadd("b", "x", 2, 3)
+    p.sinter("a", "b")
+    p.sunion("a", "b")
+    p.sdiff("a", "b")
+    p.sdiffstore("d", "a", "b")
+    p.smembers("d")
+    p.sintercard(2, ["a", "b"])
+    p.smove("a", "b", "é")
+    p.smembers("b")
+    p.object("encoding", "a")
+    p.object("encoding", "missing")
+    p.copy("a", "c")
+    p.smembers("c")
+    p.spop("missing")
+    p.srandmember("missing", 3)
+    p.apply("spop('a', 10) as a set", lambda c: set(c.spop("a", 10)))
+    p.exists("a")
