@@ -9,9 +9,8 @@ match and the cursor 0 again (COUNT is only a hint in Redis too).
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Union
-
 from collections import deque
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Union
 
 from fastrank import _errors as E
 from fastrank import keyspace  # keyspace.now_ms(): the one clock expiry reads
