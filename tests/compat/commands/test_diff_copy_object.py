@@ -13,11 +13,13 @@ HELP; IDLETIME and REFCOUNT are not compared (docs/compatibility.md).
 """
 from __future__ import annotations
 
+import random
+import time
 from typing import Any
 
 import pytest
 
-from differential import Pair, approx_ttl
+from differential import Gen, Pair, approx_ttl, steps
 
 
 def fill_every_type(pair: Pair) -> None:
@@ -94,7 +96,7 @@ def test_copy_ttl_replace_and_missing(pair: Pair) -> None:
     pair.lrange("list", 0, -1)
     pair.exists("new")
     pair.set("gone", "x", px=1)
-    pair.apply("sleep past gone's TTL", lambda c: __import__("time").sleep(0.01))
+    pair.apply("sleep past gone's TTL", lambda c: time.sleep(0.01))
     pair.copy("gone", "g2")
     pair.copy("list", "gone")                           # an expired destination is free
     pair.lrange("gone", 0, -1)
@@ -356,10 +358,6 @@ def test_object_encoding_zsets(pair: Pair) -> None:
 
 
 # -- a random sequence over every type: writes, COPY, RENAME, OBJECT ENCODING -------
-
-import random  # noqa: E402
-
-from differential import Gen, steps  # noqa: E402
 
 EKEYS = ["k1", "k2", "k3", "k4", "k5"]
 STRING_VALUES = ["0", "7", "-12", "9999", "10000", "01", "+3", "1.5", "", "word", "x" * 44,

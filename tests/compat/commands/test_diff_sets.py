@@ -6,7 +6,13 @@ those members are compared as a set.
 """
 from __future__ import annotations
 
-from differential import Pair
+import random
+from typing import Any, Callable, List
+
+import pytest
+import redis
+
+from differential import Gen, Pair, approx_ttl, steps
 
 
 def members_sorted(reply):
@@ -53,14 +59,6 @@ def test_sscan(pair: Pair) -> None:
 # choose at random, so only what is determined is compared: the reply's
 # shape and length, that its members come from the set (distinct unless the
 # count is negative), and the set afterwards (the popped members gone).
-
-import random  # noqa: E402
-from typing import Any, Callable, List  # noqa: E402
-
-import pytest  # noqa: E402
-import redis  # noqa: E402
-
-from differential import Gen, approx_ttl, steps  # noqa: E402
 
 INTS = [str(i) for i in range(1, 9)]
 
