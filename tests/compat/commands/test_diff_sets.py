@@ -13,6 +13,7 @@ import pytest
 import redis
 
 from differential import Gen, Pair, approx_ttl, steps
+from test_diff_pipeline import compare_pipeline, draw_specs
 
 
 def members_sorted(reply):
@@ -589,3 +590,21 @@ def test_set_commands_decoded(pair_decoded: Pair) -> None:
     p.srandmember("missing", 3)
     p.apply("spop('a', 10) as a set", lambda c: set(c.spop("a", 10)))
     p.exists("a")
+
+
+class SetPipelineGen(SetGen):
+    """SetGen without the random draws (their replies are compared one by
+    one above): what a pipeline of set commands must answer exactly."""
+
+    def table(self):
+        return [(w, op) for w, op in super().table()
+                if op not in (self.op_spop, self.op_srandmember)]
+
+
+@pytest.mark.parametrize("transaction", [True, False], ids=["multi", "plain"])
+def test_sets_random_pipelines(pair: Pair, seed: int, transaction: bool) -> None:
+    rng = random.Random(seed * 7919 + transaction)
+    gen = SetPipelineGen(rng)
+    for _ in range(steps(120)):
+        specs = draw_specs(gen, rng.choice([1, 2, 3, 5, 8]))
+        compare_pipeline(pair, specs, transaction, raise_on_error=rng.random() < 0.5)
