@@ -24,6 +24,7 @@
 
 from cpython.dict cimport PyDict_Contains, PyDict_GetItemWithError, PyDict_SetItem, PyDict_Size
 from cpython.list cimport PyList_GET_SIZE
+from cpython.long cimport PyLong_FromVoidPtr
 from cpython.unicode cimport PyUnicode_AsUTF8String
 
 cdef object _hincrby_python = None  # fastrank.commands.hashes.hincrby (args after the word)
@@ -119,8 +120,15 @@ cdef inline bint _long_word(object word):
 cdef inline void _note_hash_write(object db, dict h, bint long_seen) except *:
     """After a write: Redis's listpack hash converts for good when a word
     longer than 64 bytes went in or it outgrew 512 fields; the Engine
-    remembers it (``Keyspace.mark_converted``, read by OBJECT ENCODING)."""
+    remembers it (``Keyspace.mark_converted``, read by OBJECT ENCODING).
+    A hash already recorded costs a dict look-up, not a method call."""
+    cdef PyObject *seen
     if long_seen or PyDict_Size(h) > _HASH_LISTPACK_ENTRIES:
+        converted = db._converted
+        if type(converted) is dict:
+            seen = PyDict_GetItemWithError(converted, PyLong_FromVoidPtr(<void *>h))
+            if seen == <PyObject *>h:
+                return
         db.mark_converted(h)
 
 
