@@ -48,6 +48,14 @@ EXEC_REJECTED = "EXECABORT Transaction discarded because of: %s"
 MULTI_UNSUPPORTED = ("ERR fastrank.Engine runs MULTI only as a transaction pipeline "
                      "(pipeline(transaction=True) or pipeline().multi())")
 UNSUPPORTED_OPTION = "ERR Unsupported option %s"  # EXPIRE family
+# COPY and OBJECT (db.c, object.c)
+SAME_OBJECT = "ERR source and destination objects are the same"
+DB_OUT_OF_RANGE = "ERR DB index is out of range"
+INT_RANGE = "ERR value is out of range, value must between -2147483648 and 2147483647"  # a C int
+MODULE_COPY_UNSUPPORTED = "ERR not supported for this module key"  # COPY of a RedisBloom sketch
+OBJECT_FREQ_NO_LFU = ("ERR An LFU maxmemory policy is not selected, access frequency not "
+                      "tracked. Please note that when switching between policies at runtime "
+                      "LRU and LFU data will take some time to adjust.")
 HASH_NAN_OR_INF = "ERR value is NaN or Infinity"  # HINCRBYFLOAT's increment
 
 # -- sorted sets -----------------------------------------------------------

@@ -236,6 +236,17 @@ class Keyspace:
         # True while someone waits for a write or watches a key: the one
         # attribute the fast paths test after writing.
         self._observed = False
+        # Containers Redis holds in its large encoding although their content
+        # may fit the compact one again (Redis converts a set to a hashtable,
+        # a hash to a hashtable, and never back): id → the value, kept so
+        # that the id stays its own. OBJECT ENCODING reads it (mark_converted).
+        self._converted: dict[int, Any] = {}
+        self._converted_limit = 64  # prune past this many entries
+        # Strings whose Redis encoding does not follow from their bytes (an
+        # APPEND or a PFADD leaves a raw string, INCRBYFLOAT's result is never
+        # an int): key → (the value written there, its kind) (mark_string).
+        self._string_kinds: dict[bytes, tuple[Any, bytes]] = {}
+        self._string_kinds_limit = 64
 
     # -- reads -------------------------------------------------------------------
 
@@ -288,6 +299,8 @@ class Keyspace:
             self._expires.pop(key, None)
         else:
             self._expires[key] = deadline
+        if self._string_kinds:
+            self._string_kinds.pop(key, None)
         if self._watched:
             self._touch(key)
 
@@ -298,6 +311,8 @@ class Keyspace:
         Redis does not report, such as the registers PFADD keeps on a corrupt
         HyperLogLog)."""
         self._data[key] = value
+        if self._string_kinds:
+            self._string_kinds.pop(key, None)
         if signal and self._watched:
             self._touch(key)
 
@@ -306,6 +321,8 @@ class Keyspace:
         live = self.lookup(key) is not None
         self._data.pop(key, None)
         self._expires.pop(key, None)
+        if self._string_kinds:
+            self._string_kinds.pop(key, None)
         if live and self._watched:
             self._touch(key)
         return live
@@ -323,6 +340,8 @@ class Keyspace:
         self.flushed()
         self._data.clear()
         self._expires.clear()
+        self._converted.clear()
+        self._string_kinds.clear()
 
     def load_all(self, data: Mapping[bytes, Any], expires: Mapping[bytes, int]) -> None:
         """Replace every key with ``data`` and ``expires`` (a snapshot): as
@@ -333,9 +352,55 @@ class Keyspace:
         self._data.update(data)
         self._expires.clear()
         self._expires.update(expires)
+        self._converted.clear()  # as a server loading a dump: encodings from content
+        self._string_kinds.clear()
         for key in list(self._watched):
             self._touch(key)
         self.wake_waiters()
+
+    # -- encodings ----------------------------------------------------------------
+
+    def mark_converted(self, value: Any) -> None:
+        """Record that Redis would hold this container (a set or a hash) in
+        its large encoding from now on, whatever it later holds. O(1)
+        amortised: past a limit, entries of values no key holds any more are
+        dropped (O(number of keys), then the limit doubles)."""
+        self._converted[id(value)] = value
+        if len(self._converted) > self._converted_limit:
+            live = {id(v) for v in self._data.values()}
+            for ident in [i for i in self._converted if i not in live]:
+                del self._converted[ident]
+            self._converted_limit = max(64, 2 * len(self._converted))
+
+    def is_converted(self, value: Any) -> bool:
+        """True when :meth:`mark_converted` recorded this very value."""
+        return self._converted.get(id(value)) is value
+
+    def forget_converted(self, value: Any) -> None:
+        """The value's encoding follows from its content again (Redis rebuilt it)."""
+        if self.is_converted(value):
+            del self._converted[id(value)]
+
+    def mark_string(self, key: bytes, value: bytes, kind: bytes) -> None:
+        """Record how Redis encodes the string value just written at key:
+        ``b"raw"`` (a string Redis rewrote in place: APPEND, SETRANGE, the
+        HyperLogLog commands) or ``b"float"`` (INCRBYFLOAT's result: never
+        int-encoded). Forgotten when :meth:`store`, :meth:`replace` or
+        :meth:`remove` writes the key, and ignored once another object is
+        there (the compiled INCRBY rewrites a value without these methods;
+        only a one-byte value, which CPython shares, could then meet its
+        old mark again). O(1) amortised (pruned as :meth:`mark_converted`)."""
+        self._string_kinds[key] = (value, kind)
+        if len(self._string_kinds) > self._string_kinds_limit:
+            data = self._data
+            for k in [k for k, (v, _) in self._string_kinds.items() if data.get(k) is not v]:
+                del self._string_kinds[k]
+            self._string_kinds_limit = max(64, 2 * len(self._string_kinds))
+
+    def string_kind(self, key: bytes, value: Any) -> bytes | None:
+        """What :meth:`mark_string` recorded for this value at key, or None."""
+        entry = self._string_kinds.get(key)
+        return entry[1] if entry is not None and entry[0] is value else None
 
     # -- expiry -------------------------------------------------------------------
 

@@ -17,7 +17,8 @@ from fastrank.engine.commands._numbers import (
     parse_int,
     parse_long_double,
 )
-from fastrank.engine.commands.keys import parse_cursor, scan_options, scan_reply
+from fastrank.engine.commands.keys import (hash_fits_listpack, note_hash_write, parse_cursor, scan_options,
+                                    scan_reply)
 
 if TYPE_CHECKING:
     from fastrank.engine import Engine
@@ -49,6 +50,7 @@ def _set_pairs(db: Engine, args: List[bytes], name: str) -> int:
             added += 1
         h[args[i]] = args[i + 1]
     db.touched(args[0])
+    note_hash_write(db, h, args[1:])
     return added
 
 
@@ -72,6 +74,7 @@ def hsetnx(db: Engine, args: List[bytes]) -> int:
         return 0
     h[args[1]] = args[2]
     db.touched(args[0])
+    note_hash_write(db, h, args[1:])
     return 1
 
 
@@ -105,6 +108,8 @@ def hdel(db: Engine, args: List[bytes]) -> int:
     h = get_hash(db, args[0])
     if h is None:
         return 0
+    if not db.is_converted(h) and not hash_fits_listpack(h):
+        db.mark_converted(h)  # (O(n) for a hash of at most 512 fields)
     removed = sum(h.pop(f, None) is not None for f in args[1:])
     if removed:
         db.touched(args[0])
@@ -144,6 +149,7 @@ def hincrby(db: Engine, args: List[bytes]) -> int:
         raise CommandError(E.OVERFLOW)
     h[args[1]] = b"%d" % new
     db.touched(args[0])
+    note_hash_write(db, h, args[1:2])
     return new
 
 
@@ -172,6 +178,7 @@ def hincrbyfloat(db: Engine, args: List[bytes]) -> bytes:
         raise CommandError(E.NAN_OR_INF)
     h[args[1]] = text = format_long_double(new)
     db.touched(args[0])
+    note_hash_write(db, h, (args[1], text))
     return text
 
 

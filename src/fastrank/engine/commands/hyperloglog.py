@@ -64,11 +64,13 @@ def pfadd(db: Engine, args: list[bytes]) -> int:
         # (no cache invalidation, no keyspace signal).
         if value is not None and exc.value is not None:
             db.replace(key, exc.value, signal=False)
+            db.mark_string(key, exc.value, b"raw")
         raise CommandError(E.HLL_CORRUPTED) from None
     if value is None:
         db.store(key, new)
     elif reply:
         db.replace(key, new)  # in place: the TTL stays
+    db.mark_string(key, db.lookup(key), b"raw")  # (Redis unshares it: raw, even unchanged)
     return reply
 
 
@@ -85,6 +87,8 @@ def pfcount(db: Engine, args: list[bytes]) -> int:
             raise CommandError(E.HLL_CORRUPTED) from None
         if new is not None:
             db.replace(key, new)  # the cached cardinality, written back
+        if value is not None:
+            db.mark_string(key, db.lookup(key), b"raw")  # (Redis unshares it: raw)
         return count
     values = [db.lookup(key) for key in args]
     return _union(lambda: pfcount_union_bytes(values))
@@ -111,4 +115,5 @@ def pfmerge(db: Engine, args: list[bytes]) -> bytes:
         db.store(key, new)
     else:
         db.replace(key, new)  # in place: the TTL stays
+    db.mark_string(key, new, b"raw")
     return b"OK"

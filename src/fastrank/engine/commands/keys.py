@@ -1,7 +1,7 @@
-"""Keyspace commands (Redis 7.0 db.c / expire.c): DEL, EXISTS, TYPE, the
-EXPIRE family with NX/XX/GT/LT, TTL, PERSIST, RENAME, KEYS and SCAN with
-Redis's glob matcher, DBSIZE, FLUSHDB, and connection odds and ends
-(PING, ECHO, TIME).
+"""Keyspace commands (Redis 7.0 db.c / expire.c / object.c): DEL, EXISTS,
+TYPE, the EXPIRE family with NX/XX/GT/LT, TTL, PERSIST, RENAME, COPY,
+OBJECT ENCODING / FREQ / HELP, KEYS and SCAN with Redis's glob matcher,
+DBSIZE, FLUSHDB, and connection odds and ends (PING, ECHO, TIME).
 
 SCAN (and ZSCAN/HSCAN/SSCAN) answer in one batch: cursor 0 returns every
 match and the cursor 0 again (COUNT is only a hint in Redis too).
@@ -9,14 +9,16 @@ match and the cursor 0 again (COUNT is only a hint in Redis too).
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
+from collections import deque
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Union
 
 from fastrank import errors as E
 import fastrank.engine.keyspace as keyspace  # keyspace.now_ms(): the one clock expiry reads
-from fastrank._core import exists_command, ttl_generic
+from fastrank._core import (CountMinSketch, SortedSet, TopK, exists_command,
+                            ttl_generic)
 from fastrank.engine.commands.table import CommandError, command, syntax_error, to_int
-from fastrank.engine.commands._numbers import INT64_MAX, INT64_MIN
-from fastrank.engine.keyspace import TYPE_NAMES
+from fastrank.engine.commands._numbers import INT64_MAX, INT64_MIN, parse_int
+from fastrank.engine.keyspace import TYPE_NAMES, ListpackZSet
 
 if TYPE_CHECKING:
     from fastrank.engine import Engine
@@ -160,8 +162,11 @@ def rename_generic(db: Engine, args: list[bytes], nx: bool) -> Union[int, bytes]
         if nx:
             return 0
         db.remove(dst)
+    kind = db.string_kind(src, value)
     db.remove(src)
     db.store(dst, value, deadline)  # both keys are touched
+    if kind is not None:
+        db.mark_string(dst, value, kind)  # the same object, encoded as before
     return 1 if nx else b"OK"
 
 
@@ -173,6 +178,174 @@ def rename(db: Engine, args: list[bytes]) -> Any:
 @command("renamenx", 3, write=True)
 def renamenx(db: Engine, args: list[bytes]) -> Any:
     return rename_generic(db, args, True)
+
+
+# -- COPY -----------------------------------------------------------------------
+
+
+def option_word(arg: bytes) -> bytes:
+    """An option word as Redis compares it (strcasecmp on a C string: upper
+    case, and nothing after a NUL byte counts)."""
+    return arg.split(b"\0", 1)[0].upper()
+
+
+def duplicate(db: Engine, value: Any) -> Any:
+    """A deep copy of a stored value, in the same encoding (Redis's
+    dupStringObject, setTypeDup, hashTypeDup, zsetDup, listTypeDup).
+    O(size of the value). RedisBloom's sketches have no copy in the module:
+    COPY refuses them, as the server does."""
+    kind = type(value)
+    if kind is bytes:
+        return value  # immutable: sharing it is a copy
+    if kind is set or kind is dict:
+        new = kind(value)
+        if db.is_converted(value):
+            db.mark_converted(new)
+        return new
+    if kind is deque:
+        return deque(value)
+    if kind is SortedSet or kind is ListpackZSet:
+        return value.copy()
+    if kind is CountMinSketch or kind is TopK:
+        raise CommandError(E.MODULE_COPY_UNSUPPORTED)
+    raise CommandError(E.WRONGTYPE)  # (no other type is ever stored)
+
+
+@command("copy", -3, write=True)
+def copy(db: Engine, args: list[bytes]) -> Any:
+    """COPY source destination [DB destination-db] [REPLACE]. The Engine is a
+    server with one database: DB 0 is this one, any other index is out of
+    range (docs/compatibility.md)."""
+    src, dst = args[0], args[1]
+    replace = False
+    j = 2
+    while j < len(args):
+        word = option_word(args[j])
+        if word == b"REPLACE":
+            replace = True
+        elif word == b"DB" and j + 1 < len(args):
+            dbid = to_int(args[j + 1])
+            if not -(1 << 31) <= dbid < 1 << 31:  # a C int
+                raise CommandError(E.INT_RANGE)
+            if dbid != 0:
+                raise CommandError(E.DB_OUT_OF_RANGE)
+            j += 1
+        else:
+            raise syntax_error()
+        j += 1
+    if src == dst:
+        raise CommandError(E.SAME_OBJECT)
+    value = db.lookup(src)
+    if value is None:
+        return 0
+    deadline = db.deadline(src)
+    if db.lookup(dst) is not None and not replace:
+        return 0
+    new = duplicate(db, value)  # (refuses a sketch before dst is touched)
+    db.store(dst, new, deadline)
+    kind = db.string_kind(src, value) if type(value) is bytes else None
+    if kind is not None:
+        db.mark_string(dst, new, kind)
+    return 1
+
+
+# -- OBJECT -----------------------------------------------------------------------
+
+#: OBJECT HELP's lines, as Redis 7.0 sends them.
+OBJECT_HELP = [
+    b"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    b"ENCODING <key>",
+    b"    Return the kind of internal representation used in order to store the value",
+    b"    associated with a <key>.",
+    b"FREQ <key>",
+    b"    Return the access frequency index of the <key>. The returned integer is",
+    b"    proportional to the logarithm of the recent access frequency of the key.",
+    b"IDLETIME <key>",
+    b"    Return the idle time of the <key>, that is the approximated number of",
+    b"    seconds elapsed since the last access to the key.",
+    b"REFCOUNT <key>",
+    b"    Return the number of references of the value associated with the specified",
+    b"    <key>.",
+    b"HELP",
+    b"    Prints this help.",
+]
+
+EMBSTR_LIMIT = 44    # OBJ_ENCODING_EMBSTR_SIZE_LIMIT
+HASH_LISTPACK_ENTRIES = 512  # hash-max-listpack-entries (Redis 7.0: 512; zsets: 128)
+HASH_LISTPACK_VALUE = 64     # hash-max-listpack-value
+
+
+def string_encoding(db: Engine, key: bytes, value: bytes) -> bytes:
+    """What Redis's tryObjectEncoding makes of a string SET stores: int for
+    the decimal of a long (at most 20 chars), embstr up to 44 bytes, raw;
+    a string rewritten in place stays raw, INCRBYFLOAT's is never an int
+    (``Keyspace.mark_string``)."""
+    kind = db.string_kind(key, value)
+    if kind == b"raw":
+        return b"raw"
+    if kind is None and len(value) <= 20 and parse_int(value) is not None:
+        return b"int"
+    return b"embstr" if len(value) <= EMBSTR_LIMIT else b"raw"
+
+
+def hash_fits_listpack(h: dict[bytes, bytes]) -> bool:
+    """At most 512 fields, none and no value longer than 64 bytes. O(n)."""
+    return len(h) <= HASH_LISTPACK_ENTRIES and all(
+        len(f) <= HASH_LISTPACK_VALUE and len(v) <= HASH_LISTPACK_VALUE for f, v in h.items())
+
+
+def note_hash_write(db: Engine, h: dict[bytes, bytes], written: Iterable[bytes]) -> None:
+    """After fields/values were written to h: Redis converts its listpack
+    (for good) when one of them is longer than 64 bytes or h outgrew 512
+    fields. O(len(written))."""
+    if not db.is_converted(h) and (len(h) > HASH_LISTPACK_ENTRIES or any(
+            len(w) > HASH_LISTPACK_VALUE for w in written)):
+        db.mark_converted(h)
+
+
+def hash_encoding(db: Engine, key: bytes, h: dict[bytes, bytes]) -> bytes:
+    if db.is_converted(h) or not hash_fits_listpack(h):
+        return b"hashtable"
+    return b"listpack"
+
+
+#: Value type → OBJECT ENCODING's answer for a value of it (O(size) at most).
+#: commands/sets.py adds sets' (its module docstring); a module's value
+#: (RedisBloom's sketches) is raw.
+ENCODINGS: dict[type, Callable[[Engine, bytes, Any], bytes]] = {
+    bytes: string_encoding,
+    ListpackZSet: lambda db, key, value: b"listpack",
+    SortedSet: lambda db, key, value: b"skiplist",
+    dict: hash_encoding,
+    deque: lambda db, key, value: b"quicklist",  # every Redis 7.0 list
+}
+
+
+def object_encoding(db: Engine, key: bytes, value: Any) -> bytes:
+    """OBJECT ENCODING's answer for the value at key (docs/compatibility.md)."""
+    encoding = ENCODINGS.get(type(value))
+    return b"raw" if encoding is None else encoding(db, key, value)
+
+
+@command("object", -2)
+def object_(db: Engine, args: list[bytes]) -> Any:
+    """OBJECT ENCODING | FREQ | HELP. IDLETIME and REFCOUNT are not kept
+    (docs/compatibility.md): they answer as unknown subcommands."""
+    sub = args[0].upper()
+    if sub == b"HELP":
+        if len(args) != 1:
+            raise CommandError(E.WRONG_ARITY % "object|help")
+        return list(OBJECT_HELP)
+    if sub in (b"ENCODING", b"FREQ"):
+        if len(args) != 2:
+            raise CommandError(E.WRONG_ARITY % ("object|" + sub.decode().lower()))
+        value = db.lookup(args[1])
+        if value is None:
+            return None
+        if sub == b"FREQ":
+            raise CommandError(E.OBJECT_FREQ_NO_LFU)  # maxmemory-policy is noeviction
+        return object_encoding(db, args[1], value)
+    raise CommandError(E.UNKNOWN_SUBCOMMAND % (args[0].decode("utf-8", "replace"), "OBJECT"))
 
 
 # -- KEYS / SCAN with Redis's glob matcher --------------------------------------

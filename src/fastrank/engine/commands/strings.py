@@ -209,8 +209,10 @@ def append(db: Engine, args: list[bytes]) -> Any:
         db.store(args[0], args[1])
         return len(args[1])
     _check_length(len(old), len(args[1]))
-    db.replace(args[0], old + args[1])
-    return len(old) + len(args[1])
+    new = old + args[1]
+    db.replace(args[0], new)
+    db.mark_string(args[0], new, b"raw")  # (Redis appends in place: raw)
+    return len(new)
 
 
 @command("strlen", 2)
@@ -263,6 +265,7 @@ def setrange(db: Engine, args: list[bytes]) -> Any:
         db.store(key, new)
     else:
         db.replace(key, new)
+    db.mark_string(key, new, b"raw")  # (Redis writes in place: raw)
     return len(new)
 
 
@@ -325,4 +328,5 @@ def incrbyfloat(db: Engine, args: list[bytes]) -> Any:
         db.store(key, text)
     else:
         db.replace(key, text)
+    db.mark_string(key, text, b"float")  # (never int-encoded by Redis)
     return text

@@ -22,8 +22,9 @@
 # which ends in the same handler).  Nothing is changed before the C path
 # knows it will finish.
 
-from cpython.dict cimport PyDict_Contains, PyDict_GetItemWithError, PyDict_SetItem
+from cpython.dict cimport PyDict_Contains, PyDict_GetItemWithError, PyDict_SetItem, PyDict_Size
 from cpython.list cimport PyList_GET_SIZE
+from cpython.long cimport PyLong_FromVoidPtr
 from cpython.unicode cimport PyUnicode_AsUTF8String
 
 cdef object _hincrby_python = None  # fastrank.engine.commands.hashes.hincrby (args after the word)
@@ -106,6 +107,31 @@ cdef Py_ssize_t _hset_pair(dict h, object field, object text):
     return added
 
 
+cdef enum:
+    _HASH_LISTPACK_ENTRIES = 512  # Redis 7.0 hash-max-listpack-entries
+    _HASH_LISTPACK_VALUE = 64     # hash-max-listpack-value
+
+
+cdef inline bint _long_word(object word):
+    """A field or value (exact bytes) too long for Redis's listpack hash."""
+    return PyBytes_GET_SIZE(word) > _HASH_LISTPACK_VALUE
+
+
+cdef inline void _note_hash_write(object db, dict h, bint long_seen) except *:
+    """After a write: Redis's listpack hash converts for good when a word
+    longer than 64 bytes went in or it outgrew 512 fields; the Engine
+    remembers it (``Keyspace.mark_converted``, read by OBJECT ENCODING).
+    A hash already recorded costs a dict look-up, not a method call."""
+    cdef PyObject *seen
+    if long_seen or PyDict_Size(h) > _HASH_LISTPACK_ENTRIES:
+        converted = db._converted
+        if type(converted) is dict:
+            seen = PyDict_GetItemWithError(converted, PyLong_FromVoidPtr(<void *>h))
+            if seen == <PyObject *>h:
+                return
+        db.mark_converted(h)
+
+
 def hincrby_command(object db, list argv):
     """HINCRBY key field increment: the new value. O(1)."""
     cdef long long by = 0, new = 0
@@ -114,6 +140,8 @@ def hincrby_command(object db, list argv):
     amount = argv[3]
     if type(key) is bytes and type(field) is bytes and type(amount) is bytes \
             and _canonical_i64(amount, &by) and _hincrby_in_c(_state_of(db), key, field, by, &new):
+        if _long_word(field) or PyDict_Size(_state_of(db).data[key]) > _HASH_LISTPACK_ENTRIES:
+            _note_hash_write(db, _state_of(db).data[key], True)
         if db._observed:
             db.written(key)
         return new
@@ -125,6 +153,7 @@ def hset_command(object db, list argv):
     O(number of pairs)."""
     cdef Py_ssize_t n = PyList_GET_SIZE(argv), i, added = 0
     cdef dict h
+    cdef bint long_seen = False
     key = argv[1]
     if n % 2 or type(key) is not bytes:  # an odd pair: the Python handler's error
         return _hset_python(db, argv[1:])
@@ -136,6 +165,9 @@ def hset_command(object db, list argv):
         return _hset_python(db, argv[1:])
     for i in range(2, n, 2):
         added += _hset_pair(h, argv[i], argv[i + 1])
+        if _long_word(argv[i]) or _long_word(argv[i + 1]):
+            long_seen = True
+    _note_hash_write(db, h, long_seen)
     if db._observed:
         db.written(key)
     return added
@@ -156,6 +188,8 @@ def engine_hincrby(self, name, key, amount=1):
     st.lock.enter()
     try:
         done = _hincrby_in_c(st, k, field, by, &new)
+        if done and (_long_word(field) or PyDict_Size(st.data[k]) > _HASH_LISTPACK_ENTRIES):
+            _note_hash_write(self, st.data[k], True)
         if done and self._observed:
             self.written(k)
     finally:
@@ -196,6 +230,7 @@ def engine_hset(self, name, key=None, value=None, mapping=None, items=None):
     cdef dict h = None
     cdef list words = None
     cdef Py_ssize_t i, added = 0
+    cdef bint long_seen = False
     if items is not None or (mapping is not None and type(mapping) is not dict):
         return _GENERIC.hset(self, name, key, value, mapping, items)
     k = _fast_key(name)
@@ -217,9 +252,13 @@ def engine_hset(self, name, key=None, value=None, mapping=None, items=None):
             if h is not None:
                 if words is None:
                     added = _hset_pair(h, field, text)
+                    long_seen = _long_word(field) or _long_word(text)
                 else:
                     for i in range(0, PyList_GET_SIZE(words), 2):
                         added += _hset_pair(h, words[i], words[i + 1])
+                        if _long_word(words[i]) or _long_word(words[i + 1]):
+                            long_seen = True
+                _note_hash_write(self, h, long_seen)
                 if self._observed:
                     self.written(k)
         finally:
