@@ -4,7 +4,12 @@
   (``SQLStore``), with its records and errors;
 - ``sqlite``: ``SQLiteStore``, the embedded default (one file);
 - ``postgres``: ``PostgresStore`` (psycopg 3);
-- ``service``: ``ScoreService``, which records first and applies after.
+- ``service``: ``ScoreService``, which records first and applies after;
+  ``service_async``: the same over an asyncio client;
+- ``packed``: the rebuild's reads of a store's totals as packed columns,
+  through the compiled reader ``_totals`` (C in ``native/``);
+- ``cli``: ``fastrank apply`` and ``fastrank rebuild``;
+- ``scripts/``: the Lua scripts that apply an event and swap a rebuilt board in.
 """
 from fastrank.service.postgres import PostgresStore
 from fastrank.service.sqlite import SQLiteStore
