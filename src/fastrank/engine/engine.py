@@ -320,7 +320,7 @@ class Engine(Keyspace, CoreCommands):
     # bytes/str key, bytes/str/int member, an existing key without TTL of the
     # right type, plain numbers -- and hands anything else to redis-py's own
     # method, i.e. the dispatch path above and the command's one handler.
-    # tests/unit/test_engine_fastpaths.py proves both give the same answers.
+    # tests/unit/engine/test_engine_fastpaths.py proves both give the same answers.
 
     zincrby = engine_zincrby
     zscore = engine_zscore

@@ -11,7 +11,7 @@ from __future__ import annotations
 #: The Engine binds a compiled method for each (``forwarding_method``; ZSCORE
 #: and ZINCRBY have their own front doors) that enters the dispatch path
 #: without the detour through redis-py's method, and the Pipeline one that
-#: queues the command (``queueing_method``). tests/unit/test_engine_forwarding.py
+#: queues the command (``queueing_method``). tests/unit/engine/test_engine_forwarding.py
 #: checks every row against redis-py.
 FORWARDED: tuple[tuple[str, str, int, bool], ...] = (
     ("get", "GET", 1, False), ("strlen", "STRLEN", 1, False),

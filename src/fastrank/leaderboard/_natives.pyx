@@ -9,7 +9,7 @@
 # fastrank.leaderboard.natives maps its SHA1 to, instead of the Lua sandbox: the
 # same commands in the same order, in IEEE doubles as Lua 5.1 computes, and
 # the same reply (Lua strings -> bytes, numbers -> integers, tables -> lists,
-# false -> nil).  tests/domain/test_native_scripts.py runs random operations
+# false -> nil).  tests/domain/leaderboard/test_native_scripts.py runs random operations
 # through both paths and compares every reply, error and the keyspace after.
 #
 # Reads go to the C skip list directly (score, rank, count, slices) and to

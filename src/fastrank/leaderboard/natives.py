@@ -9,7 +9,7 @@ the same commands in the same order (reads straight from the skip list and
 the hashes, writes through the keyspace's helpers, so WATCH, expiry and the
 reply shapes are the Engine's), in IEEE doubles as Lua 5.1 computes, and the
 same reply (Lua strings → bytes, numbers → integers, tables → lists, false →
-nil). tests/domain/test_native_scripts.py runs random operations through both
+nil). tests/domain/leaderboard/test_native_scripts.py runs random operations through both
 paths and compares every reply, error and the keyspace afterwards.
 
 A native path declines (returns :data:`DECLINE`, and the Lua script runs)

@@ -31,7 +31,7 @@
  * fr_dec_u64 / fr_dec_i64 write a whole text into a buffer.
  *
  * Tests: the HLL C self test checks S for every digit count and the powers
- * of ten +-1; tests/unit/test_hll_decimal.py, test_cms.py and the Top-K
+ * of ten +-1; tests/unit/structures/test_hll_decimal.py, test_cms.py and the Top-K
  * tests compare the batch hashes with hashing str(v).encode().
  */
 #ifndef FASTRANK_DECIMAL_TEXT_H

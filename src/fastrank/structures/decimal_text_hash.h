@@ -38,7 +38,7 @@
  *
  * Tests: the C self test checks the SWAR text and the batch path against
  * the text for every digit count and the powers of ten +-1, both signs;
- * tests/unit/test_hll_decimal.py checks the batch hashes against hashing
+ * tests/unit/structures/test_hll_decimal.py checks the batch hashes against hashing
  * str(v).encode() for the same values, the int64 / uint64 extremes and
  * random values.
  */

@@ -43,7 +43,7 @@
  *
  * Built for AVX2 with target attributes, used only when the running CPU
  * has it (fr_dec_use_avx2), so the package still runs on any x86-64; GCC
- * or Clang on x86-64 only (FR_DEC_AVX2).  tests/unit/test_hll_decimal.py
+ * or Clang on x86-64 only (FR_DEC_AVX2).  tests/unit/structures/test_hll_decimal.py
  * runs every check on both paths (_hll_int_simd switches this one off).
  */
 #ifndef FASTRANK_DECIMAL_TEXT_HASH_AVX2_H

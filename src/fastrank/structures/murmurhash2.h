@@ -25,7 +25,7 @@
  * seeds can share the block mixing: fr_murmur2_prepare() mixes the blocks once
  * and fr_murmur2_seeded() finishes one seed from the prepared state; the
  * sketches use that split for every item of up to 64 bytes.  fr_murmur2() is
- * the plain one-shot form; a known-answer self test lives in tests/unit/test_cms.py (vectors
+ * the plain one-shot form; a known-answer self test lives in tests/unit/structures/test_cms.py (vectors
  * captured from RedisBloom 2.8.2).
  *
  * A division-free "hash mod width" the sketches share follows the hash; the

@@ -8,7 +8,7 @@
  * the same element lands in the same register on x86-64, arm64 and s390x.
  * docs/compatibility.md §1 states the algorithm; the known-answer vectors are
  * tests/vectors/hll-vectors.json -> element_hash_vectors (checked by
- * tests/unit/test_hll_vectors.py and by the C self test).
+ * tests/unit/structures/test_hll_vectors.py and by the C self test).
  *
  *   all arithmetic is mod 2^64,  m = 0xc6a4a7935bd1e995,  r = 47
  *

@@ -20,7 +20,7 @@ writes kept and the Lua path's error text (the script's SHA1 and the call's
 line); the last reply comes back converted as the Lua round trip converts it
 (:func:`lua_round_trip`). A plan declines, before running anything, when a
 KEYS/ARGV index is beyond what the call passed (Lua would pass nil and fail
-on that call). tests/property/test_script_plans.py runs random straight-line
+on that call). tests/property/engine/test_script_plans.py runs random straight-line
 scripts on twin Engines, one with plans and one without, and compares every
 reply, error and the keyspace afterwards.
 """

@@ -9,7 +9,7 @@
 # else -- and every case they are unsure of -- calls redis-py's own method
 # (``_GENERIC``, set by ``dispatch_setup``), which ends in the one dispatch
 # path (engine/native/dispatch.pxi) and the command's handler, so both give the same
-# answer (tests/unit/test_engine_fastpaths.py).
+# answer (tests/unit/engine/test_engine_fastpaths.py).
 #
 # Locking: the Engine's lock (an EngineLock, below) is taken around the
 # lookup and the change, blocking as ``with lock:`` does, so a MULTI/EXEC

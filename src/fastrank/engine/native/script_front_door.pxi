@@ -12,7 +12,7 @@
 # the reply decoded when the Engine decodes.  Anything else goes to
 # redis-py's own method (the EVALSHA handler through the dispatch path),
 # which gives the same answer, NOSCRIPT included
-# (tests/unit/test_evalsha_front_door.py compares the two doors).
+# (tests/unit/engine/test_evalsha_front_door.py compares the two doors).
 # ``ScriptCall`` is the compiled base of fastrank.engine.script.Script: its call, on
 # an Engine, enters the front door without a Python frame in between.  It is
 # called through the vectorcall protocol (``_script_vectorcall``), so

@@ -15,7 +15,7 @@ import pytest
 
 from fastrank import TopK
 
-VECTORS = json.loads((Path(__file__).parent.parent / "vectors" / "sketch-vectors.json").read_text())
+VECTORS = json.loads((Path(__file__).parents[2] / "vectors" / "sketch-vectors.json").read_text())
 
 
 def _flat(pairs):

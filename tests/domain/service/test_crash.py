@@ -21,7 +21,7 @@ import redis
 from fastrank import Leaderboard, SQLiteStore, ScoreService
 from fastrank.testing import free_port, start_redis
 
-SRC = str(Path(__file__).resolve().parents[2] / "src")
+SRC = str(Path(__file__).resolve().parents[3] / "src")
 T0 = 1_790_000_000
 
 # A stream of matches from `start` on; prints each match number once submit returned.

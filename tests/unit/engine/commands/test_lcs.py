@@ -2,7 +2,7 @@
 WITHMATCHLEN (the example of Redis's command page), missing keys, errors.
 
 Each test taking ``r`` runs on the Engine and on the real server (tests/conftest.py);
-tests/property/test_lcs_table.py checks the table against the textbook
+tests/property/engine/test_lcs_table.py checks the table against the textbook
 programme and tests/compat/commands/test_diff_lcs.py compares random strings.
 """
 from fastrank import errors as E

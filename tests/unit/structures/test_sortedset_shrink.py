@@ -1,6 +1,6 @@
 """A SortedSet gives memory back when it shrinks (arena compaction with
 hysteresis), measured with its own accounting (memory_usage). The Engine's
-MEMORY USAGE of a key is tested in tests/unit/commands/test_memory.py."""
+MEMORY USAGE of a key is tested in tests/unit/engine/commands/test_memory.py."""
 from __future__ import annotations
 
 import numpy as np

@@ -16,7 +16,7 @@ from fastrank import HyperLogLog
 from fastrank._core import _hll_hash, _hll_selftest, pfadd_bytes, pfcount_bytes, pfmerge_bytes
 
 
-VPATH = Path(__file__).resolve().parents[1] / "vectors" / "hll-vectors.json"
+VPATH = Path(__file__).resolve().parents[2] / "vectors" / "hll-vectors.json"
 DATA = json.loads(VPATH.read_text())
 
 

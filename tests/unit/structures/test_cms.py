@@ -16,7 +16,7 @@ import pytest
 from fastrank import CountMinSketch
 from fastrank._core import murmurhash2
 
-VECTORS = json.loads((Path(__file__).parent.parent / "vectors" / "sketch-vectors.json").read_text())
+VECTORS = json.loads((Path(__file__).parents[2] / "vectors" / "sketch-vectors.json").read_text())
 U32 = 2**32 - 1
 
 

@@ -1,6 +1,6 @@
 """SortedSet's lex ranges over members of different scores walk as Redis walks
 (issue item 3). The same through the Engine's commands is in
-tests/unit/commands/test_sortedset.py; the differential proof against a server
+tests/unit/engine/commands/test_sortedset.py; the differential proof against a server
 is tests/compat/commands/test_diff_sortedset.py."""
 from __future__ import annotations
 
