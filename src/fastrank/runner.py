@@ -249,6 +249,26 @@ async def run_async(client: Any, plan: Plan[_T]) -> _T:
         return done.value  # type: ignore[no-any-return]
 
 
+def checked_client(face: Any, client: Any) -> Any:
+    """``client``, once it suits ``face``: a sync face (a class with
+    ``is_async = False``: ``fastrank.Leaderboard``...) runs on a sync client
+    (``fastrank.Engine``, ``redis.Redis``, ``redis.cluster.RedisCluster``), an
+    asyncio face (``is_async = True``: ``fastrank.asyncio.Leaderboard``...)
+    on an asyncio one, told apart as redis-py does (``_is_async_client``).
+    Otherwise TypeError, at construction rather than at the first call."""
+    wants = getattr(face, "is_async", None)
+    if wants is not None and bool(getattr(client, "_is_async_client", False)) is not wants:
+        name = type(face).__name__
+        if wants:
+            raise TypeError(f"fastrank.asyncio.{name} needs an asyncio client (fastrank.asyncio.Engine, "
+                            f"redis.asyncio.Redis, redis.asyncio.cluster.RedisCluster), not "
+                            f"{type(client).__module__}.{type(client).__qualname__}; use fastrank.{name} with it")
+        raise TypeError(f"fastrank.{name} needs a sync client (fastrank.Engine, redis.Redis, "
+                        f"redis.cluster.RedisCluster), not {type(client).__module__}.{type(client).__qualname__}; "
+                        f"use fastrank.asyncio.{name} with it")
+    return client
+
+
 def _runner_method(plan: Callable[..., Any], runner: Callable[..., Any], is_async: bool) -> Callable[..., Any]:
     """A method with ``plan``'s own parameters (and defaults) that hands the
     plan it makes to ``runner`` with ``self._client`` (awaiting it when

@@ -47,7 +47,7 @@ from datetime import timedelta
 from importlib import resources
 from typing import Any
 
-from fastrank.runner import Call, Run, Script, Steps, blocking
+from fastrank.runner import checked_client, Call, Run, Script, Steps, blocking
 
 __all__ = ["GCounter", "GCounterReplica", "PNCounter", "PNCounterReplica", "ShardedCounter"]
 
@@ -341,7 +341,7 @@ class ShardedCounterPlans:
     send; see the module docstring."""
 
     def __init__(self, client: Any, key: str, shards: int = 8) -> None:
-        self._client = client
+        self._client = checked_client(self, client)
         self.key = _check_key(key)
         if type(shards) is not int or shards < 1:
             raise ValueError(f"shards must be an int >= 1, got {shards!r}")
@@ -406,6 +406,8 @@ class ShardedCounter(ShardedCounterPlans):
     (10, 10, 10)
     """
 
+    is_async = False  # the face this class is: checked against the client (runner.checked_client)
+
     incr = blocking(ShardedCounterPlans._plan_incr)
     decr = blocking(ShardedCounterPlans._plan_decr)
     value = blocking(ShardedCounterPlans._plan_value)
@@ -419,7 +421,7 @@ class _ReplicaPlans:
     halves: tuple[str, ...] = ("p",)
 
     def __init__(self, client: Any, key: str, node_id: str) -> None:
-        self._client = client
+        self._client = checked_client(self, client)
         self.key = _check_key(key)
         self.node_id = _check_node_id(node_id)
         #: the hashes (one hash tag, so a merge runs on one cluster node)
@@ -480,6 +482,8 @@ class GCounterReplica(GCounterReplicaPlans):
     (1, 7)
     """
 
+    is_async = False  # the face this class is: checked against the client (runner.checked_client)
+
     increment = blocking(GCounterReplicaPlans._plan_increment)
     merge = blocking(GCounterReplicaPlans._plan_merge)
     state = blocking(GCounterReplicaPlans._plan_state)
@@ -514,6 +518,8 @@ class PNCounterReplicaPlans(_ReplicaPlans):
 
 class PNCounterReplica(PNCounterReplicaPlans):
     """A PN-Counter replica stored on a server (see :class:`GCounterReplica`)."""
+
+    is_async = False  # the face this class is: checked against the client (runner.checked_client)
 
     increment = blocking(PNCounterReplicaPlans._plan_increment)
     decrement = blocking(PNCounterReplicaPlans._plan_decrement)

@@ -15,6 +15,8 @@ __all__ = ["GCounterReplica", "PNCounterReplica", "ShardedCounter"]
 class ShardedCounter(ShardedCounterPlans):
     """:class:`fastrank.ShardedCounter` over an asyncio client."""
 
+    is_async = True  # the face this class is: checked against the client (runner.checked_client)
+
     incr = awaiting(ShardedCounterPlans._plan_incr)
     decr = awaiting(ShardedCounterPlans._plan_decr)
     value = awaiting(ShardedCounterPlans._plan_value)
@@ -25,6 +27,8 @@ class ShardedCounter(ShardedCounterPlans):
 class GCounterReplica(GCounterReplicaPlans):
     """:class:`fastrank.GCounterReplica` over an asyncio client."""
 
+    is_async = True  # the face this class is: checked against the client (runner.checked_client)
+
     increment = awaiting(GCounterReplicaPlans._plan_increment)
     merge = awaiting(GCounterReplicaPlans._plan_merge)
     state = awaiting(GCounterReplicaPlans._plan_state)
@@ -33,6 +37,8 @@ class GCounterReplica(GCounterReplicaPlans):
 
 class PNCounterReplica(PNCounterReplicaPlans):
     """:class:`fastrank.PNCounterReplica` over an asyncio client."""
+
+    is_async = True  # the face this class is: checked against the client (runner.checked_client)
 
     increment = awaiting(PNCounterReplicaPlans._plan_increment)
     decrement = awaiting(PNCounterReplicaPlans._plan_decrement)

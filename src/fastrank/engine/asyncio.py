@@ -55,6 +55,7 @@ from typing import (
     Generator,
     Iterable,
     List,
+    Literal,
     Optional,
     Sequence,
     Tuple,
@@ -215,6 +216,8 @@ class Engine(AsyncCoreCommands):
     #: method here reads it, so it is never set (redis.asyncio.Redis sets an
     #: EventDispatcher for its connections' events).
     _event_dispatcher: EventDispatcherInterface
+    #: As redis.asyncio.Redis: the replies of its command methods are awaitables.
+    _is_async_client: Literal[True] = True
 
     def __init__(self, decode_responses: bool = False, encoding: str = "utf-8",
                  encoding_errors: str = "strict", *,
@@ -270,7 +273,7 @@ class Engine(AsyncCoreCommands):
     def set_response_callback(self, command: str, callback: Callable[..., Any]) -> None:
         self._sync.set_response_callback(command, callback)
 
-    async def save(self, path: Optional[str] = None, *,  # type: ignore[override]
+    async def save(self, path: Optional[str] = None, *,
                    key: Optional[bytes] = None, **kwargs: Any) -> bool:
         """:meth:`fastrank.Engine.save`, its file I/O in a worker thread."""
         return await asyncio.to_thread(self._sync.save, path, key=key)

@@ -57,7 +57,7 @@ from redis.exceptions import ResponseError
 from fastrank import errors as _errors
 from fastrank.leaderboard._entries import board_entries, board_friend_entries, board_top_entries
 from fastrank.leaderboard.periods import PERIODS, expiry_ms, season_of, zone
-from fastrank.runner import (Call, Direct, Plan, Run, Steps, blocking, direct_call, direct_run, packaged_script, run,
+from fastrank.runner import (checked_client, Call, Direct, Plan, Run, Steps, blocking, direct_call, direct_run, packaged_script, run,
                               steps)
 from fastrank.leaderboard.parts import (SIZE_LIMIT, Ranker, as_text, count_arg, info_of, key_part, page_slice,
                                          player_id, tag_part)
@@ -190,7 +190,7 @@ class BoardPlans:
             raise ValueError(f"buckets must be increasing percentages in (0, 100], not {buckets!r}")
         if cache_ttl is not None and not cache_ttl >= 0:
             raise ValueError(f"cache_ttl must be >= 0 seconds or None, not {cache_ttl!r}")
-        self._client = client
+        self._client = checked_client(self, client)
         self.name = tag_part(name, "name")
         #: the name as it appears in the keys (``key_part``; a shard's is set by its sharded board)
         self._key_name = key_part(self.name)
@@ -645,6 +645,8 @@ class Leaderboard(BoardPlans):
     ranking="ordinal", rule="incr", point_bits=20, time_bits=33, period=None,
     tz=None, retain=None, buckets=(1, 5, 10, 25, 50), cache_ttl=None, passed=3)``
     """
+
+    is_async = False  # the face this class is: checked against the client (runner.checked_client)
 
     submit = blocking(BoardPlans._plan_submit)
     submit_many = blocking(BoardPlans._plan_submit_many)

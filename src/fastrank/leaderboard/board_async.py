@@ -16,6 +16,8 @@ from fastrank.leaderboard.board import BoardPlans, Entry
 class Leaderboard(BoardPlans):
     """:class:`fastrank.Leaderboard` over an asyncio client: every method is a coroutine."""
 
+    is_async = True  # the face this class is: checked against the client (runner.checked_client)
+
     submit = awaiting(BoardPlans._plan_submit)
     submit_many = awaiting(BoardPlans._plan_submit_many)
     set_points = awaiting(BoardPlans._plan_set_points)

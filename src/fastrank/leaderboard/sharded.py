@@ -31,7 +31,7 @@ import zlib
 from collections import deque
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
-from fastrank.runner import Call, Steps, blocking, run, steps
+from fastrank.runner import checked_client, Call, Steps, blocking, run, steps
 from fastrank.leaderboard.scorebits import Points
 from fastrank.leaderboard.board import BoardPlans, Change, Entry, PlayerId, When
 from fastrank.leaderboard.parts import (SIZE_LIMIT, Ranker, as_bytes, as_text, count_arg, info_of, key_part, page_slice,
@@ -48,7 +48,7 @@ class ShardedBoardPlans:
     def __init__(self, client: Any, name: str, shards: int = 8, **options: Any) -> None:
         if isinstance(shards, bool) or not isinstance(shards, int) or shards < 1:
             raise ValueError(f"shards must be an int >= 1, not {shards!r}")
-        self._client = client
+        self._client = checked_client(self, client)
         self.name = tag_part(name, "name")
         self._options = dict(options)
         self._layout(shards)
@@ -524,6 +524,8 @@ class ShardedLeaderboard(ShardedBoardPlans):
 
     ``ShardedLeaderboard(client, name, shards=8, **the options of Leaderboard)``
     """
+
+    is_async = False  # the face this class is: checked against the client (runner.checked_client)
 
     submit = blocking(ShardedBoardPlans._plan_submit)
     submit_many = blocking(ShardedBoardPlans._plan_submit_many)

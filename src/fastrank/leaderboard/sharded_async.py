@@ -17,6 +17,8 @@ __all__ = ["ShardedLeaderboard"]
 class ShardedLeaderboard(ShardedBoardPlans):
     """:class:`fastrank.ShardedLeaderboard` over an asyncio client."""
 
+    is_async = True  # the face this class is: checked against the client (runner.checked_client)
+
     submit = awaiting(ShardedBoardPlans._plan_submit)
     submit_many = awaiting(ShardedBoardPlans._plan_submit_many)
     set_points = awaiting(ShardedBoardPlans._plan_set_points)

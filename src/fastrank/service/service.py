@@ -46,7 +46,7 @@ import numpy.typing as npt
 from redis.exceptions import ResponseError
 
 from fastrank.engine.columns import ZaddColumns, ZaddPacked
-from fastrank.runner import Call, Do, Run, Steps, blocking, packaged_script, steps
+from fastrank.runner import checked_client, Call, Do, Run, Steps, blocking, packaged_script, steps
 from fastrank.leaderboard.board import BoardPlans, Entry
 from fastrank.leaderboard.parts import EMPTY_PLAYER, Ranker
 from fastrank.service._totals import ScoreOrderScan
@@ -125,7 +125,7 @@ class ServicePlans:
             raise ValueError(f"batch must be an int >= 1, not {batch!r}")
         self.board = board
         self.store = store
-        self._client = board.client
+        self._client = checked_client(self, board.client)
         self.max_points_per_match = _limit(max_points_per_match, "max_points_per_match")
         self.max_points_per_day = _limit(max_points_per_day, "max_points_per_day")
         self.allow_negative = bool(allow_negative)
@@ -518,6 +518,8 @@ class ScoreService(ServicePlans):
     ``apply=False`` for API processes whose events another process applies
     (``apply_pending`` / ``fastrank apply``).
     """
+
+    is_async = False  # the face this class is: checked against the client (runner.checked_client)
 
     submit = blocking(ServicePlans._plan_submit)
     submit_match = blocking(ServicePlans._plan_submit_match)

@@ -15,6 +15,8 @@ __all__ = ["ScoreService"]
 class ScoreService(ServicePlans):
     """:class:`fastrank.ScoreService` over a ``fastrank.asyncio.Leaderboard``."""
 
+    is_async = True  # the face this class is: checked against the client (runner.checked_client)
+
     submit = awaiting(ServicePlans._plan_submit)
     submit_match = awaiting(ServicePlans._plan_submit_match)
     submit_matches = awaiting(ServicePlans._plan_submit_matches)
