@@ -1,10 +1,11 @@
-"""fastrank's one table of error texts, as named constants.
+"""fastrank's one table of error texts, as named constants, and the
+exception classes of its boards.
 
 Every error text fastrank's Python code sends or raises is defined here and
 nowhere else: the Redis 7.0 / RedisBloom 2.8 replies of the Engine's command
 handlers, the Lua bridge's, fastrank's own refusals, and (in the last section)
 the texts the compiled core raises. Modules import them (``from fastrank
-import _errors as E``); tests compare against them.
+import errors as E``); tests compare against them.
 
 A Redis reply constant is the whole error line a server sends (prefix
 included, e.g. ``ERR ...``, ``WRONGTYPE ...``). The Engine turns a line into
@@ -14,6 +15,30 @@ the exception redis-py would raise for it (``ERR`` is stripped into
 
 Texts with a ``%s`` take the lower-case command name (as Redis prints it).
 """
+
+
+# -- the boards' exception classes (exported by the fastrank package) ----------
+# Subclasses of ValueError, which these refusals raised before they had
+# classes of their own, so code that catches ValueError keeps working.
+
+
+class SeasonFrozen(ValueError):
+    """A write to a season that was rolled over (its board is frozen)."""
+
+
+class PointsOutOfRange(ValueError):
+    """Points that do not fit the board's bits (``point_bits`` with a
+    tie-break, the exact integers of a double without one)."""
+
+
+class PeriodClosed(ValueError):
+    """A write to a periodic board dated in a period that its retention has
+    already dropped: the board would not keep it."""
+
+
+for _cls in (SeasonFrozen, PointsOutOfRange, PeriodClosed):
+    _cls.__module__ = "fastrank"  # shown and pickled as the package exports them
+
 
 WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
 SYNTAX = "ERR syntax error"

@@ -279,7 +279,12 @@ class BoardPlans:
             return self.keys(), 0
         moment = datetime.fromtimestamp(tick, timezone.utc)
         season = season_of(self.period, moment, self.tz)
-        return self.keys(season), expiry_ms(self.period, moment, self.tz, self.retain)
+        expire = expiry_ms(self.period, moment, self.tz, self.retain)
+        if expire and expire <= time.time() * 1000:
+            raise _errors.PeriodClosed(
+                f"leaderboard {self.name!r}: a write dated {moment.isoformat()} belongs to {self.period} "
+                f"{season}, which retain={self.retain} no longer keeps")
+        return self.keys(season), expire
 
     # -- the board protocol: what code that drives the board's scripts itself
     #    (the score service) uses, besides the public methods: the client,
@@ -299,13 +304,13 @@ class BoardPlans:
 
     def translate_error(self, exc: ResponseError) -> Exception:
         """The exception a board script's error reply stands for (a
-        ``ValueError`` for points out of range or a frozen season), else exc."""
+        ``PointsOutOfRange`` or ``SeasonFrozen``, both ValueErrors), else exc."""
         text = str(exc)
         if text.startswith(_errors.BOARD_RANGE_PREFIX):
-            return ValueError(f"the new points do not fit the board: it holds magnitudes up to "
+            return _errors.PointsOutOfRange(f"the new points do not fit the board: it holds magnitudes up to "
                               f"{self.codec.max_points} ({self.codec.limit_reason()})")
         if text.startswith(_errors.BOARD_FROZEN_PREFIX):
-            return ValueError(f"leaderboard {self.name!r}: {text.split(' ', 1)[1]}")
+            return _errors.SeasonFrozen(f"leaderboard {self.name!r}: {text.split(' ', 1)[1]}")
         return exc
 
     def forget_cached(self) -> None:

@@ -38,6 +38,8 @@ from typing import Any, List, Optional, Union
 
 import numpy as np
 
+from fastrank.errors import PointsOutOfRange
+
 Points = Union[int, float]
 
 EXACT_LIMIT = 2 ** 53  # the largest magnitude a double holds with every integer below it
@@ -100,7 +102,7 @@ class ScoreCodec:
             if not math.isfinite(value):
                 raise ValueError(f"points must be finite, not {points!r}")
         if abs(value) > self.max_points:
-            raise ValueError(f"points {value} do not fit: this board holds magnitudes up to "
+            raise PointsOutOfRange(f"points {value} do not fit: this board holds magnitudes up to "
                              f"{self.max_points} ({self.limit_reason()})")
         return value
 

@@ -44,28 +44,32 @@ def test_rollover_without_archive_keeps_the_season(client):
     assert board.standings(2025)[0].points == 3 and board.count() == 0
 
 
+# Periods far ahead: a board refuses a write dated in a period its retention
+# has already dropped, so dates near today would stop working in a few days.
+
+
 def test_daily_board_with_retain(client):
     board = Leaderboard(client, "daily", period="day", retain=2)
-    day1 = datetime(2026, 12, 1, 9, 30, tzinfo=timezone.utc)
+    day1 = datetime(2098, 12, 1, 9, 30, tzinfo=timezone.utc)
     board.submit("ann", 5, at=day1)
     board.submit("ann", 7, at=day1 + timedelta(hours=14))     # still Dec 1 (23:30)
     board.submit("ann", 1, at=day1 + timedelta(days=1))
     board.submit("bob", 4, at=day1 + timedelta(days=1))
-    assert [(e.player, e.points) for e in board.standings("2026-12-01")] == [("ann", 12)]
-    assert [(e.player, e.points) for e in board.standings("2026-12-02")] == [("bob", 4), ("ann", 1)]
-    dec1 = board.keys("2026-12-01")[0]
+    assert [(e.player, e.points) for e in board.standings("2098-12-01")] == [("ann", 12)]
+    assert [(e.player, e.points) for e in board.standings("2098-12-02")] == [("bob", 4), ("ann", 1)]
+    dec1 = board.keys("2098-12-01")[0]
     # readable on Dec 1 and two more days, gone when Dec 4 starts
-    assert client.pexpiretime(dec1) == ms(datetime(2026, 12, 4, tzinfo=timezone.utc))
-    assert client.pexpiretime(board.keys("2026-12-02")[0]) == ms(datetime(2026, 12, 5, tzinfo=timezone.utc))
+    assert client.pexpiretime(dec1) == ms(datetime(2098, 12, 4, tzinfo=timezone.utc))
+    assert client.pexpiretime(board.keys("2098-12-02")[0]) == ms(datetime(2098, 12, 5, tzinfo=timezone.utc))
 
 
 def test_weekly_and_monthly_seasons_in_a_timezone(client):
     weekly = Leaderboard(client, "weekly", period="week", tz="Europe/Paris", retain=0)
-    sunday_night = datetime(2026, 12, 6, 23, 30, tzinfo=timezone.utc)      # Monday 00:30 in Paris
+    sunday_night = datetime(2098, 12, 7, 23, 30, tzinfo=timezone.utc)      # Monday 00:30 in Paris
     weekly.submit("ann", 1, at=sunday_night)
-    assert weekly.standings("2026-W50")[0].player == "ann"
-    monday_paris = datetime(2026, 12, 14, tzinfo=timezone(timedelta(hours=1)))
-    assert client.pexpiretime(weekly.keys("2026-W50")[0]) == ms(monday_paris)
+    assert weekly.standings("2098-W50")[0].player == "ann"
+    monday_paris = datetime(2098, 12, 15, tzinfo=timezone(timedelta(hours=1)))
+    assert client.pexpiretime(weekly.keys("2098-W50")[0]) == ms(monday_paris)
     monthly = Leaderboard(client, "monthly", period="month")
     monthly.submit("ann", 2, at=datetime(2026, 12, 31, 23, 59, tzinfo=timezone.utc))
     monthly.submit("ann", 3, at=datetime(2027, 1, 1, tzinfo=timezone.utc))

@@ -1,0 +1,60 @@
+"""The boards' exception classes (fastrank.SeasonFrozen, PointsOutOfRange,
+PeriodClosed), each a ValueError, on the three backends; a refused write
+leaves the backend as it was."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+import redis.cluster
+
+import fastrank
+from fastrank import Leaderboard, PeriodClosed, PointsOutOfRange, SeasonFrozen, ShardedLeaderboard
+
+
+def _keys(client):
+    """Every key of the backend (of every node of a cluster)."""
+    if isinstance(client, redis.cluster.RedisCluster):
+        return sorted(client.keys("*", target_nodes=redis.cluster.RedisCluster.ALL_NODES))
+    return sorted(client.keys("*"))
+
+
+def test_the_classes_are_value_errors_and_exported():
+    for cls in (SeasonFrozen, PointsOutOfRange, PeriodClosed):
+        assert issubclass(cls, ValueError) and getattr(fastrank, cls.__name__) is cls
+
+
+def test_points_that_do_not_fit(client):
+    board = Leaderboard(client, "small")             # 20 bits of points beside the tie-break
+    top = board.codec.max_points
+    with pytest.raises(PointsOutOfRange, match="do not fit"):
+        board.submit("ann", top + 1)                 # refused by the codec, before any command
+    board.submit("ann", top)
+    before = board.top(5)
+    with pytest.raises(PointsOutOfRange, match="do not fit"):
+        board.submit("ann", 1)                       # refused by the script: top + 1
+    assert board.top(5) == before
+
+
+def test_a_frozen_season_refuses_writes_from_a_process_still_on_it(client):
+    old = Leaderboard(client, "season", season="s1")
+    old.submit("ann", 3)
+    Leaderboard(client, "season", season="s1").rollover("s2")
+    before = _keys(client)
+    with pytest.raises(SeasonFrozen, match="'season'"):
+        old.submit("bob", 1)
+    assert _keys(client) == before and old.score("bob") is None
+
+
+@pytest.mark.parametrize("sharded", [False, True], ids=["board", "sharded"])
+def test_a_write_older_than_the_retention_window_is_refused(client, sharded):
+    now = datetime.now(timezone.utc)
+    board = (ShardedLeaderboard(client, "daily", shards=2, period="day", retain=1) if sharded
+             else Leaderboard(client, "daily", period="day", retain=1))
+    with pytest.raises(PeriodClosed, match="retain=1"):
+        board.submit("ann", 5, at=now - timedelta(days=5))
+    with pytest.raises(PeriodClosed):
+        board.submit("ann", 5, at=now - timedelta(days=5), with_rank=True)
+    assert _keys(client) == []
+    assert board.submit("ann", 5, at=now - timedelta(days=1)) == 5   # inside the window: kept
+    assert _keys(client) != []
