@@ -171,7 +171,7 @@ class GCounter:
 
     >>> a, b = GCounter("eu"), GCounter("us")
     >>> a.increment(3); b.increment(2); b.increment(1)
-    >>> a.merge(b); a.value
+    >>> a.merge(b); a.value()
     6
     >>> GCounter.from_bytes(a.to_bytes()) == a
     True
@@ -194,7 +194,6 @@ class GCounter:
         """Count n (an int ≥ 1) on this replica's own entry. O(1)."""
         self._counts[self.node_id] = _raised(self._counts, self.node_id, n)
 
-    @property
     def value(self) -> int:
         """The sum over every node's entry. O(nodes)."""
         return sum(self._counts.values())
@@ -232,7 +231,7 @@ class GCounter:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"GCounter({self.node_id!r}, value={self.value})"
+        return f"GCounter({self.node_id!r}, value={self.value()})"
 
 
 class PNCounter:
@@ -240,7 +239,7 @@ class PNCounter:
 
     >>> a, b = PNCounter("eu"), PNCounter("us")
     >>> a.increment(5); b.decrement(2)
-    >>> b.merge(a); a.merge(b); (a.value, b.value)
+    >>> b.merge(a); a.merge(b); (a.value(), b.value())
     (3, 3)
     """
 
@@ -268,7 +267,6 @@ class PNCounter:
         """Subtract n (an int ≥ 1). O(1)."""
         self._n[self.node_id] = _raised(self._n, self.node_id, n)
 
-    @property
     def value(self) -> int:
         """Increments minus decrements over every node. O(nodes)."""
         return sum(self._p.values()) - sum(self._n.values())
@@ -309,7 +307,7 @@ class PNCounter:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"PNCounter({self.node_id!r}, value={self.value})"
+        return f"PNCounter({self.node_id!r}, value={self.value()})"
 
 
 # -- on a server ------------------------------------------------------------------------
@@ -368,13 +366,17 @@ class ShardedCounterPlans:
                 raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
         return max(1, math.ceil(math.ceil(peak_qps / per_shard_qps) * headroom))
 
-    def _plan_incr(self, n: int = 1) -> Steps[None]:
-        """Add n (an int ≥ 1) to one shard picked at random. One command."""
-        yield Call("incrby", (self.shard_keys[random.randrange(self.shards)], _check_amount(n)))
+    def _plan_incr(self, n: int = 1) -> Steps[int]:
+        """Add n (an int ≥ 1) to one shard picked at random; that shard's new
+        value (not the total: reading that costs every shard). One command."""
+        shard = yield Call("incrby", (self.shard_keys[random.randrange(self.shards)], _check_amount(n)))
+        return int(shard)
 
-    def _plan_decr(self, n: int = 1) -> Steps[None]:
-        """Take n (an int ≥ 1) off one shard picked at random. One command."""
-        yield Call("decrby", (self.shard_keys[random.randrange(self.shards)], _check_amount(n)))
+    def _plan_decr(self, n: int = 1) -> Steps[int]:
+        """Take n (an int ≥ 1) off one shard picked at random; that shard's new
+        value. One command."""
+        shard = yield Call("decrby", (self.shard_keys[random.randrange(self.shards)], _check_amount(n)))
+        return int(shard)
 
     def _plan_value(self) -> Steps[int]:
         """The exact total: every shard read in one round trip (a pipeline), summed."""
@@ -401,7 +403,7 @@ class ShardedCounter(ShardedCounterPlans):
 
     >>> import fastrank
     >>> likes = ShardedCounter(fastrank.Engine(), "likes:post:7", shards=4)
-    >>> for _ in range(10): likes.incr()
+    >>> for _ in range(10): _ = likes.incr()
     >>> likes.value(), likes.rollup(ttl=5), likes.cached_value()
     (10, 10, 10)
     """
@@ -468,7 +470,7 @@ class GCounterReplicaPlans(_ReplicaPlans):
 
     def _plan_value(self) -> Steps[int]:
         state = yield from self._plan_state()
-        return state.value
+        return state.value()
 
 
 class GCounterReplica(GCounterReplicaPlans):
@@ -513,7 +515,7 @@ class PNCounterReplicaPlans(_ReplicaPlans):
 
     def _plan_value(self) -> Steps[int]:
         state = yield from self._plan_state()
-        return state.value
+        return state.value()
 
 
 class PNCounterReplica(PNCounterReplicaPlans):
