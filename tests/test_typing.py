@@ -53,3 +53,45 @@ def test_core_stub_matches_module():
         os.unlink(f.name)
     assert proc.returncode == 0, (f"stubtest of the compiled modules:\n"
                                   f"{proc.stdout}{proc.stderr}")
+
+
+SUBMIT_TYPES = '''\
+from typing import assert_type
+
+import fastrank
+import fastrank.asyncio
+from fastrank import Change
+from fastrank.leaderboard.scorebits import Points
+
+board = fastrank.Leaderboard(fastrank.Engine(), "b")
+assert_type(board.submit("a", 1), Points)
+assert_type(board.submit("a", 1, with_rank=True), Change)
+sharded = fastrank.ShardedLeaderboard(fastrank.Engine(), "s")
+assert_type(sharded.submit("a", 1, with_rank=True), Change)
+
+
+async def run() -> None:
+    board = fastrank.asyncio.Leaderboard(fastrank.asyncio.Engine(), "b")
+    assert_type(await board.submit("a", 1), Points)
+    assert_type(await board.submit("a", 1, with_rank=True), Change)
+'''
+
+
+def test_submit_return_type_follows_with_rank(tmp_path):
+    """``submit`` is typed by ``with_rank``: the new points, or a Change."""
+    checked = tmp_path / "submit_types.py"
+    checked.write_text(SUBMIT_TYPES)
+    proc = _run(["mypy", "--strict", str(checked)])
+    assert proc.returncode == 0, f"{proc.stdout}{proc.stderr}"
+
+
+def test_help_shows_what_a_method_returns_not_its_plan():
+    import inspect
+
+    import fastrank
+    import fastrank.asyncio
+
+    for method in (fastrank.Leaderboard.rank, fastrank.asyncio.Leaderboard.top, fastrank.ShardedLeaderboard.top,
+                   fastrank.ScoreService.top, fastrank.ShardedCounter.value):
+        returned = str(inspect.signature(method).return_annotation)
+        assert "Plan" not in returned and "Steps" not in returned, (method, returned)

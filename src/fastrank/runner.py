@@ -310,7 +310,22 @@ def _runner_method(plan: Callable[..., Any], runner: Callable[..., Any], is_asyn
     functools.update_wrapper(method, plan)
     method.__defaults__, method.__kwdefaults__ = plan.__defaults__, plan.__kwdefaults__
     method.__name__ = method.__qualname__ = name
+    # help() and inspect show what the method returns, not the plan's type
+    returned = _plan_result(plan.__annotations__.get("return", inspect.Signature.empty))
+    method.__annotations__ = {**plan.__annotations__, "return": returned}
+    method.__signature__ = inspect.signature(plan).replace(return_annotation=returned)
+    del method.__wrapped__
     return method  # type: ignore[no-any-return]
+
+
+def _plan_result(annotation: Any) -> Any:
+    """``Plan[X]`` (or ``Steps[X]``, ``Direct[X]``), as a plan's return
+    annotation is written, → ``X``; anything else as it is."""
+    if isinstance(annotation, str):
+        for prefix in ("Plan[", "Steps[", "Direct["):
+            if annotation.startswith(prefix) and annotation.endswith("]"):
+                return annotation[len(prefix):-1]
+    return annotation
 
 
 def blocking(plan: Callable[Concatenate[Any, _P], Plan[_T]]) -> Callable[Concatenate[Any, _P], _T]:

@@ -43,6 +43,7 @@ from typing import (
     Dict,
     Iterator,
     List,
+    Literal,
     Mapping,
     NamedTuple,
     Optional,
@@ -50,6 +51,7 @@ from typing import (
     Tuple,
     TypeVar,
     Union,
+    overload,
 )
 
 from redis.exceptions import ResponseError
@@ -653,7 +655,22 @@ class Leaderboard(BoardPlans):
 
     is_async = False  # the face this class is: checked against the client (runner.checked_client)
 
-    submit = blocking(BoardPlans._plan_submit)
+    @overload
+    def submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
+               with_rank: Literal[False] = False) -> Points: ...
+
+    @overload
+    def submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
+               with_rank: Literal[True]) -> Change: ...
+
+    def submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
+               with_rank: bool = False) -> Union[Points, Change]:
+        """Apply a result by the board's rule (or ``rule=``): the new points,
+        or with ``with_rank=True`` a :class:`Change` (points, rank, the rank
+        before, the players passed). One atomic script; O(log n)."""
+        return run(self._client, self._plan_submit(player, points, at=at, rule=rule,  # type: ignore[no-any-return]
+                                                   with_rank=with_rank))
+
     submit_many = blocking(BoardPlans._plan_submit_many)
     set_points = blocking(BoardPlans._plan_set_points)
     remove = blocking(BoardPlans._plan_remove)
