@@ -469,6 +469,7 @@ class GCounterReplicaPlans(_ReplicaPlans):
         return GCounter.from_counts(self.node_id, counts)
 
     def _plan_value(self) -> Steps[int]:
+        """The stored counter's value: the sum of every node's entry. One read."""
         state = yield from self._plan_state()
         return state.value()
 
@@ -510,10 +511,12 @@ class PNCounterReplicaPlans(_ReplicaPlans):
         return self._send_merge([other._p, other._n])
 
     def _plan_state(self) -> Steps[PNCounter]:
+        """The stored counter as an in-memory PNCounter of this node."""
         p, n = yield from self._read()
         return PNCounter.from_counts(self.node_id, p, n)
 
     def _plan_value(self) -> Steps[int]:
+        """The stored counter's value: increments minus decrements over every node. One read."""
         state = yield from self._plan_state()
         return state.value()
 

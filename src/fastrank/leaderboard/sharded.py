@@ -240,14 +240,17 @@ class ShardedBoardPlans:
         return out
 
     def _plan_set_points(self, player: PlayerId, points: Points, *, at: When = None) -> Steps[Points]:
+        """Set a player's points, whatever the board's rule; the points. One script on their shard."""
         result = yield from steps(self._board(player)._plan_set_points(player, points, at=at))
         return result
 
     def _plan_remove(self, player: PlayerId) -> Steps[bool]:
+        """Remove a player (and their entry data) from their shard; whether they were there. O(log n)."""
         result = yield from steps(self._board(player)._plan_remove(player))
         return result
 
     def _plan_set_info(self, player: PlayerId, mapping: Any) -> Steps[None]:
+        """Store a player's entry data (a JSON-able mapping) beside their shard. O(1)."""
         yield from steps(self._board(player)._plan_set_info(player, mapping))
 
     def _plan_rollover(self, new_season: Union[str, int], *, archive: Any = None) -> Steps[None]:
@@ -259,10 +262,12 @@ class ShardedBoardPlans:
     # -- reads ------------------------------------------------------------------------
 
     def _plan_score(self, player: PlayerId, *, season: Optional[Union[str, int]] = None) -> Steps[Optional[Points]]:
+        """A player's points (read on their shard), or None if absent. O(1)."""
         result = yield from steps(self._board(player)._plan_score(player, season=season))
         return result
 
     def _plan_info(self, player: PlayerId) -> Steps[Optional[Dict[str, Any]]]:
+        """A player's entry data (from their shard), or None. O(1)."""
         result = yield from steps(self._board(player)._plan_info(player))
         return result
 
@@ -312,6 +317,7 @@ class ShardedBoardPlans:
 
     def _plan_standings(self, season: Union[str, int], n: int = 10, *, with_info: bool = False,
                         ranking: Optional[str] = None) -> Steps[List[Entry]]:
+        """The top ``n`` of a past (or the current) season, merged across the shards."""
         entries = yield from self._plan_top(n, with_info=with_info, ranking=ranking, season=season)
         return entries
 

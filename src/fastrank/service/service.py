@@ -482,6 +482,7 @@ class ServicePlans:
     # -- reads ------------------------------------------------------------------------
 
     def _plan_rebuilding(self) -> Steps[bool]:
+        """Whether the board is being rebuilt from the store right now."""
         flag = yield Call("exists", (self.rebuild_key,))
         return bool(flag)
 

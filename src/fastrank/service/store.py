@@ -197,6 +197,7 @@ class SQLStore:
             return rows
 
     def close(self) -> None:
+        """Close the store's connection; the store is unusable afterwards."""
         with self._lock:
             self._conn.close()
 
@@ -337,9 +338,11 @@ class SQLStore:
         return [_event(r) for r in rows]
 
     def last_event_id(self) -> int:
+        """The id of the newest event in the log (0 when it is empty)."""
         return int(self._read("SELECT COALESCE(MAX(id), 0) FROM events")[0][0])
 
     def total(self, season: str, player: str) -> Total | None:
+        """A player's total in a season, or None when they have none. One indexed query."""
         rows = self._read("SELECT player, points, at FROM totals WHERE season = ? AND player = ?",
                           (season, player))
         return Total(rows[0][0], int(rows[0][1]), float(rows[0][2])) if rows else None
@@ -481,6 +484,7 @@ class SQLStore:
         return None if low is None else (float(low), float(high))
 
     def count(self, season: str) -> int:
+        """How many players have a total in a season."""
         return int(self._read("SELECT COUNT(*) FROM totals WHERE season = ?", (season,))[0][0])
 
     def top(self, season: str, n: int, *, descending: bool = True,
