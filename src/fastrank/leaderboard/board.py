@@ -57,6 +57,7 @@ from typing import (
 from redis.exceptions import ResponseError
 
 from fastrank import errors as _errors
+from fastrank.errors import SeasonFrozen
 from fastrank.leaderboard._entries import board_entries, board_friend_entries, board_top_entries
 from fastrank.leaderboard.periods import PERIODS, expiry_ms, season_of, zone
 from fastrank.runner import (checked_client, Call, Direct, Plan, Run, Steps, blocking, direct_call, direct_run, packaged_script, run,
@@ -354,6 +355,16 @@ class BoardPlans:
 
     # -- writes -------------------------------------------------------------
 
+    def season_at(self, at: When) -> Optional[str]:
+        """The season a write dated ``at`` goes to: on a periodic board the
+        period holding it (PeriodClosed when its retention dropped it), else
+        None (the board's own season)."""
+        if self.period is None:
+            return None
+        tick = self.codec.tick_of(at, time.time() if at is None else 0.0)
+        self._write_target(tick)
+        return season_of(self.period, datetime.fromtimestamp(tick, timezone.utc), self.tz)
+
     def _write_args(self, pairs: Sequence[Tuple[PlayerId, Points]], at: When, rule: Optional[str],
                     style: str) -> Tuple[Tuple[str, ...], Tuple[Any, ...]]:
         """The keys and arguments of ``submit.lua`` for these results (checked first)."""
@@ -441,6 +452,11 @@ class BoardPlans:
         if self.period is not None:
             raise ValueError("a periodic board rolls over by itself; rollover() is for named seasons")
         new = tag_part(new_season, "season")
+        if self.season is not None and new == str(self.season):
+            raise ValueError(f"leaderboard {self.name!r} is in season {new!r} already: roll over to a new name")
+        if (yield Call("hexists", (self.keys(new)[3], "frozen"))):
+            raise SeasonFrozen(f"leaderboard {self.name!r}: season {new!r} was played and frozen before; "
+                               f"roll over to a new name")
         keys = self.keys()
         calls = [Call("hset", (keys[3], "frozen", "1"))]
         if archive is not None:

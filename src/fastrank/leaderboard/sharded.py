@@ -190,27 +190,29 @@ class ShardedBoardPlans:
             result = yield from steps(board._plan_submit(player, points, at=at, rule=rule))
             return result
         member = player_id(player)
-        old = yield Call("zscore", (self._key(board), member))
+        season = board.season_at(at)  # the ranks around the write are read in the season it goes to
+        old = yield Call("zscore", (self._key(board, season), member))
         previous = None
         if old is not None:
-            (previous,) = yield from self._ranks([(member, float(old))], self.rank_style)
+            (previous,) = yield from self._ranks([(member, float(old))], self.rank_style, season)
         new_points = yield from steps(board._plan_submit(player, points, at=at, rule=rule))
-        score = yield Call("zscore", (self._key(board), member))
-        (rank,) = yield from self._ranks([(member, float(score))], self.rank_style)
+        score = yield Call("zscore", (self._key(board, season), member))
+        (rank,) = yield from self._ranks([(member, float(score))], self.rank_style, season)
         passed: List[str] = []
         limit = self.boards[0].passed
         if old is not None and limit and self._ahead_of(float(old), member, (member, float(score))):
-            between = yield from self._between(float(score), float(old), member, limit)
+            between = yield from self._between(float(score), float(old), member, limit, season)
             passed = [as_text(m) for m, _ in between]
         return Change(new_points, rank, previous, passed)
 
-    def _between(self, new: float, old: float, member: Any, limit: int) -> Steps[List[Pair]]:
+    def _between(self, new: float, old: float, member: Any, limit: int,
+                 season: Optional[Union[str, int]] = None) -> Steps[List[Pair]]:
         """Up to ``limit`` players ranked between a player's new place and their old
         one, nearest first: per shard the first ``limit`` strictly between the two
         scores, and the players tied on either score."""
         calls: List[Call] = []
         for b in self.boards:
-            key = self._key(b)
+            key = self._key(b, season)
             if self._desc:
                 calls.append(Call("zrevrangebyscore", (key, "(" + repr(new), "(" + repr(old)),
                                   {"start": 0, "num": limit, "withscores": True}))

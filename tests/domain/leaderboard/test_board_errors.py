@@ -58,3 +58,25 @@ def test_a_write_older_than_the_retention_window_is_refused(client, sharded):
     assert _keys(client) == []
     assert board.submit("ann", 5, at=now - timedelta(days=1)) == 5   # inside the window: kept
     assert _keys(client) != []
+
+
+def test_rollover_refuses_the_current_season_and_a_frozen_one(client):
+    board = Leaderboard(client, "cup", season="s1")
+    board.submit("ann", 1)
+    with pytest.raises(ValueError, match="already"):
+        board.rollover("s1")                            # would freeze the board for good
+    assert board.submit("ann", 1) == 2                  # still writable
+    board.rollover("s2")
+    with pytest.raises(SeasonFrozen, match="'s1'"):
+        board.rollover("s1")                            # played and frozen before
+    assert board.season == "s2" and board.submit("bob", 3) == 3
+
+
+def test_a_sharded_periodic_submit_with_rank_reads_the_season_it_wrote(client):
+    now = datetime.now(timezone.utc)
+    board = ShardedLeaderboard(client, "days", shards=2, period="day", retain=3)
+    yesterday = now - timedelta(days=1)
+    assert board.submit("ann", 5, at=yesterday, with_rank=True) == fastrank.Change(5, 1, None, [])
+    assert board.submit("bob", 7, at=yesterday, with_rank=True).rank == 1
+    change = board.submit("ann", 9, at=yesterday, with_rank=True)
+    assert change == fastrank.Change(14, 1, 2, ["bob"])
