@@ -80,3 +80,12 @@ def test_a_sharded_periodic_submit_with_rank_reads_the_season_it_wrote(client):
     assert board.submit("bob", 7, at=yesterday, with_rank=True).rank == 1
     change = board.submit("ann", 9, at=yesterday, with_rank=True)
     assert change == fastrank.Change(14, 1, 2, ["bob"])
+
+
+def test_season_at_names_the_period_a_write_goes_to(client):
+    daily = Leaderboard(client, "days", period="day", retain=3)
+    moment = datetime.now(timezone.utc) - timedelta(days=1)
+    assert daily.season_at(moment) == moment.strftime("%Y-%m-%d")
+    with pytest.raises(PeriodClosed):
+        daily.season_at(moment - timedelta(days=10))
+    assert Leaderboard(client, "plain", season="s1").season_at(moment) is None
