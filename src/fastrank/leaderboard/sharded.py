@@ -229,16 +229,44 @@ class ShardedBoardPlans:
         return self._sorted(between)[:limit]
 
     def _plan_submit_many(self, results: Any, *, at: When = None, rule: Optional[str] = None) -> Steps[List[Points]]:
-        """Apply many results: one atomic script per shard touched; each result's new points."""
+        """Apply many results: one atomic script per shard touched; each result's new points.
+
+        Every player, points value, ``at`` and rule is checked first, and so is
+        every total an ``incr``/``decr`` would reach (read in one round), so
+        bad input writes nothing. A shard that still refuses (its points moved
+        meanwhile, a rollover) raises the shard's error, its message naming the
+        players already applied (also in the exception's ``applied``)."""
         pairs = list(results.items()) if hasattr(results, "items") else list(results)
+        reference = self.boards[0]
+        reference._write_args(pairs, at, rule, "")         # players, points, at and rule, checked
+        chosen = reference.rule if rule is None else reference._rule(rule)
+        if chosen in ("incr", "decr") and pairs:
+            sign = -1 if chosen == "decr" else 1
+            season = reference.season_at(at)
+            olds = yield [Call("zscore", (self._key(self._board(p), season), player_id(p))) for p, _ in pairs]
+            totals: Dict[Any, Points] = {}
+            for (player, points), old in zip(pairs, olds):
+                member = player_id(player)
+                base = totals.get(member, 0 if old is None else self.codec.points(old))
+                totals[member] = base + sign * points
+                self.codec.check_points(totals[member])     # PointsOutOfRange before any write
         groups: Dict[int, List[Tuple[int, Any]]] = {}
         for i, pair in enumerate(pairs):
             groups.setdefault(self.shard_of(pair[0]), []).append((i, pair))
         out: List[Points] = [0] * len(pairs)
+        applied: List[str] = []
         for shard, items in groups.items():
-            new = yield from steps(self.boards[shard]._plan_submit_many([p for _, p in items], at=at, rule=rule))
-            for (i, _), value in zip(items, new):
+            try:
+                new = yield from steps(self.boards[shard]._plan_submit_many([p for _, p in items], at=at, rule=rule))
+            except ValueError as exc:
+                if not applied:
+                    raise
+                partial = type(exc)(f"{exc} (applied before it, on other shards: {', '.join(applied)})")
+                partial.applied = list(applied)  # type: ignore[attr-defined]
+                raise partial from exc
+            for (i, pair), value in zip(items, new):
                 out[i] = value
+                applied.append(as_text(player_id(pair[0])))
         return out
 
     def _plan_set_points(self, player: PlayerId, points: Points, *, at: When = None) -> Steps[Points]:

@@ -89,3 +89,34 @@ def test_season_at_names_the_period_a_write_goes_to(client):
     with pytest.raises(PeriodClosed):
         daily.season_at(moment - timedelta(days=10))
     assert Leaderboard(client, "plain", season="s1").season_at(moment) is None
+
+
+def test_sharded_submit_many_checks_every_total_before_it_writes(client):
+    board = ShardedLeaderboard(client, "many", shards=4)
+    board.submit("p3", board.codec.max_points - 1)
+    before = _keys(client), board.top(20)
+    results = {f"p{i}": 1 for i in range(12)}
+    results["p3"] = 5                                   # this total would not fit
+    with pytest.raises(PointsOutOfRange):
+        board.submit_many(results)
+    assert (_keys(client), board.top(20)) == before     # nothing written
+    with pytest.raises((TypeError, ValueError)):
+        board.submit_many({"ok": 1, "": 2})             # a bad player id: nothing written either
+    assert (_keys(client), board.top(20)) == before
+
+
+def test_sharded_submit_many_names_the_players_applied_before_a_refusal(client):
+    board = ShardedLeaderboard(client, "part", shards=4)
+    players = [f"p{i}" for i in range(12)]
+    last_shard = board.shard_of(players[-1])
+    frozen = board.boards[last_shard]
+    client.hset(frozen.keys()[3], "frozen", "1")       # one shard refuses writes
+    with pytest.raises(SeasonFrozen) as refused:
+        board.submit_many({p: 1 for p in players})
+    written = [p for p in players if board.shard_of(p) != last_shard
+               and list(dict.fromkeys(board.shard_of(q) for q in players)).index(board.shard_of(p))
+               < list(dict.fromkeys(board.shard_of(q) for q in players)).index(last_shard)]
+    assert written and sorted(refused.value.applied) == sorted(written)
+    assert all(board.score(p) == 1 for p in written)
+    assert all(board.score(p) is None for p in players if p not in written)
+    assert "applied before it" in str(refused.value)
