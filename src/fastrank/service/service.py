@@ -112,7 +112,7 @@ class ServicePlans:
 
     def __init__(self, board: BoardPlans, store: SQLStore, *, max_points_per_match: Optional[int] = None,
                  max_points_per_day: Optional[int] = None, allow_negative: bool = False,
-                 apply: bool = True, batch: int = 1000) -> None:
+                 apply: bool = True, batch: int = 1000, max_clock_skew: Optional[float] = 300.0) -> None:
         if not isinstance(board, BoardPlans):
             raise TypeError(f"board must be a fastrank Leaderboard, not {type(board).__name__}")
         if not isinstance(store, SQLStore):
@@ -123,7 +123,12 @@ class ServicePlans:
             raise ValueError(f"a ScoreService adds up points: the board's rule must be 'incr', not {board.rule!r}")
         if type(batch) is not int or batch < 1:
             raise ValueError(f"batch must be an int >= 1, not {batch!r}")
+        if max_clock_skew is not None and not (isinstance(max_clock_skew, (int, float))
+                                               and not isinstance(max_clock_skew, bool) and 0 <= max_clock_skew < 1e9):
+            raise ValueError(f"max_clock_skew must be seconds >= 0 or None, not {max_clock_skew!r}")
         self.board = board
+        #: How far ahead of this machine's clock a claimed ``at`` may be (seconds; None: no limit).
+        self.max_clock_skew = None if max_clock_skew is None else float(max_clock_skew)
         self.store = store
         self._client = checked_client(self, board.client)
         self.max_points_per_match = _limit(max_points_per_match, "max_points_per_match")
@@ -174,6 +179,9 @@ class ServicePlans:
         elif isinstance(at, datetime):
             at = (at if at.tzinfo is not None else at.replace(tzinfo=timezone.utc)).timestamp()
         self.board.codec.tick_of(at, 0.0)  # a type, finiteness and time_bits check
+        if self.max_clock_skew is not None and at > time.time() + self.max_clock_skew:
+            raise ValueError(f"at={at!r} is more than max_clock_skew={self.max_clock_skew:g} seconds ahead of "
+                             f"this machine's clock: a result cannot be dated in the future")
         return float(at)
 
     # -- writes ---------------------------------------------------------------------
@@ -515,7 +523,9 @@ class ScoreService(ServicePlans):
     """The durable score service over a sync board (see the module docstring).
 
     ``ScoreService(board, store, *, max_points_per_match=None,
-    max_points_per_day=None, allow_negative=False, apply=True, batch=1000)``;
+    max_points_per_day=None, allow_negative=False, apply=True, batch=1000,
+    max_clock_skew=300.0)``: an ``at`` more than ``max_clock_skew`` seconds ahead
+    of this machine's clock is refused (None: any);
     ``apply=False`` for API processes whose events another process applies
     (``apply_pending`` / ``fastrank apply``).
     """

@@ -243,3 +243,18 @@ def test_duplicate_and_out_of_order_retries_leave_totals_unchanged(client, store
         service.submit_match(match_id, points, at=at + 1000)
     assert board_state(board) == expected
     assert_in_step(board, service)
+
+
+def test_a_result_dated_in_the_future_is_refused_before_it_is_recorded(client, store):
+    import time
+
+    board, service = make(client, store)
+    before = store.last_event_id()
+    with pytest.raises(ValueError, match="max_clock_skew"):
+        service.submit("m1", "ann", 5, at=time.time() + 365 * 86_400)   # a year ahead
+    assert store.last_event_id() == before and board.score("ann") is None
+    service.submit("m2", "ann", 5, at=time.time() + 60)                  # inside the default skew
+    _, lenient = make(client, SQLiteStore(store.path + ".3"), max_clock_skew=None)
+    lenient.submit("m3", "bob", 1, at=time.time() + 365 * 86_400)
+    with pytest.raises(ValueError, match="max_clock_skew must be"):
+        make(client, store, max_clock_skew=-1)
