@@ -495,11 +495,12 @@ class BoardPlans:
         """How many players are on the board. O(1)."""
         return direct_call("zcard", (self.keys(season)[0],), int)
 
-    def _plan_rank_for(self, points: Points, *, ranking: Optional[str] = None) -> Plan[int]:
+    def _plan_rank_for(self, points: Points, *, ranking: Optional[str] = None,
+                       season: Optional[Union[str, int]] = None) -> Plan[int]:
         """The rank ``points`` would get if submitted now (nothing is written). O(log n)."""
         value = self.codec.check_points(points)
         style = self._style_of(ranking)
-        keys = self.keys()
+        keys = self.keys(season)
         codec = self.codec
         text = codec.text
         if style == "d":
@@ -614,20 +615,22 @@ class BoardPlans:
         return board_friend_entries(Entry, list(scores), list(ranks), list(infos) if with_info else None, members,
                                     codec.desc, codec.scale, codec.points, style, info_of)
 
-    def _standing(self, player: PlayerId, parse: Callable[[Optional[Tuple[int, int, int]]], _T]) -> Direct[_T]:
+    def _standing(self, player: PlayerId, parse: Callable[[Optional[Tuple[int, int, int]]], _T],
+                  season: Optional[Union[str, int]] = None) -> Direct[_T]:
         """The player's standing (better, worse, count; None if absent) read by ``parse``."""
-        return direct_run(STANDING, self._encoded(self.keys()), (*self.script_config, player_id(player), "p"),
+        return direct_run(STANDING, self._encoded(self.keys(season)), (*self.script_config, player_id(player), "p"),
                       lambda reply: parse(_standing_of(reply)))
 
-    def _plan_percentile(self, player: PlayerId) -> Plan[Optional[float]]:
+    def _plan_percentile(self, player: PlayerId, *,
+                         season: Optional[Union[str, int]] = None) -> Plan[Optional[float]]:
         """The percentage of players with worse points (0..100), None if absent. O(log n)."""
-        return self._standing(player, _percentile)
+        return self._standing(player, _percentile, season)
 
-    def _plan_bucket(self, player: PlayerId) -> Plan[Optional[str]]:
+    def _plan_bucket(self, player: PlayerId, *, season: Optional[Union[str, int]] = None) -> Plan[Optional[str]]:
         """``"top 1%"``, ``"top 5%"``... by the board's ``buckets`` cut-offs (the
         first cut-off at or above the player's competition rank as a percentage),
         ``"bottom N%"`` below the last; None if absent. O(log n)."""
-        return self._standing(player, self._bucket_of)
+        return self._standing(player, self._bucket_of, season)
 
     def _bucket_of(self, standing: Optional[Tuple[int, int, int]]) -> Optional[str]:
         if standing is None:

@@ -317,16 +317,17 @@ class ShardedBoardPlans:
         (rank,) = yield from self._ranks([(member, float(score))], style, season)
         return rank
 
-    def _plan_rank_for(self, points: Points, *, ranking: Optional[str] = None) -> Steps[int]:
+    def _plan_rank_for(self, points: Points, *, ranking: Optional[str] = None,
+                       season: Optional[Union[str, int]] = None) -> Steps[int]:
         """The rank ``points`` would get if submitted now (nothing is written)."""
         value = self.codec.check_points(points)
         style = self._style_of(ranking)
         if style == "d":
-            (rank,) = yield from self._points_ranks([value], "d")
+            (rank,) = yield from self._points_ranks([value], "d", season)
             return rank
         with_equals = style == "o" and self.boards[0].tiebreak == "earliest"
         bounds = self._points_bounds(value, equals=with_equals)
-        replies = yield [Call("zcount", (self._key(b), *bounds)) for b in self.boards]
+        replies = yield [Call("zcount", (self._key(b, season), *bounds)) for b in self.boards]
         return 1 + sum(int(r) for r in replies)
 
     def _merged_prefix(self, size: int, season: Any = None) -> Steps[List[Pair]]:
@@ -426,16 +427,17 @@ class ShardedBoardPlans:
                              None if infos is None else info_of(infos[i])))
         return out
 
-    def _standing(self, player: PlayerId) -> Steps[Optional[Tuple[int, int, int]]]:
+    def _standing(self, player: PlayerId,
+                  season: Optional[Union[str, int]] = None) -> Steps[Optional[Tuple[int, int, int]]]:
         """(players with better points, with worse points, all players), or None."""
         member = player_id(player)
-        score = yield Call("zscore", (self._key(self._board(player)), member))
+        score = yield Call("zscore", (self._key(self._board(player), season), member))
         if score is None:
             return None
         points = self.codec.points(score)
         calls = []
         for b in self.boards:
-            key = self._key(b)
+            key = self._key(b, season)
             calls += [Call("zcount", (key, *self._points_bounds(points, True))),
                       Call("zcount", (key, *self._points_bounds(points, False))),
                       Call("zcard", (key,))]
@@ -443,17 +445,18 @@ class ShardedBoardPlans:
         return (sum(int(x) for x in replies[0::3]), sum(int(x) for x in replies[1::3]),
                 sum(int(x) for x in replies[2::3]))
 
-    def _plan_percentile(self, player: PlayerId) -> Steps[Optional[float]]:
+    def _plan_percentile(self, player: PlayerId, *,
+                         season: Optional[Union[str, int]] = None) -> Steps[Optional[float]]:
         """The percentage of players with worse points (0..100), None if absent."""
-        standing = yield from self._standing(player)
+        standing = yield from self._standing(player, season)
         if standing is None:
             return None
         _, worse, count = standing
         return 100.0 * worse / count
 
-    def _plan_bucket(self, player: PlayerId) -> Steps[Optional[str]]:
+    def _plan_bucket(self, player: PlayerId, *, season: Optional[Union[str, int]] = None) -> Steps[Optional[str]]:
         """``"top 1%"``... as :meth:`Leaderboard.bucket`, over every shard."""
-        standing = yield from self._standing(player)
+        standing = yield from self._standing(player, season)
         if standing is None:
             return None
         better, _, count = standing

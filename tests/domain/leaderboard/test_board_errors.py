@@ -120,3 +120,17 @@ def test_sharded_submit_many_names_the_players_applied_before_a_refusal(client):
     assert all(board.score(p) == 1 for p in written)
     assert all(board.score(p) is None for p in players if p not in written)
     assert "applied before it" in str(refused.value)
+
+
+@pytest.mark.parametrize("sharded", [False, True], ids=["board", "sharded"])
+def test_past_season_reads_take_season(client, sharded):
+    board = (ShardedLeaderboard(client, "past", shards=3, season="s1", ranking="competition") if sharded
+             else Leaderboard(client, "past", season="s1", ranking="competition"))
+    board.submit_many({"ann": 30, "bob": 20, "cy": 10, "dee": 10})
+    s1 = (board.percentile("bob"), board.bucket("bob"), board.rank_for(25), board.rank_for(10))
+    board.rollover("s2")
+    board.submit("bob", 1)
+    assert (board.percentile("bob", season="s1"), board.bucket("bob", season="s1"),
+            board.rank_for(25, season="s1"), board.rank_for(10, season="s1")) == s1
+    assert s1[0] == 50.0 and s1[2:] == (2, 3)
+    assert board.percentile("bob") == 0.0 and board.rank_for(25) == 1
