@@ -166,6 +166,12 @@ class Engine(Keyspace, CoreCommands):
     #: The loop guard of scripts (commands/scripting.py): seconds a script may
     #: run before it is stopped with an error; None: no limit.
     script_time_limit: float | None = 5.0
+    #: The memory cap of scripts (commands/scripting.py): bytes the Engine's
+    #: Lua runtime may take beyond the bare runtime (libraries and cached
+    #: scripts count in it); a
+    #: script that needs more stops with an error and its memory is freed.
+    #: None: no cap. Read at each script run.
+    script_memory_limit: int | None = 256 * 1024 * 1024
 
     def __reduce__(self) -> Any:
         raise TypeError(E.ENGINE_NOT_PICKLABLE)
