@@ -208,7 +208,12 @@ def install_libs(rt: Any, libs: Any, rand48: Rand48) -> Any:
     cjson_source = resources.files("fastrank").joinpath("_lua_cjson.lua").read_bytes()
     null = rt.eval("newproxy(false)")
     cjson = load(cjson_source)(null)()
-    for function in (b"encode", b"decode"):
+    # every function of cjson is reached through Python, so that Lua sees C
+    # functions as Redis's are: an error takes the caller's position even
+    # when the call is a tail call
+    for function in (b"encode", b"decode", b"encode_number_precision", b"encode_max_depth",
+                     b"decode_max_depth", b"encode_sparse_array", b"encode_invalid_numbers",
+                     b"decode_invalid_numbers", b"encode_keep_buffer"):
         cjson[function] = expose(_through_python(protect(cjson[function])), where)
     libs[b"cjson"] = cjson
     for name, functions in (("bit", bit_functions()), ("cmsgpack", cmsgpack_functions(rt)),
