@@ -199,9 +199,11 @@ def _through_python(protected: Any) -> PyFn:
     return fn
 
 
-def install_libs(rt: Any, libs: Any, rand48: Rand48) -> Any:
+def install_libs(rt: Any, libs: Any, rand48: Rand48,
+                 wrap: Callable[[Callable[..., Any]], Callable[..., Any]] = lambda f: f) -> Any:
     """Fill the ``libs`` Lua table with bit, cjson, cmsgpack and struct; the
-    table of math.random and math.randomseed (rand48's state) is returned."""
+    table of math.random and math.randomseed (rand48's state) is returned.
+    wrap: applied to each Python function Lua gets (the sandbox's memory cap)."""
     load = rt.eval("function(src) return assert(loadstring(src, '=fastrank_sandbox')) end")
     where = load(_WHERE.encode())()
     protect = load(_PROTECT.encode())()
@@ -214,12 +216,13 @@ def install_libs(rt: Any, libs: Any, rand48: Rand48) -> Any:
     for function in (b"encode", b"decode", b"encode_number_precision", b"encode_max_depth",
                      b"decode_max_depth", b"encode_sparse_array", b"encode_invalid_numbers",
                      b"decode_invalid_numbers", b"encode_keep_buffer"):
-        cjson[function] = expose(_through_python(protect(cjson[function])), where)
+        cjson[function] = wrap(expose(_through_python(protect(cjson[function])), where))
     libs[b"cjson"] = cjson
     for name, functions in (("bit", bit_functions()), ("cmsgpack", cmsgpack_functions(rt)),
                             ("struct", struct_functions(rt))):
-        lib = rt.table_from({k.encode(): expose(fn, where) for k, fn in functions.items()})
+        lib = rt.table_from({k.encode(): wrap(expose(fn, where)) for k, fn in functions.items()})
         for field, text in _FIELDS.get(name, {}).items():
             lib[field.encode()] = text.encode()
         libs[name.encode()] = lib
-    return rt.table_from({k.encode(): expose(fn, where) for k, fn in rand48.functions().items()})
+    return rt.table_from({k.encode(): wrap(expose(fn, where))
+                          for k, fn in rand48.functions().items()})

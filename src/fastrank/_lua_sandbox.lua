@@ -55,22 +55,6 @@ local deadline = nil   -- monotonic seconds, from the first hook call of a run
 local killed = nil     -- the error table, once the guard fired
 local GUARD_EVERY = 100000
 
--- The guard raises from inside the hook, where Lua runs with hooks off until
--- the error reaches a pcall: an xpcall handler called on the way would run
--- unguarded, so no script code runs once `killed` is set (s_xpcall, caught
--- and error_info see it first and pass the error on).
-local function guard()
-  if killed ~= nil then error(killed, 0) end
-  if limit == nil then return end
-  local now = bridge_now()
-  if deadline == nil then
-    deadline = now + limit
-  elseif now > deadline then
-    killed = {err = py.timeout_line()}
-    error(killed, 0)
-  end
-end
-
 -- -- a Lua "not enough memory" (the runtime's cap, Engine.script_memory_limit)
 -- stops the script as the guard does: no pcall goes on past it
 local MEMERR = "not enough memory"
@@ -79,6 +63,23 @@ local function out_of_memory()
   collect_after = true
   killed = {err = py.memory_line()}
   error(killed, 0)
+end
+
+-- The guard raises from inside the hook, where Lua runs with hooks off until
+-- the error reaches a pcall: an xpcall handler called on the way would run
+-- unguarded, so no script code runs once `killed` is set (s_xpcall, caught
+-- and error_info see it first and pass the error on).
+local function guard()
+  if killed ~= nil then error(killed, 0) end
+  if limit == nil then return end
+  local now = bridge_now()
+  if now < 0 then out_of_memory() end  -- past the memory cap (LuaScripting._now)
+  if deadline == nil then
+    deadline = now + limit
+  elseif now > deadline then
+    killed = {err = py.timeout_line()}
+    error(killed, 0)
+  end
 end
 
 -- the Python callables scripts see (redis.call, the libraries' functions):

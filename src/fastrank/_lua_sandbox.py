@@ -60,6 +60,17 @@ if TYPE_CHECKING:
 _parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
 INT64_MIN = -(1 << 63)
 _NO_CAP = 1 << 62  # lupa's max_memory when Engine.script_memory_limit is None
+_MARGIN = 1 << 20  # room left for lupa's pushes as a Python function returns
+
+
+def _pending(result: Any) -> int:
+    """Bytes Lua must allocate to take a Python function's results."""
+    kind = type(result)
+    if kind is bytes:
+        return len(result)
+    if kind is tuple:
+        return sum(len(x) for x in result if type(x) is bytes)
+    return 0
 _TWO63 = float(1 << 63)
 
 #: Commands a script may not call (Redis flags them noscript).
@@ -270,20 +281,22 @@ class LuaScripting:
         rt = lupa.LuaRuntime(encoding=None, unpack_returned_tuples=True, register_eval=False,
                              register_builtins=False, attribute_filter=_deny_attributes,
                              max_memory=_NO_CAP)
-        self._memory_limit: int | None = None
         self.runtime = rt
+        self._memory_limit: int | None = None
+        self._cap: int | None = None  # the runtime's cap while Lua runs (absolute), or None
+        self._in_python = False       # a Python function called from Lua is running
         self.table_from: Callable[..., Any] = rt.table_from
         libs = rt.table_from({})
+        wrap = self._unbounded
         py = rt.table_from({
-            b"call": self.bridge, b"pcall": self.pcall_bridge, b"error_text": error_text,
-            b"sha1hex": _sha1hex, b"log": self._log, b"set_repl": _set_repl,
-            b"now": time.monotonic,
-            b"timeout_line": self._timeout_line, b"memory_line": self._memory_line,
-            b"setresp": self._setresp,
-            b"getresp": self._getresp,
-            b"acl_check": self._acl_check, b"libs": libs,
+            b"call": wrap(self.bridge), b"pcall": wrap(self.pcall_bridge),
+            b"error_text": wrap(error_text), b"sha1hex": wrap(_sha1hex), b"log": wrap(self._log),
+            b"set_repl": wrap(_set_repl), b"now": wrap(self._now),
+            b"timeout_line": wrap(self._timeout_line), b"memory_line": wrap(self._memory_line),
+            b"setresp": wrap(self._setresp), b"getresp": wrap(self._getresp),
+            b"acl_check": wrap(self._acl_check), b"libs": libs,
         })
-        py[b"math"] = install_libs(rt, libs, Rand48())
+        py[b"math"] = install_libs(rt, libs, Rand48(), wrap)
         source = resources.files("fastrank").joinpath("_lua_sandbox.lua").read_bytes()
         loader = rt.eval("function(src) return assert(loadstring(src, '=fastrank_sandbox')) end")
         api = loader(source)(py)
@@ -292,18 +305,59 @@ class LuaScripting:
         self._recover = api[b"recover"]
         where = loader(_WHERE.encode())()
         api[b"set_builtins"](rt.table_from({
-            b"setmetatable": expose(_setmetatable(api[b"set_metatable"]), where),
-            b"rawset": expose(_rawset(api[b"raw_set"]), where),
+            b"setmetatable": wrap(expose(_setmetatable(api[b"set_metatable"]), where)),
+            b"rawset": wrap(expose(_rawset(api[b"raw_set"]), where)),
         }))
         api[b"install_guard"]()
         self._apply_memory_limit()
 
     def _apply_memory_limit(self) -> None:
-        """Set the runtime's cap to Engine.script_memory_limit (bytes above
-        what the runtime holds now, its libraries and cached scripts)."""
+        """Cap the runtime at Engine.script_memory_limit bytes beyond what it
+        holds now (its libraries and cached scripts)."""
         limit = self.engine.script_memory_limit
-        self.runtime.set_max_memory(_NO_CAP if limit is None else max(int(limit), 1))
+        rt = self.runtime
+        self._cap = None if limit is None else rt.get_memory_used() + max(int(limit), 1)
+        rt.set_max_memory(_NO_CAP if self._cap is None else self._cap, True)
         self._memory_limit = limit
+
+    # lupa's own allocations while a Python function called from Lua runs or
+    # returns (converting values, pushing its results) must never fail: lupa
+    # cannot unwind from there (the runtime hangs or crashes). So the cap is
+    # lifted while Python runs, and set again as it returns, above what its
+    # results need; Lua code inside (cjson) stays under the loop guard, which
+    # stops a script past the cap (see _now).
+    def _unbounded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        rt = self.runtime
+
+        def call(*args: Any) -> Any:
+            if self._cap is None or self._in_python:
+                return fn(*args)
+            rt.set_max_memory(_NO_CAP, True)
+            self._in_python = True
+            try:
+                result = fn(*args)
+            except BaseException:
+                self._in_python = False
+                self._recap(0)
+                raise
+            self._in_python = False
+            self._recap(_pending(result))
+            return result
+        return call
+
+    def _recap(self, pending: int) -> None:
+        cap = self._cap
+        if cap is not None:
+            need = self.runtime.get_memory_used() + pending + _MARGIN
+            self.runtime.set_max_memory(cap if need <= cap else need, True)
+
+    def _now(self) -> float:
+        """The loop guard's clock; -1 when the runtime holds more than the cap
+        (a reply pushed past it, or Lua run inside a Python function)."""
+        cap = self._cap
+        if cap is not None and self.runtime.get_memory_used() > cap:
+            return -1.0
+        return time.monotonic()
 
     # -- script cache ------------------------------------------------------------
 
@@ -329,6 +383,7 @@ class LuaScripting:
             result = self._run(fn, engine.script_time_limit, numkeys, *args)
         except lupa.LuaError as err:
             # outside the script's own xpcall: its reply did not fit in memory
+            self._in_python = False
             self._recover()
             if isinstance(err, MemoryError):
                 raise CommandError(clean_line(self._memory_line().decode())) from None
