@@ -177,6 +177,9 @@ SCRIPT_ERROR_OBJECT = "ERR Error running script: error object is not a string or
 # the loop guard stopped a script that ran longer than Engine.script_time_limit.
 SCRIPT_TIMEOUT = ("ERR Script killed: it ran longer than the engine's script time limit "
                   "(%d ms); writes made before it stay")
+# the script's Lua runtime reached Engine.script_memory_limit.
+SCRIPT_MEMORY = ("ERR Script killed: it needed more memory than the engine's script memory "
+                 "limit (%d bytes); writes made before it stay")
 # The errors of the Lua libraries a script can use (struct, cmsgpack,
 # math.random), as their C code words them; Lua puts the script position
 # (``user_script:LINE:``) in front. LUA_BAD_ARGUMENT takes the argument number,
@@ -193,8 +196,12 @@ LUA_STRUCT_NO_FIXED_SIZE = "option '%s' has no fixed size"
 LUA_STRUCT_ALIGNMENT = "alignment %d is not a power of 2"
 LUA_STRUCT_FORMAT_OPTION = "invalid format option '%s'"
 LUA_STRUCT_INT_SIZE = "integral size %d is larger than limit of %d"
+LUA_STRUCT_SIZE_OVERFLOW = "integral size overflow"
+LUA_STRUCT_OFFSET = "offset must be 1 or greater"
 LUA_MSGPACK_NO_INPUT = "MessagePack pack needs input."
-LUA_MSGPACK_OFFSET = "Start offset greater than input length."
+LUA_MSGPACK_NEGATIVE = "Invalid request to unpack with offset of %d and limit of %d."
+LUA_MSGPACK_OFFSET_PAST_END = "Start offset %d greater than input length %d."
+LUA_STACK_OVERFLOW = "stack overflow (%s)"
 LUA_MSGPACK_MISSING_BYTES = "Missing bytes in input."
 LUA_MSGPACK_BAD_DATA = "Bad data format in input."
 # fastrank's own: a script reached for a Python attribute through the bridge.

@@ -125,6 +125,12 @@ class Engine(Keyspace, CoreCommands):
         if limit is not None and (type(limit) is not int or limit < 1):
             raise ValueError(f"random_reply_limit must be an int >= 1 or None, not {limit!r}")
         self._random_reply_limit = limit
+    #: The memory cap of scripts (commands/scripting.py): bytes the Engine's
+    #: Lua runtime may take beyond the bare runtime (libraries and cached
+    #: scripts count in it); a
+    #: script that needs more stops with an error and its memory is freed.
+    #: None: no cap. Read at each script run.
+    script_memory_limit: int | None = 256 * 1024 * 1024
 
     def __reduce__(self) -> Any:
         raise TypeError(E.ENGINE_NOT_PICKLABLE)

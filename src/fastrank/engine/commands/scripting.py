@@ -14,7 +14,10 @@ plan that runs its calls without Lua, with the same replies and errors
 ``flags=no-writes`` and the other Redis 7.0 flags) is read as Redis reads it.
 The loop guard: ``Engine.script_time_limit`` seconds (default 5), checked
 every 100,000 Lua instructions; a script past it stops with
-``E.SCRIPT_TIMEOUT`` (its writes stay) and the Engine goes on.
+``E.SCRIPT_TIMEOUT`` (its writes stay) and the Engine goes on. The memory
+cap: ``Engine.script_memory_limit`` bytes (default 256 MiB) for the Lua
+runtime; a script that needs more stops with ``E.SCRIPT_MEMORY`` and its
+memory is collected.
 """
 from __future__ import annotations
 

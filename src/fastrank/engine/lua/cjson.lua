@@ -1,11 +1,12 @@
 -- cjson for scripts, in Lua: the behaviour of the lua-cjson 2.1 that Redis
 -- 7.0 embeds (encode order is the table's `next` order, numbers "%.14g",
 -- "/" escaped, sparse arrays, depth limits, error texts), written for
--- fastrank's Lua 5.1 sandbox (_lua_sandbox.lua installs it as `cjson`).
+-- fastrank's Lua 5.1 sandbox (sandbox.lua installs it as `cjson`).
 -- Returns a constructor: new() gives a module table with its own settings.
 local null = ...
 
 local type, next, error, tostring, tonumber, select = type, next, error, tostring, tonumber, select
+local rawget, ipairs = rawget, ipairs
 local fmt, byte, char, sub, find, concat = string.format, string.byte, string.char, string.sub,
   string.find, table.concat
 local floor, huge = math.floor, math.huge
@@ -69,7 +70,7 @@ local function new()
       out[#out + 1] = "["
       for i = 1, len do
         if i > 1 then out[#out + 1] = "," end
-        local v = t[i]
+        local v = rawget(t, i)  -- as lua-cjson reads it: no __index
         if v == nil then out[#out + 1] = "null" else encode_value(v, depth, out) end
       end
       out[#out + 1] = "]"
@@ -139,13 +140,15 @@ local function new()
     while i <= n and WS[sub(s, i, i)] do i = i + 1 end
     if i > n then return "T_END", nil, i, i end
     local c = sub(s, i, i)
+    if c == "\0" then return "T_END", nil, i, i end  -- lua-cjson reads a C string
     local simple = SIMPLE[c]
     if simple then return simple, nil, i, i + 1 end
     if c == '"' then
       local parts, j = {}, i + 1
       while true do
-        local q = find(s, '["\\]', j)
-        if not q then return "T_ERROR", "unexpected end of string", i, n + 1 end
+        local q = find(s, '["\\%z]', j)
+        if not q then return "T_ERROR", "unexpected end of string", n + 1, n + 1 end
+        if byte(s, q) == 0 then return "T_ERROR", "unexpected end of string", q, q end
         parts[#parts + 1] = sub(s, j, q - 1)
         if sub(s, q, q) == '"' then return "T_STRING", concat(parts), i, q + 1 end
         local e = sub(s, q + 1, q + 1)
@@ -263,6 +266,9 @@ local function new()
     if type(s) ~= "string" then
       error(fmt("bad argument #1 to 'decode' (string expected, got %s)", type(s)), 2)
     end
+    if #s >= 2 and (byte(s, 1) == 0 or byte(s, 2) == 0) then
+      error("JSON parser does not support UTF-16 or UTF-32", 2)
+    end
     local ok, v = pcall(function()
       local k, val, a, pos = token(s, 1)
       local result
@@ -280,7 +286,7 @@ local function new()
       if v ~= nil then
         v = tonumber(v)
         if not v or v < lo or v > hi then
-          error(fmt("bad argument #1 to '%s' (expected integer between %d and %d)", name, lo, hi), 2)
+          error(fmt("bad argument #1 to '%s' (expected integer between %d and %d)", name, lo, hi), 3)
         end
         return v
       end
@@ -302,22 +308,43 @@ local function new()
     cfg.decode_depth = ddepth_arg(v) or cfg.decode_depth
     return cfg.decode_depth
   end
+  -- lua-cjson's json_enum_option: nil keeps the setting, a boolean or one of
+  -- the option words sets it; anything else is a bad argument #1
+  local BOOL = {"off", "on"}
+  local function enum_option(name, v, options)
+    if v == nil then return nil end
+    if type(v) == "boolean" then return v and 1 or 0 end
+    local word = v
+    if type(v) == "number" then word = fmt("%.14g", v)
+    elseif type(v) ~= "string" then
+      error(fmt("bad argument #1 to '%s' (string expected, got %s)", name, type(v)), 3)
+    end
+    for i, o in ipairs(options) do
+      if word == o then return i - 1 end
+    end
+    error(fmt("bad argument #1 to '%s' (invalid option '%s')", name, word), 3)
+  end
+
   function M.encode_sparse_array(convert, ratio, safe)
-    if convert ~= nil then cfg.sparse_convert = convert and true or false end
+    local c = enum_option("encode_sparse_array", convert, BOOL)
+    if c ~= nil then cfg.sparse_convert = c == 1 end
     if ratio ~= nil then cfg.sparse_ratio = tonumber(ratio) end
     if safe ~= nil then cfg.sparse_safe = tonumber(safe) end
     return cfg.sparse_convert, cfg.sparse_ratio, cfg.sparse_safe
   end
   function M.encode_invalid_numbers(v)
-    if v ~= nil then cfg.invalid_numbers = v == "null" and "null" or (v and true or false) end
+    local c = enum_option("encode_invalid_numbers", v, {"off", "on", "null"})
+    if c ~= nil then cfg.invalid_numbers = c == 2 and "null" or c == 1 end
     return cfg.invalid_numbers
   end
   function M.decode_invalid_numbers(v)
-    if v ~= nil then cfg.decode_invalid = v and true or false end
+    local c = enum_option("decode_invalid_numbers", v, BOOL)
+    if c ~= nil then cfg.decode_invalid = c == 1 end
     return cfg.decode_invalid
   end
   function M.encode_keep_buffer(v)
-    if v ~= nil then cfg.keep_buffer = v and true or false end
+    local c = enum_option("encode_keep_buffer", v, BOOL)
+    if c ~= nil then cfg.keep_buffer = c == 1 end
     return cfg.keep_buffer
   end
   return M

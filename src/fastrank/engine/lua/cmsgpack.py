@@ -3,7 +3,7 @@ unpack_limit), as the lua-cmsgpack 0.4 that Redis 7.0 embeds encodes:
 integers in their smallest form, other numbers as float32 when exact else
 float64, strings as fixstr/str8/16/32, a table with keys 1..n as an array and
 any other as a map (in ``next`` order), nesting past 16 tables as nil.
-Functions follow the protocol of ``_lua_libs.py``.
+Functions follow the protocol of ``libs.py``.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import struct
 from typing import Any, Callable
 
 from fastrank import errors as E
-from fastrank.engine.lua.libs_base import Result, argument_error, as_string, bad_argument
+from fastrank.engine.lua.libs_base import Result, argument_error, as_string, bad_argument, to_number
 
 _MAX_NESTING = 16
 _INT64 = 1 << 63
@@ -130,7 +130,24 @@ def _pack(*args: Any) -> Result:
     return True, 1, bytes(out)
 
 
+#: Lua's C stack limit (LUAI_MAXCSTACK): lua-cmsgpack checks it before each
+#: value it pushes (luaL_checkstack), so deep input ends in "stack overflow".
+_STACK_LIMIT = 8000
+_TOO_MANY = "too many return values at once; use unpack_one or unpack_limit instead."
+_IN_ARRAY = "in function mp_decode_to_lua_array"
+
+
+class _Overflow(Exception):
+    """luaL_checkstack failed: the text is its "stack overflow (...)" message."""
+
+
 class _Reader:
+    """Decodes as lua-cmsgpack does, without recursion: ``slots`` counts the
+    values lua-cmsgpack's C code holds on the Lua stack at each point (1 for
+    the argument, one per value already decoded at the top level, +2 per
+    array level, +1 for a map's key and +2 for its value), so input nested
+    too deep fails where and as Redis's fails."""
+
     def __init__(self, rt: Any, data: bytes, pos: int) -> None:
         self.rt = rt
         self.data = data
@@ -149,7 +166,48 @@ class _Reader:
     def sint(self, n: int) -> int:
         return int.from_bytes(self.take(n), "big", signed=True)
 
-    def value(self) -> Any:
+    def value(self, slots: int) -> Any:
+        """The next value, decoded with ``slots`` stack slots in use."""
+        frames: list[list[Any]] = []  # open tables: [is a map, items, items left, slots]
+        while True:
+            if frames:
+                top = frames[-1]
+                slots = top[3] + (1 if top[0] and not len(top[1]) % 2 else 2)
+            if self.pos >= len(self.data):
+                raise _Short()
+            if slots + 1 > _STACK_LIMIT:
+                raise _Overflow(_TOO_MANY)
+            opened = self.item(slots)
+            if type(opened) is _Open:
+                if opened.count:
+                    frames.append([opened.is_map, [], opened.count, slots])
+                    continue
+                value: Any = self.rt.table_from({})
+            else:
+                value = opened
+            while frames:  # the value ends the tables it completes
+                top = frames[-1]
+                top[1].append(value)
+                top[2] -= 1
+                if top[2]:
+                    break
+                frames.pop()
+                value = self.close(top)
+            else:
+                return value
+
+    def close(self, frame: list[Any]) -> Any:
+        items = frame[1]
+        if not frame[0]:
+            return self.rt.table_from(items)
+        table = self.rt.table_from({})
+        for i in range(0, len(items), 2):
+            if items[i] is not None:
+                table[items[i]] = items[i + 1]
+        return table
+
+    def item(self, slots: int) -> Any:
+        """A scalar, or an _Open for an array or map header."""
         t = self.uint(1)
         if t < 0x80:
             return t
@@ -158,9 +216,9 @@ class _Reader:
         if 0xA0 <= t < 0xC0:
             return self.take(t & 0x1F)
         if 0x90 <= t < 0xA0:
-            return self.array(t & 0x0F)
+            return self.array(t & 0x0F, slots)
         if 0x80 <= t < 0x90:
-            return self.map(t & 0x0F)
+            return _Open(True, 2 * (t & 0x0F))
         simple = {0xC0: None, 0xC2: False, 0xC3: True}
         if t in simple:
             return simple[t]
@@ -180,22 +238,24 @@ class _Reader:
         if t in strs:
             return self.take(self.uint(strs[t]))
         if t in (0xDC, 0xDD):
-            return self.array(self.uint(2 if t == 0xDC else 4))
+            return self.array(self.uint(2 if t == 0xDC else 4), slots)
         if t in (0xDE, 0xDF):
-            return self.map(self.uint(2 if t == 0xDE else 4))
+            return _Open(True, 2 * self.uint(2 if t == 0xDE else 4))
         raise _Bad()
 
-    def array(self, n: int) -> Any:
-        return self.rt.table_from([self.value() for _ in range(n)])
+    def array(self, n: int, slots: int) -> _Open:
+        if slots + 2 > _STACK_LIMIT:  # the new table, then room for one more
+            raise _Overflow(_IN_ARRAY)
+        return _Open(False, n)
 
-    def map(self, n: int) -> Any:
-        table = self.rt.table_from({})
-        for _ in range(n):
-            k = self.value()
-            v = self.value()
-            if k is not None:
-                table[k] = v
-        return table
+
+class _Open:
+    """An array or map header: its values follow."""
+    __slots__ = ("is_map", "count")
+
+    def __init__(self, is_map: bool, count: int) -> None:
+        self.is_map = is_map
+        self.count = count
 
 
 def _unpacker(rt: Any, name: str) -> Callable[..., Result]:
@@ -205,27 +265,52 @@ def _unpacker(rt: Any, name: str) -> Callable[..., Result]:
             return bad_argument(1, name, "string", args[0] if args else None, not args)
         limit = 0
         offset = 0
+        numbers: list[int] = []
+        # luaL_checkinteger / luaL_optinteger: unpack_limit's limit (argument
+        # 2) is required, the offset optional; numbers or numeric strings
+        required = 2 if name == "unpack_limit" else 0
+        for i in range(1, 3 if name == "unpack_limit" else 2):
+            value = args[i] if i < len(args) else None
+            if value is None and i + 1 != required:
+                numbers.append(0)
+                continue
+            number = to_number(value)
+            if number is None or number != number:
+                return bad_argument(i + 1, name, "number", value, i >= len(args))
+            numbers.append(int(number) if abs(number) < 1 << 63 else -(1 << 63))
         if name == "unpack_one":
-            limit, offset = 1, int(args[1]) if len(args) > 1 and args[1] is not None else 0
+            limit, offset = 1, numbers[0]
         elif name == "unpack_limit":
-            limit = int(args[1]) if len(args) > 1 and args[1] is not None else 0
-            offset = int(args[2]) if len(args) > 2 and args[2] is not None else 0
-        if offset < 0 or offset > len(data):
-            return argument_error(3 if name == "unpack_limit" else 2, name, E.LUA_MSGPACK_OFFSET)
+            limit, offset = numbers
+        decode_all = not limit and not offset
+        if offset < 0 or limit < 0:  # lua-cmsgpack prints the input length as the limit
+            return False, (E.LUA_MSGPACK_NEGATIVE % (_c_int(offset), _c_int(len(data)))).encode()
+        if offset > len(data):
+            return False, (E.LUA_MSGPACK_OFFSET_PAST_END % (_c_int(offset), len(data))).encode()
         reader = _Reader(rt, data, offset)
         values: list[Any] = []
         try:
-            while reader.pos < len(data) and (limit == 0 or len(values) < limit):
-                values.append(reader.value())
+            while reader.pos < len(data) and (decode_all or len(values) < limit):
+                values.append(reader.value(1 + len(values)))
+            if not decode_all and 1 + len(values) + 1 > _STACK_LIMIT:
+                raise _Overflow("in function mp_unpack_full")
         except _Short:
             return False, E.LUA_MSGPACK_MISSING_BYTES.encode()
         except _Bad:
             return False, E.LUA_MSGPACK_BAD_DATA.encode()
-        if name == "unpack":
+        except _Overflow as err:
+            return False, (E.LUA_STACK_OVERFLOW % err).encode()
+        if decode_all:
             return (True, len(values), *values)
         next_offset = reader.pos if reader.pos < len(data) else -1
         return (True, len(values) + 1, next_offset, *values)
     return fn
+
+
+def _c_int(n: int) -> int:
+    """n as C's (int) cast gives it."""
+    n &= 0xFFFFFFFF
+    return n - (1 << 32) if n & 0x80000000 else n
 
 
 def cmsgpack_functions(rt: Any) -> dict[str, Callable[..., Result]]:

@@ -1,9 +1,9 @@
 """The libraries Redis 7.0 loads into its Lua that lupa's Lua 5.1 lacks:
 ``bit`` (LuaBitOp), ``cjson``, ``cmsgpack`` and ``struct``.
 
-cjson is Lua (``_lua_cjson.lua``; encode and decode are reached through
+cjson is Lua (``cjson.lua``; encode and decode are reached through
 Python, :func:`_through_python`); the functions of the others, and
-math.random/math.randomseed (``_lua_rand48.py``), are Python,
+math.random/math.randomseed (``engine/lua/rand48.py``), are Python,
 put in the library tables as the callables themselves (lupa makes them
 C-level calls to Lua, so a library call in tail position keeps the script's
 frame for error positions, as Redis's C functions do). A Python function
@@ -28,7 +28,7 @@ from fastrank.engine.lua.struct import struct_functions
 
 PyFn = Callable[..., Result]
 
-_WHERE = """
+WHERE = """
 -- the position luaL_error gives: the first script frame above the library
 -- call; and whether a C function (pcall) called it directly, when Lua knows
 -- neither the position nor the function's name
@@ -199,22 +199,30 @@ def _through_python(protected: Any) -> PyFn:
     return fn
 
 
-def install_libs(rt: Any, libs: Any, rand48: Rand48) -> Any:
+def install_libs(rt: Any, libs: Any, rand48: Rand48,
+                 wrap: Callable[[Callable[..., Any]], Callable[..., Any]] = lambda f: f) -> Any:
     """Fill the ``libs`` Lua table with bit, cjson, cmsgpack and struct; the
-    table of math.random and math.randomseed (rand48's state) is returned."""
+    table of math.random and math.randomseed (rand48's state) is returned.
+    wrap: applied to each Python function Lua gets (the sandbox's memory cap)."""
     load = rt.eval("function(src) return assert(loadstring(src, '=fastrank_sandbox')) end")
-    where = load(_WHERE.encode())()
+    where = load(WHERE.encode())()
     protect = load(_PROTECT.encode())()
     cjson_source = resources.files("fastrank.engine.lua").joinpath("cjson.lua").read_bytes()
     null = rt.eval("newproxy(false)")
     cjson = load(cjson_source)(null)()
-    for function in (b"encode", b"decode"):
-        cjson[function] = expose(_through_python(protect(cjson[function])), where)
+    # every function of cjson is reached through Python, so that Lua sees C
+    # functions as Redis's are: an error takes the caller's position even
+    # when the call is a tail call
+    for function in (b"encode", b"decode", b"encode_number_precision", b"encode_max_depth",
+                     b"decode_max_depth", b"encode_sparse_array", b"encode_invalid_numbers",
+                     b"decode_invalid_numbers", b"encode_keep_buffer"):
+        cjson[function] = wrap(expose(_through_python(protect(cjson[function])), where))
     libs[b"cjson"] = cjson
     for name, functions in (("bit", bit_functions()), ("cmsgpack", cmsgpack_functions(rt)),
                             ("struct", struct_functions(rt))):
-        lib = rt.table_from({k.encode(): expose(fn, where) for k, fn in functions.items()})
+        lib = rt.table_from({k.encode(): wrap(expose(fn, where)) for k, fn in functions.items()})
         for field, text in _FIELDS.get(name, {}).items():
             lib[field.encode()] = text.encode()
         libs[name.encode()] = lib
-    return rt.table_from({k.encode(): expose(fn, where) for k, fn in rand48.functions().items()})
+    return rt.table_from({k.encode(): wrap(expose(fn, where))
+                          for k, fn in rand48.functions().items()})

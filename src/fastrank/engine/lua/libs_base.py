@@ -1,5 +1,5 @@
-"""Helpers shared by the Python-backed Lua libraries (_lua_libs.py, _lua_struct.py,
-_lua_msgpack.py): Lua type names, lua_tonumber, the argument errors (their
+"""Helpers shared by the Python-backed Lua libraries (libs.py, struct.py,
+cmsgpack.py): Lua type names, lua_tonumber, the argument errors (their
 texts are in _errors.py)."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from fastrank import errors as E
 
 Result = tuple[Any, ...]
-"""(True, n, v1..vn) or (False, message): see _lua_libs.py."""
+"""(True, n, v1..vn) or (False, message): see libs.py."""
 
 
 def lua_type(value: Any) -> str:

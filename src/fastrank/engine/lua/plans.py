@@ -11,7 +11,7 @@ source line of the call. Whitespace, newlines, ``--`` line comments and a
 expressions, long strings or comments, escapes, ``redis.pcall``) leaves the
 script to Lua, as is every call a plan declines.
 
-Running a plan does exactly what the Lua bridge does (``_lua_sandbox.py``):
+Running a plan does exactly what the Lua bridge does (``sandbox.py``):
 per call the same checks in the same order (unknown command, arity, commands
 refused in scripts, writes in read-only scripts), then the Engine's one
 dispatch path (``Engine.call``), so WATCH, expiry and blocked pops see the
@@ -41,7 +41,7 @@ from fastrank.engine.keyspace import CommandError
 if TYPE_CHECKING:
     from fastrank.engine import Engine
 
-__all__ = ["compile_plan", "lua_round_trip", "script_error", "set_script_plans"]
+__all__ = ["compile_plan", "lua_round_trip", "script_error"]
 
 _NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _NUMBER = re.compile(rb"-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?")

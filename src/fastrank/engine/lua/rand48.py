@@ -4,7 +4,7 @@ redisSrand48) and its math.random, Lua 5.1's with rand() replaced.
 The state starts at rand48's default (0x1234ABCD330E) when an Engine's Lua
 state is made and carries on from script to script, as on Redis 7.0 (which
 does not reseed per script: observed on the server). Functions follow the
-protocol of ``_lua_libs.py``.
+protocol of ``libs.py``.
 """
 from __future__ import annotations
 

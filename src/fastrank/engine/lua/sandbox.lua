@@ -1,5 +1,5 @@
 -- The script environment Redis 7.0 gives EVAL scripts, built once per Engine
--- inside a lupa Lua 5.1 runtime (see _lua_sandbox.py, which runs this chunk).
+-- inside a lupa Lua 5.1 runtime (see sandbox.py, which runs this chunk).
 --
 -- It receives the Python side's functions (`py`) and returns the entry points
 -- Python calls: compile(body), run(fn, time_limit, numkeys, ...) and
@@ -9,16 +9,23 @@
 -- "Script attempted to access nonexistent global variable"), no os/io/debug/
 -- loadfile/dofile/require/print. The Python callables it sees (redis.call,
 -- the libraries' functions) and the Python exceptions their errors carry are
--- lupa userdata whose attributes the runtime's attribute filter refuses;
--- pcall, xpcall and coroutine.resume hand scripts Redis's values instead.
+-- lupa userdata whose attributes the runtime's attribute filter refuses, and
+-- which type/tostring/getmetatable show as Redis's C functions; pcall, xpcall
+-- and coroutine.resume hand scripts Redis's values instead of the exceptions.
+-- No function hands out a proxy's backing table (pairs, next, ipairs, rawget,
+-- rawset, setmetatable all see through or refuse), so nothing one script does
+-- to the globals or the libraries reaches the next. No precompiled chunk is
+-- loaded, the loop guard holds in error handlers, and a Lua "not enough
+-- memory" (the runtime's cap) stops the script like the guard.
 local py = ...
 
 local type, error, rawget, rawset, rawequal = type, error, rawget, rawset, rawequal
 local setmetatable, getmetatable, select, tostring = setmetatable, getmetatable, select, tostring
 local tonumber, next, pairs, ipairs, setfenv = tonumber, next, pairs, ipairs, setfenv
 local loadstring, load, xpcall, pcall, unpack = loadstring, load, xpcall, pcall, unpack
-local fmt, concat, strlen = string.format, table.concat, string.len
-local getinfo, sethook = debug.getinfo, debug.sethook
+local fmt, concat, strlen, strbyte = string.format, table.concat, string.len, string.byte
+local getinfo, sethook, rawmetatable = debug.getinfo, debug.sethook, debug.getmetatable
+local collectgarbage = collectgarbage
 local INTERNAL = getinfo(1, "S").source
 
 -- redis.call and redis.pcall are the Python callables themselves (C functions
@@ -48,10 +55,25 @@ local deadline = nil   -- monotonic seconds, from the first hook call of a run
 local killed = nil     -- the error table, once the guard fired
 local GUARD_EVERY = 100000
 
+-- -- a Lua "not enough memory" (the runtime's cap, Engine.script_memory_limit)
+-- stops the script as the guard does: no pcall goes on past it
+local MEMERR = "not enough memory"
+local collect_after = false  -- the run hit the cap: collect its garbage at the end
+local function out_of_memory()
+  collect_after = true
+  killed = {err = py.memory_line()}
+  error(killed, 0)
+end
+
+-- The guard raises from inside the hook, where Lua runs with hooks off until
+-- the error reaches a pcall: an xpcall handler called on the way would run
+-- unguarded, so no script code runs once `killed` is set (s_xpcall, caught
+-- and error_info see it first and pass the error on).
 local function guard()
   if killed ~= nil then error(killed, 0) end
   if limit == nil then return end
   local now = bridge_now()
+  if now < 0 then out_of_memory() end  -- past the memory cap (LuaScripting._now)
   if deadline == nil then
     deadline = now + limit
   elseif now > deadline then
@@ -60,15 +82,20 @@ local function guard()
   end
 end
 
+-- the Python callables scripts see (redis.call, the libraries' functions):
+-- callable -> the "function: 0x..." text tostring gives (see below)
+local pyfn = {}
+
 -- -- the Redis error handler (source/line of the first user frame) ----------
 local function error_info(err)
+  if killed ~= nil then err = killed end
   local level = 2
   local info = getinfo(level, "Sl")
   while info and (info.what == "C" or info.what == "tail" or info.source == INTERNAL) do
     level = level + 1
     info = getinfo(level, "Sl")
   end
-  if type(err) == "userdata" then
+  if type(err) == "userdata" and not pyfn[err] then
     local text, plain = error_text(err)
     err = {err = plain and ("ERR " .. text) or text}
   elseif type(err) ~= "table" then
@@ -82,10 +109,11 @@ local function caught(ok, ...)
   if ok then return ok, ... end
   local e = ...
   if killed ~= nil then error(killed, 0) end
+  if e == MEMERR then out_of_memory() end
   if type(e) == "table" then
     local m = rawget(e, "err")
     if type(m) == "string" then return false, m end
-  elseif type(e) == "userdata" then
+  elseif type(e) == "userdata" and not pyfn[e] then
     return false, (error_text(e))
   end
   return false, ...
@@ -97,10 +125,16 @@ end
 
 local function s_xpcall(f, handler)
   return (function(ok, ...)
-    if not ok and killed ~= nil then error(killed, 0) end
+    if not ok then
+      if killed ~= nil then error(killed, 0) end
+      if (...) == MEMERR then out_of_memory() end
+    end
     return ok, ...
   end)(xpcall(f, function(e)
-    if type(e) == "userdata" then
+    -- the guard's error comes here with hooks off: the script's handler
+    -- must not run then (it could loop for ever)
+    if killed ~= nil then return killed end
+    if type(e) == "userdata" and not pyfn[e] then
       local text, plain, executed = error_text(e)
       if plain then e = text
       else
@@ -169,14 +203,19 @@ local function copy(t, into)
 end
 
 local m = copy(math)
-m.random, m.randomseed = py.math.random, py.math.randomseed  -- _lua_rand48.py
+m.random, m.randomseed = py.math.random, py.math.randomseed  -- rand48.py
 
 local G = {}    -- the real globals; scripts see them through the proxy env
 local env = readonly(G)
 
+-- No precompiled chunk is ever loaded: one starting with ESC (Lua's binary
+-- signature) is read as text, which fails as Redis's Lua fails on it. The
+-- test uses strbyte, a local captured before any script ran (scripts cannot
+-- reach it), never a method of the string they pass.
+local ESC = 27
+
 local function s_loadstring(s, name)
-  if type(s) == "string" and s:sub(1, 1) == "\27" then
-    -- no precompiled chunks (Redis reads them as text, which fails)
+  if type(s) == "string" and strbyte(s, 1) == ESC then
     return loadstring(" " .. s, name or s)
   end
   local f, e = loadstring(s, name)
@@ -191,7 +230,9 @@ local function s_load(fn, name)
       local piece = reader()
       if first and type(piece) == "string" and piece ~= "" then
         first = false
-        if piece:sub(1, 1) == "\27" then piece = " " .. piece end
+        if strbyte(piece, 1) == ESC then piece = " " .. piece end
+      elseif first and type(piece) == "number" then
+        first = false  -- Lua reads it as its text, which never starts with ESC
       end
       return piece
     end
@@ -201,17 +242,66 @@ local function s_load(fn, name)
   return f, e
 end
 
-local function s_next(t, k) return next(backing[t] or t, k) end
-local function s_pairs(t)
-  local f, s, c = pairs(backing[t] or t)
-  if f == next then f = s_next end
-  return f, s, c
+-- The readonly proxies are the only tables scripts can reach: iterating one
+-- reads its backing table, but every function here hands out the proxy
+-- (never the backing table) as the iteration's state. Argument errors are
+-- raised at the caller's position (level 2), as the C functions' are.
+local function arg_error(n, name, detail, level)
+  error(fmt("bad argument #%d to '%s' (%s)", n, name, detail), level)
 end
-local function s_ipairs(t) return ipairs(backing[t] or t) end
-local function s_rawget(t, k) return rawget(backing[t] or t, k) end
-local function s_rawset(t, k, v)
-  if backing[t] then error(READONLY, 0) end
-  return rawset(t, k, v)
+
+local function s_type(...)
+  local v = ...
+  if select("#", ...) == 0 then arg_error(1, "type", "value expected", 3) end
+  local t = type(v)
+  if t == "userdata" and pyfn[v] then return "function" end
+  return t
+end
+
+local function table_error(n, name, count, t)
+  arg_error(n, name, "table expected, got " .. (count < n and "no value" or s_type(t)), 4)
+end
+
+local function s_next(...)
+  local t, k = ...
+  if type(t) ~= "table" then table_error(1, "next", select("#", ...), t) end
+  return next(backing[t] or t, k)
+end
+local function s_pairs(...)
+  local t = ...
+  if type(t) ~= "table" then table_error(1, "pairs", select("#", ...), t) end
+  if backing[t] then return s_next, t, nil end
+  return next, t, nil
+end
+local function proxy_inext(t, i)
+  i = i + 1
+  local v = rawget(backing[t], i)
+  if v ~= nil then return i, v end
+end
+local function s_ipairs(...)
+  local t = ...
+  if type(t) ~= "table" then table_error(1, "ipairs", select("#", ...), t) end
+  if backing[t] then return proxy_inext, t, 0 end
+  return ipairs(t)
+end
+local function s_rawget(...)
+  local t, k = ...
+  if type(t) ~= "table" then table_error(1, "rawget", select("#", ...), t) end
+  return rawget(backing[t] or t, k)
+end
+local function s_getmetatable(...)
+  local v = ...
+  if select("#", ...) == 0 then arg_error(1, "getmetatable", "value expected", 3) end
+  if type(v) == "userdata" and pyfn[v] then return nil end
+  return getmetatable(v)
+end
+
+-- collectgarbage, except that the collector's settings a script changes do
+-- not outlive it (finish restores them)
+local gc_changed = false
+local function s_collectgarbage(opt, arg)
+  if opt == "stop" or opt == "setpause" or opt == "setstepmul" then gc_changed = true end
+  return collectgarbage(opt, arg)
 end
 
 local function pack(...) return {n = select("#", ...), ...} end
@@ -234,6 +324,7 @@ local function s_coroutine()
       local r = pack(co_resume(co, ...))
       if r[1] then return unpack(r, 2, r.n) end
       if killed ~= nil then error(killed, 0) end
+      if r[2] == MEMERR then out_of_memory() end
       if type(r[2]) == "string" then error(r[2], 2) end  -- the caller's position, as auxwrap
       error(r[2], 0)
     end
@@ -243,7 +334,8 @@ local function s_coroutine()
       if ok then return ok, ... end
       if killed ~= nil then error(killed, 0) end
       local e = ...
-      if type(e) == "userdata" then
+      if e == MEMERR then out_of_memory() end
+      if type(e) == "userdata" and not pyfn[e] then
         local text, plain, executed = error_text(e)
         if plain then return false, text end
         e = {err = text}
@@ -256,14 +348,16 @@ local function s_coroutine()
   return readonly(c)
 end
 
+-- string.dump is left out: nothing a script may load can use its output
 local str = copy(string)
+str.dump = nil
 
 copy({
-  _VERSION = _VERSION, assert = assert, collectgarbage = collectgarbage, gcinfo = gcinfo,
-  error = error, getmetatable = getmetatable, setmetatable = setmetatable,
+  _VERSION = _VERSION, assert = assert, collectgarbage = s_collectgarbage, gcinfo = gcinfo,
+  error = error, getmetatable = s_getmetatable,  -- setmetatable, rawset: api.set_builtins
   ipairs = s_ipairs, pairs = s_pairs, next = s_next, load = s_load, loadstring = s_loadstring,
-  pcall = s_pcall, xpcall = s_xpcall, rawequal = rawequal, rawget = s_rawget, rawset = s_rawset,
-  select = select, tonumber = tonumber, tostring = tostring, type = type, unpack = unpack,
+  pcall = s_pcall, xpcall = s_xpcall, rawequal = rawequal, rawget = s_rawget,
+  select = select, tonumber = tonumber, tostring = tostring, type = s_type, unpack = unpack,
   string = readonly(str), table = readonly(copy(table)), math = readonly(m),
   coroutine = s_coroutine(), redis = readonly(redis),
   __redis__err__handler = error_info,
@@ -277,14 +371,47 @@ G._G = env
 local string_mt = getmetatable("")
 string_mt.__index = G.string
 string_mt.__metatable = readonly({__index = G.string})
-getmetatable(call).__metatable = false
+
+-- The Python callables are lupa userdata: to scripts they are functions as
+-- Redis's C functions are (type "function", tostring "function: 0x...", no
+-- metatable); nothing of the Python object (its repr, type or address)
+-- reaches Lua. Each one's text is the address of a Lua function of its own.
+local keep_alive = {}
+local py_mt = rawmetatable(call)  -- lupa's metatable of every Python object
+local function alias_functions(t)
+  for _, v in next, t do
+    if type(v) == "userdata" and rawmetatable(v) == py_mt and not pyfn[v] then
+      local f = function() end
+      keep_alive[#keep_alive + 1] = f
+      pyfn[v] = tostring(f)
+    end
+  end
+end
+alias_functions(redis)
+alias_functions(m)
+for _, lib in next, libs do alias_functions(lib) end
+py_mt.__metatable = false
+py_mt.__tostring = function(u) return pyfn[u] or "userdata" end
 
 setmetatable(G, {__index = function(_, k)
   error(fmt("Script attempted to access nonexistent global variable '%s'", tostring(k)), 2)
 end, __newindex = refuse, __metatable = false})
 
--- -- the reply of a script, serialised for Python (see _lua_sandbox.py) --------
-local function encode(v, out, depth)
+-- -- the reply of a script, serialised for Python (see sandbox.py) --------
+-- Redis converts the reply on its Lua stack, checking at each value that 4
+-- more slots fit under Lua's C stack limit (8000); where they do not, that
+-- value is the error "reached lua stack limit" (so a cyclic or very deep
+-- table ends in it). `slots` counts what Redis's stack holds at the value: 2
+-- at the top, one more per array level, 3 more for a map's value (4 for its
+-- key), 3 more for a set's member.
+local STACK_LIMIT = 8000
+local DEPTH_ERROR = "ERR reached lua stack limit"
+
+local function encode(v, out, slots)
+  if slots + 4 > STACK_LIMIT then
+    out[#out + 1] = "-" .. strlen(DEPTH_ERROR) .. "\n" .. DEPTH_ERROR
+    return
+  end
   local t = type(v)
   if t == "string" then
     out[#out + 1] = "$" .. strlen(v) .. "\n" .. v
@@ -307,7 +434,7 @@ local function encode(v, out, depth)
     if type(mp) == "table" then
       local n, at = 0, #out + 1
       out[at] = ""
-      for k, x in next, mp do encode(k, out); encode(x, out); n = n + 1 end
+      for k, x in next, mp do encode(k, out, slots + 4); encode(x, out, slots + 3); n = n + 1 end
       out[at] = "%" .. n .. "\n"
       return
     end
@@ -315,7 +442,7 @@ local function encode(v, out, depth)
     if type(st) == "table" then
       local n, at = 0, #out + 1
       out[at] = ""
-      for k in next, st do encode(k, out); n = n + 1 end
+      for k in next, st do encode(k, out, slots + 3); n = n + 1 end
       out[at] = "*" .. n .. "\n"
       return
     end
@@ -336,7 +463,7 @@ local function encode(v, out, depth)
       local x = rawget(v, n + 1)
       if x == nil then break end
       n = n + 1
-      encode(x, out)
+      encode(x, out, slots + 1)
     end
     out[at] = "*" .. n .. "\n"
   else
@@ -348,23 +475,43 @@ end
 local api = {}
 
 function api.compile(body)
+  if strbyte(body, 1) == ESC then body = " " .. body end  -- text, never bytecode
   local f, e = loadstring(body, "@user_script")
   if not f then return nil, e end
   setfenv(f, env)
   return f
 end
 
-local function finish(ok, res)
+local function reset()
   limit, deadline, killed = nil, nil, nil
+  if collect_after then
+    collect_after = false
+    collectgarbage("collect")
+  end
+  if gc_changed then  -- the collector as it was before the script
+    gc_changed = false
+    collectgarbage("setpause", 200)
+    collectgarbage("setstepmul", 200)
+    collectgarbage("restart")
+  end
+end
+
+local function finish(ok, res)
+  reset()
   if ok then
     local t = type(res)
     if t == "string" or t == "number" or t == "boolean" or t == "nil" then return true, res end
     resp = get_resp()
     local out = {}
-    encode(res, out)
+    encode(res, out, 2)
     return true, nil, concat(out)
   end
-  if type(res) ~= "table" then  -- an error inside the error handler (e.g. stack overflow)
+  if type(res) ~= "table" then
+    if res == MEMERR then  -- no handler runs for it: what is left is garbage now
+      collectgarbage("collect")
+      return false, py.memory_line(), nil, nil, false
+    end
+    -- an error inside the error handler (e.g. stack overflow)
     return false, "ERR " .. tostring(res), nil, nil, false
   end
   local e = res.err
@@ -385,6 +532,33 @@ function api.run(f, time_limit, nkeys, ...)
   rawset(G, "ARGV", argv)
   limit, deadline, killed = time_limit, nil, nil
   return finish(xpcall(f, error_info))
+end
+
+-- setmetatable and rawset are Python functions (C functions to Lua, so a
+-- tail call keeps the script's frame for the error position, as Redis's C
+-- functions do); these helpers do the table work for them
+function api.set_metatable(t, mt)
+  if backing[t] then return "readonly" end
+  local old = rawmetatable(t)
+  if old ~= nil and rawget(old, "__metatable") ~= nil then return "protected" end
+  setmetatable(t, mt)
+end
+
+function api.raw_set(t, k, v)
+  if backing[t] then return "readonly" end
+  rawset(t, k, v)
+end
+
+function api.set_builtins(t)
+  for k, v in next, t do rawset(G, k, v) end
+  alias_functions(t)
+end
+
+-- after an error outside any pcall of this chunk (Python saw it): the state
+-- a run leaves, and the memory it held
+function api.recover()
+  reset()
+  collectgarbage("collect")
 end
 
 function api.install_guard()

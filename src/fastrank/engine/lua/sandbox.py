@@ -2,7 +2,7 @@
 bridge from ``redis.call`` to the Engine's command path.
 
 ``LuaScripting`` owns a lupa ``LuaRuntime`` (Lua 5.1, as Redis embeds) in
-which ``_lua_sandbox.lua`` builds the readonly environment scripts see. The
+which ``sandbox.lua`` builds the readonly environment scripts see. The
 EVAL family (``commands/scripting.py``) compiles scripts here and runs them
 with the Engine's lock held, so nothing interleaves with a script.
 
@@ -45,11 +45,10 @@ from redis._parsers.base import BaseParser
 from redis.exceptions import ResponseError
 
 from fastrank import errors as E
-from fastrank.engine.lua.libs import install_libs
+from fastrank.engine.lua.libs import WHERE, expose, install_libs
 from fastrank.engine.lua.rand48 import Rand48
-from fastrank.engine.lua.libs_base import LibError, as_string, to_number
-# The command table: filled by fastrank.engine.commands, which imports this module
-# (commands/scripting.py) once every command module has registered.
+from fastrank.engine.lua.libs_base import (LibError, Result, argument_error, as_string, bad_argument,
+                                     lua_type, to_number)
 from fastrank.engine.keyspace import CommandError
 
 if TYPE_CHECKING:
@@ -57,6 +56,18 @@ if TYPE_CHECKING:
 
 _parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
 INT64_MIN = -(1 << 63)
+_NO_CAP = 1 << 62  # lupa's max_memory when Engine.script_memory_limit is None
+_MARGIN = 1 << 20  # room left for lupa's pushes as a Python function returns
+
+
+def _pending(result: Any) -> int:
+    """Bytes Lua must allocate to take a Python function's results."""
+    kind = type(result)
+    if kind is bytes:
+        return len(result)
+    if kind is tuple:
+        return sum(len(x) for x in result if type(x) is bytes)
+    return 0
 _TWO63 = float(1 << 63)
 
 #: Commands a script may not call (Redis flags them noscript).
@@ -105,43 +116,58 @@ def parse_reply(data: bytes) -> Any:
     ``$len\\n`` bulk, ``+len\\n`` status, ``-len\\n`` error, ``:%.17g\\n``
     number, ``,%.17g\\n`` double, ``*n\\n`` array, ``%n\\n`` map, ``_``
     nil, ``#t``/``#f`` booleans (the RESP3 reply redis-py's parser gives). A top-level error raises CommandError;
-    nested errors become exception objects (as redis-py's parser gives)."""
-    pos = 0
-
-    def read() -> Any:
-        nonlocal pos
-        tag = data[pos:pos + 1]
-        if tag == b"_":
-            pos += 1
-            return None
-        if tag == b"#":
-            pos += 2
-            return data[pos - 1:pos] == b"t"
-        end = data.index(b"\n", pos)
-        head = data[pos + 1:end]
-        pos = end + 1
-        if tag == b":":
-            return to_int64(float(head))
-        if tag == b",":
-            return float(head)
-        if tag == b"*":
-            return [read() for _ in range(int(head))]
-        if tag == b"%":
-            pairs = [(read(), read()) for _ in range(int(head))]
-            return {k: v for k, v in pairs}
-        size = int(head)
-        body = data[pos:pos + size]
-        pos += size
-        if tag == b"$":
-            return body
-        if tag == b"+":
-            return clean_line(body.decode("utf-8", "replace")).encode()
-        return _parse_error(clean_line(body.decode("utf-8", "replace")))
-
+    nested errors become exception objects (as redis-py's parser gives).
+    Iterative: a reply nests as deep as Redis's stack limit allows (about
+    8,000 arrays, see the sandbox's encode), past Python's recursion limit."""
     if data[:1] == b"-":
         end = data.index(b"\n")
         raise CommandError(clean_line(data[end + 1:].decode("utf-8", "replace")))
-    return read()
+    pos = 0
+    stack: list[list[Any]] = []  # open aggregates: [items, items still to read, is a map]
+    while True:
+        tag = data[pos:pos + 1]
+        value: Any
+        if tag == b"_":
+            pos += 1
+            value = None
+        elif tag == b"#":
+            pos += 2
+            value = data[pos - 1:pos] == b"t"
+        else:
+            end = data.index(b"\n", pos)
+            head = data[pos + 1:end]
+            pos = end + 1
+            if tag == b":":
+                value = to_int64(float(head))
+            elif tag == b",":
+                value = float(head)
+            elif tag == b"*" or tag == b"%":
+                count = int(head)
+                if count:
+                    stack.append([[], count * 2 if tag == b"%" else count, tag == b"%"])
+                    continue
+                value = [] if tag == b"*" else {}
+            else:
+                size = int(head)
+                body = data[pos:pos + size]
+                pos += size
+                if tag == b"$":
+                    value = body
+                elif tag == b"+":
+                    value = clean_line(body.decode("utf-8", "replace")).encode()
+                else:
+                    value = _parse_error(clean_line(body.decode("utf-8", "replace")))
+        while stack:  # the value ends the aggregates it completes
+            top = stack[-1]
+            top[0].append(value)
+            top[1] -= 1
+            if top[1]:
+                break
+            stack.pop()
+            items = top[0]
+            value = {items[i]: items[i + 1] for i in range(0, len(items), 2)} if top[2] else items
+        else:
+            return value
 
 
 class ScriptCallError(Exception):
@@ -160,11 +186,16 @@ def error_text(exc: Any) -> tuple[bytes, bool, bool]:
     """(text, plain, executed) of a Python exception that crossed Lua: a Redis
     error table's text (plain False), or a Lua error message (plain True: a
     library function's, with its user_script:LINE position; Redis prefixes ERR
-    when it ends the script); executed: a command answered it."""
+    when it ends the script); executed: a command answered it. Any other
+    Python object gives a fixed text: no repr of it reaches the script."""
     if isinstance(exc, ScriptCallError):
         return exc.text, False, exc.executed
     if isinstance(exc, LibError):
         return exc.text, True, False
+    if isinstance(exc, MemoryError):
+        return b"ERR not enough memory", False, False
+    if not isinstance(exc, Exception):
+        return b"ERR userdata", False, False
     return ("ERR " + str(exc)).encode("utf-8", "replace"), False, False
 
 
@@ -187,6 +218,47 @@ def _set_repl(*args: Any) -> None:
         raise ScriptCallError(E.LUA_SET_REPL_FLAGS)
 
 
+_READONLY = b"Attempt to modify a readonly table"
+
+
+def _setmetatable(set_metatable: Any) -> Callable[..., Result]:
+    """The scripts' setmetatable (Lua 5.1's checks and texts; a readonly
+    table refuses as Redis's do). set_metatable: the sandbox's helper."""
+    def fn(*args: Any) -> Result:
+        t = args[0] if args else None
+        if lua_type(t) != "table":
+            return bad_argument(1, "setmetatable", "table", t, not args)
+        if len(args) < 2 or (args[1] is not None and lua_type(args[1]) != "table"):
+            return argument_error(2, "setmetatable", "nil or table expected")
+        refused = set_metatable(t, args[1])
+        if refused == b"readonly":
+            raise LibError(_READONLY)
+        if refused is not None:
+            return False, b"cannot change a protected metatable"
+        return True, 1, t
+    return fn
+
+
+def _rawset(raw_set: Any) -> Callable[..., Result]:
+    """The scripts' rawset (Lua 5.1's checks and texts; a readonly table
+    refuses as Redis's do). raw_set: the sandbox's helper."""
+    def fn(*args: Any) -> Result:
+        t = args[0] if args else None
+        if lua_type(t) != "table":
+            return bad_argument(1, "rawset", "table", t, not args)
+        if len(args) < 3:
+            return argument_error(len(args) + 1, "rawset", "value expected")
+        key = args[1]
+        if key is None:
+            raise LibError(b"table index is nil")
+        if type(key) is float and key != key:
+            raise LibError(b"table index is NaN")
+        if raw_set(t, key, args[2]) == b"readonly":
+            raise LibError(_READONLY)
+        return True, 1, t
+    return fn
+
+
 def _deny_attributes(obj: Any, name: Any, is_setting: bool) -> Any:
     raise AttributeError(E.LUA_NO_ATTRIBUTE_ACCESS)
 
@@ -202,26 +274,88 @@ class LuaScripting:
         self.use_plans = True                # cache straight-line scripts as plans (_script_plans)
         self._plans: dict[bytes, tuple[bytes, Any, bool, bool]] = {}  # see _plan
         self.resp = 2                        # redis.setresp of the running script
+        # lupa counts the runtime's memory only when made with a cap; the cap
+        # itself follows Engine.script_memory_limit (see _apply_memory_limit)
         rt = lupa.LuaRuntime(encoding=None, unpack_returned_tuples=True, register_eval=False,
-                             register_builtins=False, attribute_filter=_deny_attributes)
+                             register_builtins=False, attribute_filter=_deny_attributes,
+                             max_memory=_NO_CAP)
         self.runtime = rt
+        self._memory_limit: int | None = None
+        self._cap: int | None = None  # the runtime's cap while Lua runs (absolute), or None
+        self._in_python = False       # a Python function called from Lua is running
         self.table_from: Callable[..., Any] = rt.table_from
         libs = rt.table_from({})
+        wrap = self._unbounded
         py = rt.table_from({
-            b"call": self.bridge, b"pcall": self.pcall_bridge, b"error_text": error_text,
-            b"sha1hex": _sha1hex, b"log": self._log, b"set_repl": _set_repl,
-            b"now": time.monotonic,
-            b"timeout_line": self._timeout_line, b"setresp": self._setresp,
-            b"getresp": self._getresp,
-            b"acl_check": self._acl_check, b"libs": libs,
+            b"call": wrap(self.bridge), b"pcall": wrap(self.pcall_bridge),
+            b"error_text": wrap(error_text), b"sha1hex": wrap(_sha1hex), b"log": wrap(self._log),
+            b"set_repl": wrap(_set_repl), b"now": wrap(self._now),
+            b"timeout_line": wrap(self._timeout_line), b"memory_line": wrap(self._memory_line),
+            b"setresp": wrap(self._setresp), b"getresp": wrap(self._getresp),
+            b"acl_check": wrap(self._acl_check), b"libs": libs,
         })
-        py[b"math"] = install_libs(rt, libs, Rand48())
+        py[b"math"] = install_libs(rt, libs, Rand48(), wrap)
         source = resources.files("fastrank.engine.lua").joinpath("sandbox.lua").read_bytes()
         loader = rt.eval("function(src) return assert(loadstring(src, '=fastrank_sandbox')) end")
         api = loader(source)(py)
         self._compile = api[b"compile"]
         self._run = api[b"run"]
+        self._recover = api[b"recover"]
+        where = loader(WHERE.encode())()
+        api[b"set_builtins"](rt.table_from({
+            b"setmetatable": wrap(expose(_setmetatable(api[b"set_metatable"]), where)),
+            b"rawset": wrap(expose(_rawset(api[b"raw_set"]), where)),
+        }))
         api[b"install_guard"]()
+        self._apply_memory_limit()
+
+    def _apply_memory_limit(self) -> None:
+        """Cap the runtime at Engine.script_memory_limit bytes beyond what it
+        holds now (its libraries and cached scripts)."""
+        limit = self.engine.script_memory_limit
+        rt = self.runtime
+        self._cap = None if limit is None else rt.get_memory_used() + max(int(limit), 1)
+        rt.set_max_memory(_NO_CAP if self._cap is None else self._cap, True)
+        self._memory_limit = limit
+
+    # lupa's own allocations while a Python function called from Lua runs or
+    # returns (converting values, pushing its results) must never fail: lupa
+    # cannot unwind from there (the runtime hangs or crashes). So the cap is
+    # lifted while Python runs, and set again as it returns, above what its
+    # results need; Lua code inside (cjson) stays under the loop guard, which
+    # stops a script past the cap (see _now).
+    def _unbounded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        rt = self.runtime
+
+        def call(*args: Any) -> Any:
+            if self._cap is None or self._in_python:
+                return fn(*args)
+            rt.set_max_memory(_NO_CAP, True)
+            self._in_python = True
+            try:
+                result = fn(*args)
+            except BaseException:
+                self._in_python = False
+                self._recap(0)
+                raise
+            self._in_python = False
+            self._recap(_pending(result))
+            return result
+        return call
+
+    def _recap(self, pending: int) -> None:
+        cap = self._cap
+        if cap is not None:
+            need = self.runtime.get_memory_used() + pending + _MARGIN
+            self.runtime.set_max_memory(cap if need <= cap else need, True)
+
+    def _now(self) -> float:
+        """The loop guard's clock; -1 when the runtime holds more than the cap
+        (a reply pushed past it, or Lua run inside a Python function)."""
+        cap = self._cap
+        if cap is not None and self.runtime.get_memory_used() > cap:
+            return -1.0
+        return time.monotonic()
 
     # -- script cache ------------------------------------------------------------
 
@@ -239,14 +373,21 @@ class LuaScripting:
     def run(self, sha: bytes, fn: Any, numkeys: int, args: list[bytes], read_only: bool) -> Any:
         """Run a compiled script (Engine lock held); its reply, Engine-shaped."""
         self.resp = 2
-        if read_only:
-            self.read_only = True
-            try:
-                result = self._run(fn, self.engine.script_time_limit, numkeys, *args)
-            finally:
-                self.read_only = False
-        else:
-            result = self._run(fn, self.engine.script_time_limit, numkeys, *args)
+        engine = self.engine
+        if engine.script_memory_limit != self._memory_limit:
+            self._apply_memory_limit()
+        self.read_only = read_only
+        try:
+            result = self._run(fn, engine.script_time_limit, numkeys, *args)
+        except lupa.LuaError as err:
+            # outside the script's own xpcall: its reply did not fit in memory
+            self._in_python = False
+            self._recover()
+            if isinstance(err, MemoryError):
+                raise CommandError(clean_line(self._memory_line().decode())) from None
+            raise CommandError("ERR " + clean_line(str(err).split("\n")[0])) from None
+        finally:
+            self.read_only = False
         if result[0]:
             if len(result) == 3:
                 return parse_reply(result[2])
@@ -264,6 +405,8 @@ class LuaScripting:
             text = E.SCRIPT_ERROR_OBJECT
         elif isinstance(text, bytes):
             text = text.decode("utf-8", "replace")
+        if source is None:  # no script frame (out of memory): the text alone
+            raise CommandError(clean_line(text))
         where = source.decode("utf-8", "replace") if isinstance(source, bytes) else "?"
         raise CommandError(clean_line(E.SCRIPT_ERROR % (text, sha.decode(), where, line)))
 
@@ -382,6 +525,9 @@ class LuaScripting:
 
     def _getresp(self) -> int:
         return self.resp
+
+    def _memory_line(self) -> bytes:
+        return (E.SCRIPT_MEMORY % (self.engine.script_memory_limit or 0)).encode()
 
     def _timeout_line(self) -> bytes:
         limit = self.engine.script_time_limit or 0.0
