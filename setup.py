@@ -1,6 +1,7 @@
 """Build of the compiled modules: the core, fastrank._core (the structures
-and the Engine's compiled handlers), the leaderboard's natives
-(fastrank.leaderboard._entries, fastrank.leaderboard._natives) and the score
+and the Engine's compiled handlers), the leaderboard's entry builder
+(fastrank.leaderboard._entries), the Engine's native paths of the
+leaderboard's scripts (fastrank.natives._board) and the score
 service's reader of a SQLite store's totals, fastrank.service._totals.
 
 FASTRANK_DEBUG=1 builds with -O0 -g and C assertions on; FASTRANK_NATIVE=1
@@ -67,12 +68,12 @@ entries = Extension(
     extra_link_args=link_args,
 )
 
-# The leaderboard's native script paths: the skip list's C API (zset.c, compiled
+# The Engine's native paths of the leaderboard's scripts (fastrank.natives): the skip list's C API (zset.c, compiled
 # in here too) and the Engine's C-level interface cimported from fastrank._core
 # (src/fastrank/_core.pxd), found through "src" on Cython's include path.
 natives = Extension(
-    "fastrank.leaderboard._natives",
-    sources=[f"{SRC}/leaderboard/_natives.pyx", f"{STRUCTURES}/zset.c"],
+    "fastrank.natives._board",
+    sources=[f"{SRC}/natives/_board.pyx", f"{STRUCTURES}/zset.c"],
     include_dirs=[STRUCTURES],
     extra_compile_args=compile_args,
     extra_link_args=link_args,

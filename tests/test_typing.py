@@ -25,7 +25,7 @@ fastrank._core.HyperLogLog.__init__
 fastrank._core.__reduce_cython__
 fastrank._core.__setstate_cython__
 fastrank._core.__pyx_capi__
-fastrank.leaderboard._natives.__test__
+fastrank.natives._board.__test__
 fastrank.leaderboard._entries.__test__
 fastrank.service._totals.__reduce_cython__
 fastrank.service._totals.__setstate_cython__
@@ -47,7 +47,7 @@ def test_core_stub_matches_module():
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write(STUBTEST_ALLOWLIST)
     try:
-        proc = _run(["mypy.stubtest", "fastrank._core", "fastrank.leaderboard._entries", "fastrank.leaderboard._natives",
+        proc = _run(["mypy.stubtest", "fastrank._core", "fastrank.leaderboard._entries", "fastrank.natives._board",
                      "fastrank.service._totals", "--allowlist", f.name])
     finally:
         os.unlink(f.name)

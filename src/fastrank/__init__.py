@@ -6,6 +6,7 @@ from fastrank.counters import GCounter, GCounterReplica, PNCounter, PNCounterRep
 from fastrank.engine import Engine
 from fastrank.errors import PeriodClosed, PointsOutOfRange, SeasonFrozen
 from fastrank.leaderboard import Change, Entry, Leaderboard, ShardedLeaderboard
+from fastrank import natives  # noqa: F401  (the Engine's native paths of the leaderboard's scripts, registered)
 from fastrank.service import PostgresStore, SQLiteStore, ScoreService
 
 __version__ = "0.1.0"

@@ -3,7 +3,7 @@
 # One thing only: the interface a native script path (registered with
 # Engine.register_native_script) uses to read and write the Engine's keyspace
 # without Python attribute lookups, as a Redis module uses the module API.
-# Defined in engine/native/native_api.pxi; fastrank.leaderboard._natives
+# Defined in engine/native/native_api.pxi; fastrank.natives._board
 # cimports it.  Cython exports these through the module's __pyx_capi__.
 from zset cimport fr_zset
 

@@ -725,10 +725,6 @@ def exists_command(db: Any, argv: List[bytes]) -> int:
 def ttl_generic(db: Any, key: bytes, in_ms: bool, absolute: bool) -> int:
     """TTL, PTTL, EXPIRETIME, PEXPIRETIME: -2, -1, the time left or the deadline."""
 
-# engine/native/zadd_packed.pxi
-def packed_members(blob: bytes, offsets: npt.NDArray[np.int64], rows: npt.NDArray[np.int64]) -> List[bytes]:
-    """The member bytes of the given rows of a packed blob."""
-
 # engine/native/engine_fast.pxi
 NATIVE_DECLINE: Any
 """What a native script path or a script plan returns to leave the call to Lua."""

@@ -79,7 +79,7 @@ The includes, in order:
 - ``engine/native/native_api.pxi``: the C-level interface native script
   paths use (declared in ``_core.pxd``): a value's skip list, the live value
   at a key, what a write does for WATCH. The leaderboard's natives
-  (``fastrank.leaderboard._natives``, an extension of its own) cimport it.
+  (``fastrank.natives._board``, an extension of its own) cimport it.
 """
 include "structures/batch_gate.pxi"
 include "structures/zset.pxi"

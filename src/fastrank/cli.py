@@ -10,7 +10,7 @@ players around them), a retried submission changes nothing, and a restarted
 engine rebuilds the board from the store with a progress bar.
 
 ``fastrank apply`` and ``fastrank rebuild`` run the score service's applier
-and rebuild (``fastrank.service.cli``).
+and rebuild (``fastrank.service_cli``).
 
 ``fastrank bench`` runs the side-by-side comparison of ``fastrank.bench``
 (fastrank vs redis-py, sortedcontainers, fakeredis and the sketch libraries)
@@ -31,7 +31,7 @@ import numpy as np
 
 from fastrank.bench import runner as benchmark
 from fastrank.progress import Progress
-from fastrank.service import cli as service_cli
+from fastrank import service_cli
 
 SEASON_START = 1_790_000_000  # seconds since the epoch: the season's first match (Sep 2026)
 

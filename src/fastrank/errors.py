@@ -308,7 +308,7 @@ HLL_MEMBERS_SINGLE = "add_many takes a sequence of members, not a single %s"
 HLL_NOT_STRING = "not a string value: %s"
 HLL_INT_ARRAY = "int64 or uint64 array expected"
 
-# Packed columns (fastrank.engine.columns.ZaddPacked, fastrank.service._totals)
+# Packed columns (fastrank.service.columns.ZaddPacked, fastrank.service._totals)
 PACKED_ROW_RANGE = "packed row out of range"
 PACKED_LENGTHS = "%d rows but %d scores"
 SCORE_SCAN_ORDER = "the ranking index gives a tie-break board's order only when its tick is mirrored"

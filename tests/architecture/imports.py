@@ -82,7 +82,7 @@ def import_graph() -> Dict[str, Set[str]]:
     compiled = {"fastrank._core": [PACKAGE / "_core.pyx", *PACKAGE.glob("structures/*.pxi"),
                                    *PACKAGE.glob("engine/native/*.pxi")],
                 "fastrank.leaderboard._entries": [PACKAGE / "leaderboard" / "_entries.pyx"],
-                "fastrank.leaderboard._natives": [PACKAGE / "leaderboard" / "_natives.pyx"],
+                "fastrank.natives._board": [PACKAGE / "natives" / "_board.pyx"],
                 "fastrank.service._totals": [PACKAGE / "service" / "_totals.pyx"]}
     for name, paths in compiled.items():
         edges: Set[str] = set()

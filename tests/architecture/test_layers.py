@@ -24,6 +24,9 @@ BASE = ("fastrank._core", "fastrank._threads", "fastrank.errors")
 DOMAIN_BASE = ("fastrank.errors", "fastrank.runner")
 
 #: module prefix → the module prefixes it may import (besides its own package).
+#: The domain (leaderboard, counters, service) imports neither the Engine nor
+#: the compiled core: it speaks redis-py commands and Lua scripts only, so it
+#: runs on a Redis server as on the Engine.
 ALLOWED = {
     "fastrank._core": ("fastrank._threads", "fastrank.errors"),
     "fastrank._threads": (),
@@ -34,17 +37,14 @@ ALLOWED = {
     "fastrank.runner": (),
     "fastrank.leaderboard": DOMAIN_BASE,
     "fastrank.counters": DOMAIN_BASE,
-    # The service: the domain below it, and the engine's public faces only
-    # (the Engine itself, connect(url), the column types of a bulk ZADD).
-    "fastrank.service": DOMAIN_BASE + ("fastrank.leaderboard", "fastrank.counters", "fastrank.progress",
-                                       "fastrank.engine", "fastrank.engine.connect", "fastrank.engine.columns"),
+    "fastrank.service": DOMAIN_BASE + ("fastrank.leaderboard", "fastrank.counters"),
+    # Above both: the Engine's native paths of the leaderboard's scripts know
+    # the Engine's keyspace (through _core.pxd) and the leaderboard's scripts.
+    "fastrank.natives": BASE + ("fastrank.engine", "fastrank.runner"),
 }
 
-#: The one door between the domain and the Engine: the leaderboard's native
-#: script paths register with Engine.register_native_script and run against
-#: the Engine's keyspace.
-NATIVE_DOOR = {"fastrank.leaderboard.natives": ("fastrank._core", "fastrank.engine", "fastrank.engine.keyspace"),
-               "fastrank.leaderboard._natives": ("fastrank._core", "fastrank.engine.keyspace")}
+#: Exact modules a rule allows beyond its prefixes.
+EXACT = {"fastrank.natives": ("fastrank.engine.keyspace",)}
 
 
 def _rule(module: str):
@@ -58,7 +58,7 @@ def _permitted(module: str, target: str) -> bool:
     own = rule if rule not in ("fastrank._core", "fastrank._threads", "fastrank.errors") else module
     if target == own or target.startswith(own + "."):
         return True
-    allowed = ALLOWED[rule] + NATIVE_DOOR.get(module, ())
+    allowed = ALLOWED[rule] + EXACT.get(rule, ())
     # an exact module, or anything under a package named with a trailing part
     return any(target == a or (target.startswith(a + ".") and a not in ("fastrank.engine",)) for a in allowed)
 
@@ -67,7 +67,7 @@ LAYERED = sorted(m for m in GRAPH if _rule(m) is not None)
 
 
 def test_every_module_is_placed_in_a_layer_or_is_a_face():
-    faces = {"fastrank", "fastrank.asyncio", "fastrank.cli"}
+    faces = {"fastrank", "fastrank.asyncio", "fastrank.cli", "fastrank.service_cli"}
     loose = [m for m in GRAPH if _rule(m) is None and m not in faces and not m.startswith("fastrank.bench")]
     assert loose == []
 
@@ -80,7 +80,7 @@ def test_imports_point_down(module):
 
 def test_the_engine_imports_nothing_of_the_domain():
     domain = ("fastrank.leaderboard", "fastrank.counters", "fastrank.service", "fastrank.runner", "fastrank.cli",
-              "fastrank.bench", "fastrank.asyncio")
+              "fastrank.bench", "fastrank.asyncio", "fastrank.natives")
     for module in GRAPH:
         if module.startswith("fastrank.engine") or module in BASE:
             assert not [t for t in GRAPH[module] if t.startswith(domain)], module
@@ -96,7 +96,11 @@ def test_the_checker_sees_a_cycle_and_a_wrong_arrow():
     assert not _permitted("fastrank.engine.engine", "fastrank.leaderboard.board")
     assert not _permitted("fastrank.leaderboard.board", "fastrank.engine.keyspace")
     assert not _permitted("fastrank.service.service", "fastrank.engine.keyspace")
-    assert _permitted("fastrank.leaderboard.natives", "fastrank.engine.keyspace")
+    assert not _permitted("fastrank.service.service", "fastrank.engine")
+    assert not _permitted("fastrank.leaderboard.board", "fastrank._core")
+    assert not _permitted("fastrank.leaderboard.board", "fastrank.natives")
+    assert _permitted("fastrank.natives", "fastrank.engine.keyspace")
+    assert _permitted("fastrank.natives._board", "fastrank._core")
     assert not _permitted("fastrank.leaderboard._entries", "fastrank._core")
     assert _permitted("fastrank.service.service", "fastrank.leaderboard.board")
 

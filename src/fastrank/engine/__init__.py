@@ -7,7 +7,6 @@
 - ``pipeline``, ``script``: redis-py's Pipeline and Script over the Engine;
 - ``asyncio``: the redis.asyncio face over the same state;
 - ``snapshot``: the keyspace saved to and loaded from a file;
-- ``columns``: ZADD mappings given as columns (bulk writers);
 - ``connect``: one URL to an Engine, a Redis or a Redis Cluster;
 - ``native/``: the compiled handlers, built into ``fastrank._core``;
 - ``wiring``: what those compiled handlers call back, handed over once.

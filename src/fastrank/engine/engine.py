@@ -37,7 +37,7 @@ import os
 import random
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from redis._parsers.base import BaseParser
 from redis._parsers.encoders import Encoder
@@ -50,7 +50,6 @@ from redis.event import EventDispatcher, EventDispatcherInterface
 from redis.typing import EncodableT, KeyT, ScriptTextT
 
 from fastrank import errors as E
-from fastrank.engine.columns import ZaddColumns, ZaddPacked
 from fastrank._core import (NATIVE_DECLINE, EngineState, ResponseCallbacks, engine_call,
                             engine_decode, engine_evalsha, engine_execute_command, engine_finish, engine_incrby,
                             engine_run_packed, engine_zcount, engine_zincrby, engine_zlexcount,
@@ -351,11 +350,20 @@ class Engine(Keyspace, CoreCommands):
                      xx: bool = False, ch: bool = False, incr: bool = False, gt: bool = False,
                      lt: bool = False) -> int | float | None:
         """Engine.zadd beyond its compiled front door (``engine_zadd``).
-        ZADD of a plain mapping (a dict, or a ``ZaddColumns``) without
-        packing each score as text: the pairs, read by one compiled loop
-        (``zadd_mapping_pairs`` / ``zadd_column_pairs``), go to
-        ZADD's handler logic (``zadd_pairs``) as bytes and a float64 array.
-        Anything redis-py would check or refuse takes redis-py's own method."""
+        ZADD of a plain mapping without packing each score as text: the
+        pairs, read by one compiled loop (``zadd_mapping_pairs`` /
+        ``zadd_column_pairs``), go to ZADD's handler logic (``zadd_pairs``)
+        as bytes and a float64 array. Besides a dict, the mapping may be in a
+        column form its type names (``zadd_form``):
+
+        - ``"columns"``: aligned lists ``members`` and ``scores`` (distinct
+          members), read as they are;
+        - ``"packed"``: members packed in one bytes ``blob``, member k being
+          ``blob[offsets[rows[k]]:offsets[rows[k] + 1]]``, scored
+          ``scores[k]`` (int64 and float64 arrays): added from the blob in C.
+
+        (``fastrank.service.columns`` has both.) Anything redis-py would
+        check or refuse takes redis-py's own method."""
         key = name if type(name) is bytes else None
         if type(name) is str:
             try:
@@ -364,7 +372,8 @@ class Engine(Keyspace, CoreCommands):
                 pass
         if not self._fast.stock_callbacks:  # ZADD's callback is not redis-py's: the generic path
             key = None
-        if type(mapping) is ZaddPacked and key is not None and mapping and not (nx or xx or ch or incr or gt or lt):
+        form = getattr(type(mapping), "zadd_form", None)
+        if form == "packed" and key is not None and mapping and not (nx or xx or ch or incr or gt or lt):
             with self._lock:  # members packed in one blob: added from it in C
                 try:
                     reply = zadd_packed(self, key, mapping)
@@ -373,9 +382,9 @@ class Engine(Keyspace, CoreCommands):
                 self.wake_waiters()
             return reply
         if key is not None and mapping and not incr and not (nx and (xx or gt or lt)) \
-                and not (gt and lt) and (type(mapping) is dict or type(mapping) is ZaddColumns):
-            columns = (zadd_column_pairs(mapping.members, mapping.scores) if isinstance(mapping, ZaddColumns)
-                       else zadd_mapping_pairs(mapping))
+                and not (gt and lt) and (type(mapping) is dict or form == "columns"):
+            columns = (zadd_column_pairs(getattr(mapping, "members"), getattr(mapping, "scores")) if form == "columns"
+                       else zadd_mapping_pairs(cast("dict[Any, Any]", mapping)))  # a dict
             if columns is not None:
                 with self._lock:
                     try:

@@ -7,12 +7,12 @@
 - ``scorebits``: the score codec (points and tie-break in one double);
 - ``periods``: daily/weekly/monthly periods and their keys;
 - ``scripts/``: the Lua scripts every write runs (atomic on every backend);
-- ``natives``: the Engine's native paths of those scripts, registered with
-  :meth:`fastrank.Engine.register_native_script`;
-- ``_entries`` (an extension of its own) and ``natives.pxi`` (compiled into
-  ``fastrank._core`` for now): the compiled parts.
+- ``_entries``: the compiled entry builder (an extension of its own).
+
+Nothing here imports the Engine or the compiled core: on the Engine the
+scripts' native paths are ``fastrank.natives``'s, which the package
+registers.
 """
-from fastrank.leaderboard import natives  # noqa: F401  (registers the Engine's native paths)
 from fastrank.leaderboard.board import Change, Entry, Leaderboard
 from fastrank.leaderboard.sharded import ShardedLeaderboard
 

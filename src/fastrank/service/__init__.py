@@ -8,7 +8,8 @@
   ``service_async``: the same over an asyncio client;
 - ``packed``: the rebuild's reads of a store's totals as packed columns,
   through the compiled reader ``_totals`` (C in ``native/``);
-- ``cli``: ``fastrank apply`` and ``fastrank rebuild``;
+- ``columns``: the bulk ZADD mappings a rebuild writes (any client reads
+  them; the Engine by their column form);
 - ``scripts/``: the Lua scripts that apply an event and swap a rebuilt board in.
 """
 from fastrank.service.postgres import PostgresStore

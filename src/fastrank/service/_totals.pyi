@@ -13,6 +13,8 @@ def scan_totals(path: str, season: str, upto: int, after: str = "", until: Optio
                 busy_ms: int = 30000) -> Tuple[bytes, npt.NDArray[np.int64], npt.NDArray[np.int64],
                                                npt.NDArray[np.float64], npt.NDArray[np.int64]]:
     """A season's totals in player order as flat columns: (blob, offsets, points, ats, stale rows)."""
+def packed_members(blob: bytes, offsets: npt.NDArray[np.int64], rows: npt.NDArray[np.int64]) -> List[bytes]:
+    """The member bytes of the given rows."""
 def gather_members(blob: bytes, offsets: npt.NDArray[np.int64],
                    rows: npt.NDArray[np.int64]) -> Tuple[bytes, npt.NDArray[np.int64]]:
     """The members of rows packed again in that order: (blob, offsets)."""

@@ -102,6 +102,23 @@ def scan_totals(str path, str season, long long upto, str after="", str until=No
         fr_totals_free(&t)
 
 
+def packed_members(bytes blob not None, const int64_t[::1] offsets, const int64_t[::1] rows):
+    """``[blob[offsets[r]:offsets[r + 1]] for r in rows]``, in one C loop.  O(len(rows))."""
+    cdef Py_ssize_t i, n = rows.shape[0]
+    cdef const char *base = PyBytes_AS_STRING(blob)
+    cdef Py_ssize_t size = len(blob)
+    cdef int64_t r
+    cdef list out = PyList_New(n)
+    for i in range(n):
+        r = rows[i]
+        if r < 0 or r + 1 >= offsets.shape[0] or not 0 <= offsets[r] <= offsets[r + 1] <= size:
+            raise IndexError(_errors.PACKED_ROW_RANGE)
+        member = PyBytes_FromStringAndSize(base + offsets[r], <Py_ssize_t>(offsets[r + 1] - offsets[r]))
+        Py_INCREF(member)
+        PyList_SET_ITEM(out, i, member)
+    return out
+
+
 def gather_members(bytes blob not None, const int64_t[::1] offsets, const int64_t[::1] rows):
     """The members of ``rows`` packed again in that order: ``(blob, offsets)``
     with member k at ``blob[offsets[k]:offsets[k + 1]]``.  One pass that

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 import numpy as np
 import numpy.typing as npt
 
-from fastrank.engine.columns import ZaddPacked
+from fastrank.service.columns import ZaddPacked
 from fastrank.leaderboard.scorebits import ScoreCodec
 from fastrank.service._totals import (ScoreOrderScan, TotalsScanError, gather_members, scan_error, scan_totals,
                               ties_in_member_order)

@@ -45,7 +45,7 @@ import numpy as np
 import numpy.typing as npt
 from redis.exceptions import ResponseError
 
-from fastrank.engine.columns import ZaddColumns, ZaddPacked
+from fastrank.service.columns import ZaddColumns, ZaddPacked
 from fastrank.runner import checked_client, Call, Do, Run, Steps, blocking, packaged_script, steps
 from fastrank.leaderboard.board import BoardPlans, Entry
 from fastrank.leaderboard.parts import EMPTY_PLAYER, Ranker

@@ -16,7 +16,7 @@ import random
 
 from differential import Pair
 
-from fastrank.engine.columns import ZaddColumns
+from fastrank.service.columns import ZaddColumns
 
 LONG = "L" * 65
 

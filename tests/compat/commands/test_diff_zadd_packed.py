@@ -13,7 +13,7 @@ import random
 import numpy as np
 from differential import Pair
 
-from fastrank.engine.columns import ZaddPacked
+from fastrank.service.columns import ZaddPacked
 
 
 def packed(members, scores, rows=None):

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from board_helpers import keyspace
 from fastrank import Engine, Leaderboard
 from fastrank.engine.commands.scripting import NATIVE_SCRIPTS
-from fastrank.leaderboard.natives import NATIVE
+from fastrank.natives import NATIVE
 from fastrank.runner import packaged_script
 
 players = st.sampled_from(["ann", "bob", "cy", "dee", 7])

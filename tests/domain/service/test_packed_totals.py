@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 
 from fastrank import Engine, Leaderboard, SQLiteStore, ScoreService
-from fastrank._core import packed_members
-from fastrank.service._totals import (SCORE_SCAN_SQL, ScoreOrderScan, TotalsScanError, gather_members,
+from fastrank.service._totals import (SCORE_SCAN_SQL, ScoreOrderScan, TotalsScanError, gather_members, packed_members,
                               scan_error, scan_totals, ties_in_member_order)
 from fastrank.service.packed import ReadAhead, board_order, open_score_scan, read_packed
 from fastrank.service.service import ascending_order

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastrank import Engine, Leaderboard, SQLiteStore, ScoreService
-from fastrank._core import packed_members
+from fastrank.service._totals import packed_members
 from fastrank.service.packed import board_order, open_score_scan
 
 T0 = 1_790_000_000

@@ -1,9 +1,9 @@
-"""fastrank.engine.columns.ZaddColumns: two aligned lists as a read-only mapping."""
+"""fastrank.service.columns.ZaddColumns: two aligned lists as a read-only mapping."""
 from __future__ import annotations
 
 import pytest
 
-from fastrank.engine.columns import ZaddColumns
+from fastrank.service.columns import ZaddColumns
 
 
 def test_mapping_view_of_two_lists():

@@ -1,4 +1,4 @@
-"""fastrank.engine.columns.ZaddPacked (members packed in one blob) and the Engine's
+"""fastrank.service.columns.ZaddPacked (members packed in one blob) and the Engine's
 ZADD of it: the same replies and values as a dict of the same pairs, bad
 rows refused before any change."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from redis.exceptions import ResponseError
 
 from fastrank import Engine
-from fastrank.engine.columns import ZaddPacked
+from fastrank.service.columns import ZaddPacked
 
 
 def packed(members, scores, rows=None):

@@ -1,4 +1,5 @@
-"""ZADD of a ``ZaddPacked`` mapping (members packed in one blob), for the Engine.
+"""ZADD of a mapping in the packed column form (``zadd_form = "packed"``:
+members packed in one blob, see ``Engine._zadd_general``), for the Engine.
 
 ``zadd_packed`` answers what ``zadd_pairs`` answers for the same pairs with
 no flags, and leaves the same value: a missing key given more pairs than a
@@ -9,11 +10,10 @@ key, few pairs, a -0.0 score) goes member by member through ``zadd_pairs``.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fastrank.engine.columns import ZaddPacked
 from fastrank._core import SortedSet, sortedset_add_packed
 from fastrank.engine.commands.sortedset import BULK_MIN, get_zset, zadd_pairs
 from fastrank.engine.keyspace import LISTPACK_ENTRIES
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["zadd_packed"]
 
 
-def zadd_packed(db: Engine, key: bytes, packed: ZaddPacked) -> int:
+def zadd_packed(db: Engine, key: bytes, packed: Any) -> int:
     """Plain ZADD (no NX/XX/GT/LT/CH/INCR) of the pairs of ``packed`` at
     ``key``: the number of members added. Raises CommandError (WRONGTYPE)
     for a key of another type. O(m) into a new key, O(m log m) appended
@@ -42,4 +42,4 @@ def zadd_packed(db: Engine, key: bytes, packed: ZaddPacked) -> int:
             return added
     elif plain and type(z) is SortedSet and len(rows) >= BULK_MIN and not db.has_watchers():
         return sortedset_add_packed(z, packed.blob, offsets, rows, scores)
-    return zadd_pairs(db, key, packed.members(), scores)
+    return zadd_pairs(db, key, list(packed), scores)  # a mapping iterates its members

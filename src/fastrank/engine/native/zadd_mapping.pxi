@@ -72,7 +72,7 @@ def zadd_mapping_pairs(dict mapping):
 
 def zadd_column_pairs(list members, list scores):
     """``zadd_mapping_pairs`` of pairs given as two lists of the same length
-    (a ``fastrank.engine.columns.ZaddColumns``), with the same checks in the same
+    (a ``fastrank.service.columns.ZaddColumns``), with the same checks in the same
     order; None also when the lengths differ.  O(n).
 
     >>> zadd_column_pairs([b"a", "b"], [1, 2.5])

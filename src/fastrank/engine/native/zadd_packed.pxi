@@ -1,7 +1,7 @@
 # zadd_packed.pxi -- SortedSet pairs added from packed columns, no Python
 # object per member.
 #
-# Included by _core.pyx after zset.pxi.  A ``fastrank.engine.columns.ZaddPacked``
+# Included by _core.pyx after zset.pxi.  A ``fastrank.service.columns.ZaddPacked``
 # holds its members as one bytes blob with offsets (the store's totals as
 # fastrank.service._totals reads them) and a list of rows to take from it;
 # ``sortedset_add_packed`` adds those pairs to a SortedSet the way
@@ -48,20 +48,3 @@ def sortedset_add_packed(SortedSet z, bytes blob not None, const int64_t[::1] of
                 raise MemoryError()
             added += rc == 1
     return <Py_ssize_t>added
-
-
-def packed_members(bytes blob not None, const int64_t[::1] offsets, const int64_t[::1] rows):
-    """``[blob[offsets[r]:offsets[r + 1]] for r in rows]``, in one C loop.  O(len(rows))."""
-    cdef Py_ssize_t i, n = rows.shape[0]
-    cdef const char *base = PyBytes_AS_STRING(blob)
-    cdef Py_ssize_t size = len(blob)
-    cdef int64_t r
-    cdef list out = PyList_New(n)
-    for i in range(n):
-        r = rows[i]
-        if r < 0 or r + 1 >= offsets.shape[0] or not 0 <= offsets[r] <= offsets[r + 1] <= size:
-            raise IndexError(_zset_err.PACKED_ROW_RANGE)
-        member = PyBytes_FromStringAndSize(base + offsets[r], <Py_ssize_t>(offsets[r + 1] - offsets[r]))
-        Py_INCREF(member)
-        PyList_SET_ITEM(out, i, member)
-    return out

@@ -2,11 +2,15 @@
 
 redis-py's ``zadd`` reads its mapping through ``items()`` only, so two
 aligned lists can stand in for a dict without building one (no hashing of
-every member). The Engine's ZADD front door takes the lists as they are
-(``_core.zadd_column_pairs``). For bulk writers that already hold columns,
-such as ``ScoreService.rebuild``; the members must be distinct (a dict's
-keys are). ``ZaddPacked`` holds its members packed in one bytes blob (see
-its docstring).
+every member). For bulk writers that already hold columns, such as
+``ScoreService.rebuild``; the members must be distinct (a dict's keys are).
+``ZaddPacked`` holds its members packed in one bytes blob (see its
+docstring).
+
+Every client takes them through ``items()``. The Engine reads them without
+it, by the column forms its ``zadd`` documents: a mapping whose type says
+``zadd_form = "columns"`` (``members``, ``scores``) or ``"packed"``
+(``blob``, ``offsets``, ``rows``, ``scores``); this module names no Engine.
 """
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fastrank.errors import PACKED_LENGTHS
-from fastrank._core import packed_members
+from fastrank.service._totals import packed_members
 
 __all__ = ["ZaddColumns", "ZaddPacked"]
 
@@ -27,6 +31,7 @@ class ZaddColumns(Mapping[Any, Any]):
     create and iterates in order; a lookup by member is O(n)."""
 
     __slots__ = ("members", "scores")
+    zadd_form = "columns"  # the Engine's ZADD reads members and scores as they are
 
     def __init__(self, members: List[Any], scores: List[Any]) -> None:
         if len(members) != len(scores):
@@ -65,6 +70,7 @@ class ZaddPacked(Mapping[Any, Any]):
     distinct. ``items()`` is O(m); a lookup by member O(m)."""
 
     __slots__ = ("blob", "offsets", "rows", "scores")
+    zadd_form = "packed"  # the Engine's ZADD adds the pairs from the blob in C
 
     def __init__(self, blob: bytes, offsets: npt.NDArray[np.int64], rows: npt.NDArray[np.int64],
                  scores: npt.NDArray[np.float64]) -> None:

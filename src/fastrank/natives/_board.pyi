@@ -1,4 +1,4 @@
-"""Types of fastrank.leaderboard._natives: the Engine's native paths of the
+"""Types of fastrank.natives._board: the Engine's native paths of the
 leaderboard's Lua scripts (each returns fastrank._core.NATIVE_DECLINE to
 leave the call to the Lua script)."""
 from typing import Any, List

@@ -1,12 +1,12 @@
-# natives.pxi -- the compiled native paths of fastrank's leaderboard scripts.
+# _board.pyx -- the compiled native paths of fastrank's leaderboard scripts.
 #
-# The extension fastrank.leaderboard._natives, apart from the Engine's core:
+# The extension fastrank.natives._board, apart from the Engine's core:
 # it reads the keyspace through the C-level interface fastrank._core exports
 # (_core.pxd: a value's skip list, the live value at a key, WATCH), and the
 # skip list through its C API (structures/zset.c, compiled in here too).
 # fastrank/leaderboard/scripts/*.lua are what fastrank.Leaderboard sends to every backend;
 # on the Engine, EVALSHA of one of them runs the function here that
-# fastrank.leaderboard.natives maps its SHA1 to, instead of the Lua sandbox: the
+# fastrank.natives maps its SHA1 to, instead of the Lua sandbox: the
 # same commands in the same order, in IEEE doubles as Lua 5.1 computes, and
 # the same reply (Lua strings -> bytes, numbers -> integers, tables -> lists,
 # false -> nil).  tests/domain/leaderboard/test_native_scripts.py runs random operations
@@ -50,7 +50,7 @@ cdef object _new_zset_fn = None     # fastrank.engine.keyspace.new_zset
 
 
 def board_scripts_setup(zset_add, new_zset):
-    """Hand over the keyspace helpers the write paths use (fastrank.leaderboard.natives).
+    """Hand over the keyspace helpers the write paths use (fastrank.natives).
     """
     global _zset_add_fn, _new_zset_fn
     _zset_add_fn, _new_zset_fn = zset_add, new_zset
