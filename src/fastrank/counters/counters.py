@@ -47,7 +47,7 @@ from datetime import timedelta
 from importlib import resources
 from typing import Any
 
-from fastrank.runner import checked_client, Call, Run, Script, Steps, blocking
+from fastrank.runner import Call, Run, Script, Steps, blocking, checked_client
 
 __all__ = ["GCounter", "GCounterReplica", "PNCounter", "PNCounterReplica", "ShardedCounter"]
 

@@ -47,6 +47,7 @@ from typing import (
     Mapping,
     NamedTuple,
     Optional,
+    Protocol,
     Sequence,
     Tuple,
     TypeVar,
@@ -60,8 +61,8 @@ from fastrank import errors as _errors
 from fastrank.errors import SeasonFrozen
 from fastrank.leaderboard._entries import board_entries, board_friend_entries, board_top_entries
 from fastrank.leaderboard.periods import PERIODS, expiry_ms, season_of, zone
-from fastrank.runner import (checked_client, Call, Direct, Plan, Run, Steps, blocking, direct_call, direct_run, packaged_script, run,
-                              steps)
+from fastrank.runner import (Call, Direct, Plan, Run, Steps, blocking, checked_client, direct_call, direct_run,
+                             packaged_script, run, run_async, steps)
 from fastrank.leaderboard.parts import (SIZE_LIMIT, Ranker, as_text, count_arg, info_of, key_part, page_slice,
                                          player_id, tag_part)
 from fastrank.leaderboard.scorebits import Points, ScoreCodec
@@ -280,6 +281,13 @@ class BoardPlans:
         """The keys a write earned at ``tick`` goes to, and their expiry (unix ms, 0 = none)."""
         if self.period is None:
             return self.keys(), 0
+        season, expire = self._period_of(tick)
+        return self.keys(season), expire
+
+    def _period_of(self, tick: int) -> Tuple[str, int]:
+        """A periodic board's season holding ``tick`` and its expiry (unix ms,
+        0 = none); PeriodClosed when its retention has already dropped it."""
+        assert self.period is not None
         moment = datetime.fromtimestamp(tick, timezone.utc)
         season = season_of(self.period, moment, self.tz)
         expire = expiry_ms(self.period, moment, self.tz, self.retain)
@@ -287,7 +295,7 @@ class BoardPlans:
             raise _errors.PeriodClosed(
                 f"leaderboard {self.name!r}: a write dated {moment.isoformat()} belongs to {self.period} "
                 f"{season}, which retain={self.retain} no longer keeps")
-        return self.keys(season), expire
+        return season, expire
 
     # -- the board protocol: what code that drives the board's scripts itself
     #    (the score service) uses, besides the public methods: the client,
@@ -361,9 +369,7 @@ class BoardPlans:
         None (the board's own season)."""
         if self.period is None:
             return None
-        tick = self.codec.tick_of(at, time.time() if at is None else 0.0)
-        self._write_target(tick)
-        return season_of(self.period, datetime.fromtimestamp(tick, timezone.utc), self.tz)
+        return self._period_of(self.codec.tick_of(at, time.time() if at is None else 0.0))[0]
 
     def _write_args(self, pairs: Sequence[Tuple[PlayerId, Points]], at: When, rule: Optional[str],
                     style: str) -> Tuple[Tuple[str, ...], Tuple[Any, ...]]:
@@ -663,7 +669,59 @@ class BoardPlans:
             yield Entry(ranker.rank_at(start + i, points), as_text(member), points)
 
 
-class Leaderboard(BoardPlans):
+class _Submits(Protocol):
+    """What the submit faces need of a board: its client and its submit plan."""
+
+    _client: Any
+
+    def _plan_submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
+                     with_rank: bool = False) -> Plan[Any]: ...
+
+
+class SyncSubmit:
+    """``submit`` of a sync board face (Leaderboard, ShardedLeaderboard),
+    its return type following ``with_rank``."""
+
+    is_async = False  # the face this class is: checked against the client (runner.checked_client)
+
+    @overload
+    def submit(self: _Submits, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
+               with_rank: Literal[False] = False) -> Points: ...
+
+    @overload
+    def submit(self: _Submits, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
+               with_rank: Literal[True]) -> Change: ...
+
+    def submit(self: _Submits, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
+               with_rank: bool = False) -> Union[Points, Change]:
+        """Apply a result by the board's rule (or ``rule=``): the new points,
+        or with ``with_rank=True`` a :class:`Change` (points, rank, the rank
+        before, the players passed). One atomic script on the player's board."""
+        return run(self._client, self._plan_submit(player, points, at=at, rule=rule,  # type: ignore[no-any-return]
+                                                   with_rank=with_rank))
+
+
+class AsyncSubmit:
+    """``submit`` of an asyncio board face, its return type following ``with_rank``."""
+
+    is_async = True  # the face this class is: checked against the client (runner.checked_client)
+
+    @overload
+    async def submit(self: _Submits, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
+                     with_rank: Literal[False] = False) -> Points: ...
+
+    @overload
+    async def submit(self: _Submits, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
+                     with_rank: Literal[True]) -> Change: ...
+
+    async def submit(self: _Submits, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
+                     with_rank: bool = False) -> Union[Points, Change]:
+        """:meth:`fastrank.Leaderboard.submit` as a coroutine."""
+        return await run_async(self._client, self._plan_submit(
+            player, points, at=at, rule=rule, with_rank=with_rank))
+
+
+class Leaderboard(SyncSubmit, BoardPlans):
     """A leaderboard over a redis-py style client (``fastrank.Engine``,
     ``redis.Redis``, ``redis.cluster.RedisCluster``).
 
@@ -671,24 +729,6 @@ class Leaderboard(BoardPlans):
     ranking="ordinal", rule="incr", point_bits=20, time_bits=33, period=None,
     tz=None, retain=None, buckets=(1, 5, 10, 25, 50), cache_ttl=None, passed=3)``
     """
-
-    is_async = False  # the face this class is: checked against the client (runner.checked_client)
-
-    @overload
-    def submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-               with_rank: Literal[False] = False) -> Points: ...
-
-    @overload
-    def submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-               with_rank: Literal[True]) -> Change: ...
-
-    def submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-               with_rank: bool = False) -> Union[Points, Change]:
-        """Apply a result by the board's rule (or ``rule=``): the new points,
-        or with ``with_rank=True`` a :class:`Change` (points, rank, the rank
-        before, the players passed). One atomic script; O(log n)."""
-        return run(self._client, self._plan_submit(player, points, at=at, rule=rule,  # type: ignore[no-any-return]
-                                                   with_rank=with_rank))
 
     submit_many = blocking(BoardPlans._plan_submit_many)
     set_points = blocking(BoardPlans._plan_set_points)

@@ -8,30 +8,13 @@ is generated from the plan of the same name.
 """
 from __future__ import annotations
 
-from typing import AsyncIterator, Literal, Optional, Union, overload
+from typing import AsyncIterator, Optional, Union
 
 from fastrank.runner import awaiting, run_async
-from fastrank.leaderboard.board import BoardPlans, Change, Entry, PlayerId, When
-from fastrank.leaderboard.scorebits import Points
+from fastrank.leaderboard.board import AsyncSubmit, BoardPlans, Entry
 
-class Leaderboard(BoardPlans):
+class Leaderboard(AsyncSubmit, BoardPlans):
     """:class:`fastrank.Leaderboard` over an asyncio client: every method is a coroutine."""
-
-    is_async = True  # the face this class is: checked against the client (runner.checked_client)
-
-    @overload
-    async def submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-                     with_rank: Literal[False] = False) -> Points: ...
-
-    @overload
-    async def submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-                     with_rank: Literal[True]) -> Change: ...
-
-    async def submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-                     with_rank: bool = False) -> Union[Points, Change]:
-        """:meth:`fastrank.Leaderboard.submit` as a coroutine."""
-        return await run_async(self._client, self._plan_submit(
-            player, points, at=at, rule=rule, with_rank=with_rank))
 
     submit_many = awaiting(BoardPlans._plan_submit_many)
     set_points = awaiting(BoardPlans._plan_set_points)

@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import zlib
 from collections import deque
-from typing import Any, Dict, Iterator, List, Literal, Optional, Sequence, Tuple, Union, overload
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
-from fastrank.runner import checked_client, Call, Steps, blocking, run, steps
+from fastrank.runner import Call, Steps, blocking, checked_client, run, steps
 from fastrank.leaderboard.scorebits import Points
-from fastrank.leaderboard.board import BoardPlans, Change, Entry, PlayerId, When
+from fastrank.leaderboard.board import BoardPlans, Change, Entry, PlayerId, SyncSubmit, When
 from fastrank.leaderboard.parts import (SIZE_LIMIT, Ranker, as_bytes, as_text, count_arg, info_of, key_part, page_slice,
                                          player_id, tag_part)
 
@@ -558,29 +558,11 @@ class ShardedBoardPlans:
         return moved
 
 
-class ShardedLeaderboard(ShardedBoardPlans):
+class ShardedLeaderboard(SyncSubmit, ShardedBoardPlans):
     """A leaderboard split over ``shards`` keys (see the module docstring).
 
     ``ShardedLeaderboard(client, name, shards=8, **the options of Leaderboard)``
     """
-
-    is_async = False  # the face this class is: checked against the client (runner.checked_client)
-
-    @overload
-    def submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-               with_rank: Literal[False] = False) -> Points: ...
-
-    @overload
-    def submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-               with_rank: Literal[True]) -> Change: ...
-
-    def submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-               with_rank: bool = False) -> Union[Points, Change]:
-        """Apply a result by the board's rule (or ``rule=``): the new points,
-        or with ``with_rank=True`` a :class:`Change` (points, rank, the rank
-        before, the players passed). One atomic script; O(log n)."""
-        return run(self._client, self._plan_submit(player, points, at=at, rule=rule,  # type: ignore[no-any-return]
-                                                   with_rank=with_rank))
 
     submit_many = blocking(ShardedBoardPlans._plan_submit_many)
     set_points = blocking(ShardedBoardPlans._plan_set_points)

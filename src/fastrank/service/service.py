@@ -46,7 +46,7 @@ import numpy.typing as npt
 from redis.exceptions import ResponseError
 
 from fastrank.service.columns import ZaddColumns, ZaddPacked
-from fastrank.runner import checked_client, Call, Do, Run, Steps, blocking, packaged_script, steps
+from fastrank.runner import Call, Do, Run, Steps, blocking, checked_client, packaged_script, steps
 from fastrank.leaderboard.board import BoardPlans, Entry
 from fastrank.leaderboard.parts import EMPTY_PLAYER, Ranker
 from fastrank.service._totals import ScoreOrderScan
