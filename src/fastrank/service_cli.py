@@ -132,7 +132,7 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
     try:
         service = ScoreService(board, store)
         if board.codec.integer:  # a --time-bits that cannot hold the stored times: refused for both commands
-            service._check_times(store.time_range(service.season))
+            service._check_times(store.time_range(service.season, board=service.board_key))
         if args.command == "rebuild":
             bar = Progress(0, "rebuilding")
 

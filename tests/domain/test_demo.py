@@ -31,5 +31,5 @@ def test_demo_keeps_the_store_it_is_given(tmp_path):
     path = tmp_path / "season.db"
     demo(players=50, matches=60, seed=1, store_path=str(path), out=io.StringIO())
     store = SQLiteStore(path)
-    assert store.count("2026") > 0 and store.history("nobody", "2026") == []
+    assert store.count("2026", board="demo") > 0 and store.history("nobody", "2026", board="demo") == []
     store.close()

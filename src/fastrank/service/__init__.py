@@ -15,7 +15,7 @@
 from fastrank.service.postgres import PostgresStore
 from fastrank.service.sqlite import SQLiteStore
 from fastrank.service.service import RanksUpdating, Receipt, ScoreService
-from fastrank.service.store import CeilingExceeded, ConflictingResubmit, Event, Standing, Total
+from fastrank.service.store import CeilingExceeded, ConflictingResubmit, Event, Standing, StoreSchemaError, Total
 
 __all__ = ["CeilingExceeded", "ConflictingResubmit", "Event", "PostgresStore", "RanksUpdating", "Receipt",
-           "SQLiteStore", "ScoreService", "Standing", "Total"]
+           "SQLiteStore", "ScoreService", "Standing", "StoreSchemaError", "Total"]

@@ -10,7 +10,7 @@ class TotalsScanError(RuntimeError): ...
 def scan_error() -> Optional[str]:
     """None when scan_totals can run here, else why not."""
 def scan_totals(path: str, season: str, upto: int, after: str = "", until: Optional[str] = None,
-                busy_ms: int = 30000) -> Tuple[bytes, npt.NDArray[np.int64], npt.NDArray[np.int64],
+                busy_ms: int = 30000, board: str = "") -> Tuple[bytes, npt.NDArray[np.int64], npt.NDArray[np.int64],
                                                npt.NDArray[np.float64], npt.NDArray[np.int64]]:
     """A season's totals in player order as flat columns: (blob, offsets, points, ats, stale rows)."""
 def packed_members(blob: bytes, offsets: npt.NDArray[np.int64], rows: npt.NDArray[np.int64]) -> List[bytes]:
@@ -28,7 +28,7 @@ SCORE_SCAN_SQL: str
 class ScoreOrderScan:
     """A season's totals read from the ranking index in a board's ascending order, chunk by chunk."""
     def __init__(self, path: str, season: str, upto: int, integer: bool, mirrored: bool, time_bits: int,
-                 busy_ms: int = 30000) -> None: ...
+                 busy_ms: int = 30000, board: str = "") -> None: ...
     def changed(self) -> List[str]:
         """The players with an event after upto (left out of the chunks)."""
     def next_chunk(self, batch: int) -> Optional[Tuple[bytes, npt.NDArray[np.int64], npt.NDArray[np.int64],

@@ -63,8 +63,9 @@ cdef object _column(const void *data, size_t n, object dtype):
     return out
 
 
-def scan_totals(str path, str season, long long upto, str after="", str until=None, int busy_ms=30000):
-    """The totals of ``season`` with player ids in (``after``, ``until``]
+def scan_totals(str path, str season, long long upto, str after="", str until=None, int busy_ms=30000,
+                str board=""):
+    """The totals of ``season`` of ``board`` with player ids in (``after``, ``until``]
     (``until`` None: no bound), in player order, read from the SQLite file
     ``path`` on a connection of its own in one statement (one snapshot),
     without the GIL: ``(blob, offsets, points, ats, stale)`` where row i's
@@ -76,6 +77,9 @@ def scan_totals(str path, str season, long long upto, str after="", str until=No
     if scan_error() is not None:
         raise TotalsScanError(_why)
     cdef bytes path_b = path.encode(), season_b = season.encode(), after_b = after.encode()
+    cdef bytes board_b = board.encode()
+    cdef const char *b = PyBytes_AS_STRING(board_b)
+    cdef int bl = len(board_b)
     cdef bytes until_b = until.encode() if until is not None else None
     cdef const char *p = PyBytes_AS_STRING(path_b)
     cdef const char *s = PyBytes_AS_STRING(season_b)
@@ -89,7 +93,7 @@ def scan_totals(str path, str season, long long upto, str after="", str until=No
     err[0] = 0
     try:
         with nogil:
-            rc = fr_totals_scan(&_api, p, s, sl, a, al, u, ul, upto, busy_ms, &t, err, sizeof(err))
+            rc = fr_totals_scan(&_api, p, s, sl, b, bl, a, al, u, ul, upto, busy_ms, &t, err, sizeof(err))
         if rc == -1:
             raise MemoryError()
         if rc != 0:
@@ -177,7 +181,7 @@ SCORE_SCAN_SQL = FR_SCORE_SCAN_SQL.decode()
 
 
 cdef class ScoreOrderScan:
-    """A season's totals as of event ``upto`` read from the store's ranking
+    """A season's totals of ``board`` as of event ``upto`` read from the store's ranking
     index (``totals_by_rank``) in a sorted set's ascending order, with each
     score encoded as a board stores it: ``integer`` (a tie-break board:
     ``points * 2**time_bits + tick``, the tick ``floor(at)`` or, when
@@ -200,14 +204,16 @@ cdef class ScoreOrderScan:
         memset(&self.c, 0, sizeof(self.c))
 
     def __init__(self, str path, str season, long long upto, bint integer, bint mirrored, int time_bits,
-                 int busy_ms=30000):
+                 int busy_ms=30000, str board=""):
         if scan_error() is not None:
             raise TotalsScanError(_why)
         if integer and not mirrored:
             raise ValueError(_errors.SCORE_SCAN_ORDER)
         if integer and not 1 <= time_bits <= 52:
             raise ValueError(_errors.SCORE_SCAN_TIME_BITS % (time_bits,))
-        cdef bytes path_b = path.encode(), season_b = season.encode()
+        cdef bytes path_b = path.encode(), season_b = season.encode(), board_b = board.encode()
+        cdef const char *bp = PyBytes_AS_STRING(board_b)
+        cdef int bl = len(board_b)
         cdef const char *p = PyBytes_AS_STRING(path_b)
         cdef const char *sp = PyBytes_AS_STRING(season_b)
         cdef int sl = len(season_b)
@@ -218,7 +224,7 @@ cdef class ScoreOrderScan:
         codec.scale = (<int64_t>1) << time_bits if integer else 0
         err[0] = 0
         with nogil:
-            rc = fr_score_scan_open(&self.s, &_api, p, sp, sl, upto, &codec, busy_ms, err, sizeof(err))
+            rc = fr_score_scan_open(&self.s, &_api, p, sp, sl, bp, bl, upto, &codec, busy_ms, err, sizeof(err))
         if rc != 0:
             fr_score_scan_close(&self.s)
             if rc == -1:

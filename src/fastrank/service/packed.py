@@ -79,8 +79,9 @@ def _busy_ms(store: SQLiteStore) -> int:
     return int(min(store.busy_timeout, 2_000_000.0) * 1000)
 
 
-def open_score_scan(store: SQLiteStore, season: str, upto: int, codec: ScoreCodec) -> Optional[ScoreOrderScan]:
-    """The ranking-index scan of ``season`` as of event ``upto`` in the order
+def open_score_scan(store: SQLiteStore, season: str, upto: int, codec: ScoreCodec, *,
+                    board: str = "") -> Optional[ScoreOrderScan]:
+    """The ranking-index scan of ``season`` of ``board`` as of event ``upto`` in the order
     of a board encoded by ``codec``, or None: no compiled reader, a board
     whose order the index does not give (a tie-break whose tick is not
     mirrored), or SQLite refused it (no ranking index in an old file). The
@@ -90,7 +91,7 @@ def open_score_scan(store: SQLiteStore, season: str, upto: int, codec: ScoreCode
         return None
     try:
         return ScoreOrderScan(store.path, season, upto, codec.integer, codec.mirrored, codec.time_bits,
-                              _busy_ms(store))
+                              _busy_ms(store), board)
     except TotalsScanError:
         return None
 
@@ -142,21 +143,22 @@ class ReadAhead:
         self._scan.close()
 
 
-def read_packed(store: SQLiteStore, season: str, upto: int, parts: int) -> Optional[PackedTotals]:
-    """Every total of ``season`` as of event ``upto`` (exact as ``totals_upto``
+def read_packed(store: SQLiteStore, season: str, upto: int, parts: int, *,
+                board: str = "") -> Optional[PackedTotals]:
+    """Every total of ``season`` of ``board`` as of event ``upto`` (exact as ``totals_upto``
     pages are: a row changed after ``upto`` is summed again from its events
     up to ``upto``), read by ``parts`` threads side by side; None when the
     compiled reader cannot read this store. O(n) (the few changed rows:
     one query each)."""
     if not _readable(store):
         return None
-    cuts = store.totals_splits(season, parts)
+    cuts = store.totals_splits(season, parts, board=board)
     ranges = list(zip(["", *cuts], [*cuts, None]))
     busy_ms = _busy_ms(store)
     try:
         with ThreadPoolExecutor(max_workers=len(ranges), thread_name_prefix="fastrank-rebuild") as readers:
             parts_read = [r.result() for r in [readers.submit(scan_totals, store.path, season, upto, after, until,
-                                                              busy_ms) for after, until in ranges]]
+                                                              busy_ms, board) for after, until in ranges]]
     except TotalsScanError:
         return None
     blob = b"".join(p[0] for p in parts_read)
@@ -176,7 +178,7 @@ def read_packed(store: SQLiteStore, season: str, upto: int, parts: int) -> Optio
     gone = []
     for row in changed.tolist():
         player = blob[packed.offsets[row]:packed.offsets[row + 1]].decode()
-        total = store.total_upto(season, player, upto)
+        total = store.total_upto(season, player, upto, board=board)
         if total is None:
             gone.append(row)
         else:

@@ -29,9 +29,18 @@ class PostgresStore(SQLStore):
     id_column = "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
     bool_type = "BOOLEAN"
 
-    def __init__(self, dsn: str) -> None:
+    keep_ids = "OVERRIDING SYSTEM VALUE"
+
+    def __init__(self, dsn: str, *, migrate_board: str | None = None) -> None:
+        """Connect to ``dsn`` and create the tables when there are none;
+        ``migrate_board``: see ``SQLStore.__init__``.
+
+        :raises StoreSchemaError: the database's tables are in a layout this
+            version does not read (see ``SQLStore.__init__``).
+        :raises psycopg.OperationalError: the server cannot be reached.
+        """
         self.dsn = dsn
-        super().__init__()
+        super().__init__(migrate_board=migrate_board)
 
     def _connect(self) -> Any:
         import psycopg  # an optional dependency: pip install 'fastrank[postgres]'
@@ -42,13 +51,21 @@ class PostgresStore(SQLStore):
         cur.execute("BEGIN")
         cur.execute("SELECT pg_advisory_xact_lock(%s)", (WRITER_LOCK,))
 
+    def _tables(self, cur: Any) -> set[str]:
+        cur.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()")
+        return {row[0] for row in cur.fetchall()}
+
+    def _ids_copied(self, cur: Any) -> None:
+        cur.execute("SELECT setval(pg_get_serial_sequence('events', 'id'), "
+                    "GREATEST((SELECT MAX(id) FROM events), 1))")
+
     def _columns_query(self, with_seconds: bool, bounded: bool) -> str:
         seconds = "string_agg(floor(LEAST(at, 4e18))::bigint::text, ' ')" if with_seconds else "NULL"
         until = " AND player <= ?" if bounded else ""
         return (f"SELECT convert_to(string_agg(player, chr(31)), 'UTF8'), string_agg(points::text, ' '), "
                 f"{seconds}, COUNT(*), "
                 "MAX(last_id), MAX(player), MIN(at) FROM (SELECT player, points, at, last_id FROM totals "
-                f"WHERE season = ? AND player > ?{until} ORDER BY player LIMIT ?) AS page")
+                f"WHERE board = ? AND season = ? AND player > ?{until} ORDER BY player LIMIT ?) AS page")
 
     def __repr__(self) -> str:
         return "PostgresStore(...)"

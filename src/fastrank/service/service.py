@@ -112,7 +112,8 @@ class ServicePlans:
 
     def __init__(self, board: BoardPlans, store: SQLStore, *, max_points_per_match: Optional[int] = None,
                  max_points_per_day: Optional[int] = None, allow_negative: bool = False,
-                 apply: bool = True, batch: int = 1000, max_clock_skew: Optional[float] = 300.0) -> None:
+                 apply: bool = True, batch: int = 1000, max_clock_skew: Optional[float] = 300.0,
+                 clock: Callable[[], float] = time.time) -> None:
         if not isinstance(board, BoardPlans):
             raise TypeError(f"board must be a fastrank Leaderboard, not {type(board).__name__}")
         if not isinstance(store, SQLStore):
@@ -126,7 +127,12 @@ class ServicePlans:
         if max_clock_skew is not None and not (isinstance(max_clock_skew, (int, float))
                                                and not isinstance(max_clock_skew, bool) and 0 <= max_clock_skew < 1e9):
             raise ValueError(f"max_clock_skew must be seconds >= 0 or None, not {max_clock_skew!r}")
+        if not callable(clock):
+            raise TypeError(f"clock must be a callable returning seconds since the epoch, not {clock!r}")
         self.board = board
+        #: This service's clock (seconds since the epoch): the time the store records an event at
+        #: (which the day ceiling counts on), the default ``at`` and what ``max_clock_skew`` is measured from.
+        self.clock = clock
         #: How far ahead of this machine's clock a claimed ``at`` may be (seconds; None: no limit).
         self.max_clock_skew = None if max_clock_skew is None else float(max_clock_skew)
         self.store = store
@@ -138,6 +144,8 @@ class ServicePlans:
         self.batch = batch
         #: the season the store files this board's events under
         self.season = board.season if board.season is not None else ""
+        #: the board the store files this service's rows under (the board's name)
+        self.board_key = board.name
         self._keys = board.keys()
         #: the id of the last event applied to the board (the board's hash tag)
         self.offset_key = self._keys[0] + ":applied"
@@ -175,11 +183,11 @@ class ServicePlans:
 
     def _seconds(self, at: Any) -> float:
         if at is None:
-            at = time.time()
+            at = self.clock()
         elif isinstance(at, datetime):
             at = (at if at.tzinfo is not None else at.replace(tzinfo=timezone.utc)).timestamp()
         self.board.codec.tick_of(at, 0.0)  # a type, finiteness and time_bits check
-        if self.max_clock_skew is not None and at > time.time() + self.max_clock_skew:
+        if self.max_clock_skew is not None and at > self.clock() + self.max_clock_skew:
             raise ValueError(f"at={at!r} is more than max_clock_skew={self.max_clock_skew:g} seconds ahead of "
                              f"this machine's clock: a result cannot be dated in the future")
         return float(at)
@@ -221,7 +229,8 @@ class ServicePlans:
                    for match_id, points, at in matches]
         recorded = yield Do(self.store.record_matches, (self.season, checked),
                             {"max_per_day": self.max_points_per_day,
-                             "max_total": self.board.codec.max_points})
+                             "max_total": self.board.codec.max_points, "board": self.board_key,
+                             "recorded_at": float(self.clock())})
         if self.apply:
             yield from self._plan_apply_pending()
         return [[_receipt(e) for e in events] for events, _ in recorded]
@@ -241,7 +250,7 @@ class ServicePlans:
         codec = self.board.codec
         while True:
             raw = yield Call("get", (self.offset_key,))
-            events = yield Do(self.store.events_after, (int(raw or 0), self.batch))
+            events = yield Do(self.store.events_after, (int(raw or 0), self.batch), {"board": self.board_key})
             if not events:
                 return applied
             args: list[Any] = [events[-1].id, 0]
@@ -267,7 +276,7 @@ class ServicePlans:
     def _plan_tombstone(self, player: Any) -> Steps[Optional[int]]:
         """Void a player's events this season; their new total (None if none were live)."""
         name = self._player(player)
-        fix = yield Do(self.store.tombstone_player, (self.season, name))
+        fix = yield Do(self.store.tombstone_player, (self.season, name), {"board": self.board_key})
         yield from self._plan_apply_pending()
         return None if fix is None else fix.points
 
@@ -275,7 +284,7 @@ class ServicePlans:
         """Void a match's events; each touched player's new total."""
         if type(match_id) is not str or not match_id:
             raise TypeError(f"match_id must be a non-empty str, not {match_id!r}")
-        fixes = yield Do(self.store.tombstone_match, (match_id,))
+        fixes = yield Do(self.store.tombstone_match, (match_id,), {"board": self.board_key})
         yield from self._plan_apply_pending()
         return {f.player: f.points for f in fixes}
 
@@ -318,14 +327,14 @@ class ServicePlans:
             raise ValueError(f"batch must be an int >= 1, not {batch!r}")
         board = self.board
         if board.codec.integer:
-            span = yield Do(self.store.time_range, (self.season,))
+            span = yield Do(self.store.time_range, (self.season,), {"board": self.board_key})
             self._check_times(span)
         fresh = self.next_keys
         yield Call("set", (self.rebuild_key, "1"))
         try:
-            upto = yield Do(self.store.last_event_id)
+            upto = yield Do(self.store.last_event_id, (), {"board": self.board_key})
             yield Call("delete", fresh)  # what a rebuild cut short (a crash) left
-            scan = yield Do(self.store.score_order_scan, (self.season, upto, board.codec))
+            scan = yield Do(self.store.score_order_scan, (self.season, upto, board.codec), {"board": self.board_key})
             if scan is not None:
                 done, points = yield from self._plan_write_scanned(scan, upto, batch, progress, fresh[0])
             else:
@@ -376,7 +385,7 @@ class ServicePlans:
         reader = ReadAhead(scan, batch)
         try:
             # The count (only for progress) is an O(n) query: made while the first chunks are read.
-            expected = (yield Do(self.store.count, (self.season,))) if progress is not None else 0
+            expected = (yield Do(self.store.count, (self.season,), {"board": self.board_key})) if progress is not None else 0
             while True:
                 chunk = yield Do(reader.get)
                 if chunk is None:
@@ -405,15 +414,16 @@ class ServicePlans:
 
     def _totals_as_of(self, players: list[str], upto: int) -> list[Total]:
         """The totals of ``players`` as of event ``upto`` (those who had one). One query each."""
-        return [t for t in (self.store.total_upto(self.season, p, upto) for p in players) if t is not None]
+        return [t for t in (self.store.total_upto(self.season, p, upto, board=self.board_key) for p in players)
+                if t is not None]
 
     def _plan_write_read(self, upto: int, batch: int, progress: Optional[Progress],
                          key: str) -> Steps[tuple[int, npt.NDArray[np.int64]]]:
         """Read every total (``packed_totals``, else ``_read_totals``), sort
         them into score order, then write them to ``key`` one ZADD of
         ``batch`` at a time. (players written, their points)."""
-        expected = (yield Do(self.store.count, (self.season,))) if progress is not None else 0
-        packed = yield Do(self.store.packed_totals, (self.season, upto, READERS))
+        expected = (yield Do(self.store.count, (self.season,), {"board": self.board_key})) if progress is not None else 0
+        packed = yield Do(self.store.packed_totals, (self.season, upto, READERS), {"board": self.board_key})
         chunks: Iterator[Mapping[Any, Any]]
         if packed is not None:
             ranked = yield Do(board_order, (packed, self.board.codec))
@@ -446,7 +456,7 @@ class ServicePlans:
         connection of its own (the database and numpy work without the
         GIL). O(n)."""
         codec = self.board.codec
-        cuts = self.store.totals_splits(self.season, READERS)
+        cuts = self.store.totals_splits(self.season, READERS, board=self.board_key)
         ranges = list(zip(["", *cuts], [*cuts, None]))
 
         def read(after: str, until: Optional[str]) -> tuple[list[bytes], list[npt.NDArray[np.int64]],
@@ -457,7 +467,7 @@ class ServicePlans:
             with self.store.reading_copy() as store:
                 next_after: Optional[str] = after
                 while next_after is not None:
-                    page = store.totals_columns_upto(self.season, upto, next_after, batch, until=until,
+                    page = store.totals_columns_upto(self.season, upto, next_after, batch, until=until, board=self.board_key,
                                                      with_seconds=codec.integer)
                     players += page.players
                     points.append(page.points)
@@ -484,7 +494,7 @@ class ServicePlans:
                      for e in self.board.entries_from(ranker, len(rows), pairs)]
             if len(pairs) < batch:
                 break
-        written = yield Do(self.store.archive, (self.season, rows))
+        written = yield Do(self.store.archive, (self.season, rows), {"board": self.board_key})
         return int(written)
 
     # -- reads ------------------------------------------------------------------------
@@ -500,7 +510,7 @@ class ServicePlans:
             codec = self.board.codec
             rows = yield Do(self.store.top, (self.season, n),
                             {"descending": codec.desc, "earliest_first": None if not codec.integer
-                             else (self.board.tiebreak == "earliest")})
+                             else (self.board.tiebreak == "earliest"), "board": self.board_key})
             ranker = Ranker(self.board.rank_style if self.board.rank_style != "d" else "c")
             return [Entry(ranker.rank_at(i, t.points), t.player, t.points) for i, t in enumerate(rows)]
         entries: List[Entry] = yield from steps(self.board.plan("top", n))
@@ -515,7 +525,7 @@ class ServicePlans:
 
     def _plan_history(self, player: Any) -> Steps[List[Event]]:
         """Every event of a player this season (scores and corrections), oldest first."""
-        events = yield Do(self.store.history, (self._player(player), self.season))
+        events = yield Do(self.store.history, (self._player(player), self.season), {"board": self.board_key})
         return list(events)
 
 
@@ -524,8 +534,10 @@ class ScoreService(ServicePlans):
 
     ``ScoreService(board, store, *, max_points_per_match=None,
     max_points_per_day=None, allow_negative=False, apply=True, batch=1000,
-    max_clock_skew=300.0)``: an ``at`` more than ``max_clock_skew`` seconds ahead
-    of this machine's clock is refused (None: any);
+    max_clock_skew=300.0, clock=time.time)``: an ``at`` more than
+    ``max_clock_skew`` seconds ahead of ``clock()`` is refused (None: any);
+    ``max_points_per_day`` counts a player's points on this board by the UTC
+    day the store records them on (``clock()``), whatever ``at`` claims;
     ``apply=False`` for API processes whose events another process applies
     (``apply_pending`` / ``fastrank apply``).
     """

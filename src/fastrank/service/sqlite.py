@@ -24,10 +24,18 @@ __all__ = ["SQLiteStore"]
 class SQLiteStore(SQLStore):
     """The event log and totals in one SQLite file (see ``fastrank.service.store``)."""
 
-    def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 30.0) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 30.0,
+                 migrate_board: str | None = None) -> None:
+        """Open (or create) the SQLite file ``path``; ``busy_timeout`` is how
+        long a writer waits for another's lock (seconds); ``migrate_board``:
+        see ``SQLStore.__init__``.
+
+        :raises StoreSchemaError: the file's tables are in a layout this
+            version does not read (see ``SQLStore.__init__``).
+        """
         self.path = os.fspath(path)
         self.busy_timeout = busy_timeout
-        super().__init__()
+        super().__init__(migrate_board=migrate_board)
 
     def _connect(self) -> Any:
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
@@ -49,15 +57,20 @@ class SQLiteStore(SQLStore):
     def _begin_write(self, cur: Any) -> None:
         cur.execute("BEGIN IMMEDIATE")
 
-    def score_order_scan(self, season: str, upto: int, codec: ScoreCodec) -> Optional[ScoreOrderScan]:
+    def _tables(self, cur: Any) -> set[str]:
+        cur.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        return {row[0] for row in cur.fetchall()}
+
+    def score_order_scan(self, season: str, upto: int, codec: ScoreCodec, *,
+                         board: str = "") -> Optional[ScoreOrderScan]:
         """See ``SQLStore.score_order_scan``: the file's ranking index stepped
         backwards by SQLite's C API (``fastrank.service.packed.open_score_scan``)."""
-        return open_score_scan(self, season, upto, codec)
+        return open_score_scan(self, season, upto, codec, board=board)
 
-    def packed_totals(self, season: str, upto: int, parts: int) -> Optional[PackedTotals]:
+    def packed_totals(self, season: str, upto: int, parts: int, *, board: str = "") -> Optional[PackedTotals]:
         """See ``SQLStore.packed_totals``: SQLite's C API steps the file's
         totals table (``fastrank.service.packed.read_packed``)."""
-        return read_packed(self, season, upto, parts)
+        return read_packed(self, season, upto, parts, board=board)
 
     def _schema(self) -> list[str]:
         # totals is keyed by (season, player) and read in that order by a
@@ -72,7 +85,7 @@ class SQLiteStore(SQLStore):
         until = " AND player <= ?" if bounded else ""
         return (f"SELECT CAST(group_concat(player, char(31)) AS BLOB), group_concat(points, ' '), {seconds}, COUNT(*), "
                 "MAX(last_id), MAX(player), MIN(at) FROM (SELECT player, points, at, last_id FROM totals "
-                f"WHERE season = ? AND player > ?{until} ORDER BY player LIMIT ?)")
+                f"WHERE board = ? AND season = ? AND player > ?{until} ORDER BY player LIMIT ?)")
 
     def __repr__(self) -> str:
         return f"SQLiteStore({self.path!r})"

@@ -21,6 +21,7 @@ supply the connection, the placeholder style, the DDL and the writer lock.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -33,15 +34,25 @@ if TYPE_CHECKING:
     from fastrank.service._totals import ScoreOrderScan
     from fastrank.service.packed import PackedTotals
 
-__all__ = ["CeilingExceeded", "ConflictingResubmit", "Event", "SQLStore", "Standing", "Total", "TotalsColumns",
-           "TotalsPage"]
+__all__ = ["CeilingExceeded", "ConflictingResubmit", "Event", "SCHEMA_VERSION", "SQLStore", "Standing",
+           "StoreSchemaError", "Total", "TotalsColumns", "TotalsPage"]
 
 DAY_SECONDS = 86_400
+
+#: The layout this code writes and reads (``fastrank_schema.version``). 1: the
+#: layout before boards (no such table: events, totals and standings keyed by
+#: season alone); 2: every row keyed by board and season, each event with the
+#: time the store recorded it and, when the applier could not apply it, why.
+SCHEMA_VERSION = 2
 
 
 class Event(NamedTuple):
     """One row of the log. ``kind`` is ``"score"`` or ``"correction"``; a
-    correction's ``points`` is the player's new total and its ``match_id`` None."""
+    correction's ``points`` is the player's new total and its ``match_id`` None.
+    ``at`` is the time the caller gave, ``recorded_at`` the store's clock when
+    it was recorded (what the day ceiling counts on); ``rejected`` is None, or
+    why the applier could not apply it to the board (the event then counts
+    for nothing)."""
 
     id: int
     kind: str
@@ -51,6 +62,9 @@ class Event(NamedTuple):
     points: int
     at: float
     tombstoned: bool
+    board: str = ""
+    recorded_at: float = 0.0
+    rejected: str | None = None
 
 
 class Total(NamedTuple):
@@ -102,19 +116,31 @@ class CeilingExceeded(ValueError):
     """A player would pass the points allowed per day; nothing was recorded."""
 
 
-_EVENT_COLUMNS = "id, kind, season, match_id, player, points, at, tombstoned"
+class StoreSchemaError(RuntimeError):
+    """The store's tables are not in the layout this version reads: written by
+    a newer fastrank, of an unknown shape, or of the layout before boards
+    holding events (open it once with ``migrate_board=``); nothing was changed."""
+
+
+_EVENT_COLUMNS = "id, kind, season, match_id, player, points, at, tombstoned, board, recorded_at, rejected"
 
 
 def _event(row: tuple[Any, ...]) -> Event:
     return Event(int(row[0]), row[1], row[2], row[3], row[4], int(row[5]), float(row[6]),
-                 bool(row[7]))
+                 bool(row[7]), row[8], float(row[9]), row[10])
 
 
 class SQLStore:
     """The store's logic over a DB-API connection; see the module docstring.
 
-    Subclasses set ``placeholder``, ``unlimited``, ``id_column`` and
-    ``bool_type`` and implement ``_connect`` and ``_begin_write``.
+    Subclasses set ``placeholder``, ``unlimited``, ``id_column``,
+    ``bool_type`` and ``keep_ids`` and implement ``_connect``, ``_begin_write``
+    and ``_tables``.
+
+    Every row is keyed by board and season: each method that reads or writes
+    rows takes ``board`` (keyword, default ``""``), so services of boards
+    "arena" and "race" on one store share no events, totals, standings or
+    match ids. ``migrate_board``: see :meth:`__init__`.
     """
 
     placeholder = "?"
@@ -123,34 +149,127 @@ class SQLStore:
     bool_type = "INTEGER"
     #: The LIMIT argument that means no limit.
     unlimited: Any = -1
+    #: What an INSERT that gives the events' ids itself (a migration) says after the column list.
+    keep_ids = ""
 
-    def __init__(self) -> None:
+    def __init__(self, *, migrate_board: str | None = None) -> None:
+        """Open the store, creating its tables when there are none.
+
+        A store of the layout before boards (schema 1: no ``fastrank_schema``
+        table) that holds rows is migrated only when ``migrate_board`` names
+        the board its rows belong to (all of them are filed under it, event
+        ids kept, in one transaction); without it ``StoreSchemaError`` says
+        so. An empty one is migrated by itself. ``migrate_board`` is ignored
+        by a store already in the current layout.
+
+        :raises StoreSchemaError: a newer or unknown layout, or an old one
+            with rows and no ``migrate_board``; nothing is changed.
+        """
+        if migrate_board is not None and type(migrate_board) is not str:
+            raise TypeError(f"migrate_board must be a board name (str) or None, not {migrate_board!r}")
         self._lock = threading.RLock()  # one connection, shared by the caller's threads
         self._conn: Any = self._connect()
-        with self._write() as cur:
-            for statement in self._schema():
-                cur.execute(statement)
+        try:
+            with self._write() as cur:
+                self._open_schema(cur, migrate_board)
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def _open_schema(self, cur: Any, migrate_board: str | None) -> None:
+        tables = self._tables(cur)
+        if "fastrank_schema" in tables:
+            cur.execute("SELECT MAX(version) FROM fastrank_schema")
+            version = cur.fetchone()[0]
+            if version != SCHEMA_VERSION:
+                raise StoreSchemaError(
+                    f"{self!r} has schema version {version}; this fastrank reads version {SCHEMA_VERSION}"
+                    + (": upgrade fastrank" if isinstance(version, int) and version > SCHEMA_VERSION else ""))
+            return
+        if not tables & {"events", "totals", "standings"}:
+            self._create(cur)
+            return
+        if "events" in tables:
+            cur.execute("SELECT * FROM events LIMIT 0")
+            columns = {d[0] for d in cur.description}
+            if columns != {"id", "kind", "season", "match_id", "player", "points", "at", "day", "tombstoned"}:
+                raise StoreSchemaError(f"{self!r}: its events table has unknown columns {sorted(columns)}")
+        rows = 0
+        for table in ("events", "totals", "standings"):
+            if table in tables:
+                cur.execute(f"SELECT COUNT(*) FROM {table}")
+                rows += int(cur.fetchone()[0])
+        if rows and migrate_board is None:
+            raise StoreSchemaError(
+                f"{self!r} is in the layout before boards (schema 1) and holds {rows} rows: open it once "
+                "with migrate_board='<board name>' (fastrank apply/rebuild --migrate-store NAME) to file "
+                "them under that board")
+        self._migrate(cur, tables, migrate_board or "")
+
+    def _migrate(self, cur: Any, tables: set[str], board: str) -> None:
+        """Schema 1 to 2: rename the old tables, create the new ones, copy every
+        row under ``board`` (an event's ``recorded_at`` is its ``at``), drop the
+        old ones. Event ids are kept, so a board's applied offset stays right."""
+        old = [t for t in ("events", "totals", "standings") if t in tables]
+        for index in ("events_by_player_day", "events_by_season_player", "totals_by_rank"):
+            cur.execute(f"DROP INDEX IF EXISTS {index}")
+        for table in old:
+            cur.execute(f"ALTER TABLE {table} RENAME TO {table}_v1")
+        self._create(cur)
+        if "events" in old:
+            cur.execute(self._sql(
+                "INSERT INTO events (id, board, kind, season, match_id, player, points, at, recorded_at, day, "
+                f"tombstoned, rejected) {self.keep_ids} SELECT id, ?, kind, season, match_id, player, points, "
+                "at, at, day, tombstoned, NULL FROM events_v1 ORDER BY id"), (board,))
+            self._ids_copied(cur)
+        if "totals" in old:
+            cur.execute(self._sql("INSERT INTO totals (board, season, player, points, at, last_id) "
+                                  "SELECT ?, season, player, points, at, last_id FROM totals_v1"), (board,))
+        if "standings" in old:
+            cur.execute(self._sql("INSERT INTO standings (board, season, position, rank, player, points) "
+                                  "SELECT ?, season, position, rank, player, points FROM standings_v1"), (board,))
+        for table in old:
+            cur.execute(f"DROP TABLE {table}_v1")
+
+    def _create(self, cur: Any) -> None:
+        for statement in self._schema():
+            cur.execute(statement)
+        cur.execute(self._sql("INSERT INTO fastrank_schema (version) VALUES (?)"), (SCHEMA_VERSION,))
+
+    def schema_version(self) -> int:
+        """The layout version of the store's tables (``SCHEMA_VERSION`` once opened)."""
+        return int(self._read("SELECT MAX(version) FROM fastrank_schema")[0][0])
 
     # -- what a dialect provides --------------------------------------------------
 
     def _connect(self) -> Any:
         raise TypeError("SQLStore is abstract: use SQLiteStore or PostgresStore")
 
+    def _tables(self, cur: Any) -> set[str]:
+        """The names of the tables in the store's database (schema)."""
+        raise TypeError("SQLStore is abstract: use SQLiteStore or PostgresStore")
+
+    def _ids_copied(self, cur: Any) -> None:
+        """After a migration copied the events with their ids: make new ids start above them."""
+
     def _schema(self) -> list[str]:
+        # ``day`` is the UTC day of ``recorded_at`` (the day ceiling's).
         return [
-            f"CREATE TABLE IF NOT EXISTS events (id {self.id_column}, kind TEXT NOT NULL, "
+            f"CREATE TABLE IF NOT EXISTS events (id {self.id_column}, board TEXT NOT NULL, kind TEXT NOT NULL, "
             "season TEXT NOT NULL, match_id TEXT, player TEXT NOT NULL, points BIGINT NOT NULL, "
-            f"at DOUBLE PRECISION NOT NULL, day BIGINT NOT NULL, tombstoned {self.bool_type} NOT NULL, "
-            "UNIQUE (match_id, player))",
-            "CREATE INDEX IF NOT EXISTS events_by_player_day ON events (player, day)",
-            "CREATE INDEX IF NOT EXISTS events_by_season_player ON events (season, player)",
-            "CREATE TABLE IF NOT EXISTS totals (season TEXT NOT NULL, player TEXT NOT NULL, "
+            "at DOUBLE PRECISION NOT NULL, recorded_at DOUBLE PRECISION NOT NULL, day BIGINT NOT NULL, "
+            f"tombstoned {self.bool_type} NOT NULL, rejected TEXT, UNIQUE (board, match_id, player))",
+            "CREATE INDEX IF NOT EXISTS events_by_player_day ON events (board, player, day)",
+            "CREATE INDEX IF NOT EXISTS events_by_season_player ON events (board, season, player)",
+            "CREATE INDEX IF NOT EXISTS events_by_board ON events (board, id)",
+            "CREATE TABLE IF NOT EXISTS totals (board TEXT NOT NULL, season TEXT NOT NULL, player TEXT NOT NULL, "
             "points BIGINT NOT NULL, at DOUBLE PRECISION NOT NULL, last_id BIGINT NOT NULL, "
-            "PRIMARY KEY (season, player))",
-            "CREATE INDEX IF NOT EXISTS totals_by_rank ON totals (season, points DESC, at, player)",
-            "CREATE TABLE IF NOT EXISTS standings (season TEXT NOT NULL, position BIGINT NOT NULL, "
-            "rank BIGINT NOT NULL, player TEXT NOT NULL, points BIGINT NOT NULL, "
-            "PRIMARY KEY (season, position))",
+            "PRIMARY KEY (board, season, player))",
+            "CREATE INDEX IF NOT EXISTS totals_by_rank ON totals (board, season, points DESC, at, player)",
+            "CREATE TABLE IF NOT EXISTS standings (board TEXT NOT NULL, season TEXT NOT NULL, "
+            "position BIGINT NOT NULL, rank BIGINT NOT NULL, player TEXT NOT NULL, points BIGINT NOT NULL, "
+            "PRIMARY KEY (board, season, position))",
+            "CREATE TABLE IF NOT EXISTS fastrank_schema (version BIGINT NOT NULL)",
         ]
 
     def _begin_write(self, cur: Any) -> None:
@@ -163,7 +282,7 @@ class SQLStore:
         whole seconds (any rounding for a time below 0: such a page is read
         again row by row; clamped to 4e18 above) as space-separated integers,
         then COUNT, MAX(last_id), MAX(player) and MIN(at). Parameters:
-        season, after, the last player when ``bounded``, batch."""
+        board, season, after, the last player when ``bounded``, batch."""
         raise TypeError("SQLStore is abstract: use SQLiteStore or PostgresStore")
 
     # -- plumbing ---------------------------------------------------------------------
@@ -204,39 +323,46 @@ class SQLStore:
     # -- writes -------------------------------------------------------------------------
 
     def record(self, season: str, match_id: str, points: Mapping[str, int], at: float, *,
-               max_per_day: int | None = None,
-               max_total: int | None = None) -> tuple[list[Event], bool]:
-        """Record one match's points for each player, all or nothing.
+               max_per_day: int | None = None, max_total: int | None = None, board: str = "",
+               recorded_at: float | None = None) -> tuple[list[Event], bool]:
+        """Record one match's points for each player of ``board``, all or nothing.
 
-        Returns (the events, duplicate): a match already recorded with the
-        same points returns its first events and True, adding nothing.
+        Returns (the events, duplicate): a match already recorded on this
+        board with the same points returns its first events and True, adding
+        nothing. The same match id on another board is another match.
+        ``recorded_at`` is the time the store files the events at (default:
+        this machine's clock now).
 
-        :raises ConflictingResubmit: a (match id, player) exists with other
-            points or another season (nothing recorded).
+        :raises ConflictingResubmit: a (match id, player) of this board exists
+            with other points or another season (nothing recorded).
         :raises CeilingExceeded: a player would pass ``max_per_day`` points on
-            the UTC day of ``at``, or a total of magnitude ``max_total`` (the
-            most the board holds); nothing is recorded.
+            this board on the UTC day of ``recorded_at`` (the caller's ``at``
+            does not move it), or a total of magnitude ``max_total`` (the most
+            the board holds); nothing is recorded.
         """
         return self.record_matches(season, [(match_id, points, at)], max_per_day=max_per_day,
-                                   max_total=max_total)[0]
+                                   max_total=max_total, board=board, recorded_at=recorded_at)[0]
 
     def record_matches(self, season: str, matches: Sequence[tuple[str, Mapping[str, int], float]], *,
-                       max_per_day: int | None = None,
-                       max_total: int | None = None) -> list[tuple[list[Event], bool]]:
-        """Record many matches ((match id, {player: points}, at) each) in one
-        transaction, each as :meth:`record` does; any refusal records none."""
+                       max_per_day: int | None = None, max_total: int | None = None, board: str = "",
+                       recorded_at: float | None = None) -> list[tuple[list[Event], bool]]:
+        """Record many matches ((match id, {player: points}, at) each) of
+        ``board`` in one transaction, each as :meth:`record` does; any
+        refusal records none."""
+        now = time.time() if recorded_at is None else float(recorded_at)
         with self._write() as cur:
-            return [self._record_match(cur, season, match_id, points, at, max_per_day, max_total)
+            return [self._record_match(cur, board, season, match_id, points, at, now, max_per_day, max_total)
                     for match_id, points, at in matches]
 
-    def _record_match(self, cur: Any, season: str, match_id: str, points: Mapping[str, int], at: float,
-                      max_per_day: int | None, max_total: int | None) -> tuple[list[Event], bool]:
-        day = int(at // DAY_SECONDS)
+    def _record_match(self, cur: Any, board: str, season: str, match_id: str, points: Mapping[str, int],
+                      at: float, now: float, max_per_day: int | None,
+                      max_total: int | None) -> tuple[list[Event], bool]:
+        day = int(now // DAY_SECONDS)
         out: list[Event] = []
         fresh = 0
         for player, pts in points.items():
             cur.execute(self._sql(f"SELECT {_EVENT_COLUMNS} FROM events "
-                                  "WHERE match_id = ? AND player = ?"), (match_id, player))
+                                  "WHERE board = ? AND match_id = ? AND player = ?"), (board, match_id, player))
             row = cur.fetchone()
             if row is not None:
                 old = _event(row)
@@ -247,21 +373,21 @@ class SQLStore:
                 out.append(old)
                 continue
             if max_per_day is not None:
-                cur.execute(self._sql("SELECT COALESCE(SUM(points), 0) FROM events WHERE "
+                cur.execute(self._sql("SELECT COALESCE(SUM(points), 0) FROM events WHERE board = ? AND "
                                       "player = ? AND day = ? AND kind = 'score' "
-                                      "AND NOT tombstoned"), (player, day))
+                                      "AND NOT tombstoned"), (board, player, day))
                 today = int(cur.fetchone()[0])
                 if today + pts > max_per_day:
                     raise CeilingExceeded(
                         f"{player!r} would have {today + pts} points on day {day} "
                         f"(at most {max_per_day} a day)")
-            cur.execute(self._sql("INSERT INTO events (kind, season, match_id, player, points, "
-                                  "at, day, tombstoned) VALUES ('score', ?, ?, ?, ?, ?, ?, "
+            cur.execute(self._sql("INSERT INTO events (board, kind, season, match_id, player, points, "
+                                  "at, recorded_at, day, tombstoned) VALUES (?, 'score', ?, ?, ?, ?, ?, ?, ?, "
                                   "FALSE) RETURNING " + _EVENT_COLUMNS),
-                        (season, match_id, player, pts, at, day))
+                        (board, season, match_id, player, pts, at, now, day))
             event = _event(cur.fetchone())
             out.append(event)
-            self._upsert_total(cur, season, player, pts, at, event.id, max_total)
+            self._upsert_total(cur, board, season, player, pts, at, event.id, max_total)
             fresh += 1
         if fresh and fresh != len(out):
             # Part of the match was there already: a resubmit that names
@@ -269,97 +395,151 @@ class SQLStore:
             raise ConflictingResubmit(f"match {match_id!r} was recorded with other players")
         return out, fresh == 0
 
-    def _upsert_total(self, cur: Any, season: str, player: str, points: int, at: float,
+    def _upsert_total(self, cur: Any, board: str, season: str, player: str, points: int, at: float,
                       event_id: int, max_total: int | None) -> None:
-        cur.execute(self._sql("INSERT INTO totals (season, player, points, at, last_id) "
-                              "VALUES (?, ?, ?, ?, ?) ON CONFLICT (season, player) DO UPDATE SET "
+        cur.execute(self._sql("INSERT INTO totals (board, season, player, points, at, last_id) "
+                              "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (board, season, player) DO UPDATE SET "
                               "points = totals.points + excluded.points, "
                               "at = CASE WHEN excluded.at > totals.at THEN excluded.at "
                               "ELSE totals.at END, last_id = excluded.last_id RETURNING points"),
-                    (season, player, points, at, event_id))
+                    (board, season, player, points, at, event_id))
         total = int(cur.fetchone()[0])
         if max_total is not None and not -max_total <= total <= max_total:
             raise CeilingExceeded(f"{player!r} would have {total} points, more than the board holds "
                                   f"(magnitude at most {max_total})")
 
-    def tombstone_player(self, season: str, player: str) -> Event | None:
-        """Tombstone a player's score events in a season; the correction event
-        with their total from what survives (None if nothing was live)."""
+    def tombstone_player(self, season: str, player: str, *, board: str = "") -> Event | None:
+        """Tombstone a player's score events in a season of ``board``; the
+        correction event with their total from what survives (None if nothing
+        was live)."""
         with self._write() as cur:
-            cur.execute(self._sql("UPDATE events SET tombstoned = TRUE WHERE season = ? AND "
+            cur.execute(self._sql("UPDATE events SET tombstoned = TRUE WHERE board = ? AND season = ? AND "
                                   "player = ? AND kind = 'score' AND NOT tombstoned"),
-                        (season, player))
+                        (board, season, player))
             if cur.rowcount == 0:
                 return None
-            return self._correct(cur, season, player)
+            return self._correct(cur, board, season, player)
 
-    def tombstone_match(self, match_id: str) -> list[Event]:
-        """Tombstone a match's events; one correction event per player it touched."""
+    def tombstone_match(self, match_id: str, *, board: str = "") -> list[Event]:
+        """Tombstone a match's events on ``board``; one correction event per player it touched."""
         with self._write() as cur:
-            cur.execute(self._sql("UPDATE events SET tombstoned = TRUE WHERE match_id = ? AND "
-                                  "NOT tombstoned RETURNING season, player"), (match_id,))
+            cur.execute(self._sql("UPDATE events SET tombstoned = TRUE WHERE board = ? AND match_id = ? AND "
+                                  "NOT tombstoned RETURNING season, player"), (board, match_id))
             touched = sorted(set(cur.fetchall()))
-            return [self._correct(cur, season, player) for season, player in touched]
+            return [self._correct(cur, board, season, player) for season, player in touched]
 
-    def _correct(self, cur: Any, season: str, player: str) -> Event:
+    def _recount(self, cur: Any, board: str, season: str, player: str) -> tuple[int, float]:
+        """A player's total from their surviving score events and when they
+        reached it (their latest one; 0 when none survives)."""
+        cur.execute(self._sql("SELECT COALESCE(SUM(points), 0), COALESCE(MAX(at), 0) FROM events "
+                              "WHERE board = ? AND season = ? AND player = ? AND kind = 'score' "
+                              "AND NOT tombstoned"), (board, season, player))
+        total, reached = cur.fetchone()
+        return int(total), float(reached)
+
+    def _correct(self, cur: Any, board: str, season: str, player: str) -> Event:
         """Recompute a player's total from surviving events; log it as a correction
         whose ``at`` is when the player reached that total (their latest surviving
         event; 0 when none survives)."""
-        cur.execute(self._sql("SELECT COALESCE(SUM(points), 0), COALESCE(MAX(at), 0) FROM events "
-                              "WHERE season = ? AND player = ? AND kind = 'score' "
-                              "AND NOT tombstoned"), (season, player))
-        total, reached = cur.fetchone()
-        cur.execute(self._sql("INSERT INTO events (kind, season, match_id, player, points, at, day, "
-                              "tombstoned) VALUES ('correction', ?, NULL, ?, ?, ?, ?, FALSE) "
-                              "RETURNING " + _EVENT_COLUMNS),
-                    (season, player, int(total), float(reached), int(reached // DAY_SECONDS)))
+        total, reached = self._recount(cur, board, season, player)
+        now = time.time()
+        cur.execute(self._sql("INSERT INTO events (board, kind, season, match_id, player, points, at, "
+                              "recorded_at, day, tombstoned) VALUES (?, 'correction', ?, NULL, ?, ?, ?, ?, ?, "
+                              "FALSE) RETURNING " + _EVENT_COLUMNS),
+                    (board, season, player, total, reached, now, int(now // DAY_SECONDS)))
         event = _event(cur.fetchone())
         cur.execute(self._sql("UPDATE totals SET points = ?, at = ?, last_id = ? "
-                              "WHERE season = ? AND player = ?"),
-                    (int(total), float(reached), event.id, season, player))
+                              "WHERE board = ? AND season = ? AND player = ?"),
+                    (total, reached, event.id, board, season, player))
         return event
 
-    def archive(self, season: str, standings: list[Standing]) -> int:
-        """Write a season's final standings (replacing an earlier archive of it)."""
+    def reject(self, event_id: int, reason: str, *, board: str = "") -> Event | None:
+        """Mark an event of ``board`` as one the applier could not apply, with
+        ``reason``: it stays in the log (listed by :meth:`rejected`) and counts
+        for nothing (a score event is tombstoned and the player's total
+        recomputed without it; no correction is logged, since the board never
+        had it). The event, or None when ``board`` has no such event.
+        Idempotent: a second call keeps the first reason."""
         with self._write() as cur:
-            cur.execute(self._sql("DELETE FROM standings WHERE season = ?"), (season,))
+            cur.execute(self._sql(f"SELECT {_EVENT_COLUMNS} FROM events WHERE board = ? AND id = ?"),
+                        (board, event_id))
+            row = cur.fetchone()
+            if row is None:
+                return None
+            event = _event(row)
+            if event.rejected is not None:
+                return event
+            cur.execute(self._sql("UPDATE events SET rejected = ?, tombstoned = (tombstoned OR kind = 'score') "
+                                  "WHERE id = ?"), (reason, event_id))
+            if event.kind == "score" and not event.tombstoned:
+                total, reached = self._recount(cur, board, event.season, event.player)
+                cur.execute(self._sql("UPDATE totals SET points = ?, at = ?, last_id = CASE WHEN last_id > ? "
+                                      "THEN last_id ELSE ? END WHERE board = ? AND season = ? AND player = ?"),
+                            (total, reached, event_id, event_id, board, event.season, event.player))
+            return event._replace(rejected=reason, tombstoned=event.tombstoned or event.kind == "score")
+
+    def archive(self, season: str, standings: list[Standing], *, board: str = "") -> int:
+        """Write a season's final standings of ``board`` (replacing an earlier archive of it); how many rows."""
+        with self._write() as cur:
+            cur.execute(self._sql("DELETE FROM standings WHERE board = ? AND season = ?"), (board, season))
             for position, s in enumerate(standings):
-                cur.execute(self._sql("INSERT INTO standings (season, position, rank, player, points) "
-                                      "VALUES (?, ?, ?, ?, ?)"),
-                            (season, position, s.rank, s.player, s.points))
+                cur.execute(self._sql("INSERT INTO standings (board, season, position, rank, player, points) "
+                                      "VALUES (?, ?, ?, ?, ?, ?)"),
+                            (board, season, position, s.rank, s.player, s.points))
         return len(standings)
 
     # -- reads ----------------------------------------------------------------------------
 
-    def events_after(self, after_id: int, limit: int = 10_000) -> list[Event]:
-        """The log after an event id, in id order (what an applier tails)."""
-        rows = self._read(f"SELECT {_EVENT_COLUMNS} FROM events WHERE id > ? ORDER BY id LIMIT ?",
-                          (after_id, limit))
+    def events_after(self, after_id: int, limit: int = 10_000, *, board: str = "") -> list[Event]:
+        """The log of ``board`` after an event id, in id order (what an applier tails)."""
+        rows = self._read(f"SELECT {_EVENT_COLUMNS} FROM events WHERE board = ? AND id > ? ORDER BY id LIMIT ?",
+                          (board, after_id, limit))
         return [_event(r) for r in rows]
 
-    def last_event_id(self) -> int:
-        """The id of the newest event in the log (0 when it is empty)."""
-        return int(self._read("SELECT COALESCE(MAX(id), 0) FROM events")[0][0])
+    def rejected(self, season: str | None = None, *, board: str = "") -> list[Event]:
+        """The events of ``board`` (in ``season``, or any) the applier could not
+        apply, with their reasons (``Event.rejected``), oldest first."""
+        if season is None:
+            rows = self._read(f"SELECT {_EVENT_COLUMNS} FROM events WHERE board = ? AND rejected IS NOT NULL "
+                              "ORDER BY id", (board,))
+        else:
+            rows = self._read(f"SELECT {_EVENT_COLUMNS} FROM events WHERE board = ? AND season = ? AND "
+                              "rejected IS NOT NULL ORDER BY id", (board, season))
+        return [_event(r) for r in rows]
 
-    def total(self, season: str, player: str) -> Total | None:
-        """A player's total in a season, or None when they have none. One indexed query."""
-        rows = self._read("SELECT player, points, at FROM totals WHERE season = ? AND player = ?",
-                          (season, player))
+    def last_event_id(self, *, board: str | None = None) -> int:
+        """The id of the newest event in the log, or of ``board``'s newest (0 when there is none)."""
+        if board is None:
+            return int(self._read("SELECT COALESCE(MAX(id), 0) FROM events")[0][0])
+        return int(self._read("SELECT COALESCE(MAX(id), 0) FROM events WHERE board = ?", (board,))[0][0])
+
+    def has_events(self, *, board: str = "", season: str | None = None) -> bool:
+        """Whether ``board`` has any event (in ``season`` when given). One indexed query."""
+        if season is None:
+            rows = self._read("SELECT 1 FROM events WHERE board = ? LIMIT 1", (board,))
+        else:
+            rows = self._read("SELECT 1 FROM events WHERE board = ? AND season = ? LIMIT 1", (board, season))
+        return bool(rows)
+
+    def total(self, season: str, player: str, *, board: str = "") -> Total | None:
+        """A player's total in a season of ``board``, or None when they have none. One indexed query."""
+        rows = self._read("SELECT player, points, at FROM totals WHERE board = ? AND season = ? AND player = ?",
+                          (board, season, player))
         return Total(rows[0][0], int(rows[0][1]), float(rows[0][2])) if rows else None
 
-    def totals(self, season: str, batch: int = 50_000) -> Iterator[list[Total]]:
-        """Every player's total in a season, in batches (keyset pagination by player)."""
+    def totals(self, season: str, batch: int = 50_000, *, board: str = "") -> Iterator[list[Total]]:
+        """Every player's total in a season of ``board``, in batches (keyset pagination by player)."""
         after = ""
         while True:
-            rows = self._read("SELECT player, points, at FROM totals WHERE season = ? AND player > ? "
-                              "ORDER BY player LIMIT ?", (season, after, batch))
+            rows = self._read("SELECT player, points, at FROM totals WHERE board = ? AND season = ? AND player > ? "
+                              "ORDER BY player LIMIT ?", (board, season, after, batch))
             if not rows:
                 return
             yield [Total(p, int(pts), float(at)) for p, pts, at in rows]
             after = rows[-1][0]
 
     def totals_upto(self, season: str, upto: int, after: str = "",
-                    batch: int = 50_000, *, until: str | None = None) -> TotalsPage:
+                    batch: int = 50_000, *, until: str | None = None, board: str = "") -> TotalsPage:
         """One page of the totals as of event ``upto``, as columns.
 
         The page holds up to ``batch`` players after ``after`` (and up to
@@ -371,8 +551,8 @@ class SQLStore:
         loaded page by page and then given the events after ``upto`` is exact.
         """
         up_to = "" if until is None else " AND player <= ?"
-        params = (season, after, batch) if until is None else (season, after, until, batch)
-        rows = self._read("SELECT player, points, at, last_id FROM totals WHERE season = ? AND "
+        params = (board, season, after, batch) if until is None else (board, season, after, until, batch)
+        rows = self._read("SELECT player, points, at, last_id FROM totals WHERE board = ? AND season = ? AND "
                           f"player > ?{up_to} ORDER BY player LIMIT ?", params)
         next_after = rows[-1][0] if len(rows) == batch else None
         if not rows:
@@ -383,7 +563,7 @@ class SQLStore:
         page = TotalsPage([], [], [], next_after)
         for player, pts, at, last_id in rows:
             if last_id > upto:
-                then = self.total_upto(season, player, upto)
+                then = self.total_upto(season, player, upto, board=board)
                 if then is None:
                     continue
                 pts, at = then.points, then.at
@@ -392,23 +572,24 @@ class SQLStore:
             page.ats.append(float(at))
         return page
 
-    def total_upto(self, season: str, player: str, upto: int) -> Total | None:
-        """A player's total as of event ``upto``, summed from the surviving score
+    def total_upto(self, season: str, player: str, upto: int, *, board: str = "") -> Total | None:
+        """A player's total on ``board`` as of event ``upto``, summed from the surviving score
         events up to it (None when they had none by then). One indexed query."""
         (count, pts, at), = self._read(
-            "SELECT COUNT(*), COALESCE(SUM(points), 0), COALESCE(MAX(at), 0) FROM events WHERE "
+            "SELECT COUNT(*), COALESCE(SUM(points), 0), COALESCE(MAX(at), 0) FROM events WHERE board = ? AND "
             "season = ? AND player = ? AND kind = 'score' AND NOT tombstoned AND id <= ?",
-            (season, player, upto))
+            (board, season, player, upto))
         return Total(player, int(pts), float(at)) if int(count) else None
 
-    def score_order_scan(self, season: str, upto: int, codec: ScoreCodec) -> ScoreOrderScan | None:
+    def score_order_scan(self, season: str, upto: int, codec: ScoreCodec, *,
+                         board: str = "") -> ScoreOrderScan | None:
         """A compiled scan of a season's totals as of event ``upto`` in the
         ascending order of a board encoded by ``codec``, chunk by chunk
         (``fastrank.service._totals.ScoreOrderScan``), or None when this store or that
         order has none (the caller reads the totals whole and sorts them)."""
         return None
 
-    def packed_totals(self, season: str, upto: int, parts: int) -> PackedTotals | None:
+    def packed_totals(self, season: str, upto: int, parts: int, *, board: str = "") -> PackedTotals | None:
         """Every total of a season as of event ``upto`` as packed columns
         (``fastrank.service.packed``), read by a compiled reader in ``parts``
         ranges side by side; None when this store has no such reader (the
@@ -416,7 +597,8 @@ class SQLStore:
         return None
 
     def totals_columns_upto(self, season: str, upto: int, after: str = "", batch: int = 50_000, *,
-                            until: str | None = None, with_seconds: bool = True) -> TotalsColumns:
+                            until: str | None = None, with_seconds: bool = True,
+                            board: str = "") -> TotalsColumns:
         """:meth:`totals_upto` as numeric columns, read in one aggregated row.
 
         The same page and the same exactness as of event ``upto``, of the
@@ -429,7 +611,7 @@ class SQLStore:
         :meth:`totals_upto` instead. O(batch log n) in the database,
         O(batch) here.
         """
-        params = (season, after, batch) if until is None else (season, after, until, batch)
+        params = (board, season, after, batch) if until is None else (board, season, after, until, batch)
         (names, points, seconds, count, last_id, last_player, first_at), = self._read(
             self._columns_query(with_seconds, until is not None), params)
         count = int(count)
@@ -444,20 +626,20 @@ class SQLStore:
                                                                or len(second_column) == count):
                 return TotalsColumns(players, point_column, second_column,
                                      last_player if count == batch else None)
-        page = self.totals_upto(season, upto, after, batch, until=until)
+        page = self.totals_upto(season, upto, after, batch, until=until, board=board)
         return TotalsColumns([p.encode() for p in page.players], np.array(page.points, dtype=np.int64),
                              np.floor(np.clip(page.ats, -4e18, 4e18)).astype(np.int64) if with_seconds else None,
                              page.next_after)
 
-    def totals_splits(self, season: str, parts: int) -> list[str]:
+    def totals_splits(self, season: str, parts: int, *, board: str = "") -> list[str]:
         """Player ids that cut a season's totals into ``parts`` ranges of about
         the same size (each id ends a range; fewer when there are few
         players), for reading the ranges side by side. O(n) index steps."""
-        n = self.count(season)
+        n = self.count(season, board=board)
         cuts: list[str] = []
         for k in range(1, parts):
-            rows = self._read("SELECT player FROM totals WHERE season = ? ORDER BY player LIMIT 1 OFFSET ?",
-                              (season, n * k // parts))
+            rows = self._read("SELECT player FROM totals WHERE board = ? AND season = ? ORDER BY player "
+                              "LIMIT 1 OFFSET ?", (board, season, n * k // parts))
             if rows and (not cuts or rows[0][0] != cuts[-1]):
                 cuts.append(rows[0][0])
         return cuts
@@ -476,20 +658,30 @@ class SQLStore:
         finally:
             copy._conn.close()
 
-    def time_range(self, season: str) -> tuple[float, float] | None:
+    def time_range(self, season: str, *, board: str = "") -> tuple[float, float] | None:
         """The earliest and the latest time of a season's totals, None without
         any: what a rebuild checks against the board's ``time_bits`` before it
         writes anything. O(n) over the season's totals."""
-        (low, high), = self._read("SELECT MIN(at), MAX(at) FROM totals WHERE season = ?", (season,))
+        (low, high), = self._read("SELECT MIN(at), MAX(at) FROM totals WHERE board = ? AND season = ?",
+                                  (board, season))
         return None if low is None else (float(low), float(high))
 
-    def count(self, season: str) -> int:
-        """How many players have a total in a season."""
-        return int(self._read("SELECT COUNT(*) FROM totals WHERE season = ?", (season,))[0][0])
+    def count(self, season: str, *, board: str = "") -> int:
+        """How many players have a total in a season of ``board``."""
+        return int(self._read("SELECT COUNT(*) FROM totals WHERE board = ? AND season = ?",
+                              (board, season))[0][0])
+
+    def distinct_above(self, season: str, points: int, *, descending: bool = True, board: str = "") -> int:
+        """How many distinct totals of a season of ``board`` rank above ``points``
+        (greater when ``descending``, else smaller): a dense rank is that plus one."""
+        sign = ">" if descending else "<"
+        return int(self._read(f"SELECT COUNT(DISTINCT points) FROM totals WHERE board = ? AND season = ? "
+                              f"AND points {sign} ?", (board, season, points))[0][0])
 
     def top(self, season: str, n: int, *, descending: bool = True,
-            earliest_first: bool | None = True) -> list[Total]:
-        """The n best totals, in a board's order: points (most first when
+            earliest_first: bool | None = True, board: str = "", offset: int = 0) -> list[Total]:
+        """The n best totals of a season of ``board`` (after the first
+        ``offset``), in a board's order: points (most first when
         ``descending``), then who reached them first (``earliest_first``;
         False: last; None: no tie-break), then the player id as a sorted set
         orders equal scores (reversed on a descending board)."""
@@ -498,22 +690,22 @@ class SQLStore:
             ties = f"player {way}"
         else:
             ties = f"at {'ASC' if earliest_first else 'DESC'}, player {way}"
-        rows = self._read(f"SELECT player, points, at FROM totals WHERE season = ? "
-                          f"ORDER BY points {way}, {ties} LIMIT ?", (season, n))
+        rows = self._read(f"SELECT player, points, at FROM totals WHERE board = ? AND season = ? "
+                          f"ORDER BY points {way}, {ties} LIMIT ? OFFSET ?", (board, season, n, offset))
         return [Total(p, int(pts), float(at)) for p, pts, at in rows]
 
-    def history(self, player: str, season: str | None = None) -> list[Event]:
-        """A player's events (score and correction), oldest first."""
+    def history(self, player: str, season: str | None = None, *, board: str = "") -> list[Event]:
+        """A player's events on ``board`` (score and correction), oldest first."""
         if season is None:
-            rows = self._read(f"SELECT {_EVENT_COLUMNS} FROM events WHERE player = ? ORDER BY id",
-                              (player,))
+            rows = self._read(f"SELECT {_EVENT_COLUMNS} FROM events WHERE board = ? AND player = ? ORDER BY id",
+                              (board, player))
         else:
-            rows = self._read(f"SELECT {_EVENT_COLUMNS} FROM events WHERE player = ? AND season = ? "
-                              "ORDER BY id", (player, season))
+            rows = self._read(f"SELECT {_EVENT_COLUMNS} FROM events WHERE board = ? AND player = ? AND season = ? "
+                              "ORDER BY id", (board, player, season))
         return [_event(r) for r in rows]
 
-    def standings(self, season: str, n: int | None = None) -> list[Standing]:
-        """An archived season's standings, best first (all of them, or the first n)."""
-        rows = self._read("SELECT rank, player, points FROM standings WHERE season = ? "
-                          "ORDER BY position LIMIT ?", (season, self.unlimited if n is None else n))
+    def standings(self, season: str, n: int | None = None, *, board: str = "") -> list[Standing]:
+        """An archived season's standings of ``board``, best first (all of them, or the first n)."""
+        rows = self._read("SELECT rank, player, points FROM standings WHERE board = ? AND season = ? "
+                          "ORDER BY position LIMIT ?", (board, season, self.unlimited if n is None else n))
         return [Standing(int(r), p, int(pts)) for r, p, pts in rows]

@@ -101,7 +101,7 @@ def test_stored_times_the_board_cannot_hold_are_refused_before_the_board_is_touc
 
 def test_a_stored_time_before_1970_is_refused_before_the_board_is_touched(client, store):
     board, service = filled(client, store)
-    store.record("s1", "early", {"zz": 3}, -5.0)    # bypasses the service's own checks
+    store.record("s1", "early", {"zz": 3}, -5.0, board="arena")    # bypasses the service's own checks
     before = Answers(client, board, service)
     with pytest.raises(ValueError, match="time_bits=33"):
         service.rebuild(batch=4)
@@ -116,9 +116,9 @@ class FailingProgress(Exception):
 def test_an_exception_in_the_middle_of_the_writing_leaves_the_old_board(client, store, reader, monkeypatch):
     board, service = filled(client, store)
     if reader != "scan":
-        monkeypatch.setattr(store, "score_order_scan", lambda *args: None)
+        monkeypatch.setattr(store, "score_order_scan", lambda *args, **kwargs: None)
     if reader == "pages":
-        monkeypatch.setattr(store, "packed_totals", lambda *args: None)
+        monkeypatch.setattr(store, "packed_totals", lambda *args, **kwargs: None)
     client.zadd(board.keys()[0], {"only-on-the-old-board": 3 * 2 ** 33})   # the old board differs from the store
     before = Answers(client, board, service)
     seen = []
@@ -137,7 +137,7 @@ def test_an_exception_in_the_middle_of_the_writing_leaves_the_old_board(client, 
     assert service.rebuild(batch=8) == 43
     assert "only-on-the-old-board" not in {p for _, p, _ in board_state(board)}
     assert {p: pts for _, p, pts in board_state(board)} == {
-        t.player: t.points for page in store.totals("s1") for t in page}
+        t.player: t.points for page in store.totals("s1", board="arena") for t in page}
 
 
 class ReaderBroke(Exception):
@@ -146,8 +146,8 @@ class ReaderBroke(Exception):
 
 def test_a_store_reader_that_fails_after_some_rows_leaves_the_old_board(client, store, monkeypatch):
     board, service = filled(client, store)
-    monkeypatch.setattr(store, "score_order_scan", lambda *args: None)
-    monkeypatch.setattr(store, "packed_totals", lambda *args: None)
+    monkeypatch.setattr(store, "score_order_scan", lambda *args, **kwargs: None)
+    monkeypatch.setattr(store, "packed_totals", lambda *args, **kwargs: None)
     pages = []
     real = type(store).totals_columns_upto
 
@@ -185,7 +185,7 @@ def test_a_scan_that_fails_after_some_chunks_leaves_the_old_board(client, store,
                 raise ReaderBroke("a page of the file could not be read")
             return self.scan.next_chunk(size)
 
-    monkeypatch.setattr(store, "score_order_scan", lambda *args: Breaking(real(*args)))
+    monkeypatch.setattr(store, "score_order_scan", lambda *args, **kwargs: Breaking(real(*args, **kwargs)))
     before = Answers(client, board, service)
     written = []
     with pytest.raises(ReaderBroke):

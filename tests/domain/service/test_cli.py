@@ -14,7 +14,7 @@ def record(path, apply=False):
                           apply=apply)
     for i in range(50):
         writer.submit_match(f"m{i}", {f"p{i % 7}": i % 4 + 1}, at=T0 + i)
-    return {t.player: t.points for page in writer.store.totals("w1") for t in page}
+    return {t.player: t.points for page in writer.store.totals("w1", board=writer.board_key) for t in page}
 
 
 def board_of(client):

@@ -52,9 +52,9 @@ def service_on(port, path):
 
 
 def check_in_step(board, service, acknowledged, prefix="m"):
-    totals = {t.player: t.points for page in service.store.totals("s") for t in page}
+    totals = {t.player: t.points for page in service.store.totals("s", board="crash") for t in page}
     assert {e.player: e.points for e in board.iter()} == totals
-    events = service.store.events_after(0, limit=10**6)
+    events = service.store.events_after(0, limit=10**6, board="crash")
     recorded = {e.match_id for e in events}
     assert {f"{prefix}{i}" for i in acknowledged} <= recorded
     assert len(events) == len({(e.match_id, e.player) for e in events})  # nothing twice
@@ -122,7 +122,7 @@ def test_two_writer_processes_and_one_applier(redis_server, tmp_path):
         assert w.returncode == 0, err
     applied += applier.apply_pending()
     assert applied == 600
-    totals = {t.player: t.points for page in applier.store.totals("s") for t in page}
+    totals = {t.player: t.points for page in applier.store.totals("s", board="crash") for t in page}
     assert {e.player: e.points for e in board.iter()} == totals
     assert sum(totals.values()) == 2 * sum(i % 7 + 1 + 1 for i in range(150))
 

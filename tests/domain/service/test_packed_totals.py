@@ -34,8 +34,8 @@ def store(tmp_path):
 def fill(store, rng, players, matches):
     for m in range(matches):
         chosen = rng.sample(players, rng.randint(1, 4))
-        store.record("s", f"m{m}", {p: rng.randint(-3, 6) for p in chosen}, T0 + rng.randint(0, 5) + rng.random())
-    store.record("other", "elsewhere", {players[0]: 1000}, T0)
+        store.record("s", f"m{m}", {p: rng.randint(-3, 6) for p in chosen}, T0 + rng.randint(0, 5) + rng.random(), board="b")
+    store.record("other", "elsewhere", {players[0]: 1000}, T0, board="b")
 
 
 def by_python(service, upto, batch):
@@ -46,7 +46,7 @@ def by_python(service, upto, batch):
 
 
 def by_native(service, upto):
-    packed = service.store.packed_totals(service.season, upto, 2)
+    packed = service.store.packed_totals(service.season, upto, 2, board="b")
     assert packed is not None
     ranked = board_order(packed, service.board.codec)
     return packed_members(ranked.blob, ranked.offsets, ranked.positions), ranked.scores.tolist()
@@ -65,8 +65,8 @@ def test_both_readers_give_the_same_board(store, order, tiebreak, seed):
     upto = store.last_event_id()
     # After upto: changed rows, players who only appear later, a tombstone.
     for m in range(20):
-        store.record("s", f"late{m}", {rng.choice(players): rng.randint(1, 9)}, T0 + 9)
-    store.tombstone_match("m3")
+        store.record("s", f"late{m}", {rng.choice(players): rng.randint(1, 9)}, T0 + 9, board="b")
+    store.tombstone_match("m3", board="b")
     service = ScoreService(Leaderboard(Engine(), "b", season="s", order=order, tiebreak=tiebreak),
                            store, allow_negative=True)
     members, scores = by_native(service, upto)
@@ -78,48 +78,48 @@ def test_both_readers_give_the_same_board(store, order, tiebreak, seed):
 
 
 def test_rows_changed_after_upto_are_summed_as_of_upto(store):
-    store.record("s", "m1", {"a": 5, "b": 7}, T0 + 1.5)
+    store.record("s", "m1", {"a": 5, "b": 7}, T0 + 1.5, board="b")
     upto = store.last_event_id()
-    store.record("s", "m2", {"a": 100, "c": 3}, T0 + 50)
-    packed = store.packed_totals("s", upto, 2)
+    store.record("s", "m2", {"a": 100, "c": 3}, T0 + 50, board="b")
+    packed = store.packed_totals("s", upto, 2, board="b")
     got = {packed_members(packed.blob, packed.offsets, np.array([r]))[0]: (int(packed.points[r]), packed.ats[r])
            for r in packed.rows.tolist()}
     assert got == {b"a": (5, T0 + 1.5), b"b": (7, T0 + 1.5)}
-    now = store.packed_totals("s", store.last_event_id(), 1)
+    now = store.packed_totals("s", store.last_event_id(), 1, board="b")
     assert len(now.rows) == 3 and sorted(now.points.tolist()) == [3, 7, 105]
 
 
 def test_scan_reads_a_range_in_player_order(store):
-    store.record("s", "m1", {p: i for i, p in enumerate(["b", "a", "d", "c", "é"])}, T0)
-    blob, offsets, points, ats, stale = scan_totals(str(store.path), "s", store.last_event_id(), "a", "d")
+    store.record("s", "m1", {p: i for i, p in enumerate(["b", "a", "d", "c", "é"])}, T0, board="b")
+    blob, offsets, points, ats, stale = scan_totals(str(store.path), "s", store.last_event_id(), "a", "d", board="b")
     assert packed_members(blob, offsets, np.arange(len(points))) == [b"b", b"c", b"d"]
     assert points.tolist() == [0, 3, 2] and ats.tolist() == [T0] * 3 and stale.tolist() == []
-    blob, offsets, points, ats, stale = scan_totals(str(store.path), "s", 0)
+    blob, offsets, points, ats, stale = scan_totals(str(store.path), "s", 0, board="b")
     assert len(points) == 5 and stale.tolist() == [0, 1, 2, 3, 4]  # every row changed after event 0
-    assert scan_totals(str(store.path), "nothing", 0)[0] == b""
+    assert scan_totals(str(store.path), "nothing", 0, board="b")[0] == b""
 
 
 def test_a_file_sqlite_refuses_raises(tmp_path):
     (tmp_path / "empty.db").write_bytes(b"")
     with pytest.raises(TotalsScanError, match="no such table: totals"):
-        scan_totals(str(tmp_path / "empty.db"), "s", 0)
+        scan_totals(str(tmp_path / "empty.db"), "s", 0, board="b")
     with pytest.raises(TotalsScanError, match="unable to open database file"):
-        scan_totals(str(tmp_path / "missing.db"), "s", 0)  # never created
+        scan_totals(str(tmp_path / "missing.db"), "s", 0, board="b")  # never created
     assert not (tmp_path / "missing.db").exists()
 
 
 def test_an_in_memory_store_keeps_the_sqlite3_path():
     memory = SQLiteStore(":memory:")
-    memory.record("s", "m1", {"a": 1}, T0)
-    assert read_packed(memory, "s", memory.last_event_id(), 2) is None
+    memory.record("s", "m1", {"a": 1}, T0, board="b")
+    assert read_packed(memory, "s", memory.last_event_id(), 2, board="b") is None
     service = ScoreService(Leaderboard(Engine(), "b", season="s"), memory)
     assert service.rebuild() == 1 and service.top(1)[0].player == "a"
     memory.close()
 
 
 def test_ties_out_of_member_order_are_sorted(store):
-    store.record("s", "m1", {"b": 1, "a": 1, "c": 2}, T0)
-    packed = store.packed_totals("s", store.last_event_id(), 1)
+    store.record("s", "m1", {"b": 1, "a": 1, "c": 2}, T0, board="b")
+    packed = store.packed_totals("s", store.last_event_id(), 1, board="b")
     blob, offsets = packed.blob, packed.offsets
     assert ties_in_member_order(blob, offsets, np.array([0, 1, 2]), np.array([1.0, 1.0, 2.0]))
     assert not ties_in_member_order(blob, offsets, np.array([1, 0, 2]), np.array([1.0, 1.0, 2.0]))
@@ -130,8 +130,8 @@ def test_ties_out_of_member_order_are_sorted(store):
 
 
 def test_bad_rows_raise_before_reading(store):
-    store.record("s", "m1", {"a": 1}, T0)
-    packed = store.packed_totals("s", store.last_event_id(), 1)
+    store.record("s", "m1", {"a": 1}, T0, board="b")
+    packed = store.packed_totals("s", store.last_event_id(), 1, board="b")
     with pytest.raises(IndexError, match="packed row out of range"):
         packed_members(packed.blob, packed.offsets, np.array([1]))
     with pytest.raises(ValueError, match="1 rows but 2 scores"):
@@ -145,15 +145,15 @@ def test_rebuild_fills_the_same_board_by_every_reader(store, monkeypatch, order,
     boards = []
     for reader in ("scan", "packed", "python"):
         if reader != "scan":
-            monkeypatch.setattr(store, "score_order_scan", lambda *args: None)
+            monkeypatch.setattr(store, "score_order_scan", lambda *args, **kwargs: None)
         if reader == "python":
-            monkeypatch.setattr(store, "packed_totals", lambda *args: None)
+            monkeypatch.setattr(store, "packed_totals", lambda *args, **kwargs: None)
         engine = Engine()
         service = ScoreService(Leaderboard(engine, "b", season="s", order=order, tiebreak=tiebreak,
                                            ranking="dense"), store, allow_negative=True)
         seen = []
-        assert service.rebuild(progress=lambda done, total: seen.append(done), batch=64) == store.count("s")
-        assert seen == [min(k, store.count("s")) for k in range(64, store.count("s") + 64, 64)]
+        assert service.rebuild(progress=lambda done, total: seen.append(done), batch=64) == store.count("s", board="b")
+        assert seen == [min(k, store.count("s", board="b")) for k in range(64, store.count("s", board="b") + 64, 64)]
         boards.append({k: (engine.zrange(k, 0, -1, withscores=True) if engine.type(k) == b"zset"
                            else engine.hgetall(k) if engine.type(k) == b"hash" else engine.get(k))
                        for k in engine.keys("*")})
@@ -171,7 +171,7 @@ def test_gather_packs_the_rows_again_in_order():
 
 def scanned(store, season, upto, codec, batch):
     """Every chunk a ScoreOrderScan gives: (members written in order, scores, points), chunk sizes, changed."""
-    scan = open_score_scan(store, season, upto, codec)
+    scan = open_score_scan(store, season, upto, codec, board="b")
     assert scan is not None
     members, scores, points, sizes = [], [], [], []
     try:
@@ -188,8 +188,8 @@ def scanned(store, season, upto, codec, batch):
 
 
 def test_the_score_scan_walks_the_ranking_index_without_a_sort(store):
-    plan = store._read("EXPLAIN QUERY PLAN " + SCORE_SCAN_SQL, ("s",))
-    assert [row[-1] for row in plan] == ["SEARCH totals USING COVERING INDEX totals_by_rank (season=?)"]
+    plan = store._read("EXPLAIN QUERY PLAN " + SCORE_SCAN_SQL, ("s", "b"))
+    assert [row[-1] for row in plan] == ["SEARCH totals USING COVERING INDEX totals_by_rank (board=? AND season=?)"]
 
 
 @pytest.mark.parametrize("order,tiebreak", [("desc", None), ("desc", "earliest"), ("asc", "latest"),
@@ -200,17 +200,17 @@ def test_score_scan_equals_the_sorted_read(store, order, tiebreak, batch):
     players = NAMES + [f"p{i:03d}" for i in range(120)]
     for m in range(150):   # few distinct points and seconds: long runs of equal scores across chunks
         chosen = rng.sample(players[:-15], rng.randint(1, 4))
-        store.record("s", f"m{m}", {p: rng.randint(0, 2) for p in chosen}, T0 + rng.randint(0, 1) + rng.random())
-    store.record("other", "elsewhere", {players[0]: 1000}, T0)
+        store.record("s", f"m{m}", {p: rng.randint(0, 2) for p in chosen}, T0 + rng.randint(0, 1) + rng.random(), board="b")
+    store.record("other", "elsewhere", {players[0]: 1000}, T0, board="b")
     upto = store.last_event_id()
-    store.record("s", "late", {"p001": 5, "p119": 1, "zed": 2}, T0 + 9)  # p119 only appears later
-    store.record("s", "later", {"p001": 1}, T0 + 10)                      # p001 changed twice
-    store.record("other", "elsewhere2", {"p002": 3}, T0 + 10)             # another season's change
+    store.record("s", "late", {"p001": 5, "p119": 1, "zed": 2}, T0 + 9, board="b")  # p119 only appears later
+    store.record("s", "later", {"p001": 1}, T0 + 10, board="b")                      # p001 changed twice
+    store.record("other", "elsewhere2", {"p002": 3}, T0 + 10, board="b")             # another season's change
     codec = Leaderboard(Engine(), "b", season="s", order=order, tiebreak=tiebreak).codec
     members, scores, points, sizes, changed = scanned(store, "s", upto, codec, batch)
     assert changed == sorted({"p001", "p119", "zed"}, key=str.encode)
     # The scan leaves the changed players out (the rebuild adds them as of upto).
-    ranked = board_order(store.packed_totals("s", upto, 2), codec)
+    ranked = board_order(store.packed_totals("s", upto, 2, board="b"), codec)
     expected = [(m, s) for m, s in zip(packed_members(ranked.blob, ranked.offsets, ranked.positions),
                                        ranked.scores.tolist()) if m.decode() not in changed]
     assert list(zip(members, scores)) == expected
@@ -219,32 +219,32 @@ def test_score_scan_equals_the_sorted_read(store, order, tiebreak, batch):
 
 
 def test_score_scan_refusals(store, tmp_path):
-    store.record("s", "m1", {"a": 1}, T0)
+    store.record("s", "m1", {"a": 1}, T0, board="b")
     with pytest.raises(ValueError, match="only when its tick is mirrored"):
-        ScoreOrderScan(str(store.path), "s", 0, True, False, 32)
-    assert open_score_scan(store, "s", 0, Leaderboard(Engine(), "b", season="s", tiebreak="latest").codec) is None
-    scan = ScoreOrderScan(str(store.path), "s", store.last_event_id(), True, True, 32)
+        ScoreOrderScan(str(store.path), "s", 0, True, False, 32, board="b")
+    assert open_score_scan(store, "s", 0, Leaderboard(Engine(), "b", season="s", tiebreak="latest").codec, board="b") is None
+    scan = ScoreOrderScan(str(store.path), "s", store.last_event_id(), True, True, 32, board="b")
     with pytest.raises(ValueError, match="batch must be at least 1"):
         scan.next_chunk(0)
     scan.close()
     scan.close()
     with pytest.raises(RuntimeError, match="closed"):
         scan.next_chunk(10)
-    store.record("s", "m2", {"early": 1}, -5.0)       # before the epoch: no tick for it
-    scan = ScoreOrderScan(str(store.path), "s", store.last_event_id(), True, True, 32)
+    store.record("s", "m2", {"early": 1}, -5.0, board="b")       # before the epoch: no tick for it
+    scan = ScoreOrderScan(str(store.path), "s", store.last_event_id(), True, True, 32, board="b")
     with pytest.raises(ValueError, match="a time does not fit in time_bits=32"):
         scan.next_chunk(10)
     scan.close()
     (tmp_path / "old.db").write_bytes(b"")
     with pytest.raises(TotalsScanError, match="no such table"):
-        ScoreOrderScan(str(tmp_path / "old.db"), "s", 0, False, False, 32)
+        ScoreOrderScan(str(tmp_path / "old.db"), "s", 0, False, False, 32, board="b")
 
 
 def test_a_file_without_the_ranking_index_reads_whole(store):
-    store.record("s", "m1", {"a": 1, "b": 2}, T0)
+    store.record("s", "m1", {"a": 1, "b": 2}, T0, board="b")
     store._read("DROP INDEX totals_by_rank")
     codec = Leaderboard(Engine(), "b", season="s").codec
-    assert open_score_scan(store, "s", store.last_event_id(), codec) is None
+    assert open_score_scan(store, "s", store.last_event_id(), codec, board="b") is None
     service = ScoreService(Leaderboard(Engine(), "b", season="s"), store)
     assert service.rebuild() == 2 and [e.player for e in service.top(2)] == ["b", "a"]
 
@@ -259,34 +259,34 @@ def test_rows_changed_during_the_rebuild_are_written_as_of_its_event(store, monk
     fill(store, rng, players[:-10], 120)
     upto = store.last_event_id()
     for m in range(15):
-        store.record("s", f"late{m}", {rng.choice(players): rng.randint(1, 9)}, T0 + 20 + m)
-    store.tombstone_match("m5")
+        store.record("s", f"late{m}", {rng.choice(players): rng.randint(1, 9)}, T0 + 20 + m, board="b")
+    store.tombstone_match("m5", board="b")
 
     def board_after_rebuild(seen_upto):
         engine = Engine()
         board = Leaderboard(engine, "b", season="s", order=order, tiebreak=tiebreak)
         service = ScoreService(board, store, allow_negative=True)
         if seen_upto is not None:
-            monkeypatch.setattr(store, "last_event_id", lambda: seen_upto)
+            monkeypatch.setattr(store, "last_event_id", lambda **kwargs: seen_upto)
         service.rebuild(batch=16)
         monkeypatch.undo()
         return engine.zrange(board.keys()[0], 0, -1, withscores=True)
 
     full = board_after_rebuild(None)
-    assert board_after_rebuild(upto) == full and len(full) == store.count("s")
+    assert board_after_rebuild(upto) == full and len(full) == store.count("s", board="b")
 
 
 def test_read_ahead_gives_the_chunks_in_order_and_stops_early(store):
-    store.record("s", "m1", {f"p{i:02d}": i for i in range(40)}, T0)
+    store.record("s", "m1", {f"p{i:02d}": i for i in range(40)}, T0, board="b")
     codec = Leaderboard(Engine(), "b", season="s").codec
     upto = store.last_event_id()
-    reader = ReadAhead(open_score_scan(store, "s", upto, codec), 3, depth=2)
+    reader = ReadAhead(open_score_scan(store, "s", upto, codec, board="b"), 3, depth=2)
     chunks = []
     while (chunk := reader.get()) is not None:
         chunks.append(chunk[4].tolist())
     reader.close()
     assert chunks == [list(range(k, min(k + 3, 40))) for k in range(0, 40, 3)]
-    scan = open_score_scan(store, "s", upto, codec)
+    scan = open_score_scan(store, "s", upto, codec, board="b")
     reader = ReadAhead(scan, 1, depth=1)
     assert reader.get()[4].tolist() == [0]
     reader.close()                          # the thread was blocked on a full queue
@@ -296,12 +296,12 @@ def test_read_ahead_gives_the_chunks_in_order_and_stops_early(store):
 
 @pytest.mark.parametrize("reader", ["scan", "packed", "python"])
 def test_a_total_the_board_cannot_encode_fails_the_rebuild_alike(store, monkeypatch, reader):
-    store.record("s", "m1", {f"p{i:02d}": i for i in range(30)}, T0)
-    store.record("s", "m2", {"early": 1}, -5.0)
+    store.record("s", "m1", {f"p{i:02d}": i for i in range(30)}, T0, board="b")
+    store.record("s", "m2", {"early": 1}, -5.0, board="b")
     if reader != "scan":
-        monkeypatch.setattr(store, "score_order_scan", lambda *args: None)
+        monkeypatch.setattr(store, "score_order_scan", lambda *args, **kwargs: None)
     if reader == "python":
-        monkeypatch.setattr(store, "packed_totals", lambda *args: None)
+        monkeypatch.setattr(store, "packed_totals", lambda *args, **kwargs: None)
     service = ScoreService(Leaderboard(Engine(), "b", season="s"), store)
     service.board.submit("p01", 7, at=T0)                # the board before the rebuild
     with pytest.raises(ValueError, match="a time does not fit in time_bits="):
@@ -314,12 +314,13 @@ def test_a_file_with_a_rowid_totals_table_reads_alike(tmp_path):
     """Files created before totals became WITHOUT ROWID keep a rowid table: same reading."""
     import sqlite3
 
-    from fastrank.service.store import SQLStore
+    from fastrank.service.store import SCHEMA_VERSION, SQLStore
 
     path = tmp_path / "old.db"
     with sqlite3.connect(path) as conn:
         for statement in SQLStore._schema(SQLiteStore.__new__(SQLiteStore)):
             conn.execute(statement)
+        conn.execute("INSERT INTO fastrank_schema (version) VALUES (?)", (SCHEMA_VERSION,))
     old = SQLiteStore(path)
     assert "WITHOUT ROWID" not in old._read("SELECT sql FROM sqlite_master WHERE name = 'totals'")[0][0]
     fill(old, random.Random(5), NAMES + [f"p{i:03d}" for i in range(60)], 90)
@@ -338,7 +339,7 @@ def test_a_file_with_a_rowid_totals_table_reads_alike(tmp_path):
 
 
 def test_a_batch_larger_than_the_season_is_one_zadd(store):
-    store.record("s", "m1", {f"p{i:02d}": i for i in range(30)}, T0)
+    store.record("s", "m1", {f"p{i:02d}": i for i in range(30)}, T0, board="b")
     for tiebreak in ("earliest", "latest"):    # the index scan, the whole-table read
         service = ScoreService(Leaderboard(Engine(), "b", season="s", tiebreak=tiebreak), store)
         seen = []

@@ -86,13 +86,16 @@ def test_a_conflicting_resubmit_is_refused_and_the_original_stays(store, retry):
 
 
 def test_the_daily_ceiling_refuses_the_whole_match(store):
-    store.record("s1", "m1", {"ann": 60}, T0, max_per_day=100)
+    # The day is the one the store records the match on (recorded_at), not the caller's at.
+    store.record("s1", "m1", {"ann": 60}, T0, max_per_day=100, recorded_at=T0)
     last = store.last_event_id()
     with pytest.raises(CeilingExceeded, match="ann"):
-        store.record("s1", "m2", {"bob": 10, "ann": 41}, T0 + 10, max_per_day=100)
+        store.record("s1", "m2", {"bob": 10, "ann": 41}, T0 + 10, max_per_day=100, recorded_at=T0 + 10)
+    with pytest.raises(CeilingExceeded, match="ann"):   # a claimed time a day later does not dodge it
+        store.record("s1", "m2", {"ann": 41}, T0 + DAY, max_per_day=100, recorded_at=T0 + 10)
     assert store.last_event_id() == last and store.total("s1", "bob") is None
-    store.record("s1", "m3", {"ann": 40}, T0 + 20, max_per_day=100)          # exactly 100
-    store.record("s1", "m4", {"ann": 40}, T0 + DAY, max_per_day=100)         # a new day
+    store.record("s1", "m3", {"ann": 40}, T0 + 20, max_per_day=100, recorded_at=T0 + 20)          # exactly 100
+    store.record("s1", "m4", {"ann": 40}, T0 + 30, max_per_day=100, recorded_at=T0 + DAY)         # a new day
     assert store.total("s1", "ann").points == 140
 
 

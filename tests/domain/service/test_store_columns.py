@@ -121,7 +121,7 @@ def test_ranges_cut_by_splits_cover_every_player_once(store):
     assert seen == [(b"p%02d" % i, i + 1) for i in range(40)]
 
 
-def test_new_files_keep_totals_without_rowid_and_older_files_still_read(tmp_path):
+def test_new_files_keep_totals_without_rowid_and_older_files_are_migrated_to_it(tmp_path):
     s = SQLiteStore(tmp_path / "new.db")
     (sql,), = s._read("SELECT sql FROM sqlite_master WHERE name = 'totals'")
     assert sql.endswith("WITHOUT ROWID")
@@ -132,9 +132,9 @@ def test_new_files_keep_totals_without_rowid_and_older_files_still_read(tmp_path
                 "at DOUBLE PRECISION NOT NULL, last_id BIGINT NOT NULL, PRIMARY KEY (season, player))")
     old.commit()
     old.close()
-    s = SQLiteStore(tmp_path / "old.db")
+    s = SQLiteStore(tmp_path / "old.db")   # an empty store of the layout before boards: migrated by itself
     (sql,), = s._read("SELECT sql FROM sqlite_master WHERE name = 'totals'")
-    assert not sql.endswith("WITHOUT ROWID")
+    assert sql.endswith("WITHOUT ROWID")
     for i in range(5):
         s.record("s", f"m{i}", {f"p{i}": i + 1}, T0 + i)
     assert_same_pages(s, s.last_event_id(), 2)

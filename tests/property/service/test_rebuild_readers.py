@@ -27,7 +27,7 @@ configs = st.sampled_from([("desc", "earliest"), ("asc", "latest"), ("desc", Non
 
 
 def scan_all(store, upto, codec, batch):
-    scan = open_score_scan(store, "s", upto, codec)
+    scan = open_score_scan(store, "s", upto, codec, board="b")
     assert scan is not None
     pairs, sizes = [], []
     try:
@@ -48,15 +48,15 @@ def test_the_readers_agree(before, later, config, batch):
     with tempfile.TemporaryDirectory() as root:
         store = SQLiteStore(Path(root) / "scores.db")
         for i, (player, points, second, fraction) in enumerate(before):
-            store.record("s", f"m{i}", {player: points}, T0 + second + fraction)
+            store.record("s", f"m{i}", {player: points}, T0 + second + fraction, board="b")
         upto = store.last_event_id()
         for i, (player, points, second, fraction) in enumerate(before[:later]):
-            store.record("s", f"late{i}", {player + "x": points}, T0 + second + fraction)  # new players
-            store.record("s", f"again{i}", {player: 1}, T0 + 5)                            # changed rows
+            store.record("s", f"late{i}", {player + "x": points}, T0 + second + fraction, board="b")  # new players
+            store.record("s", f"again{i}", {player: 1}, T0 + 5, board="b")                            # changed rows
         service = ScoreService(Leaderboard(Engine(), "b", season="s", order=order, tiebreak=tiebreak), store,
                                allow_negative=True)
         codec = service.board.codec
-        ranked = board_order(store.packed_totals("s", upto, 2), codec)
+        ranked = board_order(store.packed_totals("s", upto, 2, board="b"), codec)
         whole = list(zip(ranked.scores.tolist(), packed_members(ranked.blob, ranked.offsets, ranked.positions)))
         assert whole == sorted(whole)
         names, _points, scores = service._read_totals(upto, batch)

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The exact reverse of totals_by_rank (season, points DESC, at, player): SQLite
+/* The exact reverse of totals_by_rank (board, season, points DESC, at, player): SQLite
  * walks the index backwards, no sort. */
 const char FR_SCORE_SCAN_SQL[] =
-    "SELECT player, points, at FROM totals INDEXED BY totals_by_rank WHERE season = ?1 "
+    "SELECT player, points, at FROM totals INDEXED BY totals_by_rank WHERE board = ?2 AND season = ?1 "
     "ORDER BY points ASC, at DESC, player DESC";
 
 /* |points| * scale stays below this: no int64 overflow (a board's range is far smaller). */
@@ -20,7 +20,7 @@ const char FR_SCORE_SCAN_SQL[] =
 
 /* The events after upto, by id (the rowid range: "+season" keeps the planner off the season
  * index, which would walk every event of the season); sorted and deduplicated here. */
-static const char CHANGED_SQL[] = "SELECT player FROM events WHERE id > ?1 AND +season = ?2";
+static const char CHANGED_SQL[] = "SELECT player FROM events WHERE id > ?1 AND +season = ?2 AND +board = ?3";
 
 static int sqlite_error(fr_score_scan *s, char *err, int errlen) {
     snprintf(err, (size_t)errlen, "%s", s->db != NULL ? s->api->errmsg(s->db) : "cannot open the database");
@@ -138,8 +138,8 @@ static int sort_changed(fr_score_scan *s) {
 }
 
 int fr_score_scan_open(fr_score_scan *s, const fr_sqlite_api *api, const char *path, const char *season,
-                       int season_len, int64_t upto, const fr_score_codec *codec, int busy_ms, char *err,
-                       int errlen) {
+                       int season_len, const char *board, int board_len, int64_t upto,
+                       const fr_score_codec *codec, int busy_ms, char *err, int errlen) {
     fr_sqlite_stmt *changed = NULL;
     int rc;
     s->api = api;
@@ -151,7 +151,8 @@ int fr_score_scan_open(fr_score_scan *s, const fr_sqlite_api *api, const char *p
     if (api->exec(s->db, "BEGIN", NULL, NULL, NULL) != FR_SQLITE_OK) return sqlite_error(s, err, errlen);
     if (api->prepare_v2(s->db, CHANGED_SQL, -1, &changed, NULL) != FR_SQLITE_OK ||
         api->bind_int64(changed, 1, upto) != FR_SQLITE_OK ||
-        api->bind_text(changed, 2, season, season_len, FR_SQLITE_TRANSIENT) != FR_SQLITE_OK) {
+        api->bind_text(changed, 2, season, season_len, FR_SQLITE_TRANSIENT) != FR_SQLITE_OK ||
+        api->bind_text(changed, 3, board, board_len, FR_SQLITE_TRANSIENT) != FR_SQLITE_OK) {
         if (changed != NULL) api->finalize(changed);
         return sqlite_error(s, err, errlen);
     }
@@ -186,7 +187,8 @@ int fr_score_scan_open(fr_score_scan *s, const fr_sqlite_api *api, const char *p
     if (rc != FR_SQLITE_DONE) return sqlite_error(s, err, errlen);
     if (sort_changed(s) != 0) return -1;
     if (api->prepare_v2(s->db, FR_SCORE_SCAN_SQL, -1, &s->stmt, NULL) != FR_SQLITE_OK ||
-        api->bind_text(s->stmt, 1, season, season_len, FR_SQLITE_TRANSIENT) != FR_SQLITE_OK)
+        api->bind_text(s->stmt, 1, season, season_len, FR_SQLITE_TRANSIENT) != FR_SQLITE_OK ||
+        api->bind_text(s->stmt, 2, board, board_len, FR_SQLITE_TRANSIENT) != FR_SQLITE_OK)
         return sqlite_error(s, err, errlen);
     return 0;
 }

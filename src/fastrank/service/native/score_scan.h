@@ -44,16 +44,16 @@ typedef struct {
 } fr_score_scan;
 
 /* Open `path`, start one read transaction (one snapshot for everything
- * below), list the players of `season` with an event after `upto` (their
+ * below), list the players of `season` of `board` with an event after `upto` (their
  * rows are left out of the chunks: the caller sums them as of upto), and
- * prepare the scan of the ranking index (the schema's totals_by_rank: season,
+ * prepare the scan of the ranking index (the schema's totals_by_rank: board, season,
  * points DESC, at, player) backwards, in ascending score order for a codec
  * that is not integer or is mirrored. 0; -1 out of memory; -2 SQLite's
  * message in err. The scan must be zeroed first and closed with
  * fr_score_scan_close (after a failure too). */
 int fr_score_scan_open(fr_score_scan *s, const fr_sqlite_api *api, const char *path, const char *season,
-                       int season_len, int64_t upto, const fr_score_codec *codec, int busy_ms, char *err,
-                       int errlen);
+                       int season_len, const char *board, int board_len, int64_t upto,
+                       const fr_score_codec *codec, int busy_ms, char *err, int errlen);
 
 /* The next chunk: `batch` members to write (fewer at the end; none when the
  * scan is over). A run of equal scores that passes the end of the chunk is

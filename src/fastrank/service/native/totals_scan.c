@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ?1 the season, ?2 after, ?3 until (SCAN_UNTIL only), ?4 the board. */
 static const char SCAN_ALL[] =
-    "SELECT player, points, at, last_id FROM totals WHERE season = ?1 AND player > ?2 ORDER BY player";
-static const char SCAN_UNTIL[] =
-    "SELECT player, points, at, last_id FROM totals WHERE season = ?1 AND player > ?2 AND player <= ?3 "
+    "SELECT player, points, at, last_id FROM totals WHERE board = ?4 AND season = ?1 AND player > ?2 "
     "ORDER BY player";
+static const char SCAN_UNTIL[] =
+    "SELECT player, points, at, last_id FROM totals WHERE board = ?4 AND season = ?1 AND player > ?2 "
+    "AND player <= ?3 ORDER BY player";
 
 /* Grow a column of `size`-byte items to at least `want` items. */
 static int grow(void **column, size_t *cap, size_t want, size_t size) {
@@ -53,7 +55,7 @@ static int fail(fr_sqlite_db *db, const fr_sqlite_api *api, int code, char *err,
 }
 
 int fr_totals_scan(const fr_sqlite_api *api, const char *path, const char *season, int season_len,
-                   const char *after, int after_len, const char *until, int until_len, int64_t upto,
+                   const char *board, int board_len, const char *after, int after_len, const char *until, int until_len, int64_t upto,
                    int busy_ms, fr_totals *out, char *err, int errlen) {
     fr_sqlite_db *db = NULL;
     fr_sqlite_stmt *stmt = NULL;
@@ -69,6 +71,7 @@ int fr_totals_scan(const fr_sqlite_api *api, const char *path, const char *seaso
     if (api->prepare_v2(db, until != NULL ? SCAN_UNTIL : SCAN_ALL, -1, &stmt, NULL) != FR_SQLITE_OK ||
         api->bind_text(stmt, 1, season, season_len, FR_SQLITE_TRANSIENT) != FR_SQLITE_OK ||
         api->bind_text(stmt, 2, after, after_len, FR_SQLITE_TRANSIENT) != FR_SQLITE_OK ||
+        api->bind_text(stmt, 4, board, board_len, FR_SQLITE_TRANSIENT) != FR_SQLITE_OK ||
         (until != NULL &&
          api->bind_text(stmt, 3, until, until_len, FR_SQLITE_TRANSIENT) != FR_SQLITE_OK)) {
         status = fail(db, api, -2, err, errlen);

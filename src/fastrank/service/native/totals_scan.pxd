@@ -18,7 +18,7 @@ cdef extern from "totals_scan.h":
         size_t blob_len
         size_t nstale
     int fr_totals_scan(const fr_sqlite_api *api, const char *path, const char *season, int season_len,
-                       const char *after, int after_len, const char *until, int until_len, int64_t upto,
+                       const char *board, int board_len, const char *after, int after_len, const char *until, int until_len, int64_t upto,
                        int busy_ms, fr_totals *out, char *err, int errlen) nogil
     void fr_totals_free(fr_totals *t) nogil
 
@@ -45,8 +45,8 @@ cdef extern from "score_scan.h":
         void *stmt
     const char FR_SCORE_SCAN_SQL[]
     int fr_score_scan_open(fr_score_scan *s, const fr_sqlite_api *api, const char *path, const char *season,
-                           int season_len, int64_t upto, const fr_score_codec *codec, int busy_ms, char *err,
-                           int errlen) nogil
+                           int season_len, const char *board, int board_len, int64_t upto,
+                           const fr_score_codec *codec, int busy_ms, char *err, int errlen) nogil
     int fr_score_scan_next(fr_score_scan *s, size_t batch, fr_score_chunk *out, char *err, int errlen) nogil
     size_t fr_score_scan_changed(const fr_score_scan *s, const char **blob, const int64_t **offsets)
     void fr_score_scan_close(fr_score_scan *s) nogil
