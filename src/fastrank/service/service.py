@@ -45,6 +45,7 @@ import numpy as np
 import numpy.typing as npt
 from redis.exceptions import ResponseError
 
+from fastrank.errors import PointsOutOfRange, SeasonFrozen
 from fastrank.service.columns import ZaddColumns, ZaddPacked
 from fastrank.runner import Call, Do, Run, Steps, blocking, checked_client, packaged_script, steps
 from fastrank.leaderboard.board import BoardPlans, Entry
@@ -57,6 +58,7 @@ __all__ = ["RanksUpdating", "Receipt", "ScoreService", "ServicePlans"]
 
 APPLY = packaged_script("service_apply", "fastrank.service")
 SWAP = packaged_script("service_swap", "fastrank.service")
+SKIP = packaged_script("service_skip", "fastrank.service")
 
 Progress = Callable[[int, int], Any]
 
@@ -227,6 +229,7 @@ class ServicePlans:
         """
         checked = [(match_id, self._check_match(match_id, points), self._seconds(at))
                    for match_id, points, at in matches]
+        yield from self._plan_refuse_frozen()
         recorded = yield Do(self.store.record_matches, (self.season, checked),
                             {"max_per_day": self.max_points_per_day,
                              "max_total": self.board.codec.max_points, "board": self.board_key,
@@ -240,10 +243,29 @@ class ServicePlans:
         receipts = yield from self._plan_submit_match(match_id, {player: points}, at=at)
         return receipts[0]
 
+    def _plan_refuse_frozen(self) -> Steps[None]:
+        """Raise SeasonFrozen when this service's season of the board was rolled over (one HEXISTS)."""
+        if (yield Call("hexists", (self._keys[3], "frozen"))):
+            raise SeasonFrozen(f"leaderboard {self.board.name!r}: season {self.season!r} was rolled over and is "
+                               "frozen; nothing was recorded (make a ScoreService for the board's current season)")
+
+    def _plan_reject(self, events: Sequence[Event], reason: str) -> Steps[None]:
+        """Mark ``events`` rejected in the store with ``reason``, then move the
+        board's offset past the last of them (never back)."""
+        for e in events:
+            yield Do(self.store.reject, (e.id, reason), {"board": self.board_key})
+        keys = (*self._keys, self.offset_key, self.rebuild_key)
+        yield Run(SKIP, keys, (*self.board.script_config, events[-1].id))
+
     def _plan_apply_pending(self) -> Steps[int]:
         """Apply every event logged after the board's offset, exactly once; how many.
 
-        Nothing is applied while a rebuild runs (the events stay pending).
+        Nothing is applied while a rebuild runs (the events stay pending). An
+        event the board cannot take never stops the log: a season that was
+        rolled over (frozen) rejects every pending event of it, and an event
+        whose points would not fit the board is rejected alone; each is
+        marked in the store with the reason (``rejected()`` lists them), counts
+        for nothing there, and the applier moves on.
         """
         applied = 0
         keys = (*self._keys, self.offset_key, self.rebuild_key)
@@ -262,7 +284,19 @@ class ServicePlans:
             try:
                 reply = yield Run(APPLY, keys, (*self.board.script_config, *args))
             except ResponseError as exc:
-                raise self.board.translate_error(exc) from exc
+                error = self.board.translate_error(exc)
+                if not isinstance(error, (SeasonFrozen, PointsOutOfRange)):
+                    raise error from exc
+                self.board.forget_cached()
+                now = int((yield Call("get", (self.offset_key,))) or 0)
+                mine = [e for e in events if e.season == self.season and e.id > now]
+                if not mine:
+                    continue  # another applier moved the offset past them meanwhile
+                # Frozen: no event of the season can be applied any more. Out of
+                # range: the script applied the events before the first that does
+                # not fit and left the offset just before it.
+                yield from self._plan_reject(mine if isinstance(error, SeasonFrozen) else mine[:1], str(error))
+                continue
             self.board.forget_cached()
             if int(reply[1]) < 0:
                 return applied  # a rebuild is running: it applies them when done
@@ -523,6 +557,12 @@ class ServicePlans:
         rank: Optional[int] = yield from steps(self.board.plan("rank", self._player(player)))
         return rank
 
+    def _plan_rejected(self) -> Steps[List[Event]]:
+        """The events of this board's season the applier could not apply, with
+        why (``Event.rejected``), oldest first. They count for nothing."""
+        events = yield Do(self.store.rejected, (self.season,), {"board": self.board_key})
+        return list(events)
+
     def _plan_history(self, player: Any) -> Steps[List[Event]]:
         """Every event of a player this season (scores and corrections), oldest first."""
         events = yield Do(self.store.history, (self._player(player), self.season), {"board": self.board_key})
@@ -557,4 +597,5 @@ class ScoreService(ServicePlans):
     top = blocking(ServicePlans._plan_top)
     rank = blocking(ServicePlans._plan_rank)
     history = blocking(ServicePlans._plan_history)
+    rejected = blocking(ServicePlans._plan_rejected)
 

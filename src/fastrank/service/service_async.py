@@ -30,3 +30,4 @@ class ScoreService(ServicePlans):
     top = awaiting(ServicePlans._plan_top)
     rank = awaiting(ServicePlans._plan_rank)
     history = awaiting(ServicePlans._plan_history)
+    rejected = awaiting(ServicePlans._plan_rejected)

@@ -457,8 +457,8 @@ class SQLStore:
         """Mark an event of ``board`` as one the applier could not apply, with
         ``reason``: it stays in the log (listed by :meth:`rejected`) and counts
         for nothing (a score event is tombstoned and the player's total
-        recomputed without it; no correction is logged, since the board never
-        had it). The event, or None when ``board`` has no such event.
+        recomputed without it, the row dropped when nothing of theirs is left;
+        no correction is logged, since the board never had it). The event, or None when ``board`` has no such event.
         Idempotent: a second call keeps the first reason."""
         with self._write() as cur:
             cur.execute(self._sql(f"SELECT {_EVENT_COLUMNS} FROM events WHERE board = ? AND id = ?"),
@@ -473,6 +473,11 @@ class SQLStore:
                                   "WHERE id = ?"), (reason, event_id))
             if event.kind == "score" and not event.tombstoned:
                 total, reached = self._recount(cur, board, event.season, event.player)
+                cur.execute(self._sql("SELECT COUNT(*) FROM events WHERE board = ? AND season = ? AND player = ? "
+                                      "AND NOT tombstoned"), (board, event.season, event.player))
+                if not int(cur.fetchone()[0]):  # nothing of theirs ever reached the board: no row
+                    cur.execute(self._sql("DELETE FROM totals WHERE board = ? AND season = ? AND player = ?"),
+                                (board, event.season, event.player))
                 cur.execute(self._sql("UPDATE totals SET points = ?, at = ?, last_id = CASE WHEN last_id > ? "
                                       "THEN last_id ELSE ? END WHERE board = ? AND season = ? AND player = ?"),
                             (total, reached, event_id, event_id, board, event.season, event.player))
