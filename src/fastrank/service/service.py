@@ -148,6 +148,8 @@ class ServicePlans:
         self.season = board.season if board.season is not None else ""
         #: the board the store files this service's rows under (the board's name)
         self.board_key = board.name
+        #: the board's season this service writes (None: a board without seasons)
+        self._board_season = board.season
         self._keys = board.keys()
         #: the id of the last event applied to the board (the board's hash tag)
         self.offset_key = self._keys[0] + ":applied"
@@ -519,11 +521,13 @@ class ServicePlans:
                 np.concatenate(scores) if scores else np.empty(0, np.float64))
 
     def _plan_archive(self, batch: int = 10_000) -> Steps[int]:
-        """Write the season's final standings (the board, in rank order) into the store."""
+        """Write this service's season's standings (the board's keys of that
+        season, in rank order) into the store under that season: after a
+        rollover, the frozen season's board, not the current one's."""
         ranker = Ranker(self.board.rank_style)
         rows: list[Standing] = []
         while True:
-            pairs = yield from steps(self.board.slice_plan(len(rows), batch, None))
+            pairs = yield from steps(self.board.slice_plan(len(rows), batch, self._board_season))
             rows += [Standing(e.rank, e.player, int(e.points))
                      for e in self.board.entries_from(ranker, len(rows), pairs)]
             if len(pairs) < batch:

@@ -1,7 +1,9 @@
 """A service whose season was rolled over refuses new submits before it records
 them, and the applier never stops on an event it cannot apply: it marks the
-event rejected with its reason (``rejected()``) and moves on (#24). On the
-Engine, Redis and the Cluster, with a SQLite file and PostgreSQL."""
+event rejected with its reason (``rejected()``) and moves on; ``archive()``
+writes the service's own season after a rollover; the day ceiling counts the
+time the service records, not the caller's ``at`` (#24). On the Engine,
+Redis and the Cluster, with a SQLite file and PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
@@ -9,6 +11,7 @@ import asyncio
 import pytest
 
 import fastrank.asyncio
+import fastrank.service
 from fastrank import Leaderboard, PostgresStore, SQLiteStore, ScoreService, SeasonFrozen
 
 T0 = 1_790_000_000
@@ -94,3 +97,31 @@ def test_the_asyncio_service_refuses_and_rejects_alike(async_client, tmp_path):
 
     asyncio.run(main())
     store.close()
+
+
+def test_archive_writes_the_season_of_the_service_after_a_rollover(client, store):
+    board = Leaderboard(client, "arena", season="s1")
+    s1 = ScoreService(board, store)
+    s1.submit_match("m1", {"ann": 10, "bob": 7}, at=T0)
+    board.rollover("s2")
+    s2 = ScoreService(Leaderboard(client, "arena", season="s2"), store)
+    s2.submit("m2", "cy", 99, at=T0)
+    assert s1.archive() == 2 and s2.archive() == 1
+    assert [(s.rank, s.player, s.points) for s in store.standings("s1", board="arena")] == [
+        (1, "ann", 10), (2, "bob", 7)]
+    assert [(s.player, s.points) for s in store.standings("s2", board="arena")] == [("cy", 99)]
+
+
+def test_the_day_ceiling_counts_the_time_the_service_records(client, store):
+    now = [float(T0)]
+    board = Leaderboard(client, "arena", season="s1")
+    service = ScoreService(board, store, max_points_per_day=50, clock=lambda: now[0])
+    service.submit("m1", "ann", 30, at=T0)
+    with pytest.raises(fastrank.service.CeilingExceeded):      # a claimed other day does not dodge it
+        service.submit("m2", "ann", 21, at=T0 - 86_400)
+    with pytest.raises(ValueError, match="max_clock_skew"):     # nor a claimed time ahead of the clock
+        service.submit("m2", "ann", 21, at=T0 + 86_400)
+    now[0] += 86_400
+    receipt = service.submit("m2", "ann", 21, at=T0 - 86_400)
+    assert receipt.at == T0 - 86_400 and board.score("ann") == 51
+    assert [e.recorded_at for e in service.history("ann")] == [T0, T0 + 86_400]
