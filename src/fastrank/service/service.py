@@ -49,7 +49,7 @@ from fastrank.errors import PointsOutOfRange, SeasonFrozen
 from fastrank.service.columns import ZaddColumns, ZaddPacked
 from fastrank.runner import Call, Do, Run, Steps, blocking, checked_client, packaged_script, steps
 from fastrank.leaderboard.board import BoardPlans, Entry
-from fastrank.leaderboard.parts import EMPTY_PLAYER, Ranker
+from fastrank.leaderboard.parts import EMPTY_PLAYER, Ranker, count_arg, page_slice
 from fastrank.service._totals import ScoreOrderScan
 from fastrank.service.packed import ReadAhead, board_order
 from fastrank.service.store import CeilingExceeded, Event, SQLStore, Standing, Total
@@ -542,24 +542,67 @@ class ServicePlans:
         flag = yield Call("exists", (self.rebuild_key,))
         return bool(flag)
 
+    def _plan_store_slice(self, start: int, n: int) -> Steps[List[Entry]]:
+        """``n`` entries from 0-based ``start`` in the board's order, read from
+        the store's totals (what answers while the board is rebuilt), ranked
+        in the board's style: ordinal by position, competition and dense from
+        how many totals (distinct ones, for dense) rank above the first."""
+        codec = self.board.codec
+        rows = yield Do(self.store.top, (self.season, n),
+                        {"descending": codec.desc, "earliest_first": None if not codec.integer
+                         else (self.board.tiebreak == "earliest"), "board": self.board_key, "offset": start})
+        style = self.board.rank_style
+        known: Optional[int] = None
+        if rows and start and style != "o":
+            above = yield Do(self.store.distinct_above if style == "d" else self.store.count_above,
+                             (self.season, rows[0].points), {"descending": codec.desc, "board": self.board_key})
+            known = int(above) + 1
+        ranker = Ranker(style)
+        return [Entry(ranker.rank_at(start + i, t.points, known if i == 0 else None), t.player, t.points)
+                for i, t in enumerate(rows)]
+
     def _plan_top(self, n: int = 10) -> Steps[List[Entry]]:
-        """The best n: from the board, or from the store while the board is rebuilt."""
+        """The best n: from the board, or from the store while the board is
+        rebuilt (ranked in the board's style, dense ranks included)."""
         if (yield from self._plan_rebuilding()):
-            codec = self.board.codec
-            rows = yield Do(self.store.top, (self.season, n),
-                            {"descending": codec.desc, "earliest_first": None if not codec.integer
-                             else (self.board.tiebreak == "earliest"), "board": self.board_key})
-            ranker = Ranker(self.board.rank_style if self.board.rank_style != "d" else "c")
-            return [Entry(ranker.rank_at(i, t.points), t.player, t.points) for i, t in enumerate(rows)]
+            return (yield from self._plan_store_slice(0, count_arg(n, "n")))
         entries: List[Entry] = yield from steps(self.board.plan("top", n))
+        return entries
+
+    def _plan_page(self, number: int, size: int = 10) -> Steps[List[Entry]]:
+        """Page ``number`` (1-based) of ``size`` entries: from the board, or
+        from the store while the board is rebuilt (as ``top``)."""
+        if (yield from self._plan_rebuilding()):
+            start, count = page_slice(number, size)
+            return (yield from self._plan_store_slice(start, count))
+        entries: List[Entry] = yield from steps(self.board.plan("page", number, size))
         return entries
 
     def _plan_rank(self, player: Any) -> Steps[Optional[int]]:
         """A player's rank on the board; RanksUpdating while it is rebuilt."""
-        if (yield from self._plan_rebuilding()):
-            raise RanksUpdating("ranks updating: the board is being rebuilt from the store; try again shortly")
+        yield from self._plan_guard()
         rank: Optional[int] = yield from steps(self.board.plan("rank", self._player(player)))
         return rank
+
+    def _plan_around(self, player: Any, radius: int = 5) -> Steps[List[Entry]]:
+        """The entries within ``radius`` places of a player (see
+        ``Leaderboard.around``); RanksUpdating while the board is rebuilt."""
+        yield from self._plan_guard()
+        entries: List[Entry] = yield from steps(self.board.plan("around", self._player(player), radius))
+        return entries
+
+    def _plan_friends(self, player: Any, friend_ids: Sequence[Any]) -> Steps[List[Entry]]:
+        """The player and their friends ranked among themselves, with their
+        global ranks (see ``Leaderboard.friends``); RanksUpdating while the
+        board is rebuilt."""
+        yield from self._plan_guard()
+        entries: List[Entry] = yield from steps(self.board.plan("friends", self._player(player), friend_ids))
+        return entries
+
+    def _plan_guard(self) -> Steps[None]:
+        """Raise RanksUpdating while the board is being rebuilt."""
+        if (yield from self._plan_rebuilding()):
+            raise RanksUpdating("ranks updating: the board is being rebuilt from the store; try again shortly")
 
     def _plan_rejected(self) -> Steps[List[Event]]:
         """The events of this board's season the applier could not apply, with
@@ -600,6 +643,9 @@ class ScoreService(ServicePlans):
     rebuilding = blocking(ServicePlans._plan_rebuilding)
     top = blocking(ServicePlans._plan_top)
     rank = blocking(ServicePlans._plan_rank)
+    page = blocking(ServicePlans._plan_page)
+    around = blocking(ServicePlans._plan_around)
+    friends = blocking(ServicePlans._plan_friends)
     history = blocking(ServicePlans._plan_history)
     rejected = blocking(ServicePlans._plan_rejected)
 

@@ -29,5 +29,8 @@ class ScoreService(ServicePlans):
     rebuilding = awaiting(ServicePlans._plan_rebuilding)
     top = awaiting(ServicePlans._plan_top)
     rank = awaiting(ServicePlans._plan_rank)
+    page = awaiting(ServicePlans._plan_page)
+    around = awaiting(ServicePlans._plan_around)
+    friends = awaiting(ServicePlans._plan_friends)
     history = awaiting(ServicePlans._plan_history)
     rejected = awaiting(ServicePlans._plan_rejected)

@@ -683,6 +683,13 @@ class SQLStore:
         return int(self._read(f"SELECT COUNT(DISTINCT points) FROM totals WHERE board = ? AND season = ? "
                               f"AND points {sign} ?", (board, season, points))[0][0])
 
+    def count_above(self, season: str, points: int, *, descending: bool = True, board: str = "") -> int:
+        """How many totals of a season of ``board`` rank above ``points``
+        (greater when ``descending``, else smaller): a competition rank is that plus one."""
+        sign = ">" if descending else "<"
+        return int(self._read(f"SELECT COUNT(*) FROM totals WHERE board = ? AND season = ? "
+                              f"AND points {sign} ?", (board, season, points))[0][0])
+
     def top(self, season: str, n: int, *, descending: bool = True,
             earliest_first: bool | None = True, board: str = "", offset: int = 0) -> list[Total]:
         """The n best totals of a season of ``board`` (after the first
