@@ -12,10 +12,20 @@ which must match the one the application uses). With the in-process engine
 - ``fastrank rebuild``: load the board again from the store beside the old
   one and swap it in, with a progress bar.
 
-Bad arguments (a missing store folder, a name the board refuses, ``--batch``
-below 1, too few ``--time-bits`` for the stored times, ``--interval`` not
-above 0) print one line, ``fastrank <command>: error: ...``, on stderr and
-exit with status 2; nothing is written.
+Exit status: 0 done; 1 refused or failed; 2 a usage error. Each error is
+one line on stderr, never a traceback, and nothing is written:
+
+- 2: bad arguments: a store that does not exist (``--create-store`` creates
+  a new one), a missing store folder, a store URL that does not parse or is
+  not PostgreSQL's, a bad ``--board`` URL, a name the board refuses,
+  ``--batch`` below 1, too few ``--time-bits`` for the stored times,
+  ``--interval`` not above 0;
+- 1: refused or failed: a store or board server that cannot be reached, a
+  store in a layout this version does not read (one of the layout before
+  boards needs ``--migrate-store NAME`` once, which files its rows under
+  board NAME), a ``rebuild`` from a store that holds no events of this
+  board and season while the board holds players (``--allow-empty`` lets it
+  empty the board).
 """
 from __future__ import annotations
 
@@ -30,23 +40,32 @@ from typing import Any, TextIO
 from fastrank.progress import Progress
 from fastrank.engine.connect import connect
 from fastrank.leaderboard.board import Leaderboard
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
 from fastrank.service.postgres import PostgresStore
 from fastrank.service.service import ScoreService
 from fastrank.service.sqlite import SQLiteStore
-from fastrank.service.store import SQLStore
+from fastrank.service.store import SQLStore, StoreSchemaError
 
 __all__ = ["add_commands", "run_command"]
 
 
-def open_store(spec: str) -> SQLStore:
-    """A PostgresStore for a DSN or postgres URL, else a SQLiteStore for the path."""
+def open_store(spec: str, *, migrate_board: str | None = None) -> SQLStore:
+    """A PostgresStore for a DSN or postgres URL, else a SQLiteStore for the
+    path (created when missing: the commands check that first);
+    ``migrate_board``: see ``SQLStore.__init__``."""
     if _is_postgres(spec):
-        return PostgresStore(spec)
-    return SQLiteStore(spec)
+        return PostgresStore(spec, migrate_board=migrate_board)
+    return SQLiteStore(spec, migrate_board=migrate_board)
 
 
 def _board_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--store", required=True, help="SQLite file, or PostgreSQL DSN / URL")
+    p.add_argument("--create-store", action="store_true",
+                   help="create the SQLite store when it does not exist (else that is an error)")
+    p.add_argument("--migrate-store", default=None, metavar="BOARD",
+                   help="migrate a store of the layout before boards, filing its rows under BOARD")
     p.add_argument("--board", default="memory://", help="where the board lives (fastrank.engine.connect URL)")
     p.add_argument("--snapshot", default=None, metavar="PATH",
                    help="with --board memory://: the Engine snapshot to load first and save after")
@@ -70,12 +89,21 @@ def add_commands(sub: Any) -> None:
                                description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     _board_options(p_rebuild)
     p_rebuild.add_argument("--batch", type=int, default=50_000, help="players per pipelined batch")
+    p_rebuild.add_argument("--allow-empty", action="store_true",
+                           help="rebuild even when the store holds no events of this board and season "
+                                "(which empties the board)")
 
 
 def _refuse(args: argparse.Namespace, message: str) -> int:
     """Print one line, ``fastrank <command>: error: <message>``, on stderr; exit status 2."""
     print(f"fastrank {args.command}: error: {' '.join(message.split())}", file=sys.stderr)
     return 2
+
+
+def _fail(args: argparse.Namespace, message: str) -> int:
+    """Print one line, ``fastrank <command>: failed: <message>``, on stderr; exit status 1."""
+    print(f"fastrank {args.command}: failed: {' '.join(message.split())}", file=sys.stderr)
+    return 1
 
 
 def _argument_problem(args: argparse.Namespace) -> str | None:
@@ -85,11 +113,16 @@ def _argument_problem(args: argparse.Namespace) -> str | None:
     if args.command == "apply" and not (math.isfinite(args.interval) and args.interval > 0):
         return f"--interval must be a positive number of seconds, not {args.interval}"
     if not _is_postgres(args.store):
+        if "://" in args.store or args.store.startswith("file:"):
+            return (f"--store {args.store}: not a store this command opens (a SQLite file path, "
+                    "or a postgresql:// URL or libpq DSN)")
         folder = os.path.dirname(os.path.abspath(args.store))
         if not os.path.isdir(folder):
             return f"--store {args.store}: the store's folder does not exist ({folder})"
         if os.path.isdir(args.store):
             return f"--store {args.store} is a folder: name the SQLite file in it"
+        if not os.path.exists(args.store) and not args.create_store:
+            return f"--store {args.store} does not exist (give --create-store to create a new store there)"
     return None
 
 
@@ -97,14 +130,42 @@ def _is_postgres(spec: str) -> bool:
     return spec.startswith(("postgres://", "postgresql://")) or "=" in spec
 
 
-def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    """Run ``fastrank apply`` or ``fastrank rebuild`` with parsed arguments.
+def _store_name(spec: str) -> str:
+    """How an error names the store: a SQLite path as given; a PostgreSQL DSN
+    not at all (it may hold a password)."""
+    return "--store (PostgreSQL)" if _is_postgres(spec) else f"--store {spec}"
 
-    Bad arguments (a missing store folder, a board name or configuration the
-    board refuses, ``--batch`` below 1, ``--interval`` not above 0, stored
-    times that do not fit ``--time-bits``, a snapshot that does not load)
-    print one line on stderr and return 2, the exit status of a usage error;
-    the board is left as it was and its snapshot is not written."""
+
+def _store_error(exc: BaseException) -> int | None:
+    """The exit status of an error opening or reading a PostgreSQL store: 2
+    for a DSN that does not parse (psycopg's ProgrammingError), 1 for any
+    other database error (a server that cannot be reached); None when exc is
+    not psycopg's."""
+    try:
+        import psycopg
+    except ImportError:
+        return None
+    if isinstance(exc, psycopg.ProgrammingError):
+        return 2
+    if isinstance(exc, psycopg.Error):
+        return 1
+    return None
+
+
+def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """Run ``fastrank apply`` or ``fastrank rebuild`` with parsed arguments;
+    the exit status: 0 done, 1 refused or failed, 2 a usage error.
+
+    Bad arguments (a store that does not exist without ``--create-store``, a
+    missing store folder, a store DSN that does not parse, a bad ``--board``
+    URL, a board name or configuration the board refuses, ``--batch`` below
+    1, ``--interval`` not above 0, stored times that do not fit
+    ``--time-bits``, a snapshot that does not load) print one line on stderr
+    and return 2. A server that cannot be reached, a store in a layout this
+    version does not read (``--migrate-store``), or a rebuild that would
+    empty a board from a store without its events (``--allow-empty``)
+    print one line and return 1. Either way the board is left as it was and
+    its snapshot is not written."""
     out = sys.stdout if out is None else out
     problem = _argument_problem(args)
     if problem is not None:
@@ -126,13 +187,28 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
     except ValueError as exc:  # SnapshotError
         return _refuse(args, f"--snapshot {snapshot}: {exc}")
     try:
-        store = open_store(args.store)
+        store = open_store(args.store, migrate_board=args.migrate_store)
     except sqlite3.DatabaseError as exc:  # a file that is not a SQLite database
         return _refuse(args, f"--store {args.store}: {exc}")
+    except StoreSchemaError as exc:
+        return _fail(args, f"{_store_name(args.store)}: {exc}")
+    except Exception as exc:
+        status = _store_error(exc)
+        if status is None:
+            raise
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return (_refuse if status == 2 else _fail)(args, f"{_store_name(args.store)}: {text}")
     try:
         service = ScoreService(board, store)
         if board.codec.integer:  # a --time-bits that cannot hold the stored times: refused for both commands
             service._check_times(store.time_range(service.season, board=service.board_key))
+        if args.command == "rebuild" and not args.allow_empty \
+                and not store.has_events(board=service.board_key, season=service.season):
+            players = board.count()
+            if players:
+                return _fail(args, f"the store holds no events of board {args.name!r} season {args.season!r}, "
+                                   f"and the board holds {players:,} players: refusing to empty it "
+                                   "(check --store; give --allow-empty to rebuild it empty)")
         if args.command == "rebuild":
             bar = Progress(0, "rebuilding")
 
@@ -160,6 +236,12 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
         pass
     except ValueError as exc:  # refused by the board or the service: nothing was changed
         return _refuse(args, str(exc))
+    except (RedisConnectionError, RedisTimeoutError) as exc:
+        return _fail(args, f"--board {args.board}: cannot reach the server: {exc}")
+    except Exception as exc:
+        if _store_error(exc) is None:
+            raise
+        return _fail(args, f"the store failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
     finally:
         store.close()
     if snapshot:
