@@ -15,13 +15,16 @@ its board's season:
    the events with one script per batch that moves the offset in the same
    atomic step. An event is therefore applied once: a crash before the
    script leaves it pending (``recover`` applies it at start), a crash after
-   leaves the offset past it.
+   leaves the offset past it. An event the board cannot take (its season
+   was rolled over, its points do not fit) is marked rejected in the store
+   with the reason (``rejected()``) and the offset moves past it.
 3. ``rebuild`` checks its arguments and the stored times first, loads
    every total as of one event id into a new board beside the old one (same
    hash tag), swaps it in (RENAME, one script that also moves the offset),
    then applies what came after. While it runs the board carries a
-   ``rebuilding`` flag: ``top`` answers from the store's indexed query,
-   ``rank`` raises ``RanksUpdating``, and appliers leave events pending. A
+   ``rebuilding`` flag: ``top`` and ``page`` answer from the store's indexed
+   query (in the board's rank style), ``rank``, ``around`` and ``friends``
+   raise ``RanksUpdating``, and appliers leave events pending. A
    rebuild that fails drops what it wrote and the flag: the old board
    answers as before.
 

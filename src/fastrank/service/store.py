@@ -1,10 +1,15 @@
 """The record of truth for scores: an append-only log of events in SQL.
 
-Two tables, written together in one transaction:
+Two tables, written together in one transaction, every row keyed by board
+and season (each method takes ``board=``; the score service passes its
+board's name), so boards sharing a store share no events, totals, match ids
+or standings:
 
 - ``events``: the log. A *score* event is one player's points from one match
-  (``match_id`` and ``player`` unique together, which makes a retried submit
-  find its first event instead of adding a second). A *correction* event,
+  (``board``, ``match_id`` and ``player`` unique together, which makes a retried submit
+  find its first event instead of adding a second). Each keeps the caller's
+  ``at``, the store's ``recorded_at`` and, once the applier gave up on it,
+  why (``rejected``). A *correction* event,
   written when events are tombstoned, carries the player's recomputed total.
   Event ids grow in commit order (writers take one lock per transaction), so
   an applier that remembers the last id it applied can tail the log with
@@ -14,6 +19,10 @@ Two tables, written together in one transaction:
   a tie-breaking board needs) and the id of the last event that changed the
   row. ``top`` is an indexed query on it; ``totals_upto`` pages through it as
   of one event id, which is what a board rebuild loads.
+
+``standings`` holds archived seasons; ``fastrank_schema`` the layout's
+version (``SCHEMA_VERSION``; ``SQLStore.__init__`` migrates the layout
+before boards when told which board its rows belong to).
 
 ``SQLStore`` holds the logic once; ``SQLiteStore`` and ``PostgresStore``
 supply the connection, the placeholder style, the DDL and the writer lock.
