@@ -57,7 +57,7 @@ class PostgresStore(SQLStore):
 
     def _ids_copied(self, cur: Any) -> None:
         cur.execute("SELECT setval(pg_get_serial_sequence('events', 'id'), "
-                    "GREATEST((SELECT MAX(id) FROM events), 1))")
+                    "COALESCE((SELECT MAX(id) FROM events), 0) + 1, false)")
 
     def _columns_query(self, with_seconds: bool, bounded: bool) -> str:
         seconds = "string_agg(floor(LEAST(at, 4e18))::bigint::text, ' ')" if with_seconds else "NULL"

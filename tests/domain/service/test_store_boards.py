@@ -175,8 +175,8 @@ def test_an_empty_old_store_is_migrated_by_itself(opener):
     raw(OLD_SCHEMA)
     store = open_store()
     assert store.schema_version() == SCHEMA_VERSION
-    store.record("s1", "m1", {"ann": 1}, T0, board="arena")
-    assert store.count("s1", board="arena") == 1
+    events, _ = store.record("s1", "m1", {"ann": 1}, T0, board="arena")
+    assert events[0].id == 1 and store.count("s1", board="arena") == 1
 
 
 def test_a_newer_or_unknown_layout_is_refused(opener):
