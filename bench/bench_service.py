@@ -38,11 +38,11 @@ def fill(path: str, players: int) -> None:
     store = SQLiteStore(path)
     rows = [(f"player:{i}", (i * 7919) % 100_000, float(T0 + i % 86_400)) for i in range(players)]
     with store._write() as cur:  # bulk set-up of the benchmark's log, not a service path
-        cur.executemany("INSERT INTO events (kind, season, match_id, player, points, at, day, tombstoned) "
-                        "VALUES ('score', 's', 'bulk:' || ?, ?, ?, ?, 0, FALSE)",
-                        [(p, p, pts, at) for p, pts, at in rows])
-        cur.executemany("INSERT INTO totals (season, player, points, at, last_id) VALUES ('s', ?, ?, ?, 1)",
-                        rows)
+        cur.executemany("INSERT INTO events (board, kind, season, match_id, player, points, at, recorded_at, day, "
+                        "tombstoned) VALUES ('bench', 'score', 's', 'bulk:' || ?, ?, ?, ?, ?, 0, FALSE)",
+                        [(p, p, pts, at, at) for p, pts, at in rows])
+        cur.executemany("INSERT INTO totals (board, season, player, points, at, last_id) "
+                        "VALUES ('bench', 's', ?, ?, ?, 1)", rows)
     store.close()
 
 
@@ -86,8 +86,8 @@ def rebuild(client: Any, path: str, ranking: str, tiebreak: Any) -> Dict[str, fl
     open_scan = store.score_order_scan       # the compiled reader of the ranking index, chunk by chunk
     scanned = [False]
 
-    def timed_scan(*args: Any) -> Any:
-        scan = open_scan(*args)
+    def timed_scan(*args: Any, **kwargs: Any) -> Any:
+        scan = open_scan(*args, **kwargs)
         scanned[0] = scan is not None
         return scan and TimedScan(scan, reading)
 
