@@ -313,16 +313,24 @@ class ServicePlans:
         return applied
 
     def _plan_tombstone(self, player: Any) -> Steps[Optional[int]]:
-        """Void a player's events this season; their new total (None if none were live)."""
+        """Void a player's events this season; their new total (None if none were live).
+
+        :raises SeasonFrozen: the season was rolled over (nothing is changed).
+        """
         name = self._player(player)
+        yield from self._plan_refuse_frozen()
         fix = yield Do(self.store.tombstone_player, (self.season, name), {"board": self.board_key})
         yield from self._plan_apply_pending()
         return None if fix is None else fix.points
 
     def _plan_tombstone_match(self, match_id: str) -> Steps[dict[str, int]]:
-        """Void a match's events; each touched player's new total."""
+        """Void a match's events on this board; each touched player's new total.
+
+        :raises SeasonFrozen: this service's season was rolled over (nothing is changed).
+        """
         if type(match_id) is not str or not match_id:
             raise TypeError(f"match_id must be a non-empty str, not {match_id!r}")
+        yield from self._plan_refuse_frozen()
         fixes = yield Do(self.store.tombstone_match, (match_id,), {"board": self.board_key})
         yield from self._plan_apply_pending()
         return {f.player: f.points for f in fixes}

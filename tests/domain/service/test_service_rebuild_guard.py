@@ -65,3 +65,26 @@ def test_rank_around_and_friends_raise_while_the_board_is_rebuilt(client, store)
     finally:
         client.delete(service.rebuild_key)
     assert (service.rank("a"), service.around("a", 1), service.friends("a", ["b", "d"])) == answers
+
+
+def test_the_asyncio_service_guards_alike(async_client, store):
+    import asyncio
+
+    import fastrank.asyncio
+
+    async def main():
+        client = await async_client().initialize()
+        board = fastrank.asyncio.Leaderboard(client, "arena", season="s1", ranking="dense")
+        service = fastrank.asyncio.ScoreService(board, store)
+        await service.submit_match("m1", POINTS, at=T0)
+        expected = await service.page(2, 3)
+        await client.set(service.rebuild_key, 1)
+        assert await service.page(2, 3) == expected and [e.rank for e in expected] == [2, 2, 3]
+        for call in (service.rank("a"), service.around("a", 1), service.friends("a", ["b"])):
+            with pytest.raises(RanksUpdating):
+                await call
+        await client.delete(service.rebuild_key)
+        assert [e.player for e in await service.friends("a", ["b"])] == ["b", "a"]
+        await client.aclose()
+
+    asyncio.run(main())

@@ -125,3 +125,17 @@ def test_the_day_ceiling_counts_the_time_the_service_records(client, store):
     receipt = service.submit("m2", "ann", 21, at=T0 - 86_400)
     assert receipt.at == T0 - 86_400 and board.score("ann") == 51
     assert [e.recorded_at for e in service.history("ann")] == [T0, T0 + 86_400]
+
+
+def test_tombstones_in_a_rolled_over_season_are_refused_before_the_store_changes(client, store):
+    board = Leaderboard(client, "arena", season="s1")
+    service = ScoreService(board, store)
+    service.submit("m1", "ann", 10, at=T0)
+    board.rollover("s2")
+    last = store.last_event_id()
+    with pytest.raises(SeasonFrozen):
+        service.tombstone("ann")
+    with pytest.raises(SeasonFrozen):
+        service.tombstone_match("m1")
+    assert store.last_event_id() == last and store.total("s1", "ann", board="arena").points == 10
+    assert [e.tombstoned for e in service.history("ann")] == [False]
