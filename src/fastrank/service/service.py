@@ -257,8 +257,7 @@ class ServicePlans:
     def _plan_reject(self, events: Sequence[Event], reason: str) -> Steps[None]:
         """Mark ``events`` rejected in the store with ``reason``, then move the
         board's offset past the last of them (never back)."""
-        for e in events:
-            yield Do(self.store.reject, (e.id, reason), {"board": self.board_key})
+        yield Do(self.store.reject, ([e.id for e in events], reason), {"board": self.board_key})
         keys = (*self._keys, self.offset_key, self.rebuild_key)
         yield Run(SKIP, keys, (*self.board.script_config, events[-1].id))
 

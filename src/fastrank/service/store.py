@@ -462,35 +462,44 @@ class SQLStore:
                     (total, reached, event.id, board, season, player))
         return event
 
-    def reject(self, event_id: int, reason: str, *, board: str = "") -> Event | None:
-        """Mark an event of ``board`` as one the applier could not apply, with
-        ``reason``: it stays in the log (listed by :meth:`rejected`) and counts
-        for nothing (a score event is tombstoned and the player's total
-        recomputed without it, the row dropped when nothing of theirs is left;
-        no correction is logged, since the board never had it). The event, or None when ``board`` has no such event.
-        Idempotent: a second call keeps the first reason."""
+    def reject(self, event_ids: Sequence[int], reason: str, *, board: str = "") -> list[Event]:
+        """Mark events of ``board`` as ones the applier could not apply, with
+        ``reason``, in one transaction: each stays in the log (listed by
+        :meth:`rejected`) and counts for nothing (a score event is tombstoned
+        and the player's total recomputed without it, the row dropped when
+        nothing of theirs is left; no correction is logged, since the board
+        never had it). The events as marked (ids ``board`` has no event of are
+        left out). Idempotent: an event rejected before keeps its first reason."""
+        out: list[Event] = []
         with self._write() as cur:
-            cur.execute(self._sql(f"SELECT {_EVENT_COLUMNS} FROM events WHERE board = ? AND id = ?"),
-                        (board, event_id))
-            row = cur.fetchone()
-            if row is None:
-                return None
-            event = _event(row)
-            if event.rejected is not None:
-                return event
-            cur.execute(self._sql("UPDATE events SET rejected = ?, tombstoned = (tombstoned OR kind = 'score') "
-                                  "WHERE id = ?"), (reason, event_id))
-            if event.kind == "score" and not event.tombstoned:
-                total, reached = self._recount(cur, board, event.season, event.player)
-                cur.execute(self._sql("SELECT COUNT(*) FROM events WHERE board = ? AND season = ? AND player = ? "
-                                      "AND NOT tombstoned"), (board, event.season, event.player))
-                if not int(cur.fetchone()[0]):  # nothing of theirs ever reached the board: no row
-                    cur.execute(self._sql("DELETE FROM totals WHERE board = ? AND season = ? AND player = ?"),
-                                (board, event.season, event.player))
-                cur.execute(self._sql("UPDATE totals SET points = ?, at = ?, last_id = CASE WHEN last_id > ? "
-                                      "THEN last_id ELSE ? END WHERE board = ? AND season = ? AND player = ?"),
-                            (total, reached, event_id, event_id, board, event.season, event.player))
-            return event._replace(rejected=reason, tombstoned=event.tombstoned or event.kind == "score")
+            for event_id in event_ids:
+                cur.execute(self._sql(f"SELECT {_EVENT_COLUMNS} FROM events WHERE board = ? AND id = ?"),
+                            (board, event_id))
+                row = cur.fetchone()
+                if row is None:
+                    continue
+                event = _event(row)
+                if event.rejected is None:
+                    self._reject(cur, board, event, reason)
+                    event = event._replace(rejected=reason, tombstoned=event.tombstoned or event.kind == "score")
+                out.append(event)
+        return out
+
+    def _reject(self, cur: Any, board: str, event: Event, reason: str) -> None:
+        cur.execute(self._sql("UPDATE events SET rejected = ?, tombstoned = (tombstoned OR kind = 'score') "
+                              "WHERE id = ?"), (reason, event.id))
+        if event.kind != "score" or event.tombstoned:
+            return
+        cur.execute(self._sql("SELECT COUNT(*) FROM events WHERE board = ? AND season = ? AND player = ? "
+                              "AND NOT tombstoned"), (board, event.season, event.player))
+        if not int(cur.fetchone()[0]):  # nothing of theirs ever reached the board: no row
+            cur.execute(self._sql("DELETE FROM totals WHERE board = ? AND season = ? AND player = ?"),
+                        (board, event.season, event.player))
+            return
+        total, reached = self._recount(cur, board, event.season, event.player)
+        cur.execute(self._sql("UPDATE totals SET points = ?, at = ?, last_id = CASE WHEN last_id > ? "
+                              "THEN last_id ELSE ? END WHERE board = ? AND season = ? AND player = ?"),
+                    (total, reached, event.id, event.id, board, event.season, event.player))
 
     def archive(self, season: str, standings: list[Standing], *, board: str = "") -> int:
         """Write a season's final standings of ``board`` (replacing an earlier archive of it); how many rows."""

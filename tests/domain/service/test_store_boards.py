@@ -187,3 +187,16 @@ def test_a_newer_or_unknown_layout_is_refused(opener):
     raw(["DROP TABLE fastrank_schema", "CREATE TABLE events (id BIGINT, what TEXT)"])
     with pytest.raises(StoreSchemaError, match="unknown columns"):
         open_store(migrate_board="arena")
+
+
+def test_reject_marks_events_of_its_board_once(opener):
+    open_store, _ = opener
+    store = open_store()
+    (ann, bob), _ = store.record("s1", "m1", {"ann": 10, "bob": 4}, T0, board="arena")
+    store.record("s1", "m2", {"ann": 5}, T0 + 1, board="arena")
+    assert store.reject([ann.id, bob.id], "frozen", board="race") == []          # not race's events
+    marked = store.reject([ann.id, bob.id], "frozen", board="arena")
+    assert [(e.player, e.rejected, e.tombstoned) for e in marked] == [("ann", "frozen", True), ("bob", "frozen", True)]
+    assert store.reject([ann.id], "later", board="arena")[0].rejected == "frozen"   # the first reason stays
+    assert store.total("s1", "ann", board="arena").points == 5 and store.total("s1", "bob", board="arena") is None
+    assert [e.id for e in store.rejected("s1", board="arena")] == [ann.id, bob.id]
