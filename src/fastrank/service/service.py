@@ -254,12 +254,13 @@ class ServicePlans:
             raise SeasonFrozen(f"leaderboard {self.board.name!r}: season {self.season!r} was rolled over and is "
                                "frozen; nothing was recorded (make a ScoreService for the board's current season)")
 
-    def _plan_reject(self, events: Sequence[Event], reason: str) -> Steps[None]:
+    def _plan_reject(self, events: Sequence[Event], reason: str, upto: int) -> Steps[None]:
         """Mark ``events`` rejected in the store with ``reason``, then move the
-        board's offset past the last of them (never back)."""
-        yield Do(self.store.reject, ([e.id for e in events], reason), {"board": self.board_key})
+        board's offset to ``upto`` (never back)."""
+        if events:
+            yield Do(self.store.reject, ([e.id for e in events], reason), {"board": self.board_key})
         keys = (*self._keys, self.offset_key, self.rebuild_key)
-        yield Run(SKIP, keys, (*self.board.script_config, events[-1].id))
+        yield Run(SKIP, keys, (*self.board.script_config, upto))
 
     def _plan_apply_pending(self) -> Steps[int]:
         """Apply every event logged after the board's offset, exactly once; how many.
@@ -294,12 +295,14 @@ class ServicePlans:
                 self.board.forget_cached()
                 now = int((yield Call("get", (self.offset_key,))) or 0)
                 mine = [e for e in events if e.season == self.season and e.id > now]
-                if not mine:
-                    continue  # another applier moved the offset past them meanwhile
-                # Frozen: no event of the season can be applied any more. Out of
-                # range: the script applied the events before the first that does
-                # not fit and left the offset just before it.
-                yield from self._plan_reject(mine if isinstance(error, SeasonFrozen) else mine[:1], str(error))
+                if isinstance(error, SeasonFrozen):
+                    # No event of the season can be applied any more: reject them
+                    # all and pass the whole batch (other seasons' events too).
+                    yield from self._plan_reject(mine, str(error), events[-1].id)
+                elif mine:
+                    # The script applied the events before the first that does
+                    # not fit and left the offset just before it.
+                    yield from self._plan_reject(mine[:1], str(error), mine[0].id)
                 continue
             self.board.forget_cached()
             if int(reply[1]) < 0:

@@ -139,3 +139,16 @@ def test_tombstones_in_a_rolled_over_season_are_refused_before_the_store_changes
         service.tombstone_match("m1")
     assert store.last_event_id() == last and store.total("s1", "ann", board="arena").points == 10
     assert [e.tombstoned for e in service.history("ann")] == [False]
+
+
+def test_the_old_seasons_applier_passes_the_new_seasons_events(client, store):
+    board = Leaderboard(client, "arena", season="s1")
+    s1 = ScoreService(board, store, batch=2)
+    s1.submit("m1", "ann", 10, at=T0)
+    board.rollover("s2")
+    s2 = ScoreService(Leaderboard(client, "arena", season="s2"), store)
+    for i in range(5):                      # batches that hold no event of s1 at all
+        s2.submit(f"n{i}", "bob", 1, at=T0)
+    assert s1.apply_pending() == 0 and s1.rejected() == []
+    assert int(client.get(s1.offset_key)) == store.last_event_id(board="arena")
+    assert board.score("bob", season="s2") == 5 and board.score("bob", season="s1") is None
