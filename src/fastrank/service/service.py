@@ -579,7 +579,7 @@ class ServicePlans:
         rebuilt (ranked in the board's style, dense ranks included)."""
         if (yield from self._plan_rebuilding()):
             return (yield from self._plan_store_slice(0, count_arg(n, "n")))
-        entries: List[Entry] = yield from steps(self.board.plan("top", n))
+        entries: List[Entry] = yield from steps(self.board.plan("top", n, **self._own_season()))
         return entries
 
     def _plan_page(self, number: int, size: int = 10) -> Steps[List[Entry]]:
@@ -588,20 +588,21 @@ class ServicePlans:
         if (yield from self._plan_rebuilding()):
             start, count = page_slice(number, size)
             return (yield from self._plan_store_slice(start, count))
-        entries: List[Entry] = yield from steps(self.board.plan("page", number, size))
+        entries: List[Entry] = yield from steps(self.board.plan("page", number, size, **self._own_season()))
         return entries
 
     def _plan_rank(self, player: Any) -> Steps[Optional[int]]:
         """A player's rank on the board; RanksUpdating while it is rebuilt."""
         yield from self._plan_guard()
-        rank: Optional[int] = yield from steps(self.board.plan("rank", self._player(player)))
+        rank: Optional[int] = yield from steps(self.board.plan("rank", self._player(player), **self._own_season()))
         return rank
 
     def _plan_around(self, player: Any, radius: int = 5) -> Steps[List[Entry]]:
         """The entries within ``radius`` places of a player (see
         ``Leaderboard.around``); RanksUpdating while the board is rebuilt."""
         yield from self._plan_guard()
-        entries: List[Entry] = yield from steps(self.board.plan("around", self._player(player), radius))
+        entries: List[Entry] = yield from steps(self.board.plan("around", self._player(player), radius,
+                                                                **self._own_season()))
         return entries
 
     def _plan_friends(self, player: Any, friend_ids: Sequence[Any]) -> Steps[List[Entry]]:
@@ -609,8 +610,15 @@ class ServicePlans:
         global ranks (see ``Leaderboard.friends``); RanksUpdating while the
         board is rebuilt."""
         yield from self._plan_guard()
-        entries: List[Entry] = yield from steps(self.board.plan("friends", self._player(player), friend_ids))
+        entries: List[Entry] = yield from steps(self.board.plan("friends", self._player(player), friend_ids,
+                                                                **self._own_season()))
         return entries
+
+    def _own_season(self) -> dict[str, Any]:
+        """The ``season=`` a read of the board needs to read this service's
+        season: none while the board is in it (its reads' cache then works),
+        else (the board object was rolled over) that season."""
+        return {} if self.board.season == self._board_season else {"season": self._board_season}
 
     def _plan_guard(self) -> Steps[None]:
         """Raise RanksUpdating while the board is being rebuilt."""

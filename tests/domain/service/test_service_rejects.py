@@ -152,3 +152,16 @@ def test_the_old_seasons_applier_passes_the_new_seasons_events(client, store):
     assert s1.apply_pending() == 0 and s1.rejected() == []
     assert int(client.get(s1.offset_key)) == store.last_event_id(board="arena")
     assert board.score("bob", season="s2") == 5 and board.score("bob", season="s1") is None
+
+
+def test_reads_through_the_service_stay_in_its_season_after_a_rollover(client, store):
+    board = Leaderboard(client, "arena", season="s1")
+    s1 = ScoreService(board, store)
+    s1.submit_match("m1", {"ann": 10, "bob": 7}, at=T0)
+    board.rollover("s2")                          # the same board object moves to s2
+    ScoreService(Leaderboard(client, "arena", season="s2"), store).submit("m2", "cy", 99, at=T0)
+    assert [(e.player, e.points) for e in s1.top(5)] == [("ann", 10), ("bob", 7)]
+    assert [e.player for e in s1.page(1, 5)] == ["ann", "bob"] and s1.rank("bob") == 2
+    assert [e.player for e in s1.around("bob", 1)] == ["ann", "bob"]
+    assert [e.player for e in s1.friends("ann", ["bob"])] == ["ann", "bob"]
+    assert [e.player for e in board.top(5)] == ["cy"]
