@@ -12,7 +12,8 @@ Each case runs in a child process (a crash fails the test, not the run)
 with glibc's allocator told to fill freed memory and to keep no per-thread
 cache, so a use of a freed coroutine state crashes at once instead of some
 day. Every Python callable a script can reach is called with Lua values
-(tables, functions) inside a coroutine and made to raise; the coroutine is
+(tables, functions) inside a coroutine and made to raise (and the ones that
+take or give tables are also called so that they succeed); the coroutine is
 then collected, later Python errors replace the one lupa keeps, and the
 child checks that the Engine still answers and that no Lua value is left
 alive in Python.
@@ -29,7 +30,8 @@ import fastrank
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(fastrank.__file__)))
 
-# statements that raise in Python with Lua values among the arguments
+# statements that raise in Python with Lua values among the arguments (redis.pcall's
+# bridge raises, and pcall_bridge catches it)
 CALLS = [
     "redis.call({}, function() end)",
     "redis.call('set', {}, 'v')",
@@ -44,7 +46,6 @@ CALLS = [
     "bit.tohex(1, {})",
     "struct.pack('i', {})",
     "struct.unpack({}, 'x')",
-    "cmsgpack.pack(function() end, {})",
     "cmsgpack.unpack({})",
     "cjson.encode({f = function() end})",
     "cjson.decode({})",
@@ -59,6 +60,22 @@ CALLS = [
     "redis.call[{}] = {}",
 ]
 
+# statements that succeed with Lua values crossing into Python and back
+# (a reference cycle holding one would release it late, through the freed state)
+SUCCEEDING = [
+    "local x = cmsgpack.pack({1, {a = {2, 3}}, 'x'}, {b = {}})",
+    "local x = cmsgpack.pack(function() end, {})",
+    "local x = cmsgpack.unpack(cmsgpack.pack({1, {a = {2, 3}}}))",
+    "local x = cjson.encode({1, {a = {2, 3}}})",
+    'local x = cjson.decode("[1, {\\"a\\": [2, 3]}]")',
+    "local x = setmetatable({}, {__index = {}})",
+    "local x = rawset({}, {}, {})",
+    "redis.setresp(3) local x = redis.call('hgetall', 'h') redis.setresp(2)",
+    "local x = redis.call('zrange', 'z', 0, -1, 'withscores')",
+    "local x = redis.pcall('incr', 'h')",
+    "local x = struct.unpack('>i', struct.pack('>i', 7))",
+]
+
 CHILD = r'''
 import gc, json, sys
 import redis
@@ -66,6 +83,8 @@ import fastrank
 
 calls = json.loads(sys.argv[1])
 e = fastrank.Engine()
+e.hset("h", "f", "v")
+e.zadd("z", {"a": 1, "b": 2})
 
 def lua_objects():
     e.script_flush()  # the compiled scripts are Lua values Python keeps
@@ -102,8 +121,8 @@ print(json.dumps({"before": before, "after": after, "errors": errors, "ping": e.
 def run_child() -> dict[str, object]:
     env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
                MALLOC_PERTURB_="165", GLIBC_TUNABLES="glibc.malloc.tcache_count=0")
-    proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps(CALLS)], capture_output=True,
-                          text=True, timeout=120, env=env)
+    proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps(CALLS + SUCCEEDING)],
+                          capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 0, f"child exited with {proc.returncode}:\n{proc.stderr[-3000:]}"
     result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
     return result
