@@ -58,6 +58,20 @@ CASES: List[Tuple[str, List[str]]] = [
     ("local x = rawget(nil, 1)", []),
     ("local x = type()", []),
     ("local x = getmetatable()", []),
+    # an xpcall whose handler fails ends with Lua's text (the Engine runs the
+    # handler once, Redis about 220 times: tests/unit/engine/test_lua_xpcall_handler.py)
+    ("return {xpcall(function() error('x') end, function(m) error('y') end)}", []),
+    ("local ok, e = xpcall(function() error('x') end, function(m) return nil + 1 end) "
+     "return {tostring(ok), e}", []),
+    ("return {xpcall(error, 1)}", []),
+    ("local ok, e = xpcall(function() return redis.call('nosuch') end, "
+     "function(m) return redis.call({}) end) return {tostring(ok), e}", []),
+    ("local co = coroutine.create(function() return xpcall(function() error('x') end, "
+     "function(m) error(m) end) end) local r, ok, e = coroutine.resume(co) "
+     "return {tostring(r), tostring(ok), e}", []),
+    ("local ok, e = xpcall(function() error('outer') end, function(m) "
+     "local ok2, e2 = xpcall(function() error(m) end, function() error('z') end) "
+     "return 'handled: ' .. e2 end) return {tostring(ok), e}", []),
     # bytecode: read as text, as Redis's Lua reads it
     ("local f, e = loadstring('\\27LuaQ\\0\\1\\4\\8\\4\\8\\0') return {tostring(f), e}", []),
     ("local f, e = loadstring('\\27Lua', 'name') return {tostring(f), e}", []),

@@ -67,3 +67,7 @@ class LibError(Exception):
     def __init__(self, text: bytes) -> None:
         super().__init__(text)
         self.text = text
+
+    def detached(self) -> LibError:
+        """A copy with no traceback, context or cause (see engine/lua/detach.py)."""
+        return LibError(self.text)

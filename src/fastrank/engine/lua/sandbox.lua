@@ -123,17 +123,30 @@ local function s_pcall(f, ...)
   return caught(pcall(f, ...))
 end
 
+-- The script's handler runs at most once per xpcall. Lua calls the handler
+-- again for an error raised inside it (and again, nested, until its C stack
+-- runs out: about 220 calls, each of which may be slow, before it gives up
+-- with "error in error handling"); here its second entry ends the xpcall at
+-- once with that text (docs/compatibility.md, the sandbox).
+local ERRERR = "error in error handling"
+local handler_failed = {}  -- the error value of a failed handler (no script sees it)
+
 local function s_xpcall(f, handler)
+  local entered = false
   return (function(ok, ...)
     if not ok then
       if killed ~= nil then error(killed, 0) end
-      if (...) == MEMERR then out_of_memory() end
+      local e = ...
+      if e == MEMERR then out_of_memory() end
+      if e == handler_failed then return false, ERRERR end
     end
     return ok, ...
   end)(xpcall(f, function(e)
     -- the guard's error comes here with hooks off: the script's handler
     -- must not run then (it could loop for ever)
     if killed ~= nil then return killed end
+    if entered then return handler_failed end
+    entered = true
     if type(e) == "userdata" and not pyfn[e] then
       local text, plain, executed = error_text(e)
       if plain then e = text

@@ -45,6 +45,7 @@ from redis._parsers.base import BaseParser
 from redis.exceptions import ResponseError
 
 from fastrank import errors as E
+from fastrank.engine.lua.detach import detach_errors, detached
 from fastrank.engine.lua.libs import WHERE, expose, install_libs
 from fastrank.engine.lua.rand48 import Rand48
 from fastrank.engine.lua.libs_base import (LibError, Result, argument_error, as_string, bad_argument,
@@ -178,8 +179,13 @@ class ScriptCallError(Exception):
 
     def __init__(self, line: str, executed: bool = False) -> None:
         super().__init__(line)
+        self.line = line
         self.text = line.encode("utf-8", "surrogateescape")
         self.executed = executed
+
+    def detached(self) -> ScriptCallError:
+        """A copy with no traceback, context or cause (see engine/lua/detach.py)."""
+        return ScriptCallError(self.line, self.executed)
 
 
 def error_text(exc: Any) -> tuple[bytes, bool, bool]:
@@ -277,7 +283,8 @@ class LuaScripting:
         # lupa counts the runtime's memory only when made with a cap; the cap
         # itself follows Engine.script_memory_limit (see _apply_memory_limit)
         rt = lupa.LuaRuntime(encoding=None, unpack_returned_tuples=True, register_eval=False,
-                             register_builtins=False, attribute_filter=_deny_attributes,
+                             register_builtins=False,
+                             attribute_filter=detach_errors(_deny_attributes),
                              max_memory=_NO_CAP)
         self.runtime = rt
         self._memory_limit: int | None = None
@@ -285,7 +292,7 @@ class LuaScripting:
         self._in_python = False       # a Python function called from Lua is running
         self.table_from: Callable[..., Any] = rt.table_from
         libs = rt.table_from({})
-        wrap = self._unbounded
+        wrap = self._expose
         py = rt.table_from({
             b"call": wrap(self.bridge), b"pcall": wrap(self.pcall_bridge),
             b"error_text": wrap(error_text), b"sha1hex": wrap(_sha1hex), b"log": wrap(self._log),
@@ -318,29 +325,46 @@ class LuaScripting:
         rt.set_max_memory(_NO_CAP if self._cap is None else self._cap, True)
         self._memory_limit = limit
 
-    # lupa's own allocations while a Python function called from Lua runs or
-    # returns (converting values, pushing its results) must never fail: lupa
-    # cannot unwind from there (the runtime hangs or crashes). So the cap is
-    # lifted while Python runs, and set again as it returns, above what its
-    # results need; Lua code inside (cjson) stays under the loop guard, which
-    # stops a script past the cap (see _now).
-    def _unbounded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+    # Every Python function Lua gets goes through _expose, which does two things.
+    #
+    # The memory cap: lupa's own allocations while a Python function called
+    # from Lua runs or returns (converting values, pushing its results) must
+    # never fail: lupa cannot unwind from there (the runtime hangs or
+    # crashes). So the cap is lifted while Python runs, and set again as it
+    # returns, above what its results need; Lua code inside (cjson) stays
+    # under the loop guard, which stops a script past the cap (see _now).
+    #
+    # No Lua value outlives the call: a failed call raises a detached copy of
+    # its error, after this frame dropped the arguments (a Lua value bound to
+    # a coroutine, released after Lua freed the coroutine, corrupts the heap:
+    # see engine/lua/detach.py).
+    def _expose(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         rt = self.runtime
 
         def call(*args: Any) -> Any:
             if self._cap is None or self._in_python:
-                return fn(*args)
-            rt.set_max_memory(_NO_CAP, True)
-            self._in_python = True
+                try:
+                    return fn(*args)
+                except BaseException as exc:
+                    fresh = detached(exc)
+            else:
+                rt.set_max_memory(_NO_CAP, True)
+                self._in_python = True
+                try:
+                    result = fn(*args)
+                except BaseException as exc:
+                    self._in_python = False
+                    self._recap(0)
+                    fresh = detached(exc)
+                else:
+                    self._in_python = False
+                    self._recap(_pending(result))
+                    return result
+            del args  # this frame stays in fresh's traceback
             try:
-                result = fn(*args)
-            except BaseException:
-                self._in_python = False
-                self._recap(0)
-                raise
-            self._in_python = False
-            self._recap(_pending(result))
-            return result
+                raise fresh
+            finally:
+                del fresh
         return call
 
     def _recap(self, pending: int) -> None:
