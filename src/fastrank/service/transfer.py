@@ -42,11 +42,14 @@ def export_board(board: Any, season: Optional[str] = None, batch: int = 10_000) 
         yield {"rank": entry.rank, "player": entry.player, "points": entry.points}
 
 
-def export_events(store: Any, season: Optional[str] = None, batch: int = 10_000) -> Iterator[Row]:
-    """The store's events in log order (one season, or all), as rows of :data:`EVENT_FIELDS`."""
+def export_events(store: Any, season: Optional[str] = None, batch: int = 10_000, *,
+                  board: str = "") -> Iterator[Row]:
+    """The store's events of ``board`` (the store keys its rows by board: a
+    service's ``board_key``) in log order (one season, or all), as rows of
+    :data:`EVENT_FIELDS`."""
     after = 0
     while True:
-        events = store.events_after(after, batch)
+        events = store.events_after(after, batch, board=board)
         if not events:
             return
         for e in events:

@@ -67,7 +67,7 @@ def test_events_round_trip_through_jsonl(client, store_factory):
         source.submit_match(f"m{i}", {f"p{i % 5}": i + 1, f"q{i % 3}": 2}, at=T0 + i)
     source.tombstone_match("m3")                    # marks two scores, logs two corrections
     out = io.StringIO()
-    assert write_rows(export_events(source.store, season="s1"), out, "jsonl", EVENT_FIELDS) == 82
+    assert write_rows(export_events(source.store, season="s1", board=source.board_key), out, "jsonl", EVENT_FIELDS) == 82
     rows = list(read_rows(io.StringIO(out.getvalue()), "jsonl"))
     assert [r["match_id"] for r in rows[:2]] == ["m0", "m0"]
     copy_board = Leaderboard(client, "ev2", season="s1")
