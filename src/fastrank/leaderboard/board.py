@@ -118,6 +118,7 @@ REMOVE = packaged_script("remove")
 STANDING = packaged_script("standing")
 RANGE = packaged_script("range")
 FRIENDS = packaged_script("friends")
+SET_INFO = packaged_script("set_info")
 
 
 class Entry(NamedTuple):
@@ -536,7 +537,9 @@ class BoardPlans:
         return bool(reply)
 
     def _plan_set_info(self, player: PlayerId, mapping: Mapping[str, Any]) -> Steps[None]:
-        """Store a player's entry data (display name, country...), replacing any before. O(1)."""
+        """Store a player's entry data (display name, country...), replacing any
+        before; SeasonFrozen on a season rolled over. One script, O(1). Entry
+        data is the player's: a rollover carries it into the new season."""
         member = player_id(player)
         if not isinstance(mapping, Mapping):
             raise TypeError(f"info must be a mapping, not {type(mapping).__name__}")
@@ -546,10 +549,10 @@ class BoardPlans:
             raise ValueError(f"entry data must be standard JSON: NaN and infinities have no JSON form "
                              f"({exc})") from None
         keys, expire = self._write_target(self.codec.tick_of(None, time.time()))
-        calls = [Call("hset", (keys[4], member, text))]
-        if expire:
-            calls.append(Call("pexpireat", (keys[4], expire)))
-        yield calls
+        try:
+            yield Run(SET_INFO, self._encoded(keys), (*self.script_config, member, text, expire))
+        except ResponseError as exc:
+            raise self.translate_error(exc) from exc
         self.forget_cached()
 
     def _plan_rollover(self, new_season: Union[str, int], *, archive: Union[int, timedelta, None] = None) -> Steps[None]:
@@ -584,6 +587,7 @@ class BoardPlans:
         if self._descriptor_key is not None and self.season is not None:
             calls.append(Call("hset", (self._descriptor_key, "past:" + self.season, "1")))
         yield calls
+        yield from self._carry_info(keys[4], self.keys(new)[4])
         self.season = new
         if "season" in self._given:
             self._given["season"] = new
@@ -591,6 +595,17 @@ class BoardPlans:
         self._top_plans.clear()
         self._top_by_n.clear()
         self.forget_cached()
+
+    def _carry_info(self, old_key: str, new_key: str, batch: int = 1000) -> Steps[None]:
+        """Copy the entry data of a season into the next one (HSCAN in batches;
+        data already written to the new season wins)."""
+        cursor: Any = 0
+        while True:
+            cursor, found = yield Call("hscan", (old_key, cursor), {"count": batch})
+            if found:
+                yield [Call("hsetnx", (new_key, field, value)) for field, value in found.items()]
+            if int(cursor) == 0:
+                return
 
     # -- reads --------------------------------------------------------------
 

@@ -234,3 +234,25 @@ def test_an_interrupted_reshard_back_to_the_same_count_unfreezes(client):
         board.reshard(6, batch=2, progress=stop)
     assert board.reshard(3) == 0
     assert board.submit("p01", 1) == 3 and board.count() == 10 and board.shards == 3
+
+
+# -- entry data is the player's --------------------------------------------------------
+
+
+@pytest.mark.parametrize("sharded", [False, True], ids=["board", "sharded"])
+def test_entry_data_survives_a_rollover_and_a_frozen_season_refuses_it(client, sharded):
+    make = (lambda **kw: ShardedLeaderboard(client, "league", shards=2, **kw)) if sharded else (
+        lambda **kw: Leaderboard(client, "league", **kw))
+    board = make(season="s1")
+    stale = make()
+    for i in range(30):
+        board.submit(f"p{i}", i, at=1_000)
+        board.set_info(f"p{i}", {"name": f"P{i}"})
+    board.rollover("s2")
+    board.set_info("p3", {"name": "Renamed"})
+    assert board.info("p1") == {"name": "P1"} and board.info("p3") == {"name": "Renamed"}
+    assert board.standings("s1", 30, with_info=True)[-4].info == {"name": "P3"}   # as it was in s1
+    with pytest.raises(SeasonFrozen):
+        stale.set_info("p1", {"name": "late"})
+    assert board.info("p1") == {"name": "P1"}
+    assert stale.standings("s1", 30, with_info=True)[-2].info == {"name": "P1"}
