@@ -104,9 +104,14 @@ def guarded(plan: Callable[Concatenate[ShardedBoardPlans, _P], Plan[_T]]
     board takes the new layout and the plan runs again on it."""
 
     def run_guarded(self: ShardedBoardPlans, *args: Any, **kwargs: Any) -> Steps[_T]:
+        held = self._reference.season if self._opened else None
         for _ in range(8):
             if not self._opened:
                 yield from self._plan_open()
+                if held is not None and self._reference.season != held:
+                    raise SeasonFrozen(f"leaderboard {self.name!r} was rolled over to season "
+                                       f"{self._reference.season!r} (and resharded) meanwhile; it uses that "
+                                       f"season now")
             generation = self.generation
             try:
                 result = yield from _checked(self, steps(plan(self, *args, **kwargs)), generation)
@@ -161,6 +166,15 @@ class ShardedBoardPlans:
     def descriptor_key(self) -> str:
         """The key of the board's descriptor."""
         return self._descriptor_key
+
+    @property
+    def season(self) -> Optional[str]:
+        """The season writes go to (None without seasons; see :meth:`current_season`)."""
+        return self._reference.season
+
+    def current_season(self) -> Optional[str]:
+        """The season reads use by default (the current period on a periodic board)."""
+        return self._reference.current_season()
 
     def descriptor(self) -> Dict[str, str]:
         """The stored options, shard count and layout generation as the descriptor holds them (text)."""
