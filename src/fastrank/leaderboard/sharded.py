@@ -176,6 +176,10 @@ class ShardedBoardPlans:
         """The season reads use by default (the current period on a periodic board)."""
         return self._reference.current_season()
 
+    def season_at(self, at: When) -> Optional[str]:
+        """The season a write dated ``at`` goes to (see :meth:`Leaderboard.season_at`)."""
+        return self._reference.season_at(at)
+
     def descriptor(self) -> Dict[str, str]:
         """The stored options, shard count and layout generation as the descriptor holds them (text)."""
         return {**self._reference.descriptor(), "kind": "sharded", "shards": str(self.shards),

@@ -256,3 +256,21 @@ def test_entry_data_survives_a_rollover_and_a_frozen_season_refuses_it(client, s
         stale.set_info("p1", {"name": "late"})
     assert board.info("p1") == {"name": "P1"}
     assert stale.standings("s1", 30, with_info=True)[-2].info == {"name": "P1"}
+
+
+def test_a_periodic_sharded_board_keeps_the_periods_its_retention_keeps_across_a_reshard(client):
+    from datetime import datetime, timedelta, timezone
+
+    now = datetime.now(timezone.utc)
+    board = ShardedLeaderboard(client, "daily", shards=2, period="day", retain=2)
+    for i in range(10):
+        board.submit(f"p{i}", i + 1, at=now - timedelta(days=1))
+        board.submit(f"p{i}", 2 * i + 1, at=now)
+    yesterday = board.season_at(now - timedelta(days=1))
+    before_past, before_now = board.standings(yesterday, 10), board.top(10)
+    stale = ShardedLeaderboard(client, "daily")
+    board.reshard(3)
+    assert board.standings(yesterday, 10) == before_past and board.top(10) == before_now
+    change = stale.submit("p0", 5, at=now - timedelta(days=1), with_rank=True)   # re-planned, in yesterday
+    assert (change.points, change.rank) == (6, 6)                                   # p5 reached 6 first
+    assert ShardedLeaderboard(client, "daily").score("p0", season=yesterday) == 6
