@@ -36,7 +36,21 @@ class PeriodClosed(ValueError):
     already dropped: the board would not keep it."""
 
 
-for _cls in (SeasonFrozen, PointsOutOfRange, PeriodClosed):
+class BoardConfigMismatch(ValueError):
+    """An option given to a board (or counter) that differs from the one it
+    was made with and stores in its descriptor: ``board`` (its name),
+    ``option``, ``stored`` and ``given`` name them."""
+
+    def __init__(self, what: str, name: str, option: str, stored: object, given: object) -> None:
+        self.board = name
+        self.option = option
+        self.stored = stored
+        self.given = given
+        super().__init__(f"{what} {name!r} was made with {option}={stored!r}, not {option}={given!r}: "
+                         f"open it by name alone to use its stored options, or give another name")
+
+
+for _cls in (SeasonFrozen, PointsOutOfRange, PeriodClosed, BoardConfigMismatch):
     _cls.__module__ = "fastrank"  # shown and pickled as the package exports them
 
 

@@ -269,10 +269,13 @@ def checked_client(face: Any, client: Any) -> Any:
     return client
 
 
-def _runner_method(plan: Callable[..., Any], runner: Callable[..., Any], is_async: bool) -> Callable[..., Any]:
+def _runner_method(plan: Callable[..., Any], runner: Callable[..., Any], is_async: bool,
+                   opens: bool = False) -> Callable[..., Any]:
     """A method with ``plan``'s own parameters (and defaults) that hands the
     plan it makes to ``runner`` with ``self._client`` (awaiting it when
-    ``is_async``); named after the plan without its ``_plan_`` prefix.
+    ``is_async``); named after the plan without its ``_plan_`` prefix. With
+    ``opens``, an asyncio method first awaits ``self._opening()`` until the
+    object is open (``self._opened``: a board reads its descriptor once).
 
     Written out from the signature, not as ``(self, *args, **kwargs)``: a
     call then packs and unpacks no tuple and dict of arguments, which cost
@@ -302,13 +305,15 @@ def _runner_method(plan: Callable[..., Any], runner: Callable[..., Any], is_asyn
         params.insert(only, "/")
     name = plan.__name__.replace("_plan_", "", 1)
     call = f"_runner_(self._client, _plan_({', '.join(passed)}))"
-    source = (f"async def {name}({', '.join(params)}):\n    return await {call}\n" if is_async
+    first = "    if not self._opened:\n        await self._opening()\n" if opens else ""
+    source = (f"async def {name}({', '.join(params)}):\n{first}    return await {call}\n" if is_async
               else f"def {name}({', '.join(params)}):\n    return {call}\n")
     scope: Dict[str, Any] = {"_plan_": plan, "_runner_": runner}
     exec(source, scope)
     method = scope[name]
     functools.update_wrapper(method, plan)
-    method.__defaults__, method.__kwdefaults__ = plan.__defaults__, plan.__kwdefaults__
+    own = inspect.unwrap(plan)  # a wrapped plan (sharded.guarded) has its plan's defaults
+    method.__defaults__, method.__kwdefaults__ = own.__defaults__, own.__kwdefaults__
     method.__name__ = method.__qualname__ = name
     # help() and inspect show what the method returns, not the plan's type
     returned = _plan_result(plan.__annotations__.get("return", inspect.Signature.empty))
@@ -338,3 +343,10 @@ def awaiting(plan: Callable[Concatenate[Any, _P], Plan[_T]],
              ) -> Callable[Concatenate[Any, _P], Coroutine[Any, Any, _T]]:
     """A coroutine method that awaits ``plan`` on ``self._client`` (an asyncio client)."""
     return _runner_method(plan, run_async, True)
+
+
+def awaiting_opened(plan: Callable[Concatenate[Any, _P], Plan[_T]],
+                    ) -> Callable[Concatenate[Any, _P], Coroutine[Any, Any, _T]]:
+    """:func:`awaiting` for an object that reads its stored description once
+    before its first call (``await self._opening()`` while ``self._opened`` is false)."""
+    return _runner_method(plan, run_async, True, opens=True)

@@ -1,8 +1,9 @@
 """``fastrank apply`` and ``fastrank rebuild``: the score service from the shell.
 
 Both name a store (a SQLite file, or a PostgreSQL DSN / URL) and a board (a
-``fastrank.engine.connect`` URL plus the board's name, season and configuration,
-which must match the one the application uses). With the in-process engine
+``fastrank.engine.connect`` URL plus the board's name: its season and
+configuration are read from the descriptor it stores; ``--season``,
+``--order``... given are checked against it, and one that differs is refused). With the in-process engine
 (``--board memory://``) the board lives in an Engine snapshot file
 (``--snapshot``): loaded first when it exists, saved at the end.
 
@@ -17,8 +18,8 @@ one line on stderr, never a traceback, and nothing is written:
 
 - 2: bad arguments: a store that does not exist (``--create-store`` creates
   a new one), a missing store folder, a store URL that does not parse or is
-  not PostgreSQL's, a bad ``--board`` URL, a name the board refuses,
-  ``--batch`` below 1, too few ``--time-bits`` for the stored times,
+  not PostgreSQL's, a bad ``--board`` URL, a name the board refuses, an
+  option that differs from the board's stored one, ``--batch`` below 1, too few ``--time-bits`` for the stored times,
   ``--interval`` not above 0;
 - 1: refused or failed: a store or board server that cannot be reached, a
   store in a layout this version does not read (one of the layout before
@@ -70,13 +71,28 @@ def _board_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--snapshot", default=None, metavar="PATH",
                    help="with --board memory://: the Engine snapshot to load first and save after")
     p.add_argument("--name", required=True, help="the board's name")
-    p.add_argument("--season", required=True, help="the board's season")
-    p.add_argument("--order", default="desc", choices=["desc", "asc"])
-    p.add_argument("--tiebreak", default="earliest", choices=["earliest", "latest", "none"])
-    p.add_argument("--ranking", default="ordinal", choices=["ordinal", "competition", "dense"])
-    p.add_argument("--point-bits", type=int, default=20)
-    p.add_argument("--time-bits", type=int, default=33)
+    # the board's own options: read from its descriptor; any given here is checked against it
+    p.add_argument("--season", default=None, help="the board's season (default: the stored one)")
+    p.add_argument("--order", default=None, choices=["desc", "asc"])
+    p.add_argument("--tiebreak", default=None, choices=["earliest", "latest", "none"])
+    p.add_argument("--ranking", default=None, choices=["ordinal", "competition", "dense"])
+    p.add_argument("--point-bits", type=int, default=None)
+    p.add_argument("--time-bits", type=int, default=None)
 
+
+def board_from_args(client: Any, args: argparse.Namespace) -> Leaderboard:
+    """The board ``--name`` on ``client``, opened with its stored options; the
+    options given (``--season``, ``--order``...) are checked against them
+    (BoardConfigMismatch, a ValueError, when one differs). A board new to
+    ``client`` is made with the options given and the defaults."""
+    given: dict[str, Any] = {}
+    for option in ("season", "order", "ranking", "point_bits", "time_bits"):
+        value = getattr(args, option)
+        if value is not None:
+            given[option] = value
+    if args.tiebreak is not None:
+        given["tiebreak"] = None if args.tiebreak == "none" else args.tiebreak
+    return Leaderboard(client, args.name, **given)
 
 def add_commands(sub: Any) -> None:
     """Add ``apply`` and ``rebuild`` to the ``fastrank`` command's subparsers."""
@@ -174,18 +190,16 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
         client: Any = connect(args.board)  # memory:// gives a fastrank.Engine, which has save/load
     except ValueError as exc:
         return _refuse(args, f"--board {args.board}: {exc}")
-    try:
-        board = Leaderboard(client, args.name, season=args.season, order=args.order,
-                            tiebreak=None if args.tiebreak == "none" else args.tiebreak,
-                            ranking=args.ranking, point_bits=args.point_bits, time_bits=args.time_bits)
-    except ValueError as exc:
-        return _refuse(args, str(exc))
     snapshot = args.snapshot if args.board.startswith("memory:") else None
     try:
         if snapshot and os.path.exists(snapshot):
             client.load(snapshot)
     except ValueError as exc:  # SnapshotError
         return _refuse(args, f"--snapshot {snapshot}: {exc}")
+    try:  # after the snapshot: the board's descriptor is in it
+        board = board_from_args(client, args)
+    except ValueError as exc:
+        return _refuse(args, str(exc))
     try:
         store = open_store(args.store, migrate_board=args.migrate_store)
     except sqlite3.DatabaseError as exc:  # a file that is not a SQLite database
@@ -222,7 +236,7 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
             finally:
                 bar.close()
             took = time.perf_counter() - t0
-            print(f"rebuilt {args.name}:{args.season}: {players:,} players in {took:.2f} s "
+            print(f"rebuilt {args.name}:{board.season}: {players:,} players in {took:.2f} s "
                   f"({players / max(took, 1e-9):,.0f} players/s)", file=out)
         else:
             applied = service.apply_pending()

@@ -47,7 +47,8 @@ from datetime import timedelta
 from importlib import resources
 from typing import Any
 
-from fastrank.runner import Call, Run, Script, Steps, blocking, checked_client
+from fastrank.errors import BoardConfigMismatch
+from fastrank.runner import Call, Run, Script, Steps, blocking, checked_client, run
 
 __all__ = ["GCounter", "GCounterReplica", "PNCounter", "PNCounterReplica", "ShardedCounter"]
 
@@ -334,20 +335,72 @@ def _merge_script() -> Script:
     return Script("counter_merge", source.read_text(encoding="utf-8"))
 
 
+def _counter_script(name: str) -> Script:
+    source = resources.files("fastrank.counters").joinpath("scripts", f"{name}.lua").read_text(encoding="utf-8")
+    return Script(name, source)
+
+
+_DESCRIBE = _counter_script("counter_describe")
+_RESIZE = _counter_script("counter_resize")
+
+
+def _texts(reply: Any) -> dict[str, str]:
+    items = [x.decode() if isinstance(x, bytes) else str(x) for x in reply]
+    return dict(zip(items[0::2], items[1::2]))
+
+
 class ShardedCounterPlans:
     """What :class:`ShardedCounter` (sync) and ``fastrank.asyncio.ShardedCounter``
-    send; see the module docstring."""
+    send; see the module docstring.
 
-    def __init__(self, client: Any, key: str, shards: int = 8) -> None:
+    The counter stores its shard count under its own hash tag
+    (``{<key>}:shards``, a hash written once by a script): ``shards``, the
+    keys ``incr`` spreads over, and ``high``, every shard key it ever had,
+    which ``value`` sums (so a ``resize`` down loses nothing, and a process
+    given another count never reads a partial total). ``ShardedCounter(client,
+    key)`` opens a counter with its stored count; a count given that differs
+    raises :class:`fastrank.BoardConfigMismatch`."""
+
+    def __init__(self, client: Any, key: str, shards: int | None = None) -> None:
         self._client = checked_client(self, client)
         self.key = _check_key(key)
-        if type(shards) is not int or shards < 1:
+        if shards is not None and (type(shards) is not int or shards < 1):
             raise ValueError(f"shards must be an int >= 1, got {shards!r}")
-        self.shards = shards
-        #: one key per shard, each its own hash tag (so its own cluster slot)
-        self.shard_keys = [f"{{{key}:{i}}}" for i in range(shards)]
+        #: the count given (None: the stored one, 8 on a new counter), checked when the counter opens
+        self._given_shards = shards
+        #: where the counter's shard count is stored
+        self.descriptor_key = f"{{{key}}}:shards"
         #: where ``rollup`` caches the total
         self.total_key = f"{{{key}}}:total"
+        self._opened = False
+        self._layout(shards or 8, shards or 8)
+        self._made()
+
+    def _made(self) -> None:
+        """Called at the end of construction: the sync face opens the counter here."""
+
+    def _layout(self, shards: int, high: int) -> None:
+        self.shards = shards
+        #: how many shard keys the counter ever had (``value`` sums them all)
+        self.high = max(shards, high)
+        #: one key per shard, each its own hash tag (so its own cluster slot)
+        self.shard_keys = [f"{{{self.key}:{i}}}" for i in range(self.high)]
+
+    def _take(self, reply: Any) -> None:
+        stored = _texts(reply)
+        shards, high = int(stored["shards"]), int(stored["high"])
+        if self._given_shards is not None and self._given_shards != shards:
+            raise BoardConfigMismatch("sharded counter", self.key, "shards", shards, self._given_shards)
+        self._given_shards = None  # checked once: a resize may move it later
+        self._layout(shards, high)
+        self._opened = True
+
+    def _plan_open(self) -> Steps[None]:
+        """Read the stored shard count (writing it if the counter is new);
+        BoardConfigMismatch if the count given differs."""
+        reply = yield Run(_DESCRIBE, (self.descriptor_key,),
+                          ("schema", "1", "kind", "counter", "shards", str(self.shards), "high", str(self.high)))
+        self._take(reply)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.key!r}, shards={self.shards})"
@@ -379,9 +432,30 @@ class ShardedCounterPlans:
         return int(shard)
 
     def _plan_value(self) -> Steps[int]:
-        """The exact total: every shard read in one round trip (a pipeline), summed."""
-        replies = yield [Call("get", (k,)) for k in self.shard_keys]
-        return sum(int(v) for v in replies if v is not None)
+        """The exact total: every shard key the counter ever had, read in one
+        round trip (a pipeline) with its stored count, summed; read again if
+        another process resized it meanwhile."""
+        while True:
+            replies = yield [Call("hget", (self.descriptor_key, "high")), *(Call("get", (k,)) for k in self.shard_keys)]
+            high = int(replies[0] or 0)
+            if high <= self.high:
+                return sum(int(v) for v in replies[1:] if v is not None)
+            self._opened = False
+            yield from self._plan_open()
+
+    def _plan_resize(self, shards: int) -> Steps[int]:
+        """Spread increments over ``shards`` keys from now on (for every process:
+        the count is stored); the total. Growing adds keys; shrinking leaves
+        the keys above in place, still summed by :meth:`value`, so nothing
+        counted is lost. One script and one read."""
+        if type(shards) is not int or shards < 1:
+            raise ValueError(f"shards must be an int >= 1, got {shards!r}")
+        if not self._opened:
+            yield from self._plan_open()
+        reply = yield Run(_RESIZE, (self.descriptor_key,), (str(shards),))
+        self._take(reply)
+        total = yield from self._plan_value()
+        return total
 
     def _plan_rollup(self, ttl: int | timedelta = 5) -> Steps[int]:
         """Sum the shards and cache the total for ``ttl`` (seconds or a timedelta); the total."""
@@ -413,6 +487,15 @@ class ShardedCounter(ShardedCounterPlans):
     incr = blocking(ShardedCounterPlans._plan_incr)
     decr = blocking(ShardedCounterPlans._plan_decr)
     value = blocking(ShardedCounterPlans._plan_value)
+    resize = blocking(ShardedCounterPlans._plan_resize)
+
+    def _made(self) -> None:
+        run(self._client, self._plan_open())
+
+    def open(self) -> "ShardedCounter":
+        """Read the stored shard count again (the counter reads it when it is made)."""
+        run(self._client, self._plan_open())
+        return self
     rollup = blocking(ShardedCounterPlans._plan_rollup)
     cached_value = blocking(ShardedCounterPlans._plan_cached_value)
 

@@ -6,7 +6,7 @@ nothing is written twice.
 """
 from __future__ import annotations
 
-from fastrank.runner import awaiting
+from fastrank.runner import awaiting, awaiting_opened, run_async
 from fastrank.counters.counters import GCounterReplicaPlans, PNCounterReplicaPlans, ShardedCounterPlans
 
 __all__ = ["GCounterReplica", "PNCounterReplica", "ShardedCounter"]
@@ -17,11 +17,21 @@ class ShardedCounter(ShardedCounterPlans):
 
     is_async = True  # the face this class is: checked against the client (runner.checked_client)
 
-    incr = awaiting(ShardedCounterPlans._plan_incr)
-    decr = awaiting(ShardedCounterPlans._plan_decr)
-    value = awaiting(ShardedCounterPlans._plan_value)
-    rollup = awaiting(ShardedCounterPlans._plan_rollup)
+    incr = awaiting_opened(ShardedCounterPlans._plan_incr)
+    decr = awaiting_opened(ShardedCounterPlans._plan_decr)
+    value = awaiting_opened(ShardedCounterPlans._plan_value)
+    resize = awaiting_opened(ShardedCounterPlans._plan_resize)
+    rollup = awaiting_opened(ShardedCounterPlans._plan_rollup)
     cached_value = awaiting(ShardedCounterPlans._plan_cached_value)
+
+    async def open(self) -> "ShardedCounter":
+        """Read the stored shard count (writing it if the counter is new);
+        every method does this before its first call."""
+        await run_async(self._client, self._plan_open())
+        return self
+
+    async def _opening(self) -> None:
+        await run_async(self._client, self._plan_open())
 
 
 class GCounterReplica(GCounterReplicaPlans):

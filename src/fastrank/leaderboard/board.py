@@ -58,7 +58,9 @@ from typing import (
 from redis.exceptions import ResponseError
 
 from fastrank import errors as _errors
-from fastrank.errors import SeasonFrozen
+from fastrank.errors import BoardConfigMismatch, SeasonFrozen
+from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, SCHEMA, UNSET, Unset, check_given, descriptor_key, flat,
+                                             stored_of, tz_of, tz_text)
 from fastrank.leaderboard._entries import board_entries, board_friend_entries, board_top_entries
 from fastrank.leaderboard.periods import PERIODS, expiry_ms, season_of, zone
 from fastrank.runner import (Call, Direct, Plan, Run, Steps, blocking, checked_client, direct_call, direct_run,
@@ -68,18 +70,55 @@ from fastrank.leaderboard.parts import (SIZE_LIMIT, Ranker, as_text, count_arg, 
 from fastrank.leaderboard.scorebits import Points, ScoreCodec
 
 _T = TypeVar("_T")
+_SelfSubmits = TypeVar("_SelfSubmits", bound="_Submits")
 PlayerId = Union[str, bytes, int]
 When = Union[int, float, datetime, None]
 
 RULES = ("incr", "decr", "best", "set")
 RANKINGS = {"ordinal": "o", "competition": "c", "dense": "d"}
 DEFAULT_BUCKETS = (1.0, 5.0, 10.0, 25.0, 50.0)
+BOARD_DEFAULTS: Dict[str, Any] = {"season": None, "order": "desc", "tiebreak": "earliest", "ranking": "ordinal",
+                                  "rule": "incr", "point_bits": 20, "time_bits": 33, "period": None, "tz": None,
+                                  "retain": None}
+"""The options a board stores in its descriptor, and a new board's defaults."""
+
+
+def _option_texts(options: Mapping[str, Any]) -> Dict[str, str]:
+    """Stored options as the descriptor's text ("" for None)."""
+    out = {}
+    for option, value in options.items():
+        if value is None:
+            out[option] = ""
+        elif option == "tz":
+            out[option] = tz_text(zone(value))
+        else:
+            out[option] = str(value)
+    return out
+
+
+def _options_of(stored: Mapping[str, str]) -> Dict[str, Any]:
+    """The stored options of a descriptor's text (:func:`_option_texts`'s inverse)."""
+    options: Dict[str, Any] = {}
+    for option, default in BOARD_DEFAULTS.items():
+        text = stored.get(option, "")
+        if option == "tz":
+            options[option] = tz_of(text)
+        elif option in ("point_bits", "time_bits"):
+            options[option] = int(text) if text else default
+        elif option == "retain":
+            options[option] = int(text) if text else None
+        elif option in ("order", "ranking", "rule"):
+            options[option] = text or default
+        else:  # season, tiebreak, period: "" is None
+            options[option] = text or None
+    return options
 
 SUBMIT = packaged_script("submit")
 REMOVE = packaged_script("remove")
 STANDING = packaged_script("standing")
 RANGE = packaged_script("range")
 FRIENDS = packaged_script("friends")
+SET_INFO = packaged_script("set_info")
 
 
 class Entry(NamedTuple):
@@ -164,20 +203,54 @@ class BoardPlans:
         client: Any,
         name: str,
         *,
-        season: Optional[Union[str, int]] = None,
-        order: str = "desc",
-        tiebreak: Optional[str] = "earliest",
-        ranking: str = "ordinal",
-        rule: str = "incr",
-        point_bits: int = 20,
-        time_bits: int = 33,
-        period: Optional[str] = None,
-        tz: Union[str, tzinfo, None] = None,
-        retain: Optional[int] = None,
+        season: Union[str, int, None, Unset] = UNSET,
+        order: Union[str, Unset] = UNSET,
+        tiebreak: Union[str, None, Unset] = UNSET,
+        ranking: Union[str, Unset] = UNSET,
+        rule: Union[str, Unset] = UNSET,
+        point_bits: Union[int, Unset] = UNSET,
+        time_bits: Union[int, Unset] = UNSET,
+        period: Union[str, None, Unset] = UNSET,
+        tz: Union[str, tzinfo, None, Unset] = UNSET,
+        retain: Union[int, None, Unset] = UNSET,
         buckets: Sequence[float] = DEFAULT_BUCKETS,
         cache_ttl: Optional[float] = None,
         passed: int = 3,
     ) -> None:
+        given = {"season": season, "order": order, "tiebreak": tiebreak, "ranking": ranking, "rule": rule,
+                 "point_bits": point_bits, "time_bits": time_bits, "period": period, "tz": tz, "retain": retain}
+        #: the stored options this process gave (checked against the descriptor when the board opens)
+        self._given: Dict[str, Any] = {k: v for k, v in given.items() if v is not UNSET}
+        if sorted(buckets) != list(buckets) or not buckets or not all(0 < b <= 100 for b in buckets):
+            raise ValueError(f"buckets must be increasing percentages in (0, 100], not {buckets!r}")
+        if cache_ttl is not None and not cache_ttl >= 0:
+            raise ValueError(f"cache_ttl must be >= 0 seconds or None, not {cache_ttl!r}")
+        self._client = checked_client(self, client)
+        self.name = tag_part(name, "name")
+        #: the name as it appears in the keys (``key_part``; a shard's is set by its sharded board)
+        self._key_name = key_part(self.name)
+        #: where the board's descriptor lives (None on a shard: its sharded board's holds it)
+        self._descriptor_key: Optional[str] = descriptor_key(self.name)
+        self.buckets = tuple(float(b) for b in buckets)
+        self.cache_ttl = cache_ttl
+        self.passed = count_arg(passed, "passed")
+        if self.passed > 1000:
+            raise ValueError(f"passed names at most 1000 players, not {passed}")
+        self._caches: _TopCache
+        try:  # one top-N cache per client, shared by this process's boards on it
+            self._caches = _TOP_CACHES.setdefault(client, {})
+        except TypeError:  # a client without weak references: this board's own
+            self._caches = {}
+        #: whether the descriptor was read (or written) by this instance
+        self._opened = False
+        self._configure({**BOARD_DEFAULTS, **self._given})
+        self._made()
+
+    def _configure(self, options: Dict[str, Any]) -> None:
+        """Check and take the stored options (those of :data:`BOARD_DEFAULTS`)."""
+        season, order, tiebreak, ranking = options["season"], options["order"], options["tiebreak"], options["ranking"]
+        rule, point_bits, time_bits = options["rule"], options["point_bits"], options["time_bits"]
+        period, tz, retain = options["period"], options["tz"], options["retain"]
         self.codec = ScoreCodec(order=order, tiebreak=tiebreak, point_bits=point_bits, time_bits=time_bits)
         if ranking not in RANKINGS:
             raise ValueError(f"ranking must be one of {sorted(RANKINGS)}, not {ranking!r}")
@@ -190,14 +263,6 @@ class BoardPlans:
             raise ValueError("retain needs a period")
         if retain is not None:
             count_arg(retain, "retain")
-        if sorted(buckets) != list(buckets) or not buckets or not all(0 < b <= 100 for b in buckets):
-            raise ValueError(f"buckets must be increasing percentages in (0, 100], not {buckets!r}")
-        if cache_ttl is not None and not cache_ttl >= 0:
-            raise ValueError(f"cache_ttl must be >= 0 seconds or None, not {cache_ttl!r}")
-        self._client = checked_client(self, client)
-        self.name = tag_part(name, "name")
-        #: the name as it appears in the keys (``key_part``; a shard's is set by its sharded board)
-        self._key_name = key_part(self.name)
         self.season = None if season is None else tag_part(season, "season")
         self.order = order
         self.tiebreak = tiebreak
@@ -207,20 +272,10 @@ class BoardPlans:
         self.period = period
         self.tz = zone(tz)
         self.retain = retain
-        self.buckets = tuple(float(b) for b in buckets)
-        self.cache_ttl = cache_ttl
-        self.passed = count_arg(passed, "passed")
-        if self.passed > 1000:
-            raise ValueError(f"passed names at most 1000 players, not {passed}")
         self.rank_style = RANKINGS[ranking]
         self.script_config = (b"%d" % self.codec.scale, b"1" if self.codec.desc else b"0",
                       b"1" if self.codec.mirrored else b"0", b"1" if ranking == "dense" else b"0",
                       b"%d" % self.codec.max_points)
-        self._caches: _TopCache
-        try:  # one top-N cache per client, shared by this process's boards on it
-            self._caches = _TOP_CACHES.setdefault(client, {})
-        except TypeError:  # a client without weak references: this board's own
-            self._caches = {}
         self._keys: Dict[Optional[str], Tuple[str, str, str, str, str]] = {}
         self._bytes_keys: Dict[Tuple[str, ...], Tuple[bytes, ...]] = {}
         # top(): the parser of each rank style's replies (it remembers the last one)
@@ -229,6 +284,44 @@ class BoardPlans:
         self._top_plans: Dict[Tuple[Any, ...], Direct[List[Entry]]] = {}
         self._top_by_n: Dict[int, Tuple[Optional[str], Direct[List[Entry]]]] = {}  # top(n)'s, by n
         self._rank_method = "zrevrank" if self.codec.desc else "zrank"
+
+    # -- the descriptor (fastrank.leaderboard.descriptor) ------------------------
+
+    def descriptor(self) -> Dict[str, str]:
+        """The stored options as the descriptor holds them (text)."""
+        return {"schema": SCHEMA, "kind": "board", **_option_texts(self._options())}
+
+    @property
+    def descriptor_key(self) -> Optional[str]:
+        """The key of the board's descriptor (None on a shard of a sharded board)."""
+        return self._descriptor_key
+
+    def _options(self) -> Dict[str, Any]:
+        return {"season": self.season, "order": self.order, "tiebreak": self.tiebreak, "ranking": self.ranking,
+                "rule": self.rule, "point_bits": self.point_bits, "time_bits": self.time_bits,
+                "period": self.period, "tz": self.tz, "retain": self.retain}
+
+    def _plan_open(self) -> Steps[None]:
+        """Read the board's descriptor, writing it first if the board is new;
+        BoardConfigMismatch if an option given differs from a stored one."""
+        assert self._descriptor_key is not None, "a shard is opened by its sharded board"
+        reply = yield Run(DESCRIBE, (self._descriptor_key,), flat(self.descriptor()))
+        self._take(stored_of(reply))
+        self._opened = True
+
+    def _take(self, stored: Dict[str, str], kind: str = "board") -> None:
+        """Check the options given against a stored descriptor, then use the stored ones."""
+        if stored.get("schema") != SCHEMA or stored.get("kind") != kind:
+            raise BoardConfigMismatch("leaderboard", self.name, "kind",
+                                      f"{stored.get('kind')} (schema {stored.get('schema')})", f"{kind} (schema {SCHEMA})")
+        options = _options_of(stored)
+        check_given("leaderboard", self.name, stored, _option_texts(self._given), self._given, options)
+        if _option_texts(options) != _option_texts(self._options()):
+            self._configure(options)
+            self.forget_cached()
+
+    def _made(self) -> None:
+        """Called at the end of construction: a sync face opens the board here."""
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.name!r}, season={self.current_season()!r}, order={self.order!r}, "
@@ -310,8 +403,16 @@ class BoardPlans:
 
     def plan(self, method: str, *args: Any, **kwargs: Any) -> Plan[Any]:
         """The plan of the public method ``method`` (``"top"``, ``"rank"``...),
-        to run inside another plan (``yield from steps(board.plan(...))``)."""
+        to run inside another plan (``yield from steps(board.plan(...))``); on
+        a board not opened yet, the plan opens it first."""
+        if not self._opened:
+            return self._opened_first(method, args, kwargs)
         return getattr(self, "_plan_" + method)(*args, **kwargs)  # type: ignore[no-any-return]
+
+    def _opened_first(self, method: str, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Steps[Any]:
+        yield from self._plan_open()
+        result = yield from steps(getattr(self, "_plan_" + method)(*args, **kwargs))
+        return result
 
     def translate_error(self, exc: ResponseError) -> Exception:
         """The exception a board script's error reply stands for (a
@@ -436,7 +537,9 @@ class BoardPlans:
         return bool(reply)
 
     def _plan_set_info(self, player: PlayerId, mapping: Mapping[str, Any]) -> Steps[None]:
-        """Store a player's entry data (display name, country...), replacing any before. O(1)."""
+        """Store a player's entry data (display name, country...), replacing any
+        before; SeasonFrozen on a season rolled over. One script, O(1). Entry
+        data is the player's: a rollover carries it into the new season."""
         member = player_id(player)
         if not isinstance(mapping, Mapping):
             raise TypeError(f"info must be a mapping, not {type(mapping).__name__}")
@@ -446,10 +549,10 @@ class BoardPlans:
             raise ValueError(f"entry data must be standard JSON: NaN and infinities have no JSON form "
                              f"({exc})") from None
         keys, expire = self._write_target(self.codec.tick_of(None, time.time()))
-        calls = [Call("hset", (keys[4], member, text))]
-        if expire:
-            calls.append(Call("pexpireat", (keys[4], expire)))
-        yield calls
+        try:
+            yield Run(SET_INFO, self._encoded(keys), (*self.script_config, member, text, expire))
+        except ResponseError as exc:
+            raise self.translate_error(exc) from exc
         self.forget_cached()
 
     def _plan_rollover(self, new_season: Union[str, int], *, archive: Union[int, timedelta, None] = None) -> Steps[None]:
@@ -470,9 +573,39 @@ class BoardPlans:
             if seconds <= 0:
                 raise ValueError(f"archive must be a positive number of seconds, not {archive!r}")
             calls += [Call("expire", (key, seconds)) for key in keys]
+        if self._descriptor_key is not None:
+            # the descriptor moves first, only from the season this process
+            # holds: a process that rolled over meanwhile wins, this one re-reads
+            moved = yield Run(REDESCRIBE, (self._descriptor_key,), ("season", self.season or "", new))
+            if moved:
+                stored = stored_of(moved)
+                self._given.pop("season", None)
+                self._configure(_options_of(stored))
+                self.forget_cached()
+                raise SeasonFrozen(f"leaderboard {self.name!r} was rolled over to season "
+                                   f"{stored.get('season')!r} meanwhile (by another process); it uses that season now")
+        if self._descriptor_key is not None and self.season is not None:
+            calls.append(Call("hset", (self._descriptor_key, "past:" + self.season, "1")))
         yield calls
+        yield from self._carry_info(keys[4], self.keys(new)[4])
         self.season = new
+        if "season" in self._given:
+            self._given["season"] = new
+        self._keys.clear()
+        self._top_plans.clear()
+        self._top_by_n.clear()
         self.forget_cached()
+
+    def _carry_info(self, old_key: str, new_key: str, batch: int = 1000) -> Steps[None]:
+        """Copy the entry data of a season into the next one (HSCAN in batches;
+        data already written to the new season wins)."""
+        cursor: Any = 0
+        while True:
+            cursor, found = yield Call("hscan", (old_key, cursor), {"count": batch})
+            if found:
+                yield [Call("hsetnx", (new_key, field, value)) for field, value in found.items()]
+            if int(cursor) == 0:
+                return
 
     # -- reads --------------------------------------------------------------
 
@@ -670,9 +803,12 @@ class BoardPlans:
 
 
 class _Submits(Protocol):
-    """What the submit faces need of a board: its client and its submit plan."""
+    """What the submit faces need of a board: its client, its submit and open plans."""
 
     _client: Any
+    _opened: bool
+
+    def _plan_open(self) -> Steps[None]: ...
 
     def _plan_submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
                      with_rank: bool = False) -> Plan[Any]: ...
@@ -683,6 +819,15 @@ class SyncSubmit:
     its return type following ``with_rank``."""
 
     is_async = False  # the face this class is: checked against the client (runner.checked_client)
+
+    def _made(self: _Submits) -> None:
+        run(self._client, self._plan_open())
+
+    def open(self: _SelfSubmits) -> _SelfSubmits:
+        """Read the board's stored options again (a sync board reads them when
+        it is made; a board made meanwhile by another process is found so)."""
+        run(self._client, self._plan_open())
+        return self
 
     @overload
     def submit(self: _Submits, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
@@ -706,6 +851,18 @@ class AsyncSubmit:
 
     is_async = True  # the face this class is: checked against the client (runner.checked_client)
 
+    async def open(self: _SelfSubmits) -> _SelfSubmits:
+        """Read the board's stored options (its descriptor), writing them if the
+        board is new; BoardConfigMismatch if an option given differs. Every
+        method does this once, before its first call; ``await board.open()``
+        checks the options up front."""
+        await run_async(self._client, self._plan_open())
+        return self
+
+    async def _opening(self: _Submits) -> None:
+        if not self._opened:
+            await run_async(self._client, self._plan_open())
+
     @overload
     async def submit(self: _Submits, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
                      with_rank: Literal[False] = False) -> Points: ...
@@ -717,6 +874,8 @@ class AsyncSubmit:
     async def submit(self: _Submits, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
                      with_rank: bool = False) -> Union[Points, Change]:
         """:meth:`fastrank.Leaderboard.submit` as a coroutine."""
+        if not self._opened:
+            await run_async(self._client, self._plan_open())
         return await run_async(self._client, self._plan_submit(
             player, points, at=at, rule=rule, with_rank=with_rank))
 

@@ -10,34 +10,35 @@ from __future__ import annotations
 
 from typing import AsyncIterator, Optional, Union
 
-from fastrank.runner import awaiting, run_async
+from fastrank.runner import awaiting_opened, run_async
 from fastrank.leaderboard.board import AsyncSubmit, BoardPlans, Entry
 
 class Leaderboard(AsyncSubmit, BoardPlans):
     """:class:`fastrank.Leaderboard` over an asyncio client: every method is a coroutine."""
 
-    submit_many = awaiting(BoardPlans._plan_submit_many)
-    set_points = awaiting(BoardPlans._plan_set_points)
-    remove = awaiting(BoardPlans._plan_remove)
-    set_info = awaiting(BoardPlans._plan_set_info)
-    rollover = awaiting(BoardPlans._plan_rollover)
-    score = awaiting(BoardPlans._plan_score)
-    rank = awaiting(BoardPlans._plan_rank)
-    count = awaiting(BoardPlans._plan_count)
-    rank_for = awaiting(BoardPlans._plan_rank_for)
-    top = awaiting(BoardPlans._plan_top)
-    standings = awaiting(BoardPlans._plan_standings)
-    page = awaiting(BoardPlans._plan_page)
-    around = awaiting(BoardPlans._plan_around)
-    friends = awaiting(BoardPlans._plan_friends)
-    percentile = awaiting(BoardPlans._plan_percentile)
-    bucket = awaiting(BoardPlans._plan_bucket)
-    info = awaiting(BoardPlans._plan_info)
+    submit_many = awaiting_opened(BoardPlans._plan_submit_many)
+    set_points = awaiting_opened(BoardPlans._plan_set_points)
+    remove = awaiting_opened(BoardPlans._plan_remove)
+    set_info = awaiting_opened(BoardPlans._plan_set_info)
+    rollover = awaiting_opened(BoardPlans._plan_rollover)
+    score = awaiting_opened(BoardPlans._plan_score)
+    rank = awaiting_opened(BoardPlans._plan_rank)
+    count = awaiting_opened(BoardPlans._plan_count)
+    rank_for = awaiting_opened(BoardPlans._plan_rank_for)
+    top = awaiting_opened(BoardPlans._plan_top)
+    standings = awaiting_opened(BoardPlans._plan_standings)
+    page = awaiting_opened(BoardPlans._plan_page)
+    around = awaiting_opened(BoardPlans._plan_around)
+    friends = awaiting_opened(BoardPlans._plan_friends)
+    percentile = awaiting_opened(BoardPlans._plan_percentile)
+    bucket = awaiting_opened(BoardPlans._plan_bucket)
+    info = awaiting_opened(BoardPlans._plan_info)
 
     async def iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
                    season: Optional[Union[str, int]] = None) -> AsyncIterator[Entry]:
         """Every entry in rank order, ``batch`` at a time (``async for``); see
         :meth:`fastrank.Leaderboard.iter`."""
+        await self._opening()
         ranker = self._iter_start(batch, ranking)
         start = 0
         while True:

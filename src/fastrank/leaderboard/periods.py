@@ -10,7 +10,7 @@ readable. Each function is O(1).
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone, tzinfo
-from typing import Optional, Union
+from typing import List, Optional, Union
 
 PERIODS = ("day", "week", "month")
 
@@ -67,3 +67,14 @@ def expiry_ms(period: str, moment: datetime, tz: tzinfo, retain: Optional[int]) 
     for _ in range(retain + 1):
         end = _next(period, end)
     return int(end.timestamp() * 1000)
+
+
+def recent_seasons(period: str, moment: datetime, tz: tzinfo, count: int) -> List[str]:
+    """The season names of the period holding ``moment`` and the ``count``
+    periods before it, newest first."""
+    start = _start(period, moment.astimezone(tz))
+    names = [season_of(period, start, tz)]
+    for _ in range(count):
+        start = _start(period, (start - timedelta(seconds=1)).astimezone(tz))
+        names.append(season_of(period, start, tz))
+    return names

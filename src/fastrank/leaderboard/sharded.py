@@ -27,40 +27,208 @@ board fed the same events answers:
 """
 from __future__ import annotations
 
+import functools
 import zlib
+from datetime import datetime, timezone
 from collections import deque
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
 
-from fastrank.runner import Call, Steps, blocking, checked_client, run, steps
+from fastrank.errors import SeasonFrozen
+from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, UNSET, Unset, check_given, descriptor_key, flat,
+                                             stored_of)
+from fastrank.leaderboard.periods import recent_seasons
+from fastrank.runner import Call, Plan, Run, Steps, blocking, checked_client, run, steps
 from fastrank.leaderboard.scorebits import Points
 from fastrank.leaderboard.board import BoardPlans, Change, Entry, PlayerId, SyncSubmit, When
 from fastrank.leaderboard.parts import (SIZE_LIMIT, Ranker, as_bytes, as_text, count_arg, info_of, key_part, page_slice,
                                          player_id, tag_part)
 
-__all__ = ["ShardedLeaderboard", "ShardedBoardPlans"]
+if TYPE_CHECKING:
+    from typing_extensions import Concatenate, ParamSpec
+
+    _P = ParamSpec("_P")
+
+_T = TypeVar("_T")
+
+__all__ = ["ShardedLeaderboard", "ShardedBoardPlans", "guarded"]
 
 Pair = Tuple[Any, float]
+
+
+class _Moved(Exception):
+    """The board's layout moved under a plan (another process resharded it)."""
+
+
+def _checked(board: ShardedBoardPlans, inner: Steps[_T], generation: int) -> Steps[_T]:
+    """Drive ``inner``, reading the descriptor's layout generation in the same
+    pipeline as its first command; _Moved when it is not ``generation``."""
+    try:
+        step = next(inner)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    probe = Call("hget", (board._descriptor_key, "generation"))
+    checked = False
+    while True:
+        try:
+            if not checked and isinstance(step, (Call, list)) and (
+                    isinstance(step, Call) or all(isinstance(c, Call) for c in step)):
+                checked = True
+                sent = [step, probe] if isinstance(step, Call) else [*step, probe]
+                replies = yield sent
+                if as_text(replies[-1] or b"") != str(generation):
+                    inner.close()
+                    raise _Moved()
+                reply = replies[0] if isinstance(step, Call) else replies[:-1]
+            else:
+                reply = yield step
+        except _Moved:
+            raise
+        except Exception as exc:  # noqa: BLE001 -- the inner plan's to handle or re-raise
+            try:
+                step = inner.throw(exc)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
+            continue
+        try:
+            step = inner.send(reply)
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+
+
+def guarded(plan: Callable[Concatenate[ShardedBoardPlans, _P], Plan[_T]]
+            ) -> Callable[Concatenate[ShardedBoardPlans, _P], Steps[_T]]:
+    """The plan of a sharded board's method, run on the layout the descriptor
+    names: the board opens first if it has not; the first round of reads
+    carries one HGET of the layout generation, and a write refused by a
+    frozen shard reads it; when it moved (a reshard by another process) the
+    board takes the new layout and the plan runs again on it."""
+
+    def run_guarded(self: ShardedBoardPlans, *args: Any, **kwargs: Any) -> Steps[_T]:
+        held = self._reference.season if self._opened else None
+        for _ in range(8):
+            if not self._opened:
+                yield from self._plan_open()
+                if held is not None and self._reference.season != held:
+                    raise SeasonFrozen(f"leaderboard {self.name!r} was rolled over to season "
+                                       f"{self._reference.season!r} (and resharded) meanwhile; it uses that "
+                                       f"season now")
+            generation = self.generation
+            try:
+                result = yield from _checked(self, steps(plan(self, *args, **kwargs)), generation)
+            except _Moved:
+                self._opened = False
+                continue
+            except SeasonFrozen as exc:
+                if getattr(exc, "applied", None):
+                    raise  # part of it was written: not run again
+                now = yield Call("hget", (self._descriptor_key, "generation"))
+                if as_text(now or b"") == str(generation):
+                    raise
+                self._opened = False
+                continue
+            return result
+        raise RuntimeError(f"sharded leaderboard {self.name!r} was resharded again and again while a call ran")
+
+    functools.update_wrapper(run_guarded, plan)
+    return run_guarded  # type: ignore[return-value]
+
+
+PRESENTATION = ("buckets", "cache_ttl", "passed")
+"""Options each process chooses for itself (not stored in the descriptor)."""
 
 
 class ShardedBoardPlans:
     """The sharded board's configuration and methods as plans (no I/O here)."""
 
-    def __init__(self, client: Any, name: str, shards: int = 8, **options: Any) -> None:
-        if isinstance(shards, bool) or not isinstance(shards, int) or shards < 1:
+    def __init__(self, client: Any, name: str, shards: Union[int, Unset] = UNSET, **options: Any) -> None:
+        if shards is not UNSET and (isinstance(shards, bool) or not isinstance(shards, int) or shards < 1):
             raise ValueError(f"shards must be an int >= 1, not {shards!r}")
         self._client = checked_client(self, client)
         self.name = tag_part(name, "name")
-        self._options = dict(options)
-        self._layout(shards)
+        self._given_shards = shards
+        # the options, checked (and kept, with those given) by a board of the same options
+        self._reference = BoardPlans(self._client, self.name, **options)
+        self._reference._descriptor_key = None
+        self._reference._opened = True
+        self._descriptor_key = descriptor_key(self.name)
+        self._opened = False
+        #: the seasons rolled over before (from the descriptor), copied by a reshard
+        self._past: List[str] = []
+        self._options: Dict[str, Any] = {k: v for k, v in options.items() if k in PRESENTATION}
+        self._options.update(self._reference._options())
+        self._layout(8 if isinstance(shards, Unset) else shards, 1)
+        self._made()
 
-    def _layout(self, shards: int) -> None:
+    def _made(self) -> None:
+        """Called at the end of construction: a sync face opens the board here."""
+
+    @property
+    def descriptor_key(self) -> str:
+        """The key of the board's descriptor."""
+        return self._descriptor_key
+
+    @property
+    def season(self) -> Optional[str]:
+        """The season writes go to (None without seasons; see :meth:`current_season`)."""
+        return self._reference.season
+
+    def current_season(self) -> Optional[str]:
+        """The season reads use by default (the current period on a periodic board)."""
+        return self._reference.current_season()
+
+    def season_at(self, at: When) -> Optional[str]:
+        """The season a write dated ``at`` goes to (see :meth:`Leaderboard.season_at`)."""
+        return self._reference.season_at(at)
+
+    def descriptor(self) -> Dict[str, str]:
+        """The stored options, shard count and layout generation as the descriptor holds them (text)."""
+        return {**self._reference.descriptor(), "kind": "sharded", "shards": str(self.shards),
+                "generation": str(self.generation), "planned": str(self.generation)}
+
+    def _plan_open(self) -> Steps[None]:
+        """Read the board's descriptor (writing it if the board is new): the
+        options, the shard count and the layout generation; BoardConfigMismatch
+        if an option or shard count given differs."""
+        reply = yield Run(DESCRIBE, (self._descriptor_key,), flat(self.descriptor()))
+        self._take(stored_of(reply))
+        self._opened = True
+
+    def _take(self, stored: Dict[str, str]) -> None:
+        self._reference._take(stored, "sharded")
+        if not isinstance(self._given_shards, Unset):
+            check_given("sharded leaderboard", self.name, stored, {"shards": str(self._given_shards)},
+                        {"shards": self._given_shards}, {"shards": int(stored.get("shards", "0"))})
+            # checked once: the layout may move later (a reshard), and this board follows it
+            self._given_shards = UNSET
+        self._options.update(self._reference._options())
+        self._past = sorted(k[5:] for k in stored if k.startswith("past:"))
+        self._stored = stored
+        shards, generation = int(stored["shards"]), int(stored["generation"])
+        if (shards, generation) != (self.shards, self.generation) or self.boards[0].season != self._reference.season:
+            self._layout(shards, generation)
+
+    def _shard_names(self, shards: int, generation: int) -> List[Tuple[str, str]]:
+        """Each shard's (board name, name in its keys) in the layout (shards, generation)."""
+        suffix = "" if generation == 1 else f".g{generation}"
+        # the raw "~" marks a shard: a name's own "~" is escaped, so no plain
+        # board (nor another sharded board) can reach these keys
+        return [(f"{self.name}~{shards}.{i}{suffix}", f"{key_part(self.name)}~{shards}.{i}{suffix}")
+                for i in range(shards)]
+
+    def _shard_boards(self, shards: int, generation: int) -> List[BoardPlans]:
+        boards = []
+        for name, key_name in self._shard_names(shards, generation):
+            board = BoardPlans(self._client, name, **self._options)
+            board._key_name = key_name
+            board._descriptor_key = None  # the sharded board's descriptor describes its shards
+            board._opened = True
+            boards.append(board)
+        return boards
+
+    def _layout(self, shards: int, generation: int) -> None:
         self.shards = shards
-        self.boards = [BoardPlans(self._client, f"{self.name}~{shards}.{i}", **self._options)
-                       for i in range(shards)]
-        for i, board in enumerate(self.boards):
-            # the raw "~" marks a shard: a name's own "~" is escaped, so no plain
-            # board (nor another sharded board) can reach these keys
-            board._key_name = f"{key_part(self.name)}~{shards}.{i}"
+        self.generation = generation
+        self.boards = self._shard_boards(shards, generation)
         ref = self.boards[0]
         self.codec = ref.codec
         self.ranking = ref.ranking
@@ -180,8 +348,8 @@ class ShardedBoardPlans:
 
     # -- writes ---------------------------------------------------------------------
 
-    def _plan_submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-                     with_rank: bool = False) -> Steps[Any]:
+    def _submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
+                with_rank: bool = False) -> Steps[Any]:
         """Apply a result on the player's shard (one atomic script); the new points,
         or with ``with_rank=True`` a :class:`Change` with global ranks, read
         around the write."""
@@ -204,6 +372,9 @@ class ShardedBoardPlans:
             between = yield from self._between(float(score), float(old), member, limit, season)
             passed = [as_text(m) for m, _ in between]
         return Change(new_points, rank, previous, passed)
+
+
+    _plan_submit = guarded(_submit)
 
     def _between(self, new: float, old: float, member: Any, limit: int,
                  season: Optional[Union[str, int]] = None) -> Steps[List[Pair]]:
@@ -284,10 +455,40 @@ class ShardedBoardPlans:
         yield from steps(self._board(player)._plan_set_info(player, mapping))
 
     def _plan_rollover(self, new_season: Union[str, int], *, archive: Any = None) -> Steps[None]:
-        """Roll every shard over to ``new_season`` (see :meth:`Leaderboard.rollover`)."""
+        """Roll every shard over to ``new_season`` (see :meth:`Leaderboard.rollover`):
+        the descriptor moves first (only from the season this process holds),
+        then every shard's current season is frozen."""
+        yield from self._plan_open()  # the layout and season stored now
+        ref = self._reference
+        if ref.period is not None:
+            raise ValueError("a periodic board rolls over by itself; rollover() is for named seasons")
+        new = tag_part(new_season, "season")
+        old = ref.season
+        if old is not None and new == old:
+            raise ValueError(f"leaderboard {self.name!r} is in season {new!r} already: roll over to a new name")
+        if new in self._past:
+            raise SeasonFrozen(f"leaderboard {self.name!r}: season {new!r} was played and frozen before; "
+                               f"roll over to a new name")
+        for board in self.boards:  # refused before the descriptor moves
+            if (yield Call("hexists", (board.keys(new)[3], "frozen"))):
+                raise SeasonFrozen(f"leaderboard {self.name!r}: season {new!r} was played and frozen before; "
+                                   f"roll over to a new name")
+        moved = yield Run(REDESCRIBE, (self._descriptor_key,), ("season", old or "", new))
+        if moved:
+            ref._given.pop("season", None)
+            self._take(stored_of(moved))
+            raise SeasonFrozen(f"leaderboard {self.name!r} was rolled over to season {ref.season!r} meanwhile "
+                               f"(by another process); it uses that season now")
         for board in self.boards:
-            yield from steps(board._plan_rollover(new_season, archive=archive))
-        self._options["season"] = new_season
+            board._descriptor_key = None
+            yield from steps(board._plan_rollover(new, archive=archive))
+        if old is not None:
+            yield Call("hset", (self._descriptor_key, "past:" + old, "1"))
+            self._past.append(old)
+        ref.season = new
+        if "season" in ref._given:
+            ref._given["season"] = new
+        self._options["season"] = new
 
     # -- reads ------------------------------------------------------------------------
 
@@ -501,61 +702,115 @@ class ShardedBoardPlans:
         return {"cursors": [0] * self.shards, "buffers": [deque() for _ in range(self.shards)],
                 "done": [False] * self.shards}
 
-    def _plan_reshard(self, new_count: int, *, batch: int = 10_000, progress: Any = None) -> Steps[int]:
-        """Move every player to a layout of ``new_count`` shards; how many moved.
+    def _seasons(self) -> List[Optional[str]]:
+        """The seasons a reshard copies, the current one first: the seasons
+        rolled over before, or on a periodic board the periods its retention
+        keeps (the current one only without ``retain``)."""
+        ref = self._reference
+        if ref.period is not None:
+            return list(recent_seasons(ref.period, datetime.now(timezone.utc), ref.tz, ref.retain or 0))
+        return [ref.season, *[p for p in self._past if p != ref.season]]
 
-        The old shards are frozen first (writes to them are refused) and keep
-        answering reads while their entries, entry data and dense companions
-        are copied; then this board switches to the new layout and the old
-        keys go (each old shard keeps its frozen marker, so a process still
-        using the old count gets a clear error instead of a silent write).
-        ``progress(moved, total)`` runs after each batch (reads are exact then).
+    def _plan_reshard(self, new_count: int, *, batch: int = 10_000, progress: Any = None) -> Steps[int]:
+        """Move every player to a layout of ``new_count`` shards; how many moved
+        (in the current season).
+
+        The layout gets a new generation, whose key names no layout used
+        before. The old shards are frozen first (writes to them are refused,
+        and a process still on the old layout re-reads the descriptor and
+        writes to the new one) and keep answering reads while their entries,
+        entry data and dense companions are copied, season by season (the
+        current one, those rolled over before); then the descriptor switches
+        to the new layout in one script and the old keys go, but for their
+        frozen markers. A reshard interrupted part-way is finished by the next
+        ``reshard`` (from any process): it first drops the half-made layout,
+        so nothing is counted twice. ``progress(moved, total)`` runs after
+        each batch of the current season (reads are exact then).
         """
         if isinstance(new_count, bool) or not isinstance(new_count, int) or new_count < 1:
             raise ValueError(f"shards must be an int >= 1, not {new_count!r}")
+        yield from self._plan_open()
+        desc = self._descriptor_key
+        pending = self._stored.get("next", "")
+        seasons = self._seasons()
+        current = seasons[0]
+        writable = seasons if self._reference.period is not None else [current]
+        if pending:  # an interrupted reshard: its half-made layout goes first
+            count, generation = (int(x) for x in pending.split("."))
+            yield [Call("delete", (k,)) for b in self._shard_boards(count, generation) for season in seasons
+                   for k in b.keys(season)]
         if new_count == self.shards:
+            if pending:  # back to writing on the layout that stays
+                yield [Call("hdel", (b.keys(season)[3], "frozen")) for b in self.boards for season in writable] + [
+                    Call("hdel", (desc, "next"))]
             return 0
+        generation = int((yield Call("hincrby", (desc, "planned", 1))))
+        yield Call("hset", (desc, "next", f"{new_count}.{generation}"))
         old = list(self.boards)
-        total = yield from self._plan_count()
-        yield [Call("hset", (self._key(b, None, 3), "frozen", "1")) for b in old]
-        target = ShardedBoardPlans(self._client, self.name, new_count, **self._options)
+        total = sum(int(n) for n in (yield [Call("zcard", (b.keys(current)[0],)) for b in old]))
+        yield [Call("hset", (b.keys(season)[3], "frozen", "1")) for b in old for season in writable]
+        target = self._shard_boards(new_count, generation)
+        dense = self.ranking == "dense"
         moved = 0
-        for board in old:
-            key, info_key = self._key(board), self._key(board, None, 4)
-            start = 0
-            while True:
-                pairs = yield board._slice_call(key, start, start + batch - 1)
-                if not pairs:
-                    break
-                start += len(pairs)
-                groups: Dict[int, Dict[Any, float]] = {}
-                for m, s in pairs:
-                    groups.setdefault(target.shard_of(m), {})[m] = float(s)
-                members = [m for m, _ in pairs]
-                infos = yield Call("hmget", (info_key, members))
-                calls = []
-                for shard, mapping in groups.items():
-                    dest = target.boards[shard]
-                    calls.append(Call("zadd", (self._key(dest), mapping)))
-                for m, text in zip(members, infos):
-                    if text is not None:
-                        calls.append(Call("hset", (self._key(target._board(as_text(m)), None, 4), m, text)))
-                if target.ranking == "dense":
-                    for shard, mapping in groups.items():
-                        dest = target.boards[shard]
-                        for s in mapping.values():
-                            field = "%.17g" % self.codec.points(s)
-                            calls.append(Call("hincrby", (self._key(dest, None, 2), field, 1)))
-                            calls.append(Call("zadd", (self._key(dest, None, 1), {field: float(field)})))
-                yield calls
-                moved += len(pairs)
-                if progress is not None:
-                    progress(moved, total)
-        doomed = [k for b in old for k in (self._key(b), self._key(b, None, 1), self._key(b, None, 2),
-                                           self._key(b, None, 4))]
-        yield [Call("delete", (k,)) for k in doomed]
-        self._layout(new_count)
+        for season in seasons:
+            ttls = yield [Call("pttl", (b.keys(season)[0],)) for b in old]
+            for board in old:
+                key, info_key = board.keys(season)[0], board.keys(season)[4]
+                start = 0
+                while True:
+                    pairs = yield board._slice_call(key, start, start + batch - 1)
+                    if not pairs:
+                        break
+                    start += len(pairs)
+                    groups: Dict[int, Dict[Any, float]] = {}
+                    for m, sc in pairs:
+                        groups.setdefault(zlib.crc32(as_bytes(m)) % new_count, {})[m] = float(sc)
+                    members = [m for m, _ in pairs]
+                    infos = yield Call("hmget", (info_key, members))
+                    calls = [Call("zadd", (target[shard].keys(season)[0], mapping)) for shard, mapping in groups.items()]
+                    for m, text in zip(members, infos):
+                        if text is not None:
+                            dest = target[zlib.crc32(as_bytes(m)) % new_count]
+                            calls.append(Call("hset", (dest.keys(season)[4], m, text)))
+                    if dense:
+                        for shard, mapping in groups.items():
+                            dest_keys = target[shard].keys(season)
+                            for sc in mapping.values():
+                                field = "%.17g" % self.codec.points(sc)
+                                calls.append(Call("hincrby", (dest_keys[2], field, 1)))
+                                calls.append(Call("zadd", (dest_keys[1], {field: float(field)})))
+                    yield calls
+                    if season == current:
+                        moved += len(pairs)
+                        if progress is not None:
+                            progress(moved, total)
+            # entry data of players no longer (or not yet) on the board, as it was
+            left = yield [Call("hgetall", (b.keys(season)[4],)) for b in old]
+            extra = [Call("hsetnx", (target[zlib.crc32(as_bytes(m)) % new_count].keys(season)[4], m, text))
+                     for mapping in left for m, text in mapping.items()]
+            if extra:
+                yield extra
+            after = []
+            if season not in writable:  # a season rolled over before stays frozen
+                after += [Call("hset", (t.keys(season)[3], "frozen", "1")) for t in target]
+            ttl = max(int(t) for t in ttls)
+            if ttl > 0:  # an archived season keeps its expiry
+                after += [Call("pexpire", (k, ttl)) for t in target for k in t.keys(season)]
+            if after:
+                yield after
+        switched = yield Run(REDESCRIBE, (desc,), ("shards", str(self.shards), str(new_count),
+                                                   "generation", str(self.generation), str(generation),
+                                                   "next", f"{new_count}.{generation}", ""))
+        if switched:
+            raise RuntimeError(f"sharded leaderboard {self.name!r} was resharded meanwhile by another process; "
+                               f"this reshard's copy is dropped by the next reshard")
+        yield [Call("delete", (k,)) for b in old for season in seasons
+               for i, k in enumerate(b.keys(season)) if i != 3]
+        self._layout(new_count, generation)
+        self._stored = {**self._stored, "shards": str(new_count), "generation": str(generation), "next": ""}
         return moved
+
+
 
 
 class ShardedLeaderboard(SyncSubmit, ShardedBoardPlans):
@@ -564,23 +819,23 @@ class ShardedLeaderboard(SyncSubmit, ShardedBoardPlans):
     ``ShardedLeaderboard(client, name, shards=8, **the options of Leaderboard)``
     """
 
-    submit_many = blocking(ShardedBoardPlans._plan_submit_many)
-    set_points = blocking(ShardedBoardPlans._plan_set_points)
-    remove = blocking(ShardedBoardPlans._plan_remove)
-    set_info = blocking(ShardedBoardPlans._plan_set_info)
+    submit_many = blocking(guarded(ShardedBoardPlans._plan_submit_many))
+    set_points = blocking(guarded(ShardedBoardPlans._plan_set_points))
+    remove = blocking(guarded(ShardedBoardPlans._plan_remove))
+    set_info = blocking(guarded(ShardedBoardPlans._plan_set_info))
     rollover = blocking(ShardedBoardPlans._plan_rollover)
-    score = blocking(ShardedBoardPlans._plan_score)
-    rank = blocking(ShardedBoardPlans._plan_rank)
-    count = blocking(ShardedBoardPlans._plan_count)
-    rank_for = blocking(ShardedBoardPlans._plan_rank_for)
-    top = blocking(ShardedBoardPlans._plan_top)
-    standings = blocking(ShardedBoardPlans._plan_standings)
-    page = blocking(ShardedBoardPlans._plan_page)
-    around = blocking(ShardedBoardPlans._plan_around)
-    friends = blocking(ShardedBoardPlans._plan_friends)
-    percentile = blocking(ShardedBoardPlans._plan_percentile)
-    bucket = blocking(ShardedBoardPlans._plan_bucket)
-    info = blocking(ShardedBoardPlans._plan_info)
+    score = blocking(guarded(ShardedBoardPlans._plan_score))
+    rank = blocking(guarded(ShardedBoardPlans._plan_rank))
+    count = blocking(guarded(ShardedBoardPlans._plan_count))
+    rank_for = blocking(guarded(ShardedBoardPlans._plan_rank_for))
+    top = blocking(guarded(ShardedBoardPlans._plan_top))
+    standings = blocking(guarded(ShardedBoardPlans._plan_standings))
+    page = blocking(guarded(ShardedBoardPlans._plan_page))
+    around = blocking(guarded(ShardedBoardPlans._plan_around))
+    friends = blocking(guarded(ShardedBoardPlans._plan_friends))
+    percentile = blocking(guarded(ShardedBoardPlans._plan_percentile))
+    bucket = blocking(guarded(ShardedBoardPlans._plan_bucket))
+    info = blocking(guarded(ShardedBoardPlans._plan_info))
     reshard = blocking(ShardedBoardPlans._plan_reshard)
 
     def iter(self, batch: int = 1000, *, ranking: Optional[str] = None,

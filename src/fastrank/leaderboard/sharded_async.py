@@ -9,7 +9,7 @@ from typing import AsyncIterator, Optional, Union
 
 from fastrank.runner import awaiting, run_async
 from fastrank.leaderboard.board import AsyncSubmit, Entry
-from fastrank.leaderboard.sharded import ShardedBoardPlans
+from fastrank.leaderboard.sharded import ShardedBoardPlans, guarded
 
 __all__ = ["ShardedLeaderboard"]
 
@@ -17,28 +17,30 @@ __all__ = ["ShardedLeaderboard"]
 class ShardedLeaderboard(AsyncSubmit, ShardedBoardPlans):
     """:class:`fastrank.ShardedLeaderboard` over an asyncio client."""
 
-    submit_many = awaiting(ShardedBoardPlans._plan_submit_many)
-    set_points = awaiting(ShardedBoardPlans._plan_set_points)
-    remove = awaiting(ShardedBoardPlans._plan_remove)
-    set_info = awaiting(ShardedBoardPlans._plan_set_info)
+    submit_many = awaiting(guarded(ShardedBoardPlans._plan_submit_many))
+    set_points = awaiting(guarded(ShardedBoardPlans._plan_set_points))
+    remove = awaiting(guarded(ShardedBoardPlans._plan_remove))
+    set_info = awaiting(guarded(ShardedBoardPlans._plan_set_info))
     rollover = awaiting(ShardedBoardPlans._plan_rollover)
-    score = awaiting(ShardedBoardPlans._plan_score)
-    rank = awaiting(ShardedBoardPlans._plan_rank)
-    count = awaiting(ShardedBoardPlans._plan_count)
-    rank_for = awaiting(ShardedBoardPlans._plan_rank_for)
-    top = awaiting(ShardedBoardPlans._plan_top)
-    standings = awaiting(ShardedBoardPlans._plan_standings)
-    page = awaiting(ShardedBoardPlans._plan_page)
-    around = awaiting(ShardedBoardPlans._plan_around)
-    friends = awaiting(ShardedBoardPlans._plan_friends)
-    percentile = awaiting(ShardedBoardPlans._plan_percentile)
-    bucket = awaiting(ShardedBoardPlans._plan_bucket)
-    info = awaiting(ShardedBoardPlans._plan_info)
+    score = awaiting(guarded(ShardedBoardPlans._plan_score))
+    rank = awaiting(guarded(ShardedBoardPlans._plan_rank))
+    count = awaiting(guarded(ShardedBoardPlans._plan_count))
+    rank_for = awaiting(guarded(ShardedBoardPlans._plan_rank_for))
+    top = awaiting(guarded(ShardedBoardPlans._plan_top))
+    standings = awaiting(guarded(ShardedBoardPlans._plan_standings))
+    page = awaiting(guarded(ShardedBoardPlans._plan_page))
+    around = awaiting(guarded(ShardedBoardPlans._plan_around))
+    friends = awaiting(guarded(ShardedBoardPlans._plan_friends))
+    percentile = awaiting(guarded(ShardedBoardPlans._plan_percentile))
+    bucket = awaiting(guarded(ShardedBoardPlans._plan_bucket))
+    info = awaiting(guarded(ShardedBoardPlans._plan_info))
     reshard = awaiting(ShardedBoardPlans._plan_reshard)
 
     async def iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
                    season: Optional[Union[str, int]] = None) -> AsyncIterator[Entry]:
         """Every entry in rank order (``async for``): a k-way merge of the shards."""
+        if not self._opened:
+            await run_async(self._client, self._plan_open())
         ranker = self.boards[0]._iter_start(batch, ranking)
         state = self._iter_state()
         position = 0

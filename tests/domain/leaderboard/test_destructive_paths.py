@@ -16,7 +16,8 @@ import itertools
 
 import pytest
 
-from fastrank import Leaderboard, SQLiteStore, ScoreService, ShardedLeaderboard
+from fastrank import BoardConfigMismatch, Engine, Leaderboard, SQLiteStore, ScoreService, ShardedLeaderboard
+from fastrank.leaderboard.descriptor import descriptor_key
 
 T0 = 1_790_000_000
 
@@ -93,9 +94,9 @@ def test_stored_times_the_board_cannot_hold_are_refused_before_the_board_is_touc
     board, service = filled(client, store)
     before = Answers(client, board, service)
     # the same season read by a board whose 30 time bits end in 2004: the stored times do not fit
-    narrow = ScoreService(Leaderboard(client, "arena", season="s1", ranking="dense", time_bits=30), store)
-    with pytest.raises(ValueError, match="time_bits=30"):
-        narrow.rebuild()
+    # the board's descriptor refuses it before any service is made on it
+    with pytest.raises(BoardConfigMismatch, match="time_bits=30"):
+        ScoreService(Leaderboard(client, "arena", season="s1", ranking="dense", time_bits=30), store).rebuild()
     before.assert_same(client, board, service)
 
 
@@ -196,9 +197,10 @@ def test_a_scan_that_fails_after_some_chunks_leaves_the_old_board(client, store,
 
 def test_a_rebuild_of_an_empty_season_empties_the_board_and_events_keep_flowing(client, store):
     board, service = filled(client, store)
-    other = ScoreService(Leaderboard(client, "arena", season="s2"), store)
+    board.rollover("s2")
+    other = ScoreService(Leaderboard(client, "arena"), store)  # opened by name: season s2
     assert other.rebuild() == 0 and other.board.count() == 0 and not other.rebuilding()
-    assert board.count() == 43                       # the other season's board is untouched
+    assert board.count(season="s1") == 43            # the other season's board is untouched
     other.submit("late", "zed", 5, at=T0)
     assert [e.player for e in other.top()] == ["zed"]
 
@@ -252,15 +254,28 @@ def all_keys(board):
 
 
 def test_no_two_names_and_seasons_share_a_key(client):
-    boards = [Leaderboard(client, name, season=season) for name, season in PAIRS]
-    boards += [ShardedLeaderboard(client, "x", shards=2), ShardedLeaderboard(client, "x", shards=2, season="s"),
-               ShardedLeaderboard(client, "s", shards=1), ShardedLeaderboard(client, "x~2", shards=2),
-               Leaderboard(client, "pd", period="day", tz="UTC")]
-    key_sets = [all_keys(b) for b in boards]
+    # the keys of every (name, season): computed on an Engine of each board's
+    # own (one name is one board, with one current season: the descriptor's)
+    made = [Leaderboard(Engine(), name, season=season) for name, season in PAIRS]
+    made += [ShardedLeaderboard(Engine(), "x", shards=2), ShardedLeaderboard(Engine(), "x", shards=2, season="s"),
+             ShardedLeaderboard(Engine(), "s", shards=1), ShardedLeaderboard(Engine(), "x~2", shards=2),
+             Leaderboard(Engine(), "pd", period="day", tz="UTC")]
+    key_sets = [all_keys(b) for b in made]
     for (i, one), (j, two) in itertools.combinations(enumerate(key_sets), 2):
-        assert not one & two, (boards[i], boards[j], one & two)
+        assert not one & two, (made[i], made[j], one & two)
+    # the descriptors: one per name, none of them a board's key
+    descriptors = {b.name: descriptor_key(b.name) for b in made}
+    assert len(set(descriptors.values())) == len(descriptors)
+    assert not set(descriptors.values()) & set().union(*key_sets)
     # and the boards are independent: each holds only what it was given (now: the periodic
-    # board writes the current period)
+    # board writes the current period); one board per name on the shared client
+    boards, names = [], set()
+    for (name, season) in PAIRS:
+        if name not in names:
+            names.add(name)
+            boards.append(Leaderboard(client, name, season=season))
+    boards += [ShardedLeaderboard(client, "s", shards=1), ShardedLeaderboard(client, "x~2", shards=2),
+               Leaderboard(client, "pd", period="day", tz="UTC")]
     for i, board in enumerate(boards):
         board.submit(f"player{i}", i + 1)
         board.set_info(f"player{i}", {"i": i})
@@ -271,7 +286,8 @@ def test_no_two_names_and_seasons_share_a_key(client):
 
 def test_ordinary_names_keep_readable_keys(client):
     assert Leaderboard(client, "arena", season="2026").keys()[0] == "{lb:arena:2026}"
-    assert Leaderboard(client, "arena").keys()[4] == "{lb:arena}:info"
+    assert Leaderboard(client, "arena2").keys()[4] == "{lb:arena2}:info"
+    assert Leaderboard(client, "arena").descriptor_key == "{lb:arena}:board"
     assert Leaderboard(client, "a:b", season="c").keys()[0] == "{lb:a%3Ab:c}"
     assert Leaderboard(client, "a", season="b:c").keys()[0] == "{lb:a:b%3Ac}"
     assert ShardedLeaderboard(client, "cup", shards=2).boards[1].keys()[0] == "{lb:cup~2.1}"

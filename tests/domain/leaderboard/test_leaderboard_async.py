@@ -53,11 +53,15 @@ def test_async_matches_sync(async_client):
         client = async_client()
         try:
             board = fastrank.asyncio.Leaderboard(client, "async", season="s1", ranking="dense")
+            await board.open()
+            late = await fastrank.asyncio.Leaderboard(client, "async", season="s1").open()  # stays on s1
             results = {}
             for label, name, args, kwargs in scenario_steps(board):
                 results[label] = await getattr(board, name)(*args, **kwargs)
             results["iter"] = [e async for e in board.iter(batch=2, season="s1")]
             with pytest.raises(ValueError, match="frozen"):
+                await late.submit("x", 1, at=1)
+            with pytest.raises(fastrank.BoardConfigMismatch, match="season='s2', not season='s1'"):
                 await fastrank.asyncio.Leaderboard(client, "async", season="s1").submit("x", 1, at=1)
             with pytest.raises(ValueError, match="do not fit"):
                 await board.submit("x", 2 ** 20, at=1)

@@ -50,7 +50,7 @@ def test_bad_call_writes_nothing(client, label, call, error, text):
     board.submit("bob", 3, at=6)
     board.set_info("bob", {"name": "Bob"})
     before = keyspace(client)
-    assert len(before) == 2                       # the board and its info (no dense keys: ordinal)
+    assert len(before) == 3                       # the board, its info and its descriptor (no dense keys: ordinal)
     with pytest.raises(error, match=text):
         call(board)
     assert keyspace(client) == before

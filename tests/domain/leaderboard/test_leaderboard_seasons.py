@@ -18,11 +18,11 @@ def test_rollover_freezes_and_archives(client):
     board.submit("ann", 10, at=1)
     board.submit("bob", 20, at=2)
     board.set_info("ann", {"name": "Ann"})
+    late = Leaderboard(client, "league", season="s1", ranking="dense")     # a process still on s1
     board.rollover("s2", archive=3600)
     assert board.season == "s2" and board.current_season() == "s2"
-    old_keys = Leaderboard(client, "league", season="s1", ranking="dense").keys()
+    old_keys = board.keys("s1")
     assert all(0 < client.ttl(k) <= 3600 for k in old_keys if client.exists(k))
-    late = Leaderboard(client, "league", season="s1", ranking="dense")     # a process still on s1
     before = client.zrange(old_keys[0], 0, -1, withscores=True)
     with pytest.raises(ValueError, match="frozen"):
         late.submit("ann", 5, at=3)
@@ -40,7 +40,7 @@ def test_rollover_without_archive_keeps_the_season(client):
     board = Leaderboard(client, "cup", season=2025)
     board.submit("ann", 3, at=1)
     board.rollover(2026)
-    assert client.ttl(Leaderboard(client, "cup", season=2025).keys()[0]) == -1
+    assert client.ttl(board.keys(2025)[0]) == -1
     assert board.standings(2025)[0].points == 3 and board.count() == 0
 
 
