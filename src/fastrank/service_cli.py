@@ -200,6 +200,8 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
         board = board_from_args(client, args)
     except ValueError as exc:
         return _refuse(args, str(exc))
+    except (RedisConnectionError, RedisTimeoutError) as exc:  # reading the descriptor needs the server
+        return _fail(args, f"--board {args.board}: cannot reach the server: {exc}")
     try:
         store = open_store(args.store, migrate_board=args.migrate_store)
     except sqlite3.DatabaseError as exc:  # a file that is not a SQLite database
