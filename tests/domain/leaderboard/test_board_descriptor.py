@@ -35,6 +35,7 @@ def test_a_new_board_gets_the_defaults_and_stores_them(client):
     assert stored == {"schema": "1", "kind": "board", "season": "", "order": "desc", "tiebreak": "earliest",
                       "ranking": "ordinal", "rule": "incr", "point_bits": "20", "time_bits": "33", "period": "",
                       "tz": "", "retain": ""}
+    assert board.descriptor() == stored                  # what the board holds is what is stored
     periodic = Leaderboard(client, "daily", period="week", tz="Europe/Paris", retain=3)
     again = Leaderboard(client, "daily")
     assert (again.period, again.retain, str(again.tz)) == ("week", 3, "Europe/Paris")
