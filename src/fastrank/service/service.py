@@ -55,6 +55,9 @@ from fastrank.leaderboard.board import BoardPlans, Entry
 from fastrank.leaderboard.parts import EMPTY_PLAYER, Ranker, count_arg, page_slice
 from fastrank.service._totals import ScoreOrderScan
 from fastrank.service.packed import ReadAhead, board_order
+from fastrank.service.metrics import ServiceMetrics, log_event
+from fastrank.service.review import Check, History, Reviewer, Submission, default_checks
+from fastrank.service.review_queue import Flag
 from fastrank.service.store import CeilingExceeded, Event, SQLStore, Standing, Total
 
 __all__ = ["RanksUpdating", "Receipt", "ScoreService", "ServicePlans"]
@@ -77,6 +80,8 @@ class Receipt(NamedTuple):
     player: str
     points: int
     at: float
+    #: held for review (``review="hold"``): recorded, not counted until approved
+    held: bool = False
 
 
 class RanksUpdating(RuntimeError):
@@ -103,7 +108,7 @@ def ascending_order(players: npt.NDArray[np.object_], scores: npt.NDArray[np.flo
 
 
 def _receipt(e: Event) -> Receipt:
-    return Receipt(e.id, e.match_id or "", e.player, e.points, e.at)
+    return Receipt(e.id, e.match_id or "", e.player, e.points, e.at, e.kind == "held")
 
 
 def _limit(value: Optional[int], name: str) -> Optional[int]:
@@ -118,7 +123,8 @@ class ServicePlans:
     def __init__(self, board: BoardPlans, store: SQLStore, *, max_points_per_match: Optional[int] = None,
                  max_points_per_day: Optional[int] = None, allow_negative: bool = False,
                  apply: bool = True, batch: int = 1000, max_clock_skew: Optional[float] = 300.0,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, review: Optional[str] = None,
+                 checks: Optional[Sequence[Check]] = None, metrics: Optional[ServiceMetrics] = None) -> None:
         if not isinstance(board, BoardPlans):
             raise TypeError(f"board must be a fastrank Leaderboard, not {type(board).__name__}")
         if not isinstance(store, SQLStore):
@@ -134,6 +140,18 @@ class ServicePlans:
             raise ValueError(f"max_clock_skew must be seconds >= 0 or None, not {max_clock_skew!r}")
         if not callable(clock):
             raise TypeError(f"clock must be a callable returning seconds since the epoch, not {clock!r}")
+        if review not in (None, "hold", "flag"):
+            raise ValueError(f"review must be 'hold', 'flag' or None, not {review!r}")
+        if metrics is not None and not isinstance(metrics, ServiceMetrics):
+            raise TypeError(f"metrics must be a fastrank ServiceMetrics, not {type(metrics).__name__}")
+        #: None, "hold" (an implausible score is recorded, not counted until approved) or "flag"
+        #: (counted and listed); ``flags()`` lists the queue
+        self.review = review
+        self.reviewer = None if review is None else Reviewer(default_checks() if checks is None else checks)
+        self._reviewed_players: set[str] = set()  # whose history the reviewer has read from the store
+        self._population_read = False
+        #: where submits, applies and the applier's lag are counted (None: nowhere)
+        self.metrics = metrics
         self.board = board
         #: This service's clock (seconds since the epoch): the time the store records an event at
         #: (which the day ceiling counts on), the default ``at`` and what ``max_clock_skew`` is measured from.
@@ -232,16 +250,111 @@ class ServicePlans:
 
         For importing results in bulk: one commit instead of one per match.
         """
-        checked = [(match_id, self._check_match(match_id, points), self._seconds(at))
-                   for match_id, points, at in matches]
-        yield from self._plan_refuse_frozen()
-        recorded = yield Do(self.store.record_matches, (self.season, checked),
-                            {"max_per_day": self.max_points_per_day,
-                             "max_total": self.board.codec.max_points, "board": self.board_key,
-                             "recorded_at": float(self.clock())})
+        started = time.perf_counter()
+        try:
+            checked = [(match_id, self._check_match(match_id, points), self._seconds(at))
+                       for match_id, points, at in matches]
+            yield from self._plan_refuse_frozen()
+            now = float(self.clock())
+            reviews = {} if self.reviewer is None else (yield Do(self._review, (checked, now)))
+            recorded = yield Do(self.store.record_matches, (self.season, checked),
+                                {"max_per_day": self.max_points_per_day,
+                                 "max_total": self.board.codec.max_points, "board": self.board_key,
+                                 "recorded_at": now, "reviews": reviews})
+        except (TypeError, ValueError) as exc:
+            if self.metrics is not None:
+                self.metrics.submitted(self.board_key, "refused", time.perf_counter() - started)
+            log_event("score.refused", board=self.board_key, reason=str(exc))
+            raise
+        self._recorded(recorded, reviews, now, time.perf_counter() - started)
         if self.apply:
             yield from self._plan_apply_pending()
         return [[_receipt(e) for e in events] for events, _ in recorded]
+
+    # -- the review queue -----------------------------------------------------------
+
+    def _review(self, checked: Sequence[tuple[str, Mapping[str, int], float]],
+                now: float) -> dict[tuple[str, str], tuple[str, list[str]]]:
+        """Run the checks on each new (match, player) of a batch (store reads: a
+        player's history the first time this process sees them, the board's
+        recent scores once); the reviews to record with them."""
+        reviewer = self.reviewer
+        assert reviewer is not None
+        if not self._population_read:
+            last = self.store.last_event_id(board=self.board_key)
+            for e in self.store.events_after(max(0, last - 5000), 5000, board=self.board_key):
+                if e.kind == "score" and not e.tombstoned and e.season == self.season:
+                    reviewer.population.add(Submission(e.player, e.points, e.recorded_at))
+            self._population_read = True
+        status = "held" if self.review == "hold" else "flagged"
+        reviews: dict[tuple[str, str], tuple[str, list[str]]] = {}
+        for match_id, points, _ in checked:
+            for player, pts in points.items():
+                if player not in self._reviewed_players:
+                    history = reviewer.histories.setdefault(player, History())
+                    for e in self.store.history(player, self.season, board=self.board_key):
+                        if e.kind == "score" and not e.tombstoned:
+                            history.add(Submission(player, e.points, e.recorded_at))
+                    self._reviewed_players.add(player)
+                reasons = reviewer.review(Submission(player, pts, now, match_id))
+                if reasons:
+                    reviews[(match_id, player)] = (status, reasons)
+        return reviews
+
+    def _recorded(self, recorded: Sequence[tuple[list[Event], bool]],
+                  reviews: Mapping[tuple[str, str], tuple[str, list[str]]], now: float, seconds: float) -> None:
+        """Teach the reviewer what was recorded (held scores excluded), count and log it."""
+        for events, duplicate in recorded:
+            if duplicate:
+                continue
+            for e in events:
+                review = reviews.get((e.match_id or "", e.player))
+                outcome = "accepted" if review is None else review[0]
+                if self.reviewer is not None and outcome != "held":
+                    self.reviewer.learn(Submission(e.player, e.points, now, e.match_id or ""))
+                if self.metrics is not None:
+                    self.metrics.submitted(self.board_key, outcome, seconds)
+                if review is None:
+                    log_event("score.recorded", board=self.board_key, event_id=e.id, player=e.player,
+                              points=e.points)
+                else:
+                    log_event("score.held" if outcome == "held" else "score.flagged", board=self.board_key,
+                              event_id=e.id, player=e.player, points=e.points, reasons=review[1])
+
+    def _plan_flags(self, status: Optional[str] = None) -> Steps[List[Flag]]:
+        """The review queue in event order: every row, or one status
+        (``"held"``, ``"flagged"``, ``"approved"``, ``"rejected"``)."""
+        flags: List[Flag] = yield Do(self.store.flags, (status,), {"board": self.board_key})
+        return flags
+
+    def _plan_approve(self, event_id: int, *, by: str = "") -> Steps[Optional[Flag]]:
+        """Approve a held (or flagged) score: a held one counts from now on (its
+        player's total logged as a correction and applied), exactly once.
+        The queue row as decided (``by`` and when), or None when ``event_id``
+        has no open row (approving twice changes nothing)."""
+        flag: Optional[Flag] = yield Do(self.store.approve, (int(event_id),),
+                        {"by": str(by), "board": self.board_key, "max_total": self.board.codec.max_points})
+        if flag is not None:
+            if self.reviewer is not None and flag.status == "approved":
+                self.reviewer.learn(Submission(flag.player, flag.points, float(self.clock()), flag.match_id or ""))
+            log_event("score.approved", board=self.board_key, event_id=flag.event_id, player=flag.player,
+                      points=flag.points, by=flag.decided_by)
+            if self.apply:
+                yield from self._plan_apply_pending()
+        return flag
+
+    def _plan_reject_flag(self, event_id: int, *, by: str = "") -> Steps[Optional[Flag]]:
+        """Reject a held or flagged score: tombstoned (a flagged one's player
+        total recomputed without it and applied). The queue row as decided,
+        or None when ``event_id`` has no open row."""
+        flag: Optional[Flag] = yield Do(self.store.reject_flag, (int(event_id),),
+                                        {"by": str(by), "board": self.board_key})
+        if flag is not None:
+            log_event("score.rejected", board=self.board_key, event_id=flag.event_id, player=flag.player,
+                      points=flag.points, by=flag.decided_by)
+            if self.apply:
+                yield from self._plan_apply_pending()
+        return flag
 
     def _plan_submit(self, match_id: str, player: Any, points: int, *, at: Any = None) -> Steps[Receipt]:
         """Record and apply one player's points from one match (see ``submit_match``)."""
@@ -282,7 +395,7 @@ class ServicePlans:
                 return applied
             args: list[Any] = [events[-1].id, 0]
             for e in events:
-                if e.season == self.season:
+                if e.season == self.season and e.kind != "held":  # a held score counts once approved
                     rule = "incr" if e.kind == "score" else "set"
                     args += [e.id, e.player, rule, e.points, codec.tick_of(e.at, 0.0)]
                     args[1] += 1
@@ -669,4 +782,7 @@ class ScoreService(ServicePlans):
     friends = blocking(ServicePlans._plan_friends)
     history = blocking(ServicePlans._plan_history)
     rejected = blocking(ServicePlans._plan_rejected)
+    flags = blocking(ServicePlans._plan_flags)
+    approve = blocking(ServicePlans._plan_approve)
+    reject = blocking(ServicePlans._plan_reject_flag)
 

@@ -34,3 +34,6 @@ class ScoreService(ServicePlans):
     friends = awaiting(ServicePlans._plan_friends)
     history = awaiting(ServicePlans._plan_history)
     rejected = awaiting(ServicePlans._plan_rejected)
+    flags = awaiting(ServicePlans._plan_flags)
+    approve = awaiting(ServicePlans._plan_approve)
+    reject = awaiting(ServicePlans._plan_reject_flag)

@@ -20,6 +20,10 @@ or standings:
   row. ``top`` is an indexed query on it; ``totals_upto`` pages through it as
   of one event id, which is what a board rebuild loads.
 
+``reviews`` is the review queue (``review_queue.py``): held and flagged
+score events, their reasons and the decisions taken on them; a *held*
+event (kind ``"held"``) counts for nothing until approved.
+
 ``standings`` holds archived seasons; ``fastrank_schema`` the layout's
 version (``SCHEMA_VERSION``; ``SQLStore.__init__`` migrates the layout
 before boards when told which board its rows belong to).
@@ -37,6 +41,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+
+from fastrank.service.review_queue import ReviewQueue
 
 if TYPE_CHECKING:
     from fastrank.leaderboard.scorebits import ScoreCodec
@@ -139,7 +145,7 @@ def _event(row: tuple[Any, ...]) -> Event:
                  bool(row[7]), row[8], float(row[9]), row[10])
 
 
-class SQLStore:
+class SQLStore(ReviewQueue):
     """The store's logic over a DB-API connection; see the module docstring.
 
     Subclasses set ``placeholder``, ``unlimited``, ``id_column``,
@@ -279,6 +285,10 @@ class SQLStore:
             "position BIGINT NOT NULL, rank BIGINT NOT NULL, player TEXT NOT NULL, points BIGINT NOT NULL, "
             "PRIMARY KEY (board, season, position))",
             "CREATE TABLE IF NOT EXISTS fastrank_schema (version BIGINT NOT NULL)",
+            # the review queue (review_queue.py): one row per held or flagged event
+            "CREATE TABLE IF NOT EXISTS reviews (event_id BIGINT PRIMARY KEY, board TEXT NOT NULL, "
+            "status TEXT NOT NULL, reasons TEXT NOT NULL, decided_by TEXT, decided_at DOUBLE PRECISION)",
+            "CREATE INDEX IF NOT EXISTS reviews_by_status ON reviews (board, status, event_id)",
         ]
 
     def _begin_write(self, cur: Any) -> None:
@@ -354,18 +364,28 @@ class SQLStore:
 
     def record_matches(self, season: str, matches: Sequence[tuple[str, Mapping[str, int], float]], *,
                        max_per_day: int | None = None, max_total: int | None = None, board: str = "",
-                       recorded_at: float | None = None) -> list[tuple[list[Event], bool]]:
+                       recorded_at: float | None = None,
+                       reviews: Mapping[tuple[str, str], tuple[str, Sequence[str]]] | None = None,
+                       ) -> list[tuple[list[Event], bool]]:
         """Record many matches ((match id, {player: points}, at) each) of
         ``board`` in one transaction, each as :meth:`record` does; any
-        refusal records none."""
+        refusal records none.
+
+        ``reviews`` maps (match id, player) to (``"held"`` or ``"flagged"``,
+        reasons) for the review queue: a held score is recorded as kind
+        ``"held"`` (it counts for nothing and no applier applies it until
+        :meth:`approve`), a flagged one as a score; each gets a row in the
+        queue (:meth:`flags`). A retry of an event already recorded keeps
+        its first state."""
         now = time.time() if recorded_at is None else float(recorded_at)
         with self._write() as cur:
-            return [self._record_match(cur, board, season, match_id, points, at, now, max_per_day, max_total)
+            return [self._record_match(cur, board, season, match_id, points, at, now, max_per_day, max_total,
+                                       reviews or {})
                     for match_id, points, at in matches]
 
     def _record_match(self, cur: Any, board: str, season: str, match_id: str, points: Mapping[str, int],
-                      at: float, now: float, max_per_day: int | None,
-                      max_total: int | None) -> tuple[list[Event], bool]:
+                      at: float, now: float, max_per_day: int | None, max_total: int | None,
+                      reviews: Mapping[tuple[str, str], tuple[str, Sequence[str]]]) -> tuple[list[Event], bool]:
         day = int(now // DAY_SECONDS)
         out: list[Event] = []
         fresh = 0
@@ -390,13 +410,18 @@ class SQLStore:
                     raise CeilingExceeded(
                         f"{player!r} would have {today + pts} points on day {day} "
                         f"(at most {max_per_day} a day)")
+            review = reviews.get((match_id, player))
+            kind = "held" if review is not None and review[0] == "held" else "score"
             cur.execute(self._sql("INSERT INTO events (board, kind, season, match_id, player, points, "
-                                  "at, recorded_at, day, tombstoned) VALUES (?, 'score', ?, ?, ?, ?, ?, ?, ?, "
+                                  "at, recorded_at, day, tombstoned) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
                                   "FALSE) RETURNING " + _EVENT_COLUMNS),
-                        (board, season, match_id, player, pts, at, now, day))
+                        (board, kind, season, match_id, player, pts, at, now, day))
             event = _event(cur.fetchone())
             out.append(event)
-            self._upsert_total(cur, board, season, player, pts, at, event.id, max_total)
+            if kind == "score":
+                self._upsert_total(cur, board, season, player, pts, at, event.id, max_total)
+            if review is not None:
+                self._queue(cur, board, event.id, review[0], review[1])
             fresh += 1
         if fresh and fresh != len(out):
             # Part of the match was there already: a resubmit that names
