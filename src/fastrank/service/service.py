@@ -271,6 +271,18 @@ class ServicePlans:
             yield from self._plan_apply_pending()
         return [[_receipt(e) for e in events] for events, _ in recorded]
 
+    def _applied(self, count: int, events: Sequence[Event]) -> None:
+        """Count and log a batch the applier wrote; the lag is what is left after it."""
+        if count:
+            log_event("score.applied", board=self.board_key, events=count, upto=events[-1].id)
+        if self.metrics is not None:
+            self.metrics.applied.labels(self.board_key).inc(count)
+            oldest = min((e.recorded_at for e in events), default=None)
+            self.metrics.lag_seconds.labels(self.board_key).set(
+                0.0 if oldest is None else max(0.0, float(self.clock()) - oldest))
+            self.metrics.lag_events.labels(self.board_key).set(
+                self.store.count_after(events[-1].id, board=self.board_key))
+
     # -- the review queue -----------------------------------------------------------
 
     def _review(self, checked: Sequence[tuple[str, Mapping[str, int], float]],
@@ -392,6 +404,9 @@ class ServicePlans:
             raw = yield Call("get", (self.offset_key,))
             events = yield Do(self.store.events_after, (int(raw or 0), self.batch), {"board": self.board_key})
             if not events:
+                if self.metrics is not None:
+                    self.metrics.lag_events.labels(self.board_key).set(0)
+                    self.metrics.lag_seconds.labels(self.board_key).set(0)
                 return applied
             args: list[Any] = [events[-1].id, 0]
             for e in events:
@@ -421,6 +436,7 @@ class ServicePlans:
             if int(reply[1]) < 0:
                 return applied  # a rebuild is running: it applies them when done
             applied += int(reply[1])
+            self._applied(int(reply[1]), events)
 
     def _plan_recover(self) -> Steps[int]:
         """Apply what was committed but not yet applied (call at start); how many."""

@@ -544,6 +544,10 @@ class SQLStore(ReviewQueue):
                           (board, after_id, limit))
         return [_event(r) for r in rows]
 
+    def count_after(self, after_id: int, *, board: str = "") -> int:
+        """How many events of ``board`` the log holds after an event id (an applier's lag)."""
+        return int(self._read("SELECT COUNT(*) FROM events WHERE board = ? AND id > ?", (board, after_id))[0][0])
+
     def rejected(self, season: str | None = None, *, board: str = "") -> list[Event]:
         """The events of ``board`` (in ``season``, or any) the applier could not
         apply, with their reasons (``Event.rejected``), oldest first."""
