@@ -171,7 +171,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "bench":
         return benchmark.run_cli(args, p_bench, " ".join(["fastrank", *argv]))
-    if args.command in ("apply", "rebuild"):
+    if args.command in ("apply", "rebuild", "export", "import"):
         return service_cli.run_command(args)
     if args.command == "demo":
         if args.players < 1 or args.matches < 0:

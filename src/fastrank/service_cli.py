@@ -12,6 +12,17 @@ configuration are read from the descriptor it stores; ``--season``,
   tailing the log.
 - ``fastrank rebuild``: load the board again from the store beside the old
   one and swap it in, with a progress bar.
+- ``fastrank export``: the board's standings (``--what board``) or the
+  store's events of the board (``--what events``) as CSV or JSON Lines, to
+  ``--out`` (``-``: stdout).
+- ``fastrank import``: rows of CSV or JSON Lines (``player``, ``points``,
+  optionally ``match_id`` and ``at``; an events export imports as is)
+  submitted through the service in batches, with a progress bar;
+  idempotent, so importing a file twice records it once.
+
+``apply --metrics-port PORT`` serves the service's metrics on
+``http://host:PORT/metrics`` while it runs; ``apply --follow`` stops on
+SIGTERM (or Ctrl-C) after the batch it is applying, with status 0.
 
 Exit status: 0 done; 1 refused or failed; 2 a usage error. Each error is
 one line on stderr, never a traceback, and nothing is written:
@@ -33,10 +44,12 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import signal
 import sqlite3
 import sys
+import threading
 import time
-from typing import Any, TextIO
+from typing import IO, Any, TextIO
 
 from fastrank.progress import Progress
 from fastrank.engine.connect import connect
@@ -45,7 +58,10 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from fastrank.service.postgres import PostgresStore
+from fastrank.service.metrics import ServiceMetrics
 from fastrank.service.service import ScoreService
+from fastrank.service.transfer import BOARD_FIELDS, EVENT_FIELDS, export_board, export_events, import_rows, \
+    read_rows, write_rows
 from fastrank.service.sqlite import SQLiteStore
 from fastrank.service.store import SQLStore, StoreSchemaError
 
@@ -101,6 +117,20 @@ def add_commands(sub: Any) -> None:
     _board_options(p_apply)
     p_apply.add_argument("--follow", action="store_true", help="keep tailing the log (Ctrl-C stops)")
     p_apply.add_argument("--interval", type=float, default=0.5, help="seconds between polls with --follow")
+    p_apply.add_argument("--metrics-port", type=int, default=None, metavar="PORT",
+                         help="serve the service's metrics (Prometheus text) on this port while running")
+    p_export = sub.add_parser("export", help="write the board's standings or the store's events to a file",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _board_options(p_export)
+    p_export.add_argument("--what", choices=["board", "events"], default="board")
+    p_export.add_argument("--format", choices=["csv", "jsonl"], default="csv")
+    p_export.add_argument("--out", default="-", help="the file to write (- for stdout)")
+    p_import = sub.add_parser("import", help="submit scores from a file through the score service",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _board_options(p_import)
+    p_import.add_argument("--format", choices=["csv", "jsonl"], default="csv")
+    p_import.add_argument("--in", dest="source", required=True, help="the file to read (- for stdin)")
+    p_import.add_argument("--batch", type=int, default=1000, help="rows per store transaction")
     p_rebuild = sub.add_parser("rebuild", help="rebuild the board from the score store",
                                description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     _board_options(p_rebuild)
@@ -124,10 +154,14 @@ def _fail(args: argparse.Namespace, message: str) -> int:
 
 def _argument_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with the arguments themselves (checked before anything is opened), or None."""
-    if args.command == "rebuild" and args.batch < 1:
+    if args.command in ("rebuild", "import") and args.batch < 1:
         return f"--batch must be an int >= 1, not {args.batch}"
     if args.command == "apply" and not (math.isfinite(args.interval) and args.interval > 0):
         return f"--interval must be a positive number of seconds, not {args.interval}"
+    if args.command == "apply" and args.metrics_port is not None and not 0 < args.metrics_port < 65536:
+        return f"--metrics-port must be a TCP port (1-65535), not {args.metrics_port}"
+    if args.command == "import" and args.source != "-" and not os.path.isfile(args.source):
+        return f"--in {args.source}: no such file"
     if not _is_postgres(args.store):
         if "://" in args.store or args.store.startswith("file:"):
             return (f"--store {args.store}: not a store this command opens (a SQLite file path, "
@@ -166,6 +200,32 @@ def _store_error(exc: BaseException) -> int | None:
     if isinstance(exc, psycopg.Error):
         return 1
     return None
+
+
+def _stop_on_sigterm() -> threading.Event:
+    """An event SIGTERM sets (from the main thread only: elsewhere none is installed)."""
+    stop = threading.Event()
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    return stop
+
+
+class _opened:
+    """A file by name for a command, or the given standard stream for ``-`` (left open)."""
+
+    def __init__(self, name: str, mode: str, standard: TextIO) -> None:
+        self.name, self.mode, self.standard = name, mode, standard
+        self.file: IO[str] | None = None
+
+    def __enter__(self) -> IO[str]:
+        if self.name == "-":
+            return self.standard
+        self.file = file = open(self.name, self.mode, newline="", encoding="utf-8")
+        return file
+
+    def __exit__(self, *exc: object) -> None:
+        if self.file is not None:
+            self.file.close()
 
 
 def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -215,7 +275,8 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return (_refuse if status == 2 else _fail)(args, f"{_store_name(args.store)}: {text}")
     try:
-        service = ScoreService(board, store)
+        metrics = ServiceMetrics() if getattr(args, "metrics_port", None) else None
+        service = ScoreService(board, store, metrics=metrics)
         if board.codec.integer:  # a --time-bits that cannot hold the stored times: refused for both commands
             service._check_times(store.time_range(service.season, board=service.board_key))
         if args.command == "rebuild" and not args.allow_empty \
@@ -240,11 +301,31 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
             took = time.perf_counter() - t0
             print(f"rebuilt {args.name}:{board.season}: {players:,} players in {took:.2f} s "
                   f"({players / max(took, 1e-9):,.0f} players/s)", file=out)
+        elif args.command == "export":
+            rows = (export_board(board, board.season) if args.what == "board"
+                    else export_events(store, board.season, board=service.board_key))
+            fields = BOARD_FIELDS if args.what == "board" else EVENT_FIELDS
+            with _opened(args.out, "w", out) as sink:
+                count = write_rows(rows, sink, args.format, fields)
+            print(f"exported {count:,} rows", file=sys.stderr if args.out == "-" else out)
+        elif args.command == "import":
+            bar = Progress(0, "importing")
+            t0 = time.perf_counter()
+            try:
+                with _opened(args.source, "r", sys.stdin) as source:
+                    result = import_rows(service, read_rows(source, args.format), batch=args.batch,
+                                         progress=bar.update)
+            finally:
+                bar.close()
+            took = time.perf_counter() - t0
+            print(f"imported {result.rows:,} rows ({result.recorded:,} new) in {took:.2f} s", file=out)
         else:
+            if metrics is not None:
+                metrics.serve(args.metrics_port)
+            stop = _stop_on_sigterm()
             applied = service.apply_pending()
             print(f"applied {applied:,} events", file=out)
-            while args.follow:
-                time.sleep(args.interval)
+            while args.follow and not stop.wait(args.interval):
                 applied = service.apply_pending()
                 if applied:
                     print(f"applied {applied:,} events", file=out)
