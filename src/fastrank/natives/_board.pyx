@@ -304,7 +304,8 @@ cdef class _Board:
         x = fr_zset_find(s, p, <size_t>n)
         if x == FR_ZSET_NIL or fr_zset_score(s, x) == score:
             return False
-        fr_zset_set_score_ranked(s, x, score, ranks)
+        if fr_zset_set_score_ranked(s, x, score, ranks) != 0:
+            raise MemoryError()
         native_touched(self.db, self.board)
         n = <Py_ssize_t>fr_zset_len(s)
         before[0] = n - <Py_ssize_t>ranks[0] if self.desc else <Py_ssize_t>ranks[0] - 1
