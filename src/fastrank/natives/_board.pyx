@@ -106,6 +106,27 @@ cdef inline bytes _mbytes(const fr_zset *s, fr_zset_ref r):
     return PyBytes_FromStringAndSize(p, <Py_ssize_t>n)
 
 
+cdef int _append_slice(const fr_zset *s, uint64_t rank, Py_ssize_t count, bint reverse, bint withscores,
+                       list flat) except -1:
+    """Appends ``count`` members (with their scores when asked) from 1-based
+    ``rank`` on, descending when ``reverse``, gathered from the tree's leaves
+    a block at a time (no search per member)."""
+    cdef fr_zset_ref buf[64]
+    cdef size_t got, k
+    while count > 0:
+        got = fr_zset_gather(s, rank, <size_t>(count if count < 64 else 64), reverse, buf)
+        if got == 0:
+            break
+        for k in range(got):
+            flat.append(_mbytes(s, buf[k]))
+            if withscores:
+                flat.append(_num(fr_zset_score(s, buf[k])))
+        count -= <Py_ssize_t>got
+        rank = rank - got if reverse else rank + got
+    return 0
+
+
+
 cdef inline Py_ssize_t _count(fr_zset *s, double low, double high, bint low_open, bint high_open):
     """ZCOUNT of the skip list s between the bounds (none is NaN)."""
     cdef fr_zset_range rg
@@ -400,23 +421,16 @@ cdef class _Board:
             return flat
         if stop >= n:
             stop = n - 1
-        if self.desc:
-            r = fr_zset_at_rank(s, <uint64_t>(n - start))
-        else:
-            r = fr_zset_at_rank(s, <uint64_t>(start + 1))
-        for i in range(stop - start + 1):
-            flat.append(_mbytes(s, r))
-            if withscores:
-                flat.append(_num(fr_zset_score(s, r)))
-            r = fr_zset_prev(s, r) if self.desc else fr_zset_next(s, r)
+        _append_slice(s, <uint64_t>(n - start) if self.desc else <uint64_t>(start + 1), stop - start + 1,
+                      self.desc, withscores, flat)
         return flat
 
     cdef Py_ssize_t around(self, object player, Py_ssize_t radius, list flat) except -2:
         """range.lua's "around" slice: ZREVRANK/ZRANK of ``player``, then
         ZREVRANGE/ZRANGE index-radius index+radius WITHSCORES into ``flat``
         (clipped at the ends); the first position, or -1 when the player is
-        absent. The slice is walked from the player's own node, so the
-        second command costs O(radius), not another descent."""
+        absent. The slice is gathered from the tree's leaves, so the second
+        command costs O(log n + radius)."""
         cdef const char *p
         cdef Py_ssize_t n, index, start, stop, i
         cdef char buf[24]
@@ -436,12 +450,8 @@ cdef class _Board:
             index = n - 1 - index
         start = index - radius if index > radius else 0
         stop = index + radius if radius < n - index else n - 1
-        for i in range(index - start):  # back to the slice's first node
-            x = fr_zset_next(s, x) if self.desc else fr_zset_prev(s, x)
-        for i in range(stop - start + 1):
-            flat.append(_mbytes(s, x))
-            flat.append(_num(fr_zset_score(s, x)))
-            x = fr_zset_prev(s, x) if self.desc else fr_zset_next(s, x)
+        _append_slice(s, <uint64_t>(n - start) if self.desc else <uint64_t>(start + 1), stop - start + 1,
+                      self.desc, True, flat)
         return start
 
     cdef list hmget(self, list fields):

@@ -1137,10 +1137,37 @@ static void fr_zset_fix_min(fr_zset *s, void *node, int h)
 static inline uint32_t fr_zset_slot_of(const fr_zset_leaf *l, fr_zset_ref r)
 {
     const fr_zset_ref *refs = FR_ZSET_LREF(l);
-    uint32_t j = 0;
-    while (refs[j] != r)
-        j++;
-    return j;
+    uint32_t j, at = 0;
+    for (j = 0; j < l->n; j++) /* no early exit: the compiler vectorises it */
+        at |= refs[j] == r ? j : 0;
+    return at;
+}
+
+/* Prefetches the lines of leaf l's ref array (a slot scan reads them). */
+static inline void fr_zset_prefetch_refs(const fr_zset_leaf *l)
+{
+    const char *p = (const char *)FR_ZSET_LREF(l);
+    uint32_t k;
+    for (k = 0; k < l->cap * sizeof(fr_zset_ref); k += 64)
+        fr_zset_prefetch_addr(p + k);
+}
+
+/* Prefetches the score lines a search reads in a node (h: its levels). */
+static inline void fr_zset_prefetch_keys(const void *node, int h)
+{
+    const char *p;
+    size_t k, len;
+    if (h == 0) {
+        p = (const char *)((const fr_zset_leaf *)node)->score;
+        len = FR_ZSET_LEAF_CAP * sizeof(double);
+        fr_zset_prefetch_addr(node);
+    } else {
+        p = (const char *)((const fr_zset_inner *)node)->sep;
+        len = FR_ZSET_INNER_CAP * sizeof(double);
+        fr_zset_prefetch_addr(node);
+    }
+    for (k = 0; k < len; k += 64)
+        fr_zset_prefetch_addr(p + k);
 }
 
 static inline fr_zset_leaf *fr_zset_leaf_of(const fr_zset *s, fr_zset_ref r)
@@ -1206,8 +1233,7 @@ static fr_zset_leaf *fr_zset_descend_key(const fr_zset *s, const fr_zset_key *k,
             idx[s->height - h] = c;
         }
         node = x->child[c];
-        fr_zset_prefetch_addr(node);
-        fr_zset_prefetch_addr((char *)node + 64);
+        fr_zset_prefetch_keys(node, h - 1);
     }
     *below = t;
     *slot = fr_zset_leaf_lower(s, (const fr_zset_leaf *)node, k);
@@ -1241,6 +1267,7 @@ uint64_t fr_zset_rank(const fr_zset *s, fr_zset_ref target)
     if (fr_zset_hint_holds(s, target))
         return s->hint_rank;
     l = fr_zset_leaf_of(s, target);
+    fr_zset_prefetch_refs(l);
     return fr_zset_rank_at(l, fr_zset_slot_of(l, target));
 }
 
@@ -2050,10 +2077,10 @@ static const fr_zset_leaf *fr_zset_descend_score(const fr_zset *s, double x, int
             for (i = 1; i < y->n; i++)
                 c += y->sep[i] < x;
         }
+        node = y->child[c];
+        fr_zset_prefetch_keys(node, h - 1);
         for (i = 0; i < c; i++)
             t += y->cnt[i];
-        node = y->child[c];
-        fr_zset_prefetch_addr(node);
     }
     l = (const fr_zset_leaf *)node;
     c = 0;
@@ -2085,10 +2112,46 @@ static uint64_t fr_zset_count_below(const fr_zset *s, double x, int inclusive)
  * A NaN bound counts 0. */
 void fr_zset_count_below_batch(const fr_zset *s, const double *x, int inclusive, size_t g, uint64_t *out)
 {
+    const void *node[FR_ZSET_BATCH];
     size_t j;
+    uint32_t i, c;
+    int h;
     assert(g <= FR_ZSET_BATCH);
-    for (j = 0; j < g; j++)
-        out[j] = fr_zset_count_below(s, x[j], inclusive);
+    for (j = 0; j < g; j++) { /* the descents go down one level at a time together */
+        node[j] = s->root;
+        out[j] = 0;
+    }
+    if (!s->length)
+        return;
+    for (h = s->height; h > 0; h--) {
+        for (j = 0; j < g; j++) {
+            const fr_zset_inner *y = (const fr_zset_inner *)node[j];
+            c = 0;
+            if (inclusive) {
+                for (i = 1; i < y->n; i++)
+                    c += y->sep[i] <= x[j];
+            } else {
+                for (i = 1; i < y->n; i++)
+                    c += y->sep[i] < x[j];
+            }
+            node[j] = y->child[c];
+            fr_zset_prefetch_keys(node[j], h - 1);
+            for (i = 0; i < c; i++)
+                out[j] += y->cnt[i];
+        }
+    }
+    for (j = 0; j < g; j++) {
+        const fr_zset_leaf *l = (const fr_zset_leaf *)node[j];
+        c = 0;
+        if (inclusive) {
+            for (i = 0; i < l->n; i++)
+                c += l->score[i] <= x[j];
+        } else {
+            for (i = 0; i < l->n; i++)
+                c += l->score[i] < x[j];
+        }
+        out[j] = x[j] != x[j] ? 0 : out[j] + c;
+    }
 }
 
 /* fr_zset_incr of pairs j < g in order, pair j writing newscore[j], ref[j],
@@ -2150,7 +2213,7 @@ fr_zset_ref fr_zset_first_in_range(const fr_zset *s, const fr_zset_range *r, uin
         return FR_ZSET_NIL;
     l = fr_zset_descend_score(s, r->min, r->minex, &t, &c);
     x = fr_zset_entry_at(l, c);
-    if (!x || !fr_zset_lte_max(FR_ZSET_N(s, x)->score, r))
+    if (!x || !fr_zset_lte_max(c < l->n ? l->score[c] : l->next->score[0], r))
         return FR_ZSET_NIL;
     if (rank)
         *rank = t + c + 1;
@@ -2168,7 +2231,7 @@ fr_zset_ref fr_zset_last_in_range(const fr_zset *s, const fr_zset_range *r, uint
         return FR_ZSET_NIL;
     l = fr_zset_descend_score(s, r->max, !r->maxex, &t, &c);
     x = fr_zset_entry_before(l, c);
-    if (!x || !fr_zset_gte_min(FR_ZSET_N(s, x)->score, r))
+    if (!x || !fr_zset_gte_min(c > 0 ? l->score[c - 1] : l->prev->score[l->prev->n - 1], r))
         return FR_ZSET_NIL;
     if (rank)
         *rank = t + c;

@@ -599,19 +599,32 @@ cdef class SortedSet:
     # -- ranges -------------------------------------------------------------
 
     cdef list _collect(self, fr_zset_ref r, Py_ssize_t count, bint reverse, bint withscores):
-        """count items from node r on (count must not pass the end)."""
+        """count items from member r on (count must not pass the end),
+        gathered from the tree's leaves a block at a time."""
         cdef fr_zset *s = self._s
         cdef list out = PyList_New(count)
-        cdef Py_ssize_t i
+        cdef Py_ssize_t i = 0, k, got
         cdef object item
-        for i in range(count):
-            if withscores:
-                item = (_mbytes(s, r), fr_zset_score(s, r))
-            else:
-                item = _mbytes(s, r)
-            Py_INCREF(item)
-            PyList_SET_ITEM(out, i, item)
-            r = fr_zset_prev(s, r) if reverse else fr_zset_next(s, r)
+        cdef fr_zset_ref buf[128]
+        cdef uint64_t rank
+        if count == 0:
+            return out
+        rank = fr_zset_rank(s, r)
+        while i < count:
+            got = <Py_ssize_t>fr_zset_gather(s, rank, <size_t>(count - i if count - i < 128 else 128),
+                                             reverse, buf)
+            if got == 0:  # past the end: the contract was broken
+                raise RuntimeError("sorted set range past its end")
+            for k in range(got):
+                r = buf[k]
+                if withscores:
+                    item = (_mbytes(s, r), fr_zset_score(s, r))
+                else:
+                    item = _mbytes(s, r)
+                Py_INCREF(item)
+                PyList_SET_ITEM(out, i + k, item)
+            i += got
+            rank = rank - <uint64_t>got if reverse else rank + <uint64_t>got
         return out
 
     def range(self, Py_ssize_t start, Py_ssize_t stop, bint reverse=False, bint withscores=False):
