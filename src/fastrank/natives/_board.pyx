@@ -2,8 +2,8 @@
 #
 # The extension fastrank.natives._board, apart from the Engine's core:
 # it reads the keyspace through the C-level interface fastrank._core exports
-# (_core.pxd: a value's skip list, the live value at a key, WATCH), and the
-# skip list through its C API (structures/zset.c, compiled in here too).
+# (_core.pxd: a value's C sorted set, the live value at a key, WATCH), and the
+# sorted set through its C API (structures/zset.c, a B+-tree, compiled in here too).
 # fastrank/leaderboard/scripts/*.lua are what fastrank.Leaderboard sends to every backend;
 # on the Engine, EVALSHA of one of them runs the function here that
 # fastrank.natives maps its SHA1 to, instead of the Lua sandbox: the
@@ -12,13 +12,14 @@
 # false -> nil).  tests/domain/leaderboard/test_native_scripts.py runs random operations
 # through both paths and compares every reply, error and the keyspace after.
 #
-# Reads go to the C skip list directly (score, rank, count, slices) and to
+# Reads go to the C sorted set directly (score, rank, count, slices) and to
 # the hash dicts; writes use the keyspace's own helpers (``zset_add`` and
 # ``new_zset``, handed over by ``board_scripts_setup``, and
 # ``Engine.store/replace/drop_if_empty``; ``native_touched`` for WATCH), so a key is created, converted, watched and
 # deleted exactly as by the command's handler.  A submit with a rank style
 # takes the player's places before and after from the write itself
-# (``fr_zset_set_score_ranked``) when the player moves on a skip list.  A function declines (returns
+# (``fr_zset_set_score_ranked``) when the player moves on a board Redis would keep as a skip list
+# (not a listpack).  A function declines (returns
 # NATIVE_DECLINE, and the Lua script runs) whenever anything is unusual -- a
 # key of the wrong type, arguments not in the form the leaderboard sends --
 # so the Lua path produces the exact error.  Each costs what its script
@@ -128,7 +129,7 @@ cdef int _append_slice(const fr_zset *s, uint64_t rank, Py_ssize_t count, bint r
 
 
 cdef inline Py_ssize_t _count(fr_zset *s, double low, double high, bint low_open, bint high_open):
-    """ZCOUNT of the skip list s between the bounds (none is NaN)."""
+    """ZCOUNT of the sorted set s between the bounds (none is NaN)."""
     cdef fr_zset_range rg
     cdef uint64_t r1, r2
     rg.min, rg.max, rg.minex, rg.maxex = low, high, low_open, high_open

@@ -40,8 +40,9 @@
  *   - at_rank: down from the root subtracting counts; the last leaf is
  *     answered without a descent.  Range replies walk the leaf chain
  *     (fr_zset_gather), an offset costs O(log n) through the counts.
- *   - insert: one descent by key; a full leaf splits in two halves, a full
- *     inner node likewise, up to a new root.  The nodes a split may need are
+ *   - insert: one descent by key; a full leaf first hands some entries to a
+ *     sibling with room (fr_zset_spill), else splits in two halves; a full
+ *     inner node splits likewise, up to a new root.  The nodes a split may need are
  *     reserved BEFORE anything changes (fr_zset_reserve_insert: a spare leaf
  *     and height + 1 spare inner nodes), so an insertion or a move either
  *     happens whole or reports no memory; nothing aborts.
@@ -1525,6 +1526,67 @@ static int fr_zset_reserve_insert(fr_zset *s)
     return fr_zset_stash_fill(s);
 }
 
+/* SPILL.  Before splitting a full leaf, entries move to a sibling under the
+ * same parent that has at least FR_ZSET_SPILL_MIN free slots (half of its
+ * room), as in a B*-tree: the leaves stay fuller than the ~70% of plain
+ * halving (a set grown by random inserts ends at the skip list's bytes per
+ * member instead of 7% above), for a few record writes per spill.  The new key's place is *slot in l; returns
+ * the leaf (l or the sibling) where it now goes, *slot its slot there --
+ * never slot 0 of a leaf other than l, so no separator needs the new key --
+ * or NULL when no sibling has room (then the caller splits). */
+#define FR_ZSET_SPILL_MIN 2
+
+static void fr_zset_move_entries(fr_zset *s, fr_zset_leaf *b, uint32_t bi, const fr_zset_leaf *a,
+                                 uint32_t ai, uint32_t k);
+
+static fr_zset_leaf *fr_zset_spill(fr_zset *s, fr_zset_leaf *l, uint32_t *slot)
+{
+    fr_zset_inner *p = l->parent;
+    fr_zset_leaf *a, *b;
+    uint32_t i, k;
+    if (!p)
+        return NULL;
+    i = fr_zset_child_index(p, l);
+    b = i + 1 < p->n ? (fr_zset_leaf *)p->child[i + 1] : NULL;
+    a = i > 0 ? (fr_zset_leaf *)p->child[i - 1] : NULL;
+    if (b && b->cap - b->n >= FR_ZSET_SPILL_MIN && *slot < l->n) { /* the last k entries of l go to the front of b */
+        k = (b->cap - b->n + 1) / 2;
+        if (k > l->n - *slot)
+            k = l->n - *slot; /* keep the new key's place in l */
+        memmove(b->score + k, b->score, b->n * sizeof(double));
+        memmove(FR_ZSET_LREF(b) + k, FR_ZSET_LREF(b), b->n * sizeof(fr_zset_ref));
+        fr_zset_move_entries(s, b, 0, l, l->n - k, k);
+        b->n += k;
+        l->n -= k;
+        p->cnt[i] -= k;
+        p->cnt[i + 1] += k;
+        fr_zset_set_sep(s, p, i + 1, b->score[0], FR_ZSET_LREF(b)[0]);
+        return l; /* *slot <= l->n: the key goes into l */
+    }
+    if (a && a->cap - a->n >= FR_ZSET_SPILL_MIN && *slot > 0 && (*slot > 1 || a->cap - a->n >= 2)) { /* the first k entries of l go to the end of a */
+        k = (a->cap - a->n + 1) / 2;
+        if (k > *slot)
+            k = *slot; /* the key stays in l, not at its front */
+        if (k == *slot && k > 1)
+            k--;
+        fr_zset_move_entries(s, a, a->n, l, 0, k);
+        a->n += k;
+        l->n -= k;
+        memmove(l->score, l->score + k, l->n * sizeof(double));
+        memmove(FR_ZSET_LREF(l), FR_ZSET_LREF(l) + k, l->n * sizeof(fr_zset_ref));
+        p->cnt[i - 1] += k;
+        p->cnt[i] -= k;
+        fr_zset_set_sep(s, p, i, l->score[0], FR_ZSET_LREF(l)[0]);
+        *slot -= k;
+        if (*slot == 0) { /* k was 1 and the key was at slot 1: it ends a */
+            *slot = a->n;
+            return a;
+        }
+        return l;
+    }
+    return NULL;
+}
+
 /* Puts record r (its score set, not in the tree) at its place; returns its
  * 1-based rank.  fr_zset_reserve_insert must have succeeded. */
 static uint64_t fr_zset_link(fr_zset *s, fr_zset_ref r)
@@ -1540,10 +1602,15 @@ static uint64_t fr_zset_link(fr_zset *s, fr_zset_ref r)
     fr_zset_ref *refs;
     uint64_t rank = below + slot + 1;
     if (l->n == l->cap) {
-        fr_zset_leaf *rl = fr_zset_split_leaf(s, l);
-        if (slot > l->n) {
-            slot -= l->n;
-            l = rl;
+        fr_zset_leaf *to = fr_zset_spill(s, l, &slot);
+        if (!to) {
+            fr_zset_leaf *rl = fr_zset_split_leaf(s, l);
+            if (slot > l->n) {
+                slot -= l->n;
+                l = rl;
+            }
+        } else {
+            l = to;
         }
         /* the path changed: count the new member on the way up */
         {

@@ -15,7 +15,7 @@
 # lookup and the change, blocking as ``with lock:`` does, so a MULTI/EXEC
 # holding it is never interleaved. Taking it may wait with the GIL released,
 # so pointers into the member are (re)taken once it is held. Inside the lock
-# only C code runs (dict lookups with exact-bytes keys, the C skip list),
+# only C code runs (dict lookups with exact-bytes keys, the C sorted set),
 # except ``Engine.written`` after a write while someone watches a key or
 # waits in a blocking pop.
 
