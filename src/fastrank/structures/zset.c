@@ -2578,12 +2578,6 @@ fail:
     return -1;
 }
 
-/* The same; kept for the callers that load in ascending chunks. */
-int fr_zset_bulk_begin_append(fr_zset *s, uint64_t extra)
-{
-    return fr_zset_bulk_begin(s, extra);
-}
-
 /* Sets m's score (not NaN), adding m if absent (*added is incremented); an
  * equal score is no change (an existing 0.0 stays 0.0 when -0.0 comes, as
  * in fr_zset_add).  The tree is rebuilt by fr_zset_bulk_end.  0, or -1 no
