@@ -16,8 +16,15 @@
  *      (9-digit ids, integer scores in [0, 1e6)), per operation, best of 5:
  *      fr_zset_rank_of (ZREVRANK), fr_zset_incr by 1..100 (ZINCRBY: a move),
  *      and a ZCOUNT bound (how many score below x) one by one
- *      (fr_zset_first_in_range) and 16 at a time in lock step
- *      (fr_zset_count_below_batch).
+ *      (fr_zset_first_in_range) and 16 at a time
+ *      (fr_zset_count_below_batch), the around-me window of a leaderboard
+ *      (the member's rank, then the 11 members from 5 places above it, as
+ *      each structure reads a window best: the tree gathers them from its
+ *      leaves, the skip list followed links), and the bytes the set holds
+ *      per member.
+ *
+ * The same file builds against an older zset.c (the skip list, from git
+ * history) for side-by-side runs: bench/results/zset-bptree.md.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -78,7 +85,7 @@ int main(int argc, char **argv)
     char (*member)[16] = malloc(n * sizeof *member);
     size_t *len = malloc(n * sizeof *len), *pick = malloc(ops * sizeof *pick);
     double *amount = malloc(ops * sizeof *amount), *bound = malloc(ops * sizeof *bound);
-    double best[4] = {1e9, 1e9, 1e9, 1e9}, t;
+    double best[5] = {1e9, 1e9, 1e9, 1e9, 1e9}, t;
     uint64_t sink = 0;
     fr_zset *s = fr_zset_new();
     int rep;
@@ -132,12 +139,31 @@ int main(int argc, char **argv)
         }
         t = now() - t;
         best[3] = t < best[3] ? t : best[3];
+
+        t = now();
+        for (i = 0; i < ops; i++) { /* around me: my rank, then 5 above to 5 below */
+            uint64_t r = fr_zset_rank_of(s, member[pick[i]], len[pick[i]]);
+#ifdef FR_ZSET_LEAF_CAP /* the tree: one descent, then read the leaves */
+            fr_zset_ref w[11];
+            sink += fr_zset_gather(s, r > 5 ? r - 5 : 1, 11, 0, w) + w[0];
+#else /* the skip list: the node at the rank, then its links */
+            fr_zset_ref x = fr_zset_at_rank(s, r > 5 ? r - 5 : 1);
+            int k;
+            for (k = 0; k < 10 && x; k++)
+                x = fr_zset_next(s, x);
+            sink += x;
+#endif
+        }
+        t = now() - t;
+        best[4] = t < best[4] ? t : best[4];
     }
     printf("zset of %zu members, ns per operation (best of 5 runs of %zu):\n", n, ops);
     printf("  rank of a member (ZREVRANK)        %7.0f\n", best[0] / (double)ops * 1e9);
     printf("  incr by 1..100 (ZINCRBY, a move)   %7.0f\n", best[1] / (double)ops * 1e9);
     printf("  count below a bound, one by one    %7.0f\n", best[2] / (double)ops * 1e9);
     printf("  count below a bound, 16 in step    %7.0f\n", best[3] / (double)ops * 1e9);
+    printf("  around me (rank, then 11 members)  %7.0f\n", best[4] / (double)ops * 1e9);
+    printf("  bytes per member (fr_zset_memory)  %7.1f\n", (double)fr_zset_memory(s) / (double)n);
     fr_zset_free(s);
     return sink == 42;
 }

@@ -166,7 +166,7 @@ class SortedSet:
         """score of each member, NaN where missing."""
     # -- diagnostics ---------------------------------------------------
     def memory_usage(self) -> int:
-        """Bytes allocated by the C structures (nodes and index)."""
+        """Bytes allocated by the C structures (records, tree nodes and index)."""
     def _check(self) -> None:
         """Verify every invariant (order, spans, levels, index); AssertionError if broken."""
 

@@ -12,7 +12,7 @@ backend. On a Redis server they run in its Lua interpreter; on the Engine a
 script is known by its SHA1, and when that SHA1 is one of fastrank's own
 scripts, EVALSHA/EVAL runs a compiled transcription of it
 (the extension ``fastrank.natives._board``) instead of the Lua sandbox:
-the same commands in the same order (reads straight from the skip list and
+the same commands in the same order (reads straight from the C sorted set and
 the hashes, writes through the keyspace's helpers, so WATCH, expiry and the
 reply shapes are the Engine's), in IEEE doubles as Lua 5.1 computes, and the
 same reply (Lua strings → bytes, numbers → integers, tables → lists, false →

@@ -2,8 +2,8 @@
 #
 # The extension fastrank.natives._board, apart from the Engine's core:
 # it reads the keyspace through the C-level interface fastrank._core exports
-# (_core.pxd: a value's skip list, the live value at a key, WATCH), and the
-# skip list through its C API (structures/zset.c, compiled in here too).
+# (_core.pxd: a value's C sorted set, the live value at a key, WATCH), and the
+# sorted set through its C API (structures/zset.c, a B+-tree, compiled in here too).
 # fastrank/leaderboard/scripts/*.lua are what fastrank.Leaderboard sends to every backend;
 # on the Engine, EVALSHA of one of them runs the function here that
 # fastrank.natives maps its SHA1 to, instead of the Lua sandbox: the
@@ -12,13 +12,14 @@
 # false -> nil).  tests/domain/leaderboard/test_native_scripts.py runs random operations
 # through both paths and compares every reply, error and the keyspace after.
 #
-# Reads go to the C skip list directly (score, rank, count, slices) and to
+# Reads go to the C sorted set directly (score, rank, count, slices) and to
 # the hash dicts; writes use the keyspace's own helpers (``zset_add`` and
 # ``new_zset``, handed over by ``board_scripts_setup``, and
 # ``Engine.store/replace/drop_if_empty``; ``native_touched`` for WATCH), so a key is created, converted, watched and
 # deleted exactly as by the command's handler.  A submit with a rank style
 # takes the player's places before and after from the write itself
-# (``fr_zset_set_score_ranked``) when the player moves on a skip list.  A function declines (returns
+# (``fr_zset_set_score_ranked``) when the player moves on a board Redis would keep as a skip list
+# (not a listpack).  A function declines (returns
 # NATIVE_DECLINE, and the Lua script runs) whenever anything is unusual -- a
 # key of the wrong type, arguments not in the form the leaderboard sends --
 # so the Lua path produces the exact error.  Each costs what its script
@@ -106,8 +107,29 @@ cdef inline bytes _mbytes(const fr_zset *s, fr_zset_ref r):
     return PyBytes_FromStringAndSize(p, <Py_ssize_t>n)
 
 
+cdef int _append_slice(const fr_zset *s, uint64_t rank, Py_ssize_t count, bint reverse, bint withscores,
+                       list flat) except -1:
+    """Appends ``count`` members (with their scores when asked) from 1-based
+    ``rank`` on, descending when ``reverse``, gathered from the tree's leaves
+    a block at a time (no search per member)."""
+    cdef fr_zset_ref buf[64]
+    cdef size_t got, k
+    while count > 0:
+        got = fr_zset_gather(s, rank, <size_t>(count if count < 64 else 64), reverse, buf)
+        if got == 0:
+            break
+        for k in range(got):
+            flat.append(_mbytes(s, buf[k]))
+            if withscores:
+                flat.append(_num(fr_zset_score(s, buf[k])))
+        count -= <Py_ssize_t>got
+        rank = rank - got if reverse else rank + got
+    return 0
+
+
+
 cdef inline Py_ssize_t _count(fr_zset *s, double low, double high, bint low_open, bint high_open):
-    """ZCOUNT of the skip list s between the bounds (none is NaN)."""
+    """ZCOUNT of the sorted set s between the bounds (none is NaN)."""
     cdef fr_zset_range rg
     cdef uint64_t r1, r2
     rg.min, rg.max, rg.minex, rg.maxex = low, high, low_open, high_open
@@ -304,7 +326,8 @@ cdef class _Board:
         x = fr_zset_find(s, p, <size_t>n)
         if x == FR_ZSET_NIL or fr_zset_score(s, x) == score:
             return False
-        fr_zset_set_score_ranked(s, x, score, ranks)
+        if fr_zset_set_score_ranked(s, x, score, ranks) != 0:
+            raise MemoryError()
         native_touched(self.db, self.board)
         n = <Py_ssize_t>fr_zset_len(s)
         before[0] = n - <Py_ssize_t>ranks[0] if self.desc else <Py_ssize_t>ranks[0] - 1
@@ -399,23 +422,16 @@ cdef class _Board:
             return flat
         if stop >= n:
             stop = n - 1
-        if self.desc:
-            r = fr_zset_at_rank(s, <uint64_t>(n - start))
-        else:
-            r = fr_zset_at_rank(s, <uint64_t>(start + 1))
-        for i in range(stop - start + 1):
-            flat.append(_mbytes(s, r))
-            if withscores:
-                flat.append(_num(fr_zset_score(s, r)))
-            r = fr_zset_prev(s, r) if self.desc else fr_zset_next(s, r)
+        _append_slice(s, <uint64_t>(n - start) if self.desc else <uint64_t>(start + 1), stop - start + 1,
+                      self.desc, withscores, flat)
         return flat
 
     cdef Py_ssize_t around(self, object player, Py_ssize_t radius, list flat) except -2:
         """range.lua's "around" slice: ZREVRANK/ZRANK of ``player``, then
         ZREVRANGE/ZRANGE index-radius index+radius WITHSCORES into ``flat``
         (clipped at the ends); the first position, or -1 when the player is
-        absent. The slice is walked from the player's own node, so the
-        second command costs O(radius), not another descent."""
+        absent. The slice is gathered from the tree's leaves, so the second
+        command costs O(log n + radius)."""
         cdef const char *p
         cdef Py_ssize_t n, index, start, stop, i
         cdef char buf[24]
@@ -435,12 +451,8 @@ cdef class _Board:
             index = n - 1 - index
         start = index - radius if index > radius else 0
         stop = index + radius if radius < n - index else n - 1
-        for i in range(index - start):  # back to the slice's first node
-            x = fr_zset_next(s, x) if self.desc else fr_zset_prev(s, x)
-        for i in range(stop - start + 1):
-            flat.append(_mbytes(s, x))
-            flat.append(_num(fr_zset_score(s, x)))
-            x = fr_zset_prev(s, x) if self.desc else fr_zset_next(s, x)
+        _append_slice(s, <uint64_t>(n - start) if self.desc else <uint64_t>(start + 1), stop - start + 1,
+                      self.desc, True, flat)
         return start
 
     cdef list hmget(self, list fields):

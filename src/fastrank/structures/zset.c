@@ -1,136 +1,107 @@
-/* zset.c -- skip list with rank spans and a member index, for fastrank.
+/* zset.c -- the sorted set of fastrank: an order-statistic B+-tree over
+ * member records, with a member index.
  *
  * WHAT IT IS
  * ----------
  * A sorted set maps binary-string members to double scores and keeps them in
  * (score, member) order: ascending score, ties by member bytes compared
  * unsigned, memcmp style, the shorter of two members with a common prefix
- * first.  Two structures share the nodes:
+ * first.  Three parts:
  *
- *   1. A skip list (W. Pugh, "Skip Lists: A Probabilistic Alternative to
- *      Balanced Trees", CACM 1990) in the variant Redis uses in t_zset.c:
- *      p = 1/4, at most 32 levels, a backward pointer on every node for
- *      reverse walks, and a SPAN on every forward link -- the number of
- *      level-0 steps the link jumps over.  Summing spans along a search path
- *      gives a node's rank, so rank, node-at-rank and rank ranges are
- *      O(log n) like every other search.
- *   2. A hash index from member bytes to node (open addressing, linear
- *      probing), so score lookups are O(1) and an update finds its node
+ *   1. RECORDS: one per member, in an arena of 8-byte units (zset.h has
+ *      the byte diagram): score, member bytes, and the id of the leaf that
+ *      holds the member.  A record never moves while its member lives
+ *      (except in fr_zset_shrink), so its 32-bit offset (fr_zset_ref) names
+ *      the member everywhere.
+ *   2. AN ORDER-STATISTIC B+-TREE (the counted B-tree of the literature):
+ *      leaves of up to FR_ZSET_LEAF_CAP = 64 entries, each entry a score
+ *      (in a score array) and a record ref (in a parallel ref array); inner
+ *      nodes of up to FR_ZSET_INNER_CAP = 32 children, each with the 64-bit
+ *      number of members below it and a SEPARATOR: the child's smallest key
+ *      as (score, first 4 member bytes big-endian, record ref).  Leaves are
+ *      linked both ways for walks.  Counts give rank -> member and member
+ *      -> rank in O(log n); a search compares scores out of the node's own
+ *      arrays, and among equal scores the 4-byte prefixes, so a member
+ *      record (a cold cache line) is read only for ties on both.
+ *   3. A HASH INDEX from member bytes to record (open addressing, linear
+ *      probing), so score lookups are O(1) and an update finds its member
  *      without a search.
  *
- * WHERE IT DEPARTS FROM REDIS (all for memory and cache misses)
- * ------------------------------------------------------------
- *   - Nodes live in one arena per set and are named by 32-bit offsets
- *     (fr_zset_ref, in 8-byte units; see the byte diagram in zset.h).  Links,
- *     backward pointers and index slots are 4 bytes instead of 8, and there
- *     is no per-node malloc header.  Freed nodes go to a free list per size
- *     (in units) and are reused by the next node of the same size; when the
- *     live nodes fill less than a quarter of a big arena, fr_zset_shrink moves
- *     them into a fresh arena of their size (see "COMPACTION").  Growing
- *     the arena may move it, so a node pointer is only used between
- *     allocations; a compaction also renames every node (new refs).
- *   - The member is stored inline after the links (one cache line holds a
- *     typical node), the score is inside the node, and there is no separate
- *     dict entry or sds string, so a member costs well under half of what
- *     Redis spends on it (figures: bench/results/core-measurements.md,
- *     "Sorted set").
- *   - The level-0 span is always 1 and is not stored.
- *   - Index slots are 64 bits: the high 32 bits of the member's hash (the
- *     "tag") and the node's ref.  The home slot is derived from the tag
- *     (fastrange: tag * nslots >> 32), so a slot is probed, resized and
- *     deleted (backward-shift deletion, no tombstones) without touching its
- *     node, and a probe only dereferences nodes whose tag matches: a lookup
- *     costs about one miss for the slot and one for the node.  The table
- *     grows by 1.5x at load 0.8 and shrinks below load 0.125; its size need
- *     not be a power of two.
- *   - Levels come from the set's own splitmix64 generator with a fixed seed
- *     (reproducible structure, no libc rand()): level = 1 + (trailing zero
- *     bits of a 64-bit draw) / 2, i.e. P(level > k) = 4^-k, capped at 32.
- *     The hash seed is per set and not predictable from outside (it mixes
- *     the set's address), which blunts precomputed collision floods.
- *   - Updating a score keeps the node in place when it still sits between
- *     its neighbours (checked through backward/forward, no search); else
- *     ONE descent with two cursors finds the old and the new place (Redis
- *     searches twice), and the node is unlinked and relinked, never
- *     reallocated (fr_zset_move).
- *   - A write that links a node learns its rank on the way (the spans its
- *     descent summed) and leaves it as the set's RANK HINT: (node, rank,
- *     version).  fr_zset_rank answers from the hint while the version is
- *     unchanged -- every change to the list bumps it; a score changed in
- *     place keeps it, as no rank changes -- so the rank read that usually
- *     follows a write ("add my points, then tell me my place") costs no
- *     second descent.  One hint per set, 24 bytes.
- *   - The arena and the index, once past 4 MiB, are mmap'd 2 MiB-aligned
- *     with MADV_HUGEPAGE on Linux (see fr_zset_big_alloc): a descent's ~30
- *     random node reads otherwise also miss the TLB.  The arena is trimmed
- *     to its exact size after a bulk load.
- *   - A fresh node never lets its HOT part (score, links, spans: all a
- *     search reads unless scores tie) straddle a 64-byte cache line: when
- *     it would, a PAD chunk (1..7 units, tagged with a NaN pattern no score
- *     can have) fills the rest of the line first (fr_zset_pad_units).  Without
- *     it a good share of the nodes a descent visits cost two lines, the
- *     second one not covered by the descent's prefetch.  The padding cuts
- *     cache misses per rank and pays off at 10M members for a few bytes per
- *     member (cachegrind and wall-time figures: core-measurements.md, "Line
- *     padding").
- *   - Batch lookups (fr_zset_find_batch, fr_zset_rank_batch,
- *     fr_zset_count_below_batch; the numpy paths rank_many / score_many, the
- *     leaderboard's friends) run up to FR_ZSET_BATCH = 16 independent
- *     searches in lock step, each prefetching the node it reads next, so
- *     16 cache misses are in flight instead of one.  One descent is a
- *     chain of ~30 dependent misses that no layout removes; overlapping
- *     chains is what a batch can do (rank_many / score_many figures:
- *     core-measurements.md, "Batch lookups").
- *   - incr_many (fr_zset_incr_batch) cannot overlap its updates -- each one
- *     changes the list the next one searches -- so it first WARMS a block:
- *     finds the members as above, prefetches their neighbours and walks
- *     the paths to every old and new key in lock step without writing;
- *     then applies the increments in order, mostly from cache.  A stale
- *     warm-up only costs time, never correctness (figures:
- *     core-measurements.md, "incr_many warm-up").
- *   - Bulk load (fr_zset_bulk_*): members are written into nodes without
- *     linking; at the end all nodes are sorted (LSD radix sort on the score
- *     bits and a 4-byte member prefix, merge sort for the remaining ties)
- *     and the whole list is rebuilt in one left-to-right pass that tracks
- *     the last node of every level.  O(n) passes with no search per member.
- *     When the new members all sort after the current tail (a board loaded
- *     in ascending chunks), only they are sorted, and they are linked after
- *     the list's right edge: O(m log m + log n), the old nodes untouched.
+ * A search touches about four cache lines a level and three or four levels
+ * at a million members; the skip list this replaced chased 15-30 dependent
+ * pointers (one miss each) for the same answer.  Figures:
+ * bench/results/zset-bptree.md.
  *
- * TRIED AND DROPPED: caching the top 32 bits of the next node's score in
- * every link above level 0 (so a search need not touch the nodes it looks
- * past) barely cut L1 misses in cachegrind (core-measurements.md, "Dropped:
- * key cache in links"), for +2 bytes per member and more instructions: a
- * p = 1/4 search's node reads are mostly moves, not look-pasts.
+ * OPERATIONS
+ * ----------
+ *   - rank(member): record -> leaf (through the leaf id table), the slot by
+ *     scanning the leaf's ref array, then up through the parents adding the
+ *     counts of the children left of the path.  No key comparison at all.
+ *   - at_rank: down from the root subtracting counts; the last leaf is
+ *     answered without a descent.  Range replies walk the leaf chain
+ *     (fr_zset_gather), an offset costs O(log n) through the counts.
+ *   - insert: one descent by key; a full leaf first hands some entries to a
+ *     sibling with room (fr_zset_spill), else splits in two halves; a full
+ *     inner node splits likewise, up to a new root.  The nodes a split may need are
+ *     reserved BEFORE anything changes (fr_zset_reserve_insert: a spare leaf
+ *     and height + 1 spare inner nodes), so an insertion or a move either
+ *     happens whole or reports no memory; nothing aborts.
+ *   - delete: the entry leaves its leaf, the counts on the way up drop by
+ *     one; a leaf below a quarter full merges with a sibling when both fit
+ *     in one, else borrows half the difference; inner nodes the same; a
+ *     root with one child is replaced by it.  A separator always equals its
+ *     child's smallest key: removing a leaf's first entry rewrites the one
+ *     separator that names it (fr_zset_fix_min).
+ *   - score change: when the new key still belongs between the neighbouring
+ *     leaves, the entry moves inside its leaf (a memmove, no count changes);
+ *     otherwise delete + insert.  The rank the write learns is kept as the
+ *     RANK HINT (record, rank, version) so that "add points, then ask my
+ *     place" costs no second walk.
+ *   - bulk load: records are written first, then all are sorted (LSD radix
+ *     sort on score bits and the 4-byte prefix, merge sort for the rest of
+ *     the ties) and the tree is rebuilt packed, bottom up, from nodes
+ *     reserved by fr_zset_bulk_begin.
+ *   - memory: a new set has no tree; the first member brings a root leaf of
+ *     4 entries that doubles up to 64 before the first split, so a small set
+ *     costs bytes, not kilobytes.  Merges give nodes back; fr_zset_shrink
+ *     compacts the record arena and the lone root leaf.
  *
- * MEASURED, NOT BUILT: an "express lane" -- the links, spans and score of
- * every node of level >= 2 copied into a separate compact array, so a
- * search touches the node arena only on level 0.  A read-only prototype
- * (rank only, built after a bulk load) in cachegrind: with the records in
- * allocation order it misses MORE than the nodes, because the bottom of
- * the search now reads two structures; only with the records grouped by
- * level (tallest first, which a dynamic version would need one pool per
- * level for) does it win, and only modestly (core-measurements.md,
- * "Measured, not built: express lane"); for ~+4 bytes per member and a
- * second copy of every tall node's links to keep in step.  Not worth its
- * complexity next to the line padding above.
+ * WHERE IT DEPARTS FROM REDIS
+ * ---------------------------
+ * Redis keeps sorted sets in a skip list with spans (plus a listpack when
+ * small).  Here one structure serves every size; member records are
+ * arena-allocated and named by 32-bit refs (no per-member malloc, no
+ * separate dict entry); ranges over lex bounds with more than one score are
+ * answered by the same fixed walk Redis does (see "LEX SEARCHES" below), so
+ * replies are identical; everything else is order-equivalent by
+ * construction.
+ *
+ * TRIED AND DROPPED: the skip list itself (see the git history of this
+ * file: arena nodes with 32-bit links, line padding, lock-step batch
+ * descents); its rank walk could not go below ~15 dependent misses at 1M
+ * members.  A leaf slot index in every record (so next() need not scan its
+ * leaf) was not built: every shift inside a leaf would rewrite up to 63
+ * cold records.
  *
  * INVARIANTS (verified by fr_zset_check)
- * ---------------------------------
- *   - level-0 order is strictly increasing in (score, member); no score is
- *     NaN (refused by the caller, a NaN incr result by fr_zset_incr).  Scores
- *     are stored as given, -0.0 included (it compares equal to +0.0, so
- *     the order is unaffected; callers that want Redis's listpack
- *     behaviour normalise it themselves);
- *   - backward pointers mirror level-0 links; tail is the last node;
- *   - a node of level L is on exactly the lists 0..L-1; no list above the
- *     set's level is used and the top list is non-empty (unless empty set);
- *   - span(x, i) = rank(x.fwd[i]) - rank(x), or length - rank(x) for NIL;
- *   - the index holds exactly the linked nodes, each under its hash tag;
- *   - while hint_version == version, node hint_ref has rank hint_rank.
+ * --------------------------------------
+ *   - the leaves, in list order, hold every member exactly once, in strictly
+ *     increasing (score, member) order; no score is NaN; all leaves are at
+ *     the same depth;
+ *   - every record's leaf id names the leaf that holds it, and the leaf's
+ *     score equals the record's;
+ *   - a non-root leaf holds LEAF_CAP / 4 .. LEAF_CAP entries and has full
+ *     capacity; a non-root inner node has INNER_CAP / 4 (at least 2) ..
+ *     INNER_CAP children; the root inner node at least 2;
+ *   - parent links mirror child arrays; cnt[i] is the number of members
+ *     under child i; separator i (i >= 1) is the smallest key under child i;
+ *   - the index holds exactly the tree's records, each under its hash tag;
+ *     the arena's records tile it and the live ones are the tree's;
+ *   - while hint_version == version, record hint_ref has rank hint_rank.
  *
- * Sections: helpers; arena; hash index; span bookkeeping; searches; point
- * operations; batch lookups; ranges; bulk load; life cycle; checker.
+ * Sections: helpers; arena; hash index; records; tree nodes; keys;
+ * searches; insertion; deletion; point operations; batch lookups; ranges;
+ * bulk load; life cycle; checker.
  */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* mmap, mremap, madvise(MADV_HUGEPAGE) under -std=c99 */
@@ -146,9 +117,6 @@
 #endif
 
 #define FR_ZSET_ARENA_MAX ((uint64_t)UINT32_MAX) /* refs are 32-bit */
-/* The backward link of a node a bulk load added and has not linked yet: no
- * node starts at the arena's last unit, so no ref has this value. */
-#define FR_ZSET_UNLINKED ((fr_zset_ref)UINT32_MAX)
 
 /* ======================================================================
  * Helpers
@@ -156,7 +124,7 @@
 
 /* memcmp order with the shorter of two equal prefixes first; <0, 0, >0.
  * Inline, eight (or four) bytes at a time (members are short: a call of the library's
- * memcmp costs more than the comparison itself on a skip-list descent). */
+ * memcmp costs more than the comparison itself in a search). */
 static inline uint64_t fr_zset_load_be64(const char *p)
 {
     uint64_t v;
@@ -234,38 +202,6 @@ static inline int fr_zset_cmp_key(const fr_zset_node *n, double score, const cha
     size_t nl;
     const char *nm = fr_zset_node_member(n, &nl);
     return fr_zset_memcmp(nm, nl, m, len);
-}
-
-/* splitmix64 step: the level generator (deterministic per set). */
-static inline uint64_t fr_zset_rng_next(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* Number of trailing zero bits of a non-zero word. */
-static inline int fr_zset_ctz64(uint64_t x)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_ctzll(x);
-#else
-    int n = 0;
-    while (!(x & 1)) {
-        x >>= 1;
-        n++;
-    }
-    return n;
-#endif
-}
-
-/* A random level in 1..32 with P(level > k) = 4^-k. */
-static int fr_zset_random_level(fr_zset *s)
-{
-    uint64_t r = fr_zset_rng_next(&s->rng);
-    int lvl = 1 + (r ? fr_zset_ctz64(r) : 64) / 2;
-    return lvl > FR_ZSET_MAXLEVEL ? FR_ZSET_MAXLEVEL : lvl;
 }
 
 /* Formats v in decimal into buf (>= 20 bytes, not terminated); the length. */
@@ -461,80 +397,6 @@ static void *fr_zset_big_realloc(void *p, size_t oldlen, size_t newlen)
 #endif
 }
 
-/* Byte offset of the member inside a node of the given level. */
-static inline size_t fr_zset_member_offset(unsigned level)
-{
-    return sizeof(fr_zset_node) + 4u * (2u * level - 1u);
-}
-
-/* Size in units of a node of this level holding a member of len bytes. */
-static inline unsigned fr_zset_units_for(unsigned level, size_t len)
-{
-    size_t stored = len <= FR_ZSET_INLINE_MAX ? len : sizeof(fr_zset_ext);
-    return (unsigned)((fr_zset_member_offset(level) + stored + 7) / 8);
-}
-
-/* A PAD chunk fills the end of a cache line that a fresh node's hot part
- * would otherwise straddle (see fr_zset_node_alloc).  It is 1..7 units long and
- * its first 8 bytes hold FR_ZSET_PAD_TAG | length: a NaN pattern, which no node
- * score (first 8 bytes of every other chunk) can be.  Pads are never reused;
- * only the arena walkers see them, through the two helpers below. */
-#define FR_ZSET_PAD_TAG 0x7ff4adadadad0000ULL
-#define FR_ZSET_LINE_UNITS 8u /* 64-byte cache line */
-
-/* The first word of chunk u (score bits, or a pad's tag). */
-static inline uint64_t fr_zset_chunk_word(const fr_zset *s, uint64_t u)
-{
-    uint64_t w;
-    memcpy(&w, s->arena + (u << 3), 8);
-    return w;
-}
-
-/* Size in units of the chunk at unit u (node, free chunk or pad). */
-static inline uint64_t fr_zset_chunk_units(const fr_zset *s, uint64_t u)
-{
-    uint64_t w = fr_zset_chunk_word(s, u);
-    if ((w & ~(uint64_t)0xffff) == FR_ZSET_PAD_TAG)
-        return w & 0xffff;
-    return FR_ZSET_N(s, u)->units;
-}
-
-/* True when the chunk at unit u is a linked (or bulk-loaded) node. */
-static inline int fr_zset_chunk_live(const fr_zset *s, uint64_t u)
-{
-    uint64_t w = fr_zset_chunk_word(s, u);
-    return (w & ~(uint64_t)0xffff) != FR_ZSET_PAD_TAG && FR_ZSET_N(s, u)->level != 0;
-}
-
-/* Units of padding to put at the top before a fresh node of this level so
- * that its HOT part -- score, links and spans, all a search reads unless
- * scores tie -- sits in one cache line (or, when longer than a line, starts
- * one).  Offsets are taken from the arena start, which is 2 MiB-aligned
- * once the arena is big (fr_zset_big_alloc); a small malloc'd arena is cache
- * resident anyway. */
-static inline unsigned fr_zset_pad_units(const fr_zset *s, unsigned level)
-{
-    unsigned hot = (unsigned)(fr_zset_member_offset(level) + 7) / 8;
-    unsigned off = (unsigned)(s->top % FR_ZSET_LINE_UNITS);
-    if (off == 0 || off + hot <= FR_ZSET_LINE_UNITS)
-        return 0;
-    return FR_ZSET_LINE_UNITS - off;
-}
-
-/* Hints the CPU to start loading node r (FR_ZSET_NIL is ignored).  Descents
- * prefetch the level-below successor while they test the current one, so
- * the miss of whichever is taken next overlaps with the current one. */
-static inline void fr_zset_prefetch(const fr_zset *s, fr_zset_ref r)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    if (r)
-        __builtin_prefetch(FR_ZSET_N(s, r));
-#else
-    (void)s;
-    (void)r;
-#endif
-}
-
 /* Makes room for `need` more units at the top; may move the arena.
  * 0, or -1 when out of memory or past the 32-bit ref space. */
 static int fr_zset_arena_reserve(fr_zset *s, uint64_t need)
@@ -572,76 +434,6 @@ static void fr_zset_arena_trim(fr_zset *s)
     }
 }
 
-/* Allocates a node of `level` holding a copy of member m (len bytes), links
- * and spans zeroed, score 0.  Returns its ref, or FR_ZSET_NIL when out of memory
- * (nothing changed).  Invalidates node pointers (the arena may move). */
-static fr_zset_ref fr_zset_node_alloc(fr_zset *s, int level, const char *m, size_t len)
-{
-    unsigned units = fr_zset_units_for((unsigned)level, len);
-    char *ext = NULL;
-    fr_zset_ref r;
-    fr_zset_node *n;
-    if (len > FR_ZSET_INLINE_MAX) {
-        ext = (char *)malloc(len);
-        if (!ext)
-            return FR_ZSET_NIL;
-        memcpy(ext, m, len);
-    }
-    r = s->freelist[units];
-    if (r) {
-        s->freelist[units] = FR_ZSET_N(s, r)->backward;
-    } else {
-        unsigned pad = fr_zset_pad_units(s, (unsigned)level);
-        if (fr_zset_arena_reserve(s, pad + units)) {
-            free(ext);
-            return FR_ZSET_NIL;
-        }
-        if (pad) {
-            uint64_t w = FR_ZSET_PAD_TAG | pad;
-            memcpy(s->arena + (s->top << 3), &w, 8);
-            s->top += pad;
-        }
-        r = (fr_zset_ref)s->top;
-        s->top += units;
-    }
-    s->live_units += units;
-    n = FR_ZSET_N(s, r);
-    n->score = 0.0;
-    n->backward = FR_ZSET_NIL;
-    n->level = (uint8_t)level;
-    n->units = (uint16_t)units;
-    memset(n->fwd, 0, 4u * (2u * (unsigned)level - 1u));
-    if (ext) {
-        fr_zset_ext e = {len, ext};
-        n->mlen = FR_ZSET_LONG;
-        memcpy((char *)n + fr_zset_member_offset((unsigned)level), &e, sizeof e);
-        s->ext_bytes += len;
-        s->ext_count++;
-    } else {
-        n->mlen = (uint8_t)len;
-        if (len)
-            memcpy((char *)n + fr_zset_member_offset((unsigned)level), m, len);
-    }
-    return r;
-}
-
-/* Returns node r (already unlinked and out of the index) to its free list. */
-static void fr_zset_node_free(fr_zset *s, fr_zset_ref r)
-{
-    fr_zset_node *n = FR_ZSET_N(s, r);
-    if (n->mlen == FR_ZSET_LONG) {
-        size_t len;
-        char *p = (char *)fr_zset_node_member(n, &len);
-        free(p);
-        s->ext_bytes -= len;
-        s->ext_count--;
-    }
-    n->level = 0;
-    n->mlen = 0;
-    s->live_units -= n->units;
-    n->backward = s->freelist[n->units];
-    s->freelist[n->units] = r;
-}
 
 /* ======================================================================
  * Hash index
@@ -768,496 +560,6 @@ static inline uint64_t fr_zset_node_hash(const fr_zset *s, fr_zset_ref r)
     return fr_zset_hash(m, len, s->seed);
 }
 
-/* ======================================================================
- * Span bookkeeping: the only code that reads or writes spans
- * ====================================================================== */
-
-/* Span of n's level-i link (level 0 is always 1). */
-static inline uint32_t fr_zset_span(const fr_zset_node *n, int i)
-{
-    return i ? n->fwd[n->level + i - 1] : 1u;
-}
-
-/* Sets the span of n's level-i link, i >= 1. */
-static inline void fr_zset_span_set(fr_zset_node *n, int i, uint32_t v)
-{
-    assert(i > 0 && i < n->level);
-    n->fwd[n->level + i - 1] = v;
-}
-
-/* Links detached node x after the path upd[] (ranks rank[]), fixing spans of
- * x and of every level's predecessor, the backward links and the tail.
- * upd/rank cover levels 0..s->level-1, which already includes x's levels. */
-static void fr_zset_splice_in(fr_zset *s, fr_zset_ref x, const fr_zset_ref *upd, const uint64_t *rank)
-{
-    fr_zset_node *xn = FR_ZSET_N(s, x);
-    int lvl = xn->level, i;
-    for (i = 0; i < lvl; i++) {
-        fr_zset_node *u = FR_ZSET_N(s, upd[i]);
-        xn->fwd[i] = u->fwd[i];
-        u->fwd[i] = x;
-        if (i) {
-            uint32_t d = (uint32_t)(rank[0] - rank[i]);
-            fr_zset_span_set(xn, i, fr_zset_span(u, i) - d);
-            fr_zset_span_set(u, i, d + 1);
-        }
-    }
-    for (; i < s->level; i++) {
-        fr_zset_node *u = FR_ZSET_N(s, upd[i]);
-        fr_zset_span_set(u, i, fr_zset_span(u, i) + 1);
-    }
-    xn->backward = upd[0] == FR_ZSET_HEAD ? FR_ZSET_NIL : upd[0];
-    if (xn->fwd[0])
-        FR_ZSET_N(s, xn->fwd[0])->backward = x;
-    else
-        s->tail = x;
-    s->length++;
-    s->version++;
-}
-
-/* Unlinks node x whose predecessors on every level are upd[]; fixes spans,
- * backward links, tail and the set's level.  x stays allocated. */
-static void fr_zset_splice_out(fr_zset *s, fr_zset_ref x, const fr_zset_ref *upd)
-{
-    fr_zset_node *xn = FR_ZSET_N(s, x), *head;
-    int i;
-    for (i = 0; i < s->level; i++) {
-        fr_zset_node *u = FR_ZSET_N(s, upd[i]);
-        if (u->fwd[i] == x) {
-            if (i)
-                fr_zset_span_set(u, i, fr_zset_span(u, i) + fr_zset_span(xn, i) - 1);
-            u->fwd[i] = xn->fwd[i];
-        } else if (i) {
-            fr_zset_span_set(u, i, fr_zset_span(u, i) - 1);
-        }
-    }
-    if (xn->fwd[0])
-        FR_ZSET_N(s, xn->fwd[0])->backward = xn->backward;
-    else
-        s->tail = xn->backward;
-    head = FR_ZSET_N(s, FR_ZSET_HEAD);
-    while (s->level > 1 && head->fwd[s->level - 1] == FR_ZSET_NIL)
-        s->level--;
-    s->length--;
-    s->version++;
-}
-
-/* Raises the set's level to lvl, giving the header's new links the span of
- * the whole list; upd/rank get the header for those levels. */
-static void fr_zset_raise_level(fr_zset *s, int lvl, fr_zset_ref *upd, uint64_t *rank)
-{
-    fr_zset_node *head = FR_ZSET_N(s, FR_ZSET_HEAD);
-    int i;
-    for (i = s->level; i < lvl; i++) {
-        upd[i] = FR_ZSET_HEAD;
-        rank[i] = 0;
-        fr_zset_span_set(head, i, (uint32_t)s->length);
-    }
-    s->level = lvl;
-}
-
-/* ======================================================================
- * Searches
- * ====================================================================== */
-
-/* Records that linked node x has 1-based rank `rank` in the list as it is
- * now (after the change that bumped the version). */
-static inline void fr_zset_set_hint(fr_zset *s, fr_zset_ref x, uint64_t rank)
-{
-    s->hint_ref = x;
-    s->hint_rank = rank;
-    s->hint_version = s->version;
-}
-
-/* True when the rank hint holds for linked node x. */
-static inline int fr_zset_hint_holds(const fr_zset *s, fr_zset_ref x)
-{
-    return x == s->hint_ref && s->hint_version == s->version;
-}
-
-/* One step of a descent's cursor (*c, its node *cn, its rank *rank) on
- * level i towards the key (score, m): moves it to the next node when that
- * one sorts before the key (prefetching where the level below starts from
- * there); 1 when it moved, 0 when it stays (its place on this level). */
-static inline int fr_zset_step(const fr_zset *s, fr_zset_ref *c, const fr_zset_node **cn, uint64_t *rank,
-                               int i, double score, const char *m, size_t len)
-{
-    fr_zset_ref f = (*cn)->fwd[i];
-    if (!f || fr_zset_cmp_key(FR_ZSET_N(s, f), score, m, len) >= 0)
-        return 0;
-    *rank += fr_zset_span(*cn, i);
-    *c = f;
-    *cn = FR_ZSET_N(s, f);
-    if (i)
-        fr_zset_prefetch(s, (*cn)->fwd[i - 1]);
-    return 1;
-}
-
-/* Fills upd[i] with the last node < (score, m) on each level (the header if
- * none) and rank[i] (may be NULL) with its rank (header = 0). */
-static void fr_zset_find_path(const fr_zset *s, double score, const char *m, size_t len,
-                          fr_zset_ref *upd, uint64_t *rank)
-{
-    fr_zset_ref x = FR_ZSET_HEAD;
-    const fr_zset_node *xn = FR_ZSET_N(s, x);
-    uint64_t r = 0;
-    int i;
-    for (i = s->level - 1; i >= 0; i--) {
-        if (i)
-            fr_zset_prefetch(s, xn->fwd[i - 1]);
-        while (fr_zset_step(s, &x, &xn, &r, i, score, m, len))
-            ;
-        upd[i] = x;
-        if (rank)
-            rank[i] = r;
-    }
-}
-
-/* Links detached node x (level and score set) at its place in the order. */
-static void fr_zset_link(fr_zset *s, fr_zset_ref x)
-{
-    fr_zset_ref upd[FR_ZSET_MAXLEVEL];
-    uint64_t rank[FR_ZSET_MAXLEVEL];
-    size_t len;
-    const fr_zset_node *xn = FR_ZSET_N(s, x);
-    const char *m = fr_zset_node_member(xn, &len);
-    fr_zset_find_path(s, xn->score, m, len, upd, rank);
-    if (xn->level > s->level)
-        fr_zset_raise_level(s, xn->level, upd, rank);
-    fr_zset_splice_in(s, x, upd, rank);
-    fr_zset_set_hint(s, x, rank[0] + 1);
-}
-
-/* Unlinks node x from the list (it stays in the index and allocated). */
-static void fr_zset_unlink(fr_zset *s, fr_zset_ref x)
-{
-    fr_zset_ref upd[FR_ZSET_MAXLEVEL];
-    size_t len;
-    const fr_zset_node *xn = FR_ZSET_N(s, x);
-    const char *m = fr_zset_node_member(xn, &len);
-    fr_zset_find_path(s, xn->score, m, len, upd, NULL);
-    assert(FR_ZSET_N(s, upd[0])->fwd[0] == x);
-    fr_zset_splice_out(s, x, upd);
-}
-
-/* 1-based rank of linked node target.  O(log n); O(1) for the node the
- * last write left as the rank hint. */
-uint64_t fr_zset_rank(const fr_zset *s, fr_zset_ref target)
-{
-    const fr_zset_node *tn = FR_ZSET_N(s, target), *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
-    double score = tn->score;
-    size_t len;
-    const char *m = fr_zset_node_member(tn, &len);
-    uint64_t r = 0;
-    fr_zset_ref f;
-    int i;
-    if (target == s->tail)
-        return s->length;
-    if (fr_zset_hint_holds(s, target))
-        return s->hint_rank;
-    for (i = s->level - 1; i >= 0; i--) {
-        if (i)
-            fr_zset_prefetch(s, xn->fwd[i - 1]);
-        while ((f = xn->fwd[i]) && (f == target || fr_zset_cmp_key(FR_ZSET_N(s, f), score, m, len) < 0)) {
-            r += fr_zset_span(xn, i);
-            if (f == target)
-                return r;
-            xn = FR_ZSET_N(s, f);
-            if (i)
-                fr_zset_prefetch(s, xn->fwd[i - 1]);
-        }
-    }
-    assert(0 && "node not in list");
-    return 0;
-}
-
-/* Node at 1-based rank, or FR_ZSET_NIL when out of 1..length.  O(log n). */
-fr_zset_ref fr_zset_at_rank(const fr_zset *s, uint64_t rank)
-{
-    const fr_zset_node *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
-    uint64_t t = 0;
-    fr_zset_ref x = FR_ZSET_HEAD, f;
-    int i;
-    if (rank == 0 || rank > s->length)
-        return FR_ZSET_NIL;
-    if (rank == s->length)
-        return s->tail;
-    for (i = s->level - 1; i >= 0; i--) {
-        if (i)
-            fr_zset_prefetch(s, xn->fwd[i - 1]);
-        while ((f = xn->fwd[i]) && t + fr_zset_span(xn, i) <= rank) {
-            t += fr_zset_span(xn, i);
-            x = f;
-            xn = FR_ZSET_N(s, f);
-            if (i)
-                fr_zset_prefetch(s, xn->fwd[i - 1]);
-        }
-        if (t == rank)
-            return x;
-    }
-    return FR_ZSET_NIL;
-}
-
-/* Fills upd[] with the predecessors of the node at 1-based rank `rank`. */
-static void fr_zset_path_to_rank(const fr_zset *s, uint64_t rank, fr_zset_ref *upd)
-{
-    const fr_zset_node *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
-    uint64_t t = 0;
-    fr_zset_ref x = FR_ZSET_HEAD, f;
-    int i;
-    for (i = s->level - 1; i >= 0; i--) {
-        while ((f = xn->fwd[i]) && t + fr_zset_span(xn, i) < rank) {
-            t += fr_zset_span(xn, i);
-            x = f;
-            xn = FR_ZSET_N(s, f);
-        }
-        upd[i] = x;
-    }
-}
-
-/* ======================================================================
- * Point operations
- * ====================================================================== */
-
-/* Node holding member m, or FR_ZSET_NIL.  O(1) expected. */
-fr_zset_ref fr_zset_find(const fr_zset *s, const char *m, size_t len)
-{
-    return fr_zset_hash_find(s, m, len, fr_zset_hash(m, len, s->seed));
-}
-
-/* 1-based rank of member m, 0 when absent. */
-uint64_t fr_zset_rank_of(const fr_zset *s, const char *m, size_t len)
-{
-    fr_zset_ref r = fr_zset_find(s, m, len);
-    return r ? fr_zset_rank(s, r) : 0;
-}
-
-/* Inserts member m (absent; hash h) with score.  The new ref, or FR_ZSET_NIL
- * when out of memory (nothing changed). */
-static fr_zset_ref fr_zset_insert(fr_zset *s, const char *m, size_t len, double score, uint64_t h)
-{
-    fr_zset_ref r;
-    if (fr_zset_hash_reserve(s, s->hcount + 1))
-        return FR_ZSET_NIL;
-    r = fr_zset_node_alloc(s, fr_zset_random_level(s), m, len);
-    if (!r)
-        return FR_ZSET_NIL;
-    FR_ZSET_N(s, r)->score = score;
-    fr_zset_link(s, r);
-    fr_zset_hash_put(s, r, h);
-    return r;
-}
-
-/* Moves linked node r to a different score ns that does not fit in place:
- * one descent tracks two cursors, for the lower and the higher of the old
- * and new keys, then unlinks at the old place and links at the new one,
- * correcting the new path for the node's removal.  The cursors share the
- * path from the top until they part; below that each level advances them
- * in turn, one step each, so the two chains of cache misses (about one
- * node per level each) overlap instead of following one another. */
-static void fr_zset_move(fr_zset *s, fr_zset_ref r, double ns, uint64_t *ranks)
-{
-    fr_zset_ref ulo[FR_ZSET_MAXLEVEL], uhi[FR_ZSET_MAXLEVEL], *unew, a = FR_ZSET_HEAD, b = FR_ZSET_HEAD;
-    uint64_t rlo[FR_ZSET_MAXLEVEL], rhi[FR_ZSET_MAXLEVEL], *rnew, ra = 0, rb = 0;
-    const fr_zset_node *x = FR_ZSET_N(s, r), *an = FR_ZSET_N(s, FR_ZSET_HEAD), *bn = an;
-    size_t len;
-    const char *m = fr_zset_node_member(x, &len);
-    int up = ns > x->score, i, alo, ahi;
-    double lo = up ? x->score : ns, hi = up ? ns : x->score;
-    for (i = s->level - 1; i >= 0; i--) {
-        if (i)
-            fr_zset_prefetch(s, an->fwd[i - 1]);
-        alo = 1;
-        if (a == b) { /* together: a step below the low key is below the high key too */
-            while (fr_zset_step(s, &a, &an, &ra, i, lo, m, len))
-                ;
-            b = a;
-            bn = an;
-            rb = ra;
-            alo = 0;
-        } else if (i) {
-            fr_zset_prefetch(s, bn->fwd[i - 1]);
-        }
-        ahi = 1;
-        while (alo | ahi) { /* one step of each cursor still moving */
-            alo = alo && fr_zset_step(s, &a, &an, &ra, i, lo, m, len);
-            ahi = ahi && fr_zset_step(s, &b, &bn, &rb, i, hi, m, len);
-        }
-        ulo[i] = a;
-        rlo[i] = ra;
-        uhi[i] = b;
-        rhi[i] = rb;
-    }
-    if (up) { /* r sits after ulo; the new path uhi may pass through r */
-        for (i = 0; i < s->level; i++) {
-            if (uhi[i] == r) {
-                uhi[i] = ulo[i];
-                rhi[i] = rlo[i];
-            } else if (rhi[i] > rlo[0]) {
-                rhi[i]--;
-            }
-        }
-        fr_zset_splice_out(s, r, ulo);
-        unew = uhi;
-        rnew = rhi;
-        if (ranks)
-            ranks[0] = rlo[0] + 1;
-    } else { /* r sits after uhi; the new path ulo lies before r */
-        fr_zset_splice_out(s, r, uhi);
-        unew = ulo;
-        rnew = rlo;
-        if (ranks)
-            ranks[0] = rhi[0] + 1;
-    }
-    if (ranks)
-        ranks[1] = rnew[0] + 1;
-    FR_ZSET_N(s, r)->score = ns;
-    if (FR_ZSET_N(s, r)->level > s->level)
-        fr_zset_raise_level(s, FR_ZSET_N(s, r)->level, unew, rnew);
-    fr_zset_splice_in(s, r, unew, rnew);
-    fr_zset_set_hint(s, r, rnew[0] + 1);
-}
-
-/* True when linked node r may take score (not NaN) where it stands: it
- * still sorts between its neighbours.  Only the neighbour on the side it
- * moves towards is read (one cache miss, not two): the other one sorts
- * before (after) the old key, so before (after) the new one too. */
-static int fr_zset_fits_in_place(const fr_zset *s, fr_zset_ref r, double score)
-{
-    const fr_zset_node *x = FR_ZSET_N(s, r);
-    size_t len;
-    const char *m = fr_zset_node_member(x, &len);
-    fr_zset_ref prev = x->backward, next = x->fwd[0];
-    if (score > x->score)
-        prev = FR_ZSET_NIL;
-    else if (score < x->score)
-        next = FR_ZSET_NIL;
-    return (prev == FR_ZSET_NIL || fr_zset_cmp_key(FR_ZSET_N(s, prev), score, m, len) < 0) &&
-           (next == FR_ZSET_NIL || fr_zset_cmp_key(FR_ZSET_N(s, next), score, m, len) > 0);
-}
-
-/* Gives linked node r a new score (not NaN), moving it if needed.  The node
- * is reused, never reallocated; stays in place when it still fits between
- * its neighbours.  With ranks (else NULL), also r's 1-based rank before
- * (ranks[0]) and after (ranks[1]) the change: read off the move's own walk
- * when r moves, one descent when it keeps its place.  O(log n). */
-void fr_zset_set_score_ranked(fr_zset *s, fr_zset_ref r, double score, uint64_t ranks[2])
-{
-    if (fr_zset_fits_in_place(s, r, score)) {
-        int held = s->hint_version == s->version; /* no node changes rank */
-        FR_ZSET_N(s, r)->score = score;
-        s->version++;
-        if (held)
-            s->hint_version = s->version;
-        if (ranks)
-            ranks[0] = ranks[1] = fr_zset_rank(s, r);
-        return;
-    }
-    fr_zset_move(s, r, score, ranks);
-}
-
-/* fr_zset_set_score_ranked without the ranks. */
-void fr_zset_set_score(fr_zset *s, fr_zset_ref r, double score)
-{
-    fr_zset_set_score_ranked(s, r, score, NULL);
-}
-
-/* ZADD of one pair with FR_ZSET_NX/XX/GT/LT flags (a valid combination, score
- * not NaN).  Returns 0 nothing done, 1 added, 2 score changed, -1 no memory. */
-int fr_zset_add(fr_zset *s, const char *m, size_t len, double score, int flags)
-{
-    uint64_t h = fr_zset_hash(m, len, s->seed);
-    fr_zset_ref r = fr_zset_hash_find(s, m, len, h);
-    if (r) {
-        double cur = FR_ZSET_N(s, r)->score;
-        if (flags & FR_ZSET_NX)
-            return 0;
-        if ((flags & FR_ZSET_GT) && !(score > cur))
-            return 0;
-        if ((flags & FR_ZSET_LT) && !(score < cur))
-            return 0;
-        if (score == cur)
-            return 0;
-        fr_zset_set_score(s, r, score);
-        return 2;
-    }
-    if (flags & FR_ZSET_XX)
-        return 0;
-    return fr_zset_insert(s, m, len, score, h) ? 1 : -1;
-}
-
-/* ZINCRBY of member m whose hash is h: adds delta to m's score (a missing
- * member starts at 0).  0 done (*newscore set; ref/oldscore/was_new, each optional, describe the
- * change for an undo), -1 the result is NaN (nothing changed), -2 no memory. */
-static int fr_zset_incr_hashed(fr_zset *s, const char *m, size_t len, uint64_t h, double delta,
-                           double *newscore, fr_zset_ref *ref, double *oldscore, int *was_new)
-{
-    fr_zset_ref r = fr_zset_hash_find(s, m, len, h);
-    double cur = 0.0, ns;
-    int created = 0;
-    if (r)
-        cur = FR_ZSET_N(s, r)->score;
-    ns = cur + delta;
-    if (ns != ns)
-        return -1;
-    if (r) {
-        if (ns != cur)
-            fr_zset_set_score(s, r, ns);
-    } else {
-        r = fr_zset_insert(s, m, len, ns, h);
-        if (!r)
-            return -2;
-        created = 1;
-    }
-    *newscore = ns;
-    if (ref)
-        *ref = r;
-    if (oldscore)
-        *oldscore = cur;
-    if (was_new)
-        *was_new = created;
-    return 0;
-}
-
-/* fr_zset_incr_hashed with the member's hash computed here. */
-int fr_zset_incr(fr_zset *s, const char *m, size_t len, double delta, double *newscore,
-             fr_zset_ref *ref, double *oldscore, int *was_new)
-{
-    return fr_zset_incr_hashed(s, m, len, fr_zset_hash(m, len, s->seed), delta, newscore, ref, oldscore,
-                           was_new);
-}
-
-/* Removes linked node r: list, index, storage. */
-void fr_zset_delete_ref(fr_zset *s, fr_zset_ref r)
-{
-    uint64_t h = fr_zset_node_hash(s, r);
-    fr_zset_unlink(s, r);
-    fr_zset_hash_remove(s, r, h);
-    fr_zset_node_free(s, r);
-}
-
-/* ZREM of one member: 1 removed, 0 absent. */
-int fr_zset_delete(fr_zset *s, const char *m, size_t len)
-{
-    uint64_t h = fr_zset_hash(m, len, s->seed);
-    fr_zset_ref r = fr_zset_hash_find(s, m, len, h);
-    if (!r)
-        return 0;
-    fr_zset_unlink(s, r);
-    fr_zset_hash_remove(s, r, h);
-    fr_zset_node_free(s, r);
-    return 1;
-}
-
-/* ======================================================================
- * Batch lookups: several independent searches in lock step
- * ====================================================================== */
-
-/* One search is a chain of dependent cache misses; g searches advanced
- * round-robin, each prefetching the node it reads next, keep g misses in
- * flight at once (group prefetching).  Answers equal the one-at-a-time
- * functions'.  FR_ZSET_BATCH bounds g. */
-
 /* Hints the CPU to load the cache line at p. */
 static inline void fr_zset_prefetch_addr(const void *p)
 {
@@ -1268,222 +570,6 @@ static inline void fr_zset_prefetch_addr(const void *p)
 #endif
 }
 
-/* h[j] = the hash of member j and out[j] = its node or FR_ZSET_NIL, for j < g
- * (g <= FR_ZSET_BATCH): hashes all and prefetches their home slots, then the
- * first tag-matching node of each, then probes. */
-static void fr_zset_hash_batch(const fr_zset *s, const char *const *m, const size_t *len, size_t g,
-                           uint64_t *h, fr_zset_ref *out)
-{
-    size_t j;
-    assert(g <= FR_ZSET_BATCH);
-    for (j = 0; j < g; j++) {
-        h[j] = fr_zset_hash(m[j], len[j], s->seed);
-        fr_zset_prefetch_addr(&s->slots[fr_zset_home(s, (uint32_t)(h[j] >> 32))]);
-    }
-    for (j = 0; j < g; j++) {
-        uint32_t tag = (uint32_t)(h[j] >> 32);
-        uint64_t i = fr_zset_home(s, tag), v;
-        while ((v = s->slots[i]) && (uint32_t)(v >> 32) != tag)
-            if (++i == s->nslots)
-                i = 0;
-        fr_zset_prefetch(s, (fr_zset_ref)v);
-    }
-    for (j = 0; j < g; j++)
-        out[j] = fr_zset_hash_find(s, m[j], len[j], h[j]);
-}
-
-/* out[j] = fr_zset_find(s, m[j], len[j]) for j < g (g <= FR_ZSET_BATCH). */
-void fr_zset_find_batch(const fr_zset *s, const char *const *m, const size_t *len, size_t g,
-                    fr_zset_ref *out)
-{
-    uint64_t h[FR_ZSET_BATCH];
-    fr_zset_hash_batch(s, m, len, g, h, out);
-}
-
-/* A descent in flight: towards node `target` (a rank search), or, with
- * target FR_ZSET_NIL, to the last node before the key (score, m) on level 0. */
-typedef struct fr_zset_cursor {
-    const fr_zset_node *xn; /* last node passed */
-    fr_zset_ref target;
-    int level;          /* list being walked */
-    uint64_t rank;      /* rank of xn */
-    double score;
-    const char *m;
-    size_t len;
-} fr_zset_cursor;
-
-/* Starts cursor c at the header for target / key (score, m, len). */
-static void fr_zset_cursor_init(const fr_zset *s, fr_zset_cursor *c, fr_zset_ref target, double score,
-                            const char *m, size_t len)
-{
-    c->xn = FR_ZSET_N(s, FR_ZSET_HEAD);
-    c->target = target;
-    c->level = s->level - 1;
-    c->rank = 0;
-    c->score = score;
-    c->m = m;
-    c->len = len;
-    fr_zset_prefetch(s, c->xn->fwd[c->level]);
-}
-
-/* One step of cursor c: passes one node or descends one level; true when
- * done (for a target, c->rank is then its rank).  Prefetches the node the
- * next step reads. */
-static inline int fr_zset_cursor_step(const fr_zset *s, fr_zset_cursor *c)
-{
-    int i = c->level;
-    fr_zset_ref f = c->xn->fwd[i];
-    if (f && (f == c->target || fr_zset_cmp_key(FR_ZSET_N(s, f), c->score, c->m, c->len) < 0)) {
-        c->rank += fr_zset_span(c->xn, i);
-        if (f == c->target)
-            return 1;
-        c->xn = FR_ZSET_N(s, f);
-    } else if (--c->level < 0) {
-        assert(!c->target && "node not in list");
-        return 1;
-    } else {
-        i = c->level;
-    }
-    fr_zset_prefetch(s, c->xn->fwd[i]);
-    return 0;
-}
-
-/* Runs cursors c[0..live) round-robin to the end; when out is given,
- * out[slot[j]] receives cursor j's final rank.  Reorders c and slot. */
-static void fr_zset_cursors_run(const fr_zset *s, fr_zset_cursor *c, size_t *slot, size_t live,
-                            uint64_t *out)
-{
-    size_t j;
-    while (live) {
-        for (j = 0; j < live;) {
-            if (!fr_zset_cursor_step(s, &c[j])) {
-                j++;
-                continue;
-            }
-            if (out)
-                out[slot[j]] = c[j].rank;
-            live--;
-            c[j] = c[live];
-            slot[j] = slot[live];
-        }
-    }
-}
-
-/* out[j] = fr_zset_rank(s, refs[j]), or 0 where refs[j] is FR_ZSET_NIL, for j < g
- * (g <= FR_ZSET_BATCH); the descents advance one step each in turn. */
-void fr_zset_rank_batch(const fr_zset *s, const fr_zset_ref *refs, size_t g, uint64_t *out)
-{
-    fr_zset_cursor c[FR_ZSET_BATCH];
-    size_t slot[FR_ZSET_BATCH], j, live = 0;
-    assert(g <= FR_ZSET_BATCH);
-    for (j = 0; j < g; j++) {
-        const fr_zset_node *t = FR_ZSET_N(s, refs[j]);
-        size_t len;
-        const char *m;
-        out[j] = refs[j] == s->tail ? s->length : 0; /* NIL tail: empty set */
-        if (!refs[j] || refs[j] == s->tail)
-            continue;
-        m = fr_zset_node_member(t, &len);
-        fr_zset_cursor_init(s, &c[live], refs[j], t->score, m, len);
-        slot[live++] = j;
-    }
-    fr_zset_cursors_run(s, c, slot, live, out);
-}
-
-/* out[j] = how many members score below x[j] (at most x[j] when inclusive),
- * for j < g (g <= FR_ZSET_BATCH): ZCOUNT's half-open ranges for a batch of
- * bounds, the descents advancing one step each in turn.  A NaN bound counts 0. */
-void fr_zset_count_below_batch(const fr_zset *s, const double *x, int inclusive, size_t g, uint64_t *out)
-{
-    const fr_zset_node *at[FR_ZSET_BATCH];
-    int level[FR_ZSET_BATCH];
-    size_t idx[FR_ZSET_BATCH], j, k, live = g;
-    assert(g <= FR_ZSET_BATCH);
-    for (j = 0; j < g; j++) {
-        at[j] = FR_ZSET_N(s, FR_ZSET_HEAD);
-        level[j] = s->level - 1;
-        out[j] = 0;
-        idx[j] = j;
-        fr_zset_prefetch(s, at[j]->fwd[level[j]]);
-    }
-    while (live) {
-        for (k = 0; k < live;) {
-            int i;
-            fr_zset_ref f;
-            double v;
-            j = idx[k];
-            i = level[j];
-            f = at[j]->fwd[i];
-            if (f && ((v = FR_ZSET_N(s, f)->score) < x[j] || (inclusive && v == x[j]))) {
-                out[j] += fr_zset_span(at[j], i);
-                at[j] = FR_ZSET_N(s, f);
-            } else if (--level[j] < 0) {
-                idx[k] = idx[--live];
-                continue;
-            } else {
-                i = level[j];
-            }
-            fr_zset_prefetch(s, at[j]->fwd[i]);
-            k++;
-        }
-    }
-}
-
-/* Prefetches what the increments of pairs j < g will read (r[j]: the
- * member's node or FR_ZSET_NIL): the node's neighbours, and the search paths
- * to its old and new keys, walked in lock step without changing anything. */
-static void fr_zset_warm_incr(const fr_zset *s, const char *const *m, const size_t *len,
-                          const double *delta, size_t g, const fr_zset_ref *r)
-{
-    fr_zset_cursor c[2 * FR_ZSET_BATCH];
-    size_t slot[2 * FR_ZSET_BATCH], j, live = 0;
-    for (j = 0; j < g; j++) {
-        double cur = 0.0, ns;
-        if (r[j]) {
-            const fr_zset_node *x = FR_ZSET_N(s, r[j]);
-            cur = x->score;
-            fr_zset_prefetch(s, delta[j] > 0 ? x->fwd[0] : x->backward);
-            fr_zset_cursor_init(s, &c[live], FR_ZSET_NIL, cur, m[j], len[j]);
-            slot[live++] = j;
-        }
-        ns = cur + delta[j];
-        if (ns == ns) {
-            fr_zset_cursor_init(s, &c[live], FR_ZSET_NIL, ns, m[j], len[j]);
-            slot[live++] = j;
-        }
-    }
-    fr_zset_cursors_run(s, c, slot, live, NULL);
-}
-
-/* fr_zset_incr of pairs j < g (g <= FR_ZSET_BATCH) in order, pair j writing
- * newscore[j], ref[j], oldscore[j] and was_new[j].  First finds all
- * members and walks all their paths in lock step (fr_zset_warm_incr) so that
- * the increments, which must run one after the other, mostly hit the
- * cache.  Returns the number of pairs done; when fewer than g, *rc holds
- * the failing pair's fr_zset_incr code and that pair changed nothing. */
-size_t fr_zset_incr_batch(fr_zset *s, const char *const *m, const size_t *len, const double *delta,
-                      size_t g, double *newscore, fr_zset_ref *ref, double *oldscore, int *was_new,
-                      int *rc)
-{
-    uint64_t h[FR_ZSET_BATCH];
-    fr_zset_ref r[FR_ZSET_BATCH];
-    size_t j;
-    fr_zset_hash_batch(s, m, len, g, h, r);
-    fr_zset_warm_incr(s, m, len, delta, g, r);
-    for (j = 0; j < g; j++) {
-        int c = fr_zset_incr_hashed(s, m[j], len[j], h[j], delta[j], &newscore[j], &ref[j],
-                                &oldscore[j], &was_new[j]);
-        if (c) {
-            *rc = c;
-            return j;
-        }
-    }
-    return g;
-}
-
-/* ======================================================================
- * Ranges
- * ====================================================================== */
 
 static inline int fr_zset_gte_min(double v, const fr_zset_range *r)
 {
@@ -1531,7 +617,7 @@ static inline int fr_zset_cmp_lexkey(const fr_zset_node *n, const fr_zset_lexkey
     const char *m;
     uint64_t h;
     if (n->mlen == k->same_len) {  /* inline, as long as k, 8..16 bytes */
-        m = fr_zset_node_member_slot(n);
+        m = ((const char *)n + FR_ZSET_HDR);
         h = fr_zset_load_be64(m);
         if (h == k->head)
             h = fr_zset_load_be64(m + k->same_len - 8);
@@ -1582,317 +668,8 @@ static inline int fr_zset_lex_empty(const fr_zset_lexrange *r)
     return c > 0 || (c == 0 && (r->minex || r->maxex));
 }
 
-/* First node with score in r and its 1-based rank (optional), or FR_ZSET_NIL. */
-fr_zset_ref fr_zset_first_in_range(const fr_zset *s, const fr_zset_range *r, uint64_t *rank)
-{
-    const fr_zset_node *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
-    fr_zset_ref x = FR_ZSET_HEAD, f;
-    uint64_t t = 0;
-    int i;
-    if (fr_zset_range_empty(r) || !s->tail || !fr_zset_gte_min(FR_ZSET_N(s, s->tail)->score, r))
-        return FR_ZSET_NIL;
-    x = fr_zset_first(s);
-    if (fr_zset_gte_min(FR_ZSET_N(s, x)->score, r)) {  /* e.g. -inf: no descent */
-        if (!fr_zset_lte_max(FR_ZSET_N(s, x)->score, r))
-            return FR_ZSET_NIL;
-        if (rank)
-            *rank = 1;
-        return x;
-    }
-    x = FR_ZSET_HEAD;
-    for (i = s->level - 1; i >= 0; i--) {
-        while ((f = xn->fwd[i]) && !fr_zset_gte_min(FR_ZSET_N(s, f)->score, r)) {
-            t += fr_zset_span(xn, i);
-            x = f;
-            xn = FR_ZSET_N(s, f);
-        }
-    }
-    x = xn->fwd[0];
-    if (!x || !fr_zset_lte_max(FR_ZSET_N(s, x)->score, r))
-        return FR_ZSET_NIL;
-    if (rank)
-        *rank = t + 1;
-    return x;
-}
-
-/* Last node with score in r and its 1-based rank (optional), or FR_ZSET_NIL. */
-fr_zset_ref fr_zset_last_in_range(const fr_zset *s, const fr_zset_range *r, uint64_t *rank)
-{
-    const fr_zset_node *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
-    fr_zset_ref x = FR_ZSET_HEAD, f;
-    uint64_t t = 0;
-    int i;
-    if (fr_zset_range_empty(r) || !s->tail || !fr_zset_lte_max(FR_ZSET_N(s, fr_zset_first(s))->score, r))
-        return FR_ZSET_NIL;
-    if (fr_zset_lte_max(FR_ZSET_N(s, s->tail)->score, r)) {  /* e.g. +inf: no descent */
-        if (!fr_zset_gte_min(FR_ZSET_N(s, s->tail)->score, r))
-            return FR_ZSET_NIL;
-        if (rank)
-            *rank = s->length;
-        return s->tail;
-    }
-    for (i = s->level - 1; i >= 0; i--) {
-        while ((f = xn->fwd[i]) && fr_zset_lte_max(FR_ZSET_N(s, f)->score, r)) {
-            t += fr_zset_span(xn, i);
-            x = f;
-            xn = FR_ZSET_N(s, f);
-        }
-    }
-    if (x == FR_ZSET_HEAD || !fr_zset_gte_min(xn->score, r))
-        return FR_ZSET_NIL;
-    if (rank)
-        *rank = t;
-    return x;
-}
-
-/* True when every member has the same score (or there are fewer than two):
- * then the list is in member order and lex searches may use every level. */
-static inline int fr_zset_one_score_inline(const fr_zset *s)
-{
-    return !s->tail || FR_ZSET_N(s, fr_zset_first(s))->score == FR_ZSET_N(s, s->tail)->score;
-}
-
-int fr_zset_one_score(const fr_zset *s)
-{
-    return fr_zset_one_score_inline(s);
-}
-
-/* Whether node x's member is >= r's min (<= r's max): ZRANGEBYLEX's tests. */
-int fr_zset_lex_ref_gte_min(const fr_zset *s, fr_zset_ref x, const fr_zset_lexrange *r)
-{
-    return fr_zset_lex_gte_min(FR_ZSET_N(s, x), r);
-}
-
-int fr_zset_lex_ref_lte_max(const fr_zset *s, fr_zset_ref x, const fr_zset_lexrange *r)
-{
-    return fr_zset_lex_lte_max(FR_ZSET_N(s, x), r);
-}
-
-/* LEX SEARCHES OVER MIXED SCORES.  Redis calls lex ranges over members of
- * different scores unspecified, but what it does is a fixed walk: the
- * searches below move forward "while the next member is below min" (first)
- * or "while the next member is <= max" (last), and the range commands then
- * walk from there until the first member out of range.  When the members
- * are not in member order, a descent that starts on a high level can jump
- * past the member where a level-0 walk stops, so its answer would depend on
- * the random node levels; with more than one score these functions use
- * level 0 only (O(n)), which is what Redis's skip list does whenever its
- * nodes have level 1 and always what its listpack does going forward. */
-
-/* Redis's zslIsInLexRange: the range is not empty, the last member is >= min
- * and the first is <= max (with one score, exactly "some member is in r"). */
-static int fr_zset_lex_possible(const fr_zset *s, const fr_zset_lexrange *r)
-{
-    return !fr_zset_lex_empty(r) && s->tail && fr_zset_lex_gte_min(FR_ZSET_N(s, s->tail), r) &&
-           fr_zset_lex_lte_max(FR_ZSET_N(s, fr_zset_first(s)), r);
-}
-
-/* The walk of fr_zset_first_in_lex, r known possible (see above). */
-static fr_zset_ref fr_zset_first_in_lex_walk(const fr_zset *s, const fr_zset_lexrange *r,
-                                             uint64_t *rank)
-{
-    const fr_zset_node *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
-    fr_zset_ref x = FR_ZSET_HEAD, f, stop = FR_ZSET_NIL;
-    uint64_t t = 0;
-    int i, one = fr_zset_one_score_inline(s);
-    /* No rank wanted and min a member of a one-score set (list order is
-     * member order): the first node is min's own, or the next one. */
-    if (!rank && !r->mininf && one &&
-        (x = fr_zset_find(s, r->min, r->minlen)) != FR_ZSET_NIL) {
-        if (r->minex)
-            x = fr_zset_next(s, x);
-        return x && fr_zset_lex_lte_max(FR_ZSET_N(s, x), r) ? x : FR_ZSET_NIL;
-    }
-    x = FR_ZSET_HEAD;
-    if (fr_zset_lex_gte_min(FR_ZSET_N(s, fr_zset_first(s)), r))  /* e.g. "-": no walk */
-        i = -1;
-    else
-        i = one ? s->level - 1 : 0;
-    /* Below min: the member compares below the bound (or equal to an
-     * exclusive one), i.e. cmp < minex. stop: the node that ended the walk a
-     * level up (>= min), not compared again. */
-    fr_zset_lexkey k = fr_zset_lexkey_of(r->min, i >= 0 ? r->minlen : 0);
-    for (; i >= 0; i--) {
-        while ((f = xn->fwd[i]) && f != stop && fr_zset_cmp_lexkey(FR_ZSET_N(s, f), &k) < r->minex) {
-            t += fr_zset_span(xn, i);
-            x = f;
-            xn = FR_ZSET_N(s, f);
-        }
-        stop = f;
-    }
-    x = xn->fwd[0];
-    if (!x || !fr_zset_lex_lte_max(FR_ZSET_N(s, x), r))
-        return FR_ZSET_NIL;
-    if (rank)
-        *rank = t + 1;
-    return x;
-}
-
-/* The walk of fr_zset_last_in_lex, r known possible (see above). */
-static fr_zset_ref fr_zset_last_in_lex_walk(const fr_zset *s, const fr_zset_lexrange *r,
-                                            uint64_t *rank)
-{
-    const fr_zset_node *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
-    fr_zset_ref x = FR_ZSET_HEAD, f, stop = FR_ZSET_NIL;
-    uint64_t t = 0;
-    int i, one = fr_zset_one_score_inline(s);
-    /* No rank wanted and max a member of a one-score set: as above. */
-    if (!rank && !r->maxinf && one &&
-        (x = fr_zset_find(s, r->max, r->maxlen)) != FR_ZSET_NIL) {
-        if (r->maxex)
-            x = fr_zset_prev(s, x);
-        return x && fr_zset_lex_gte_min(FR_ZSET_N(s, x), r) ? x : FR_ZSET_NIL;
-    }
-    x = FR_ZSET_HEAD;
-    /* e.g. "+": the walk would end at the tail (over members of different
-     * scores only when it is "+": an earlier member may be past the max). */
-    if (r->maxinf || (one && fr_zset_lex_lte_max(FR_ZSET_N(s, s->tail), r))) {
-        if (!fr_zset_lex_gte_min(FR_ZSET_N(s, s->tail), r))
-            return FR_ZSET_NIL;
-        if (rank)
-            *rank = s->length;
-        return s->tail;
-    }
-    /* Within max: cmp < 1 - maxex (below, or equal to an inclusive bound);
-     * stop: as above (> max). */
-    fr_zset_lexkey k = fr_zset_lexkey_of(r->max, r->maxlen);
-    int within = 1 - r->maxex;
-    for (i = one ? s->level - 1 : 0; i >= 0; i--) {
-        while ((f = xn->fwd[i]) && f != stop && fr_zset_cmp_lexkey(FR_ZSET_N(s, f), &k) < within) {
-            t += fr_zset_span(xn, i);
-            x = f;
-            xn = FR_ZSET_N(s, f);
-        }
-        stop = f;
-    }
-    if (x == FR_ZSET_HEAD || !fr_zset_lex_gte_min(xn, r))
-        return FR_ZSET_NIL;
-    if (rank)
-        *rank = t;
-    return x;
-}
-
-/* First node with member in r and its 1-based rank (optional), or FR_ZSET_NIL. */
-fr_zset_ref fr_zset_first_in_lex(const fr_zset *s, const fr_zset_lexrange *r, uint64_t *rank)
-{
-    return fr_zset_lex_possible(s, r) ? fr_zset_first_in_lex_walk(s, r, rank) : FR_ZSET_NIL;
-}
-
-/* Last node with member in r and its 1-based rank (optional), or FR_ZSET_NIL. */
-fr_zset_ref fr_zset_last_in_lex(const fr_zset *s, const fr_zset_lexrange *r, uint64_t *rank)
-{
-    return fr_zset_lex_possible(s, r) ? fr_zset_last_in_lex_walk(s, r, rank) : FR_ZSET_NIL;
-}
-
-/* ZLEXCOUNT: the members from the first in r to the last in r (over members
- * of different scores, where no last one is found, to the end: Redis's walk). */
-uint64_t fr_zset_count_in_lex(const fr_zset *s, const fr_zset_lexrange *r)
-{
-    uint64_t r1, r2;
-    if (!fr_zset_lex_possible(s, r) || fr_zset_first_in_lex_walk(s, r, &r1) == FR_ZSET_NIL)
-        return 0;
-    if (fr_zset_last_in_lex_walk(s, r, &r2) == FR_ZSET_NIL)
-        return s->length - r1 + 1;
-    return r2 < r1 ? 0 : r2 - r1 + 1;
-}
-
-/* Removes x (the successor of upd[0]) from list, index and storage; the
- * path upd[] stays valid for x's successor. */
-static void fr_zset_remove_at(fr_zset *s, fr_zset_ref x, const fr_zset_ref *upd)
-{
-    uint64_t h = fr_zset_node_hash(s, x);
-    fr_zset_splice_out(s, x, upd);
-    fr_zset_hash_remove(s, x, h);
-    fr_zset_node_free(s, x);
-}
-
-/* ZREMRANGEBYRANK with 1-based inclusive ranks (1 <= start <= end clamped
- * by the caller); the number removed. */
-uint64_t fr_zset_delete_range_by_rank(fr_zset *s, uint64_t start, uint64_t end)
-{
-    fr_zset_ref upd[FR_ZSET_MAXLEVEL], x;
-    uint64_t removed = 0;
-    if (start < 1)
-        start = 1;
-    if (end > s->length)
-        end = s->length;
-    if (start > end)
-        return 0;
-    fr_zset_path_to_rank(s, start, upd);
-    x = FR_ZSET_N(s, upd[0])->fwd[0];
-    while (x && start + removed <= end) {
-        fr_zset_ref next = FR_ZSET_N(s, x)->fwd[0];
-        fr_zset_remove_at(s, x, upd);
-        removed++;
-        x = next;
-    }
-    return removed;
-}
-
-/* ZREMRANGEBYSCORE; the number removed. */
-uint64_t fr_zset_delete_range_by_score(fr_zset *s, const fr_zset_range *r)
-{
-    fr_zset_ref upd[FR_ZSET_MAXLEVEL], x = FR_ZSET_HEAD, f;
-    const fr_zset_node *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
-    uint64_t removed = 0;
-    int i;
-    if (fr_zset_range_empty(r))
-        return 0;
-    for (i = s->level - 1; i >= 0; i--) {
-        while ((f = xn->fwd[i]) && !fr_zset_gte_min(FR_ZSET_N(s, f)->score, r)) {
-            x = f;
-            xn = FR_ZSET_N(s, f);
-        }
-        upd[i] = x;
-    }
-    x = xn->fwd[0];
-    while (x && fr_zset_lte_max(FR_ZSET_N(s, x)->score, r)) {
-        fr_zset_ref next = FR_ZSET_N(s, x)->fwd[0];
-        fr_zset_remove_at(s, x, upd);
-        removed++;
-        x = next;
-    }
-    return removed;
-}
-
-/* ZREMRANGEBYLEX: from the first member >= min (a level-0 walk over mixed
- * scores, see above) while members are <= max; the number removed. */
-uint64_t fr_zset_delete_range_by_lex(fr_zset *s, const fr_zset_lexrange *r)
-{
-    fr_zset_ref upd[FR_ZSET_MAXLEVEL], x = FR_ZSET_HEAD, f;
-    const fr_zset_node *xn = FR_ZSET_N(s, FR_ZSET_HEAD);
-    uint64_t removed = 0, t = 0;
-    int i;
-    if (fr_zset_lex_empty(r))
-        return 0;
-    if (fr_zset_one_score(s)) {
-        for (i = s->level - 1; i >= 0; i--) {
-            while ((f = xn->fwd[i]) && !fr_zset_lex_gte_min(FR_ZSET_N(s, f), r)) {
-                x = f;
-                xn = FR_ZSET_N(s, f);
-            }
-            upd[i] = x;
-        }
-    } else {
-        while ((f = xn->fwd[0]) && !fr_zset_lex_gte_min(FR_ZSET_N(s, f), r)) {
-            t++;
-            xn = FR_ZSET_N(s, f);
-        }
-        fr_zset_path_to_rank(s, t + 1, upd);
-        xn = FR_ZSET_N(s, upd[0]);
-    }
-    x = xn->fwd[0];
-    while (x && fr_zset_lex_lte_max(FR_ZSET_N(s, x), r)) {
-        fr_zset_ref next = FR_ZSET_N(s, x)->fwd[0];
-        fr_zset_remove_at(s, x, upd);
-        removed++;
-        x = next;
-    }
-    return removed;
-}
-
 /* ======================================================================
- * Bulk load: write nodes unlinked, then sort and rebuild the list
+ * Sort records (bulk load)
  * ====================================================================== */
 
 /* A sort record: order key of the score, first 4 member bytes big-endian. */
@@ -2007,202 +784,1950 @@ static fr_zset_rec *fr_zset_sort_recs(const fr_zset *s, fr_zset_rec *a, fr_zset_
     return a;
 }
 
-/* Links recs[0..m) (sorted) after the list's right edge: last[i] is the
- * last node of level i and lastrank[i] its rank, prev the tail, n0 the
- * length; then ends every level and sets the tail, length and level. O(m). */
-static void fr_zset_link_after(fr_zset *s, fr_zset_ref *last, uint64_t *lastrank,
-                               fr_zset_ref prev, int maxlevel, uint64_t n0,
-                               const fr_zset_rec *recs, size_t m)
+
+/* ======================================================================
+ * Records
+ * ====================================================================== */
+
+#define FR_ZSET_LMIN (FR_ZSET_LEAF_CAP / 4 > 0 ? FR_ZSET_LEAF_CAP / 4 : 1)
+#define FR_ZSET_IMIN (FR_ZSET_INNER_CAP / 4 > 2 ? FR_ZSET_INNER_CAP / 4 : 2)
+#define FR_ZSET_SMALL_LEAF 4u /* capacity of a fresh root leaf */
+
+#if FR_ZSET_LEAF_CAP < 4 || FR_ZSET_INNER_CAP < 4
+#error "node capacities must be at least 4"
+#endif
+
+/* Size in units of a record holding a member of len bytes. */
+static inline unsigned fr_zset_units_for(size_t len)
 {
-    uint64_t total = n0 + m;
-    int i;
-    size_t k;
-    for (k = 0; k < m; k++) {
-        fr_zset_ref y = recs[k].ref;
-        fr_zset_node *yn = FR_ZSET_N(s, y);
-        int lvl = yn->level;
-        for (i = 0; i < lvl; i++) {
-            fr_zset_node *u = FR_ZSET_N(s, last[i]);
-            u->fwd[i] = y;
-            if (i)
-                fr_zset_span_set(u, i, (uint32_t)(n0 + k + 1 - lastrank[i]));
-            last[i] = y;
-            lastrank[i] = n0 + k + 1;
+    size_t stored = len <= FR_ZSET_INLINE_MAX ? len : sizeof(fr_zset_ext);
+    return (unsigned)((FR_ZSET_HDR + stored + 7) / 8);
+}
+
+static inline uint64_t fr_zset_chunk_word(const fr_zset *s, uint64_t u)
+{
+    uint64_t w;
+    memcpy(&w, s->arena + (u << 3), 8);
+    return w;
+}
+
+/* True when the record at unit u is live (in the tree, or bulk-loaded). */
+static inline int fr_zset_chunk_live(const fr_zset *s, uint64_t u)
+{
+    return fr_zset_chunk_word(s, u) != FR_ZSET_FREE_TAG;
+}
+
+/* Hints the CPU to start loading record r (FR_ZSET_NIL is ignored). */
+static inline void fr_zset_prefetch(const fr_zset *s, fr_zset_ref r)
+{
+    if (r)
+        fr_zset_prefetch_addr(FR_ZSET_N(s, r));
+}
+
+/* Allocates a record holding a copy of member m (len bytes), score 0, leaf
+ * 0.  Its ref, or FR_ZSET_NIL when out of memory (nothing changed).
+ * Invalidates record pointers (the arena may move). */
+static fr_zset_ref fr_zset_node_alloc(fr_zset *s, const char *m, size_t len)
+{
+    unsigned units = fr_zset_units_for(len);
+    char *ext = NULL;
+    fr_zset_ref r;
+    fr_zset_node *n;
+    if (len > FR_ZSET_INLINE_MAX) {
+        ext = (char *)malloc(len);
+        if (!ext)
+            return FR_ZSET_NIL;
+        memcpy(ext, m, len);
+    }
+    r = s->freelist[units];
+    if (r) {
+        s->freelist[units] = FR_ZSET_N(s, r)->leaf;
+    } else {
+        if (fr_zset_arena_reserve(s, units)) {
+            free(ext);
+            return FR_ZSET_NIL;
         }
-        if (lvl > maxlevel)
-            maxlevel = lvl;
-        yn->backward = prev;
-        prev = y;
+        r = (fr_zset_ref)s->top;
+        s->top += units;
     }
-    for (i = 0; i < FR_ZSET_MAXLEVEL; i++) {
-        fr_zset_node *u = FR_ZSET_N(s, last[i]);
-        if (i >= u->level)
-            continue;
-        u->fwd[i] = FR_ZSET_NIL;
-        if (i)
-            fr_zset_span_set(u, i, (uint32_t)(total - lastrank[i]));
+    s->live_units += units;
+    n = FR_ZSET_N(s, r);
+    n->score = 0.0;
+    n->leaf = 0;
+    n->units = (uint8_t)units;
+    if (ext) {
+        fr_zset_ext e = {len, ext};
+        n->mlen = FR_ZSET_LONG;
+        memcpy((char *)n + FR_ZSET_HDR, &e, sizeof e);
+        s->ext_bytes += len;
+        s->ext_count++;
+    } else {
+        n->mlen = (uint8_t)len;
+        if (len)
+            memcpy((char *)n + FR_ZSET_HDR, m, len);
     }
-    s->tail = prev;
-    s->length = total;
-    s->level = maxlevel;
-    s->version++;
+    return r;
 }
 
-/* Rebuilds every link, span and backward pointer from refs in order. */
-static void fr_zset_relink(fr_zset *s, const fr_zset_rec *recs, size_t n)
+/* Returns record r (out of the tree and the index) to its free list. */
+static void fr_zset_node_free(fr_zset *s, fr_zset_ref r)
 {
-    fr_zset_ref last[FR_ZSET_MAXLEVEL];
-    uint64_t lastrank[FR_ZSET_MAXLEVEL];
-    int i;
-    for (i = 0; i < FR_ZSET_MAXLEVEL; i++) {
-        last[i] = FR_ZSET_HEAD;
-        lastrank[i] = 0;
+    fr_zset_node *n = FR_ZSET_N(s, r);
+    uint64_t tag = FR_ZSET_FREE_TAG;
+    if (n->mlen == FR_ZSET_LONG) {
+        size_t len;
+        char *p = (char *)fr_zset_node_member(n, &len);
+        free(p);
+        s->ext_bytes -= len;
+        s->ext_count--;
     }
-    fr_zset_link_after(s, last, lastrank, FR_ZSET_NIL, 1, 0, recs, n);
+    memcpy(&n->score, &tag, 8);
+    n->mlen = 0;
+    s->live_units -= n->units;
+    n->leaf = s->freelist[n->units];
+    s->freelist[n->units] = r;
 }
 
-/* Starts a bulk load of up to `extra` new members: reserves the index and
- * the sort buffer, so that fr_zset_bulk_end cannot fail.  0, or -1 when out of
- * memory (nothing changed).  Until fr_zset_bulk_end only fr_zset_bulk_put may be
- * called. */
+/* ======================================================================
+ * Tree nodes: allocation, leaf ids, the stash
+ * ====================================================================== */
+
+static inline size_t fr_zset_leaf_size(uint32_t cap)
+{
+    return sizeof(fr_zset_leaf) + (size_t)cap * (sizeof(double) + sizeof(fr_zset_ref));
+}
+
+/* Makes room in the leaf id table for `more` new ids.  0 or -1. */
+static int fr_zset_ids_reserve(fr_zset *s, uint64_t more)
+{
+    uint64_t want = (uint64_t)s->nids + more, ncap;
+    fr_zset_leaf **l;
+    uint32_t *f;
+    if (want <= s->idcap)
+        return 0;
+    if (want >= UINT32_MAX)
+        return -1;
+    ncap = s->idcap < 8 ? 8 : (uint64_t)s->idcap * 2;
+    if (ncap < want)
+        ncap = want;
+    if (ncap >= UINT32_MAX)
+        ncap = UINT32_MAX - 1;
+    l = (fr_zset_leaf **)realloc(s->leaves, (size_t)ncap * sizeof *l);
+    if (!l)
+        return -1;
+    s->leaves = l;
+    f = (uint32_t *)realloc(s->free_ids, (size_t)ncap * sizeof *f);
+    if (!f)
+        return -1;
+    s->free_ids = f;
+    s->idcap = (uint32_t)ncap;
+    return 0;
+}
+
+/* A leaf of capacity cap with a fresh id (the id table must have room:
+ * ids in use + 1 <= idcap), or NULL. */
+static fr_zset_leaf *fr_zset_leaf_new(fr_zset *s, uint32_t cap)
+{
+    fr_zset_leaf *l;
+    uint32_t id;
+    if (cap == FR_ZSET_LEAF_CAP && s->stash_leaf) {
+        l = s->stash_leaf;
+        s->stash_leaf = NULL;
+    } else {
+        l = (fr_zset_leaf *)malloc(fr_zset_leaf_size(cap));
+        if (!l)
+            return NULL;
+    }
+    if (s->nfree_ids) {
+        id = s->free_ids[--s->nfree_ids];
+    } else {
+        id = s->nids++;
+        if (id == 0) /* id 0 is never used: a record's leaf 0 means "none" */
+            id = s->nids++;
+    }
+    s->leaves[id] = l;
+    l->parent = NULL;
+    l->prev = l->next = NULL;
+    l->n = 0;
+    l->cap = cap;
+    l->id = id;
+    l->spare_ = 0;
+    s->nleaves++;
+    s->leaf_bytes += fr_zset_leaf_size(cap);
+    return l;
+}
+
+static void fr_zset_leaf_release(fr_zset *s, fr_zset_leaf *l)
+{
+    s->leaves[l->id] = NULL;
+    s->free_ids[s->nfree_ids++] = l->id;
+    s->nleaves--;
+    s->leaf_bytes -= fr_zset_leaf_size(l->cap);
+    free(l);
+}
+
+static void fr_zset_inner_release(fr_zset *s, fr_zset_inner *x)
+{
+    s->ninners--;
+    free(x);
+}
+
+/* Ensures the nodes a worst-case insertion needs (a split on every level
+ * and a new root) are allocated: one spare leaf, height + 1 spare inner
+ * nodes and a free leaf id.  Only called for trees that can split a full
+ * leaf, so a small set keeps no spares.  0, or -1 when out of memory. */
+static int fr_zset_stash_fill(fr_zset *s)
+{
+    uint32_t need = (uint32_t)s->height + 1;
+    if (fr_zset_ids_reserve(s, 2))
+        return -1;
+    if (!s->stash_leaf) {
+        s->stash_leaf = (fr_zset_leaf *)malloc(fr_zset_leaf_size(FR_ZSET_LEAF_CAP));
+        if (!s->stash_leaf)
+            return -1;
+    }
+    while (s->nstash < need) {
+        fr_zset_inner *x = (fr_zset_inner *)malloc(sizeof *x);
+        if (!x)
+            return -1;
+        s->stash[s->nstash++] = x;
+    }
+    return 0;
+}
+
+static void fr_zset_stash_free(fr_zset *s)
+{
+    while (s->nstash)
+        free(s->stash[--s->nstash]);
+    free(s->stash_leaf);
+    s->stash_leaf = NULL;
+}
+
+/* Frees the subtree under node (h inner levels above its leaves; NULL
+ * children are skipped), not touching ids or counters. */
+static void fr_zset_tree_free(void *node, int h)
+{
+    if (!node)
+        return;
+    if (h > 0) {
+        fr_zset_inner *x = (fr_zset_inner *)node;
+        uint32_t i;
+        for (i = 0; i < x->n; i++)
+            fr_zset_tree_free(x->child[i], h - 1);
+    }
+    free(node);
+}
+
+/* ======================================================================
+ * Keys and comparisons
+ * ====================================================================== */
+
+/* A search key: score and member, with the member's 4-byte prefix. */
+typedef struct fr_zset_key {
+    double score;
+    const char *m;
+    size_t len;
+    uint32_t pfx;
+} fr_zset_key;
+
+static inline uint32_t fr_zset_pfx(const char *m, size_t len)
+{
+    unsigned char b[4] = {0, 0, 0, 0};
+    memcpy(b, m, len < 4 ? len : 4);
+    return ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) | ((uint32_t)b[2] << 8) | b[3];
+}
+
+static inline fr_zset_key fr_zset_key_of(double score, const char *m, size_t len)
+{
+    fr_zset_key k = {score, m, len, fr_zset_pfx(m, len)};
+    return k;
+}
+
+/* Separator i of x compared with key k: < 0 when it sorts first.  Equal
+ * scores go by the prefixes; only equal prefixes read the record. */
+static inline int fr_zset_cmp_sep(const fr_zset *s, const fr_zset_inner *x, uint32_t i,
+                                  const fr_zset_key *k)
+{
+    size_t len;
+    const char *m;
+    if (x->sep[i] != k->score)
+        return x->sep[i] < k->score ? -1 : 1;
+    if (x->pfx[i] != k->pfx)
+        return x->pfx[i] < k->pfx ? -1 : 1;
+    m = fr_zset_member(s, x->sref[i], &len);
+    return fr_zset_memcmp(m, len, k->m, k->len);
+}
+
+/* Entry j of leaf l compared with key k. */
+static inline int fr_zset_cmp_entry(const fr_zset *s, const fr_zset_leaf *l, uint32_t j,
+                                    const fr_zset_key *k)
+{
+    size_t len;
+    const char *m;
+    if (l->score[j] != k->score)
+        return l->score[j] < k->score ? -1 : 1;
+    m = fr_zset_member(s, FR_ZSET_LREF(l)[j], &len);
+    return fr_zset_memcmp(m, len, k->m, k->len);
+}
+
+/* Sets separator i of x to the key of record r (score taken from sc). */
+static inline void fr_zset_set_sep(const fr_zset *s, fr_zset_inner *x, uint32_t i, double sc,
+                                   fr_zset_ref r)
+{
+    size_t len;
+    const char *m = fr_zset_member(s, r, &len);
+    x->sep[i] = sc;
+    x->pfx[i] = fr_zset_pfx(m, len);
+    x->sref[i] = r;
+}
+
+/* Index of child c in inner node x. */
+static inline uint32_t fr_zset_child_index(const fr_zset_inner *x, const void *c)
+{
+    uint32_t i = 0;
+    while (x->child[i] != c)
+        i++;
+    return i;
+}
+
+static inline void *fr_zset_parent_of(const void *node, int is_leaf)
+{
+    return is_leaf ? (void *)((const fr_zset_leaf *)node)->parent
+                   : (void *)((const fr_zset_inner *)node)->parent;
+}
+
+/* Members under node (h: its inner levels; 0 = a leaf). */
+static inline uint64_t fr_zset_node_count(const void *node, int h)
+{
+    const fr_zset_inner *x;
+    uint64_t t = 0;
+    uint32_t i;
+    if (h == 0)
+        return ((const fr_zset_leaf *)node)->n;
+    x = (const fr_zset_inner *)node;
+    for (i = 0; i < x->n; i++)
+        t += x->cnt[i];
+    return t;
+}
+
+/* After node's smallest key may have changed (it is not empty): writes it
+ * into the separator that names it -- at the first ancestor reached
+ * through a child other than the first. */
+static void fr_zset_fix_min(fr_zset *s, void *node, int h)
+{
+    void *c = node;
+    fr_zset_inner *p;
+    const fr_zset_leaf *l;
+    int ch = h;
+    while (h > 0)
+        node = ((fr_zset_inner *)node)->child[0], h--;
+    l = (const fr_zset_leaf *)node;
+    p = (fr_zset_inner *)fr_zset_parent_of(c, ch == 0);
+    while (p) {
+        uint32_t i = fr_zset_child_index(p, c);
+        if (i > 0) {
+            fr_zset_set_sep(s, p, i, l->score[0], FR_ZSET_LREF(l)[0]);
+            return;
+        }
+        c = p;
+        p = p->parent;
+    }
+}
+
+/* Slot of record r in leaf l. */
+static inline uint32_t fr_zset_slot_of(const fr_zset_leaf *l, fr_zset_ref r)
+{
+    const fr_zset_ref *refs = FR_ZSET_LREF(l);
+    uint32_t j, at = 0;
+    for (j = 0; j < l->n; j++) /* no early exit: the compiler vectorises it */
+        at |= refs[j] == r ? j : 0;
+    return at;
+}
+
+/* Prefetches the lines of leaf l's ref array (a slot scan reads them). */
+static inline void fr_zset_prefetch_refs(const fr_zset_leaf *l)
+{
+    const char *p = (const char *)FR_ZSET_LREF(l);
+    uint32_t k;
+    for (k = 0; k < l->cap * sizeof(fr_zset_ref); k += 64)
+        fr_zset_prefetch_addr(p + k);
+}
+
+/* Prefetches the score lines a search reads in a node (h: its levels). */
+static inline void fr_zset_prefetch_keys(const void *node, int h)
+{
+    const char *p;
+    size_t k, len;
+    if (h == 0) {
+        p = (const char *)((const fr_zset_leaf *)node)->score;
+        len = FR_ZSET_LEAF_CAP * sizeof(double);
+        fr_zset_prefetch_addr(node);
+    } else {
+        p = (const char *)((const fr_zset_inner *)node)->sep;
+        len = FR_ZSET_INNER_CAP * sizeof(double);
+        fr_zset_prefetch_addr(node);
+    }
+    for (k = 0; k < len; k += 64)
+        fr_zset_prefetch_addr(p + k);
+}
+
+static inline fr_zset_leaf *fr_zset_leaf_of(const fr_zset *s, fr_zset_ref r)
+{
+    return s->leaves[FR_ZSET_N(s, r)->leaf];
+}
+
+/* ======================================================================
+ * Searches
+ * ====================================================================== */
+
+static inline void fr_zset_set_hint(fr_zset *s, fr_zset_ref x, uint64_t rank)
+{
+    s->hint_ref = x;
+    s->hint_rank = rank;
+    s->hint_version = s->version;
+}
+
+static inline int fr_zset_hint_holds(const fr_zset *s, fr_zset_ref x)
+{
+    return x == s->hint_ref && s->hint_version == s->version;
+}
+
+/* Child of x to descend into for key k: the last one whose separator is
+ * below k (child 0 when none). */
+static inline uint32_t fr_zset_pick_key(const fr_zset *s, const fr_zset_inner *x, const fr_zset_key *k)
+{
+    uint32_t i, c = 0;
+    for (i = 1; i < x->n; i++)
+        c += x->sep[i] < k->score;
+    while (c + 1 < x->n && x->sep[c + 1] == k->score && fr_zset_cmp_sep(s, x, c + 1, k) < 0)
+        c++;
+    return c;
+}
+
+/* Number of entries of leaf l below key k. */
+static inline uint32_t fr_zset_leaf_lower(const fr_zset *s, const fr_zset_leaf *l, const fr_zset_key *k)
+{
+    uint32_t j, c = 0;
+    for (j = 0; j < l->n; j++)
+        c += l->score[j] < k->score;
+    while (c < l->n && l->score[c] == k->score && fr_zset_cmp_entry(s, l, c, k) < 0)
+        c++;
+    return c;
+}
+
+/* Descends to the leaf where key k belongs; fills path[0..height) (path[i]
+ * the inner node on level height - i, idx[i] the child taken) when given,
+ * *below the members before that leaf, *slot k's place in it. */
+static fr_zset_leaf *fr_zset_descend_key(const fr_zset *s, const fr_zset_key *k, fr_zset_inner **path,
+                                         uint32_t *idx, uint64_t *below, uint32_t *slot)
+{
+    void *node = s->root;
+    uint64_t t = 0;
+    int h;
+    for (h = s->height; h > 0; h--) {
+        fr_zset_inner *x = (fr_zset_inner *)node;
+        uint32_t c = fr_zset_pick_key(s, x, k), i;
+        for (i = 0; i < c; i++)
+            t += x->cnt[i];
+        if (path) {
+            path[s->height - h] = x;
+            idx[s->height - h] = c;
+        }
+        node = x->child[c];
+        fr_zset_prefetch_keys(node, h - 1);
+    }
+    *below = t;
+    *slot = fr_zset_leaf_lower(s, (const fr_zset_leaf *)node, k);
+    return (fr_zset_leaf *)node;
+}
+
+/* 1-based rank of the entry at slot j of leaf l. */
+static uint64_t fr_zset_rank_at(const fr_zset_leaf *l, uint32_t j)
+{
+    uint64_t r = (uint64_t)j + 1;
+    const void *c = l;
+    const fr_zset_inner *p = l->parent;
+    while (p) {
+        uint32_t i = 0, k;
+        while (p->child[i] != c)
+            i++;
+        for (k = 0; k < i; k++)
+            r += p->cnt[k];
+        c = p;
+        p = p->parent;
+    }
+    return r;
+}
+
+/* 1-based rank of member record target.  O(log n): the leaf is read off
+ * the record, the rank summed on the way up; O(1) for the record the last
+ * write left as the rank hint. */
+uint64_t fr_zset_rank(const fr_zset *s, fr_zset_ref target)
+{
+    const fr_zset_leaf *l;
+    if (fr_zset_hint_holds(s, target))
+        return s->hint_rank;
+    l = fr_zset_leaf_of(s, target);
+    fr_zset_prefetch_refs(l);
+    return fr_zset_rank_at(l, fr_zset_slot_of(l, target));
+}
+
+/* Leaf and slot of the entry at 1-based rank (1..length). */
+static fr_zset_leaf *fr_zset_find_rank(const fr_zset *s, uint64_t rank, uint32_t *slot)
+{
+    void *node = s->root;
+    uint64_t t = rank - 1;
+    int h;
+    if (rank > s->length - s->tail->n) { /* the last leaf: no descent */
+        *slot = (uint32_t)(rank - 1 - (s->length - s->tail->n));
+        return s->tail;
+    }
+    for (h = s->height; h > 0; h--) {
+        const fr_zset_inner *x = (const fr_zset_inner *)node;
+        uint32_t i = 0;
+        while (t >= x->cnt[i])
+            t -= x->cnt[i++];
+        node = x->child[i];
+        fr_zset_prefetch_addr(node);
+    }
+    *slot = (uint32_t)t;
+    return (fr_zset_leaf *)node;
+}
+
+/* Record at 1-based rank, or FR_ZSET_NIL when out of 1..length. */
+fr_zset_ref fr_zset_at_rank(const fr_zset *s, uint64_t rank)
+{
+    uint32_t j;
+    const fr_zset_leaf *l;
+    if (rank == 0 || rank > s->length)
+        return FR_ZSET_NIL;
+    l = fr_zset_find_rank(s, rank, &j);
+    return FR_ZSET_LREF(l)[j];
+}
+
+/* The member after (before) r in the order, or FR_ZSET_NIL. */
+fr_zset_ref fr_zset_next(const fr_zset *s, fr_zset_ref r)
+{
+    const fr_zset_leaf *l = fr_zset_leaf_of(s, r);
+    uint32_t j = fr_zset_slot_of(l, r) + 1;
+    if (j < l->n)
+        return FR_ZSET_LREF(l)[j];
+    return l->next ? FR_ZSET_LREF(l->next)[0] : FR_ZSET_NIL;
+}
+
+fr_zset_ref fr_zset_prev(const fr_zset *s, fr_zset_ref r)
+{
+    const fr_zset_leaf *l = fr_zset_leaf_of(s, r);
+    uint32_t j = fr_zset_slot_of(l, r);
+    if (j > 0)
+        return FR_ZSET_LREF(l)[j - 1];
+    return l->prev ? FR_ZSET_LREF(l->prev)[l->prev->n - 1] : FR_ZSET_NIL;
+}
+
+/* GATHER: writes into out[] up to count records starting at 1-based rank
+ * (ascending, or descending when reverse: rank, rank - 1, ...), walking the
+ * leaves (no per-member search).  The number written. */
+size_t fr_zset_gather(const fr_zset *s, uint64_t rank, size_t count, int reverse, fr_zset_ref *out)
+{
+    const fr_zset_leaf *l;
+    uint32_t j;
+    size_t k = 0;
+    if (rank == 0 || rank > s->length || count == 0)
+        return 0;
+    l = fr_zset_find_rank(s, rank, &j);
+    if (!reverse) {
+        while (l && k < count) {
+            const fr_zset_ref *refs = FR_ZSET_LREF(l);
+            if (l->next)
+                fr_zset_prefetch_addr(l->next);
+            for (; j < l->n && k < count; j++)
+                out[k++] = refs[j];
+            l = l->next;
+            j = 0;
+        }
+    } else {
+        for (;;) {
+            const fr_zset_ref *refs = FR_ZSET_LREF(l);
+            if (l->prev)
+                fr_zset_prefetch_addr(l->prev);
+            for (;; j--) {
+                out[k++] = refs[j];
+                if (j == 0 || k == count)
+                    break;
+            }
+            l = l->prev;
+            if (!l || k == count)
+                break;
+            j = l->n - 1;
+        }
+    }
+    return k;
+}
+
+/* ======================================================================
+ * Insertion: splits
+ * ====================================================================== */
+
+/* An inner node from the stash (fr_zset_stash_fill put it there). */
+static fr_zset_inner *fr_zset_stash_take(fr_zset *s)
+{
+    fr_zset_inner *x = s->stash[--s->nstash];
+    x->parent = NULL;
+    x->n = 0;
+    x->spare_ = 0;
+    s->ninners++;
+    return x;
+}
+
+/* Inserts child d (count dc, smallest key (ds, dr)) into x right after
+ * child c (whose count becomes cc); splits x when full, up to a new root.
+ * The nodes are in the stash (fr_zset_stash_fill), so this cannot fail. */
+static void fr_zset_add_child(fr_zset *s, fr_zset_inner *x, void *c, uint64_t cc, void *d,
+                              uint64_t dc, double ds, fr_zset_ref dr, int h)
+{
+    uint32_t i, n;
+    if (!x) { /* c was the root: a new root above c and d */
+        assert(s->nstash > 0);
+        x = fr_zset_stash_take(s);
+        x->n = 2;
+        x->child[0] = c;
+        x->cnt[0] = cc;
+        x->child[1] = d;
+        x->cnt[1] = dc;
+        x->sep[0] = 0.0;
+        x->pfx[0] = 0;
+        x->sref[0] = FR_ZSET_NIL;
+        fr_zset_set_sep(s, x, 1, ds, dr);
+        if (h == 0) {
+            ((fr_zset_leaf *)c)->parent = x;
+            ((fr_zset_leaf *)d)->parent = x;
+        } else {
+            ((fr_zset_inner *)c)->parent = x;
+            ((fr_zset_inner *)d)->parent = x;
+        }
+        s->root = x;
+        s->height++;
+        return;
+    }
+    i = fr_zset_child_index(x, c);
+    x->cnt[i] = cc;
+    n = x->n;
+    if (n == FR_ZSET_INNER_CAP) { /* split x: upper half to y */
+        fr_zset_inner *y;
+        uint32_t half = n / 2, m = n - half, k;
+        uint64_t xc = 0, yc = 0;
+        assert(s->nstash > 0);
+        y = fr_zset_stash_take(s);
+        memcpy(y->cnt, x->cnt + half, m * sizeof x->cnt[0]);
+        memcpy(y->sep, x->sep + half, m * sizeof x->sep[0]);
+        memcpy(y->pfx, x->pfx + half, m * sizeof x->pfx[0]);
+        memcpy(y->sref, x->sref + half, m * sizeof x->sref[0]);
+        memcpy(y->child, x->child + half, m * sizeof x->child[0]);
+        y->n = m;
+        x->n = half;
+        for (k = 0; k < m; k++) {
+            if (h == 0)
+                ((fr_zset_leaf *)y->child[k])->parent = y;
+            else
+                ((fr_zset_inner *)y->child[k])->parent = y;
+        }
+        /* now insert d next to c in whichever half holds c */
+        if (i >= half) {
+            fr_zset_add_child(s, y, c, cc, d, dc, ds, dr, h);
+        } else {
+            fr_zset_add_child(s, x, c, cc, d, dc, ds, dr, h);
+        }
+        for (k = 0; k < x->n; k++)
+            xc += x->cnt[k];
+        for (k = 0; k < y->n; k++)
+            yc += y->cnt[k];
+        fr_zset_add_child(s, x->parent, x, xc, y, yc, y->sep[0], y->sref[0], h + 1);
+        return;
+    }
+    memmove(x->cnt + i + 2, x->cnt + i + 1, (n - i - 1) * sizeof x->cnt[0]);
+    memmove(x->sep + i + 2, x->sep + i + 1, (n - i - 1) * sizeof x->sep[0]);
+    memmove(x->pfx + i + 2, x->pfx + i + 1, (n - i - 1) * sizeof x->pfx[0]);
+    memmove(x->sref + i + 2, x->sref + i + 1, (n - i - 1) * sizeof x->sref[0]);
+    memmove(x->child + i + 2, x->child + i + 1, (n - i - 1) * sizeof x->child[0]);
+    x->child[i + 1] = d;
+    x->cnt[i + 1] = dc;
+    fr_zset_set_sep(s, x, i + 1, ds, dr);
+    x->n = n + 1;
+    if (h == 0)
+        ((fr_zset_leaf *)d)->parent = x;
+    else
+        ((fr_zset_inner *)d)->parent = x;
+}
+
+/* Splits full leaf l (capacity FR_ZSET_LEAF_CAP) in two; the new right half. */
+static fr_zset_leaf *fr_zset_split_leaf(fr_zset *s, fr_zset_leaf *l)
+{
+    fr_zset_leaf *r = fr_zset_leaf_new(s, FR_ZSET_LEAF_CAP);
+    uint32_t half = l->n / 2, m = l->n - half, k;
+    fr_zset_ref *rr;
+    assert(r);
+    rr = FR_ZSET_LREF(r);
+    memcpy(r->score, l->score + half, m * sizeof(double));
+    memcpy(rr, FR_ZSET_LREF(l) + half, m * sizeof(fr_zset_ref));
+    r->n = m;
+    l->n = half;
+    for (k = 0; k < m; k++)
+        FR_ZSET_N(s, rr[k])->leaf = r->id;
+    r->next = l->next;
+    r->prev = l;
+    if (l->next)
+        l->next->prev = r;
+    else
+        s->tail = r;
+    l->next = r;
+    fr_zset_add_child(s, l->parent, l, half, r, m, r->score[0], rr[0], 0);
+    return r;
+}
+
+/* Grows the root leaf (the only leaf that may be small) to hold more. */
+static int fr_zset_grow_root(fr_zset *s, fr_zset_leaf *l)
+{
+    uint32_t ncap = l->cap * 2 > FR_ZSET_LEAF_CAP ? FR_ZSET_LEAF_CAP : l->cap * 2;
+    fr_zset_leaf *g = (fr_zset_leaf *)malloc(fr_zset_leaf_size(ncap));
+    if (!g)
+        return -1;
+    memcpy(g, l, sizeof *l);
+    memcpy(g->score, l->score, l->n * sizeof(double));
+    g->cap = ncap;
+    memcpy(FR_ZSET_LREF(g), FR_ZSET_LREF(l), l->n * sizeof(fr_zset_ref));
+    s->leaf_bytes += fr_zset_leaf_size(ncap) - fr_zset_leaf_size(l->cap);
+    s->leaves[g->id] = g;
+    s->root = s->head = s->tail = g;
+    free(l);
+    return 0;
+}
+
+/* Makes sure an insertion cannot fail for lack of memory: a first leaf, a
+ * bigger root leaf, or the stash.  0 or -1 (nothing changed). */
+static int fr_zset_reserve_insert(fr_zset *s)
+{
+    fr_zset_leaf *l;
+    if (!s->root) {
+        if (fr_zset_ids_reserve(s, 2))
+            return -1;
+        l = fr_zset_leaf_new(s, FR_ZSET_SMALL_LEAF);
+        if (!l)
+            return -1;
+        s->root = s->head = s->tail = l;
+        return 0;
+    }
+    if (s->height == 0) {
+        l = (fr_zset_leaf *)s->root;
+        if (l->n < l->cap)
+            return 0;
+        if (l->cap < FR_ZSET_LEAF_CAP)
+            return fr_zset_grow_root(s, l);
+    }
+    return fr_zset_stash_fill(s);
+}
+
+/* SPILL.  Before splitting a full leaf, entries move to a sibling under the
+ * same parent that has at least FR_ZSET_SPILL_MIN free slots (half of its
+ * room), as in a B*-tree: the leaves stay fuller than the ~70% of plain
+ * halving (a set grown by random inserts ends at the skip list's bytes per
+ * member instead of 7% above), for a few record writes per spill.  The new key's place is *slot in l; returns
+ * the leaf (l or the sibling) where it now goes, *slot its slot there --
+ * never slot 0 of a leaf other than l, so no separator needs the new key --
+ * or NULL when no sibling has room (then the caller splits). */
+#define FR_ZSET_SPILL_MIN 2
+
+static void fr_zset_move_entries(fr_zset *s, fr_zset_leaf *b, uint32_t bi, const fr_zset_leaf *a,
+                                 uint32_t ai, uint32_t k);
+
+static fr_zset_leaf *fr_zset_spill(fr_zset *s, fr_zset_leaf *l, uint32_t *slot)
+{
+    fr_zset_inner *p = l->parent;
+    fr_zset_leaf *a, *b;
+    uint32_t i, k;
+    if (!p)
+        return NULL;
+    i = fr_zset_child_index(p, l);
+    b = i + 1 < p->n ? (fr_zset_leaf *)p->child[i + 1] : NULL;
+    a = i > 0 ? (fr_zset_leaf *)p->child[i - 1] : NULL;
+    if (b && b->cap - b->n >= FR_ZSET_SPILL_MIN && *slot < l->n) { /* the last k entries of l go to the front of b */
+        k = (b->cap - b->n + 1) / 2;
+        if (k > l->n - *slot)
+            k = l->n - *slot; /* keep the new key's place in l */
+        memmove(b->score + k, b->score, b->n * sizeof(double));
+        memmove(FR_ZSET_LREF(b) + k, FR_ZSET_LREF(b), b->n * sizeof(fr_zset_ref));
+        fr_zset_move_entries(s, b, 0, l, l->n - k, k);
+        b->n += k;
+        l->n -= k;
+        p->cnt[i] -= k;
+        p->cnt[i + 1] += k;
+        fr_zset_set_sep(s, p, i + 1, b->score[0], FR_ZSET_LREF(b)[0]);
+        return l; /* *slot <= l->n: the key goes into l */
+    }
+    if (a && a->cap - a->n >= FR_ZSET_SPILL_MIN && *slot > 0 && (*slot > 1 || a->cap - a->n >= 2)) { /* the first k entries of l go to the end of a */
+        k = (a->cap - a->n + 1) / 2;
+        if (k > *slot)
+            k = *slot; /* the key stays in l, not at its front */
+        if (k == *slot && k > 1)
+            k--;
+        fr_zset_move_entries(s, a, a->n, l, 0, k);
+        a->n += k;
+        l->n -= k;
+        memmove(l->score, l->score + k, l->n * sizeof(double));
+        memmove(FR_ZSET_LREF(l), FR_ZSET_LREF(l) + k, l->n * sizeof(fr_zset_ref));
+        p->cnt[i - 1] += k;
+        p->cnt[i] -= k;
+        fr_zset_set_sep(s, p, i, l->score[0], FR_ZSET_LREF(l)[0]);
+        *slot -= k;
+        if (*slot == 0) { /* k was 1 and the key was at slot 1: it ends a */
+            *slot = a->n;
+            return a;
+        }
+        return l;
+    }
+    return NULL;
+}
+
+/* Puts record r (its score set, not in the tree) at its place; returns its
+ * 1-based rank.  fr_zset_reserve_insert must have succeeded. */
+static uint64_t fr_zset_link(fr_zset *s, fr_zset_ref r)
+{
+    fr_zset_inner *path[FR_ZSET_MAXH];
+    uint32_t idx[FR_ZSET_MAXH], slot, k;
+    uint64_t below;
+    size_t len;
+    const fr_zset_node *xn = FR_ZSET_N(s, r);
+    const char *m = fr_zset_node_member(xn, &len);
+    fr_zset_key key = fr_zset_key_of(xn->score, m, len);
+    fr_zset_leaf *l = fr_zset_descend_key(s, &key, path, idx, &below, &slot);
+    fr_zset_ref *refs;
+    uint64_t rank = below + slot + 1;
+    if (l->n == l->cap) {
+        fr_zset_leaf *to = fr_zset_spill(s, l, &slot);
+        if (!to) {
+            fr_zset_leaf *rl = fr_zset_split_leaf(s, l);
+            if (slot > l->n) {
+                slot -= l->n;
+                l = rl;
+            }
+        } else {
+            l = to;
+        }
+        /* the path changed: count the new member on the way up */
+        {
+            void *c = l;
+            fr_zset_inner *p = l->parent;
+            while (p) {
+                p->cnt[fr_zset_child_index(p, c)]++;
+                c = p;
+                p = p->parent;
+            }
+        }
+    } else {
+        for (k = 0; k < (uint32_t)s->height; k++)
+            path[k]->cnt[idx[k]]++;
+    }
+    refs = FR_ZSET_LREF(l);
+    memmove(l->score + slot + 1, l->score + slot, (l->n - slot) * sizeof(double));
+    memmove(refs + slot + 1, refs + slot, (l->n - slot) * sizeof(fr_zset_ref));
+    l->score[slot] = key.score;
+    refs[slot] = r;
+    l->n++;
+    FR_ZSET_N(s, r)->leaf = l->id;
+    s->length++;
+    s->version++;
+    fr_zset_set_hint(s, r, rank);
+    return rank;
+}
+
+/* ======================================================================
+ * Deletion: merges and borrows
+ * ====================================================================== */
+
+static inline void fr_zset_set_parent(void *child, int is_leaf, fr_zset_inner *p)
+{
+    if (is_leaf)
+        ((fr_zset_leaf *)child)->parent = p;
+    else
+        ((fr_zset_inner *)child)->parent = p;
+}
+
+/* Removes child i from x's arrays (its members are gone or moved). */
+static void fr_zset_drop_child(fr_zset_inner *x, uint32_t i)
+{
+    uint32_t m = x->n - i - 1;
+    memmove(x->cnt + i, x->cnt + i + 1, m * sizeof x->cnt[0]);
+    memmove(x->sep + i, x->sep + i + 1, m * sizeof x->sep[0]);
+    memmove(x->pfx + i, x->pfx + i + 1, m * sizeof x->pfx[0]);
+    memmove(x->sref + i, x->sref + i + 1, m * sizeof x->sref[0]);
+    memmove(x->child + i, x->child + i + 1, m * sizeof x->child[0]);
+    x->n--;
+}
+
+/* Copies k children of src from si to dst at di (dst has room, its
+ * children from di on already moved away), re-parenting them. */
+static void fr_zset_copy_children(fr_zset_inner *dst, uint32_t di, const fr_zset_inner *src, uint32_t si,
+                                  uint32_t k, int leafkids)
+{
+    uint32_t j;
+    memcpy(dst->cnt + di, src->cnt + si, k * sizeof dst->cnt[0]);
+    memcpy(dst->sep + di, src->sep + si, k * sizeof dst->sep[0]);
+    memcpy(dst->pfx + di, src->pfx + si, k * sizeof dst->pfx[0]);
+    memcpy(dst->sref + di, src->sref + si, k * sizeof dst->sref[0]);
+    memcpy(dst->child + di, src->child + si, k * sizeof dst->child[0]);
+    for (j = 0; j < k; j++)
+        fr_zset_set_parent(dst->child[di + j], leafkids, dst);
+}
+
+/* Opens (k > 0) a gap of k children at the front of x. */
+static void fr_zset_shift_children(fr_zset_inner *x, uint32_t k)
+{
+    memmove(x->cnt + k, x->cnt, x->n * sizeof x->cnt[0]);
+    memmove(x->sep + k, x->sep, x->n * sizeof x->sep[0]);
+    memmove(x->pfx + k, x->pfx, x->n * sizeof x->pfx[0]);
+    memmove(x->sref + k, x->sref, x->n * sizeof x->sref[0]);
+    memmove(x->child + k, x->child, x->n * sizeof x->child[0]);
+}
+
+/* Copies k entries of leaf a from ai into leaf b at bi (room made), and
+ * points their records at b. */
+static void fr_zset_move_entries(fr_zset *s, fr_zset_leaf *b, uint32_t bi, const fr_zset_leaf *a,
+                                 uint32_t ai, uint32_t k)
+{
+    fr_zset_ref *br = FR_ZSET_LREF(b);
+    const fr_zset_ref *ar = FR_ZSET_LREF(a);
+    uint32_t j;
+    memcpy(b->score + bi, a->score + ai, k * sizeof(double));
+    memcpy(br + bi, ar + ai, k * sizeof(fr_zset_ref));
+    for (j = 0; j < k; j++)
+        FR_ZSET_N(s, br[bi + j])->leaf = b->id;
+}
+
+static void fr_zset_unlink_leaf(fr_zset *s, fr_zset_leaf *l)
+{
+    if (l->prev)
+        l->prev->next = l->next;
+    else
+        s->head = l->next;
+    if (l->next)
+        l->next->prev = l->prev;
+    else
+        s->tail = l->prev;
+}
+
+/* Inner node x (h inner levels, h >= 1) lost a child: collapses a root of
+ * one child; below the minimum fill, merges x with a sibling or borrows
+ * from it; then looks at the parent. */
+static void fr_zset_rebalance_inner(fr_zset *s, fr_zset_inner *x, int h)
+{
+    fr_zset_inner *p = x->parent, *a, *b;
+    uint32_t i, k, j;
+    uint64_t mc = 0;
+    int leafkids = h == 1;
+    if (!p) {
+        if (x->n == 1) {
+            void *c = x->child[0];
+            fr_zset_set_parent(c, leafkids, NULL);
+            s->root = c;
+            s->height--;
+            fr_zset_inner_release(s, x);
+        }
+        return;
+    }
+    if (x->n >= FR_ZSET_IMIN)
+        return;
+    i = fr_zset_child_index(p, x);
+    if (i > 0) {
+        a = (fr_zset_inner *)p->child[i - 1];
+        x->sep[0] = p->sep[i]; /* x's smallest key, named in p */
+        x->pfx[0] = p->pfx[i];
+        x->sref[0] = p->sref[i];
+        if (a->n + x->n <= FR_ZSET_INNER_CAP) {
+            fr_zset_copy_children(a, a->n, x, 0, x->n, leafkids);
+            a->n += x->n;
+            p->cnt[i - 1] += p->cnt[i];
+            fr_zset_drop_child(p, i);
+            fr_zset_inner_release(s, x);
+        } else {
+            k = (a->n - x->n) / 2;
+            fr_zset_shift_children(x, k);
+            fr_zset_copy_children(x, 0, a, a->n - k, k, leafkids);
+            a->n -= k;
+            x->n += k;
+            for (j = 0; j < k; j++)
+                mc += x->cnt[j];
+            p->cnt[i - 1] -= mc;
+            p->cnt[i] += mc;
+            p->sep[i] = x->sep[0];
+            p->pfx[i] = x->pfx[0];
+            p->sref[i] = x->sref[0];
+        }
+    } else {
+        b = (fr_zset_inner *)p->child[1];
+        b->sep[0] = p->sep[1];
+        b->pfx[0] = p->pfx[1];
+        b->sref[0] = p->sref[1];
+        if (x->n + b->n <= FR_ZSET_INNER_CAP) {
+            fr_zset_copy_children(x, x->n, b, 0, b->n, leafkids);
+            x->n += b->n;
+            p->cnt[0] += p->cnt[1];
+            fr_zset_drop_child(p, 1);
+            fr_zset_inner_release(s, b);
+        } else {
+            k = (b->n - x->n) / 2;
+            fr_zset_copy_children(x, x->n, b, 0, k, leafkids);
+            for (j = 0; j < k; j++)
+                mc += b->cnt[j];
+            x->n += k;
+            b->n -= k;
+            memmove(b->cnt, b->cnt + k, b->n * sizeof b->cnt[0]);
+            memmove(b->sep, b->sep + k, b->n * sizeof b->sep[0]);
+            memmove(b->pfx, b->pfx + k, b->n * sizeof b->pfx[0]);
+            memmove(b->sref, b->sref + k, b->n * sizeof b->sref[0]);
+            memmove(b->child, b->child + k, b->n * sizeof b->child[0]);
+            p->cnt[0] += mc;
+            p->cnt[1] -= mc;
+            p->sep[1] = b->sep[0];
+            p->pfx[1] = b->pfx[0];
+            p->sref[1] = b->sref[0];
+        }
+    }
+    fr_zset_rebalance_inner(s, p, h + 1);
+}
+
+/* Leaf l (not the root) lost an entry: below the minimum fill, merges it
+ * with a sibling or borrows from it. */
+static void fr_zset_rebalance_leaf(fr_zset *s, fr_zset_leaf *l)
+{
+    fr_zset_inner *p = l->parent;
+    fr_zset_leaf *a, *b;
+    uint32_t i, k;
+    if (!p || l->n >= FR_ZSET_LMIN)
+        return;
+    i = fr_zset_child_index(p, l);
+    if (i > 0) {
+        a = (fr_zset_leaf *)p->child[i - 1];
+        if (a->n + l->n <= FR_ZSET_LEAF_CAP) {
+            fr_zset_move_entries(s, a, a->n, l, 0, l->n);
+            a->n += l->n;
+            p->cnt[i - 1] += p->cnt[i];
+            fr_zset_unlink_leaf(s, l);
+            fr_zset_drop_child(p, i);
+            fr_zset_leaf_release(s, l);
+        } else {
+            k = (a->n - l->n) / 2;
+            memmove(l->score + k, l->score, l->n * sizeof(double));
+            memmove(FR_ZSET_LREF(l) + k, FR_ZSET_LREF(l), l->n * sizeof(fr_zset_ref));
+            fr_zset_move_entries(s, l, 0, a, a->n - k, k);
+            a->n -= k;
+            l->n += k;
+            p->cnt[i - 1] -= k;
+            p->cnt[i] += k;
+            fr_zset_set_sep(s, p, i, l->score[0], FR_ZSET_LREF(l)[0]);
+        }
+    } else {
+        int was_empty = l->n == 0;
+        b = (fr_zset_leaf *)p->child[1];
+        if (l->n + b->n <= FR_ZSET_LEAF_CAP) {
+            fr_zset_move_entries(s, l, l->n, b, 0, b->n);
+            l->n += b->n;
+            p->cnt[0] += p->cnt[1];
+            fr_zset_unlink_leaf(s, b);
+            fr_zset_drop_child(p, 1);
+            fr_zset_leaf_release(s, b);
+        } else {
+            k = (b->n - l->n) / 2;
+            fr_zset_move_entries(s, l, l->n, b, 0, k);
+            b->n -= k;
+            l->n += k;
+            memmove(b->score, b->score + k, b->n * sizeof(double));
+            memmove(FR_ZSET_LREF(b), FR_ZSET_LREF(b) + k, b->n * sizeof(fr_zset_ref));
+            p->cnt[0] += k;
+            p->cnt[1] -= k;
+            fr_zset_set_sep(s, p, 1, b->score[0], FR_ZSET_LREF(b)[0]);
+        }
+        if (was_empty)
+            fr_zset_fix_min(s, l, 0);
+    }
+    fr_zset_rebalance_inner(s, p, 1);
+}
+
+/* Takes record r out of the tree (it stays allocated and indexed). */
+static void fr_zset_unlink(fr_zset *s, fr_zset_ref r)
+{
+    fr_zset_leaf *l = fr_zset_leaf_of(s, r);
+    uint32_t j = fr_zset_slot_of(l, r);
+    fr_zset_ref *refs = FR_ZSET_LREF(l);
+    void *c = l;
+    fr_zset_inner *p = l->parent;
+    memmove(l->score + j, l->score + j + 1, (l->n - j - 1) * sizeof(double));
+    memmove(refs + j, refs + j + 1, (l->n - j - 1) * sizeof(fr_zset_ref));
+    l->n--;
+    while (p) {
+        p->cnt[fr_zset_child_index(p, c)]--;
+        c = p;
+        p = p->parent;
+    }
+    if (j == 0 && l->n > 0)
+        fr_zset_fix_min(s, l, 0);
+    s->length--;
+    s->version++;
+    fr_zset_rebalance_leaf(s, l);
+}
+
+/* ======================================================================
+ * Point operations
+ * ====================================================================== */
+
+/* Record holding member m, or FR_ZSET_NIL.  O(1) expected. */
+fr_zset_ref fr_zset_find(const fr_zset *s, const char *m, size_t len)
+{
+    return fr_zset_hash_find(s, m, len, fr_zset_hash(m, len, s->seed));
+}
+
+/* 1-based rank of member m, 0 when absent. */
+uint64_t fr_zset_rank_of(const fr_zset *s, const char *m, size_t len)
+{
+    fr_zset_ref r = fr_zset_find(s, m, len);
+    return r ? fr_zset_rank(s, r) : 0;
+}
+
+/* Inserts member m (absent; hash h) with score.  The new ref, or
+ * FR_ZSET_NIL when out of memory (nothing changed). */
+static fr_zset_ref fr_zset_insert(fr_zset *s, const char *m, size_t len, double score, uint64_t h)
+{
+    fr_zset_ref r;
+    if (fr_zset_hash_reserve(s, s->hcount + 1) || fr_zset_reserve_insert(s))
+        return FR_ZSET_NIL;
+    r = fr_zset_node_alloc(s, m, len);
+    if (!r)
+        return FR_ZSET_NIL;
+    FR_ZSET_N(s, r)->score = score;
+    fr_zset_link(s, r);
+    fr_zset_hash_put(s, r, h);
+    return r;
+}
+
+/* Gives member record r a new score (not NaN).  When the new key still
+ * belongs in r's leaf (between the last key of the leaf before and the
+ * first of the leaf after) the entry moves inside the leaf: no count
+ * changes.  Otherwise it is taken out and put back (two O(log n) walks).
+ * With ranks (else NULL), also r's 1-based rank before (ranks[0]) and after
+ * (ranks[1]).  0, or -1 when out of memory (nothing changed). */
+int fr_zset_set_score_ranked(fr_zset *s, fr_zset_ref r, double score, uint64_t ranks[2])
+{
+    fr_zset_leaf *l = fr_zset_leaf_of(s, r);
+    uint32_t j = fr_zset_slot_of(l, r), c;
+    size_t len;
+    const char *m = fr_zset_member(s, r, &len);
+    fr_zset_key key = fr_zset_key_of(score, m, len);
+    fr_zset_ref *refs = FR_ZSET_LREF(l);
+    uint64_t old = 0;
+    c = fr_zset_leaf_lower(s, l, &key);
+    if (c > j)
+        c--; /* r's own old entry is below the new key */
+    if ((c > 0 || !l->prev || fr_zset_cmp_entry(s, l->prev, l->prev->n - 1, &key) < 0) &&
+        (c < l->n - 1 || !l->next || fr_zset_cmp_entry(s, l->next, 0, &key) > 0)) {
+        int held = s->hint_version == s->version;
+        if (ranks || held)
+            old = fr_zset_hint_holds(s, r) ? s->hint_rank : fr_zset_rank_at(l, j);
+        if (c < j) {
+            memmove(l->score + c + 1, l->score + c, (j - c) * sizeof(double));
+            memmove(refs + c + 1, refs + c, (j - c) * sizeof(fr_zset_ref));
+        } else if (c > j) {
+            memmove(l->score + j, l->score + j + 1, (c - j) * sizeof(double));
+            memmove(refs + j, refs + j + 1, (c - j) * sizeof(fr_zset_ref));
+        }
+        l->score[c] = score;
+        refs[c] = r;
+        FR_ZSET_N(s, r)->score = score;
+        if ((c == 0 || j == 0) && l->parent)
+            fr_zset_fix_min(s, l, 0);
+        s->version++;
+        if (c == j) {
+            if (held)
+                s->hint_version = s->version; /* no rank changed */
+        } else if (ranks || held) {
+            fr_zset_set_hint(s, r, old + c - j);
+        }
+        if (ranks) {
+            ranks[0] = old;
+            ranks[1] = old + c - j;
+        }
+        return 0;
+    }
+    if (fr_zset_stash_fill(s))
+        return -1;
+    if (ranks)
+        old = fr_zset_rank(s, r);
+    fr_zset_unlink(s, r);
+    FR_ZSET_N(s, r)->score = score;
+    c = 0;
+    {
+        uint64_t nr = fr_zset_link(s, r);
+        if (ranks) {
+            ranks[0] = old;
+            ranks[1] = nr;
+        }
+    }
+    return 0;
+}
+
+/* fr_zset_set_score_ranked without the ranks. */
+int fr_zset_set_score(fr_zset *s, fr_zset_ref r, double score)
+{
+    return fr_zset_set_score_ranked(s, r, score, NULL);
+}
+
+/* ZADD of one pair with FR_ZSET_NX/XX/GT/LT flags (a valid combination,
+ * score not NaN).  Returns 0 nothing done, 1 added, 2 score changed, -1 no
+ * memory. */
+int fr_zset_add(fr_zset *s, const char *m, size_t len, double score, int flags)
+{
+    uint64_t h = fr_zset_hash(m, len, s->seed);
+    fr_zset_ref r = fr_zset_hash_find(s, m, len, h);
+    if (r) {
+        double cur = FR_ZSET_N(s, r)->score;
+        if (flags & FR_ZSET_NX)
+            return 0;
+        if ((flags & FR_ZSET_GT) && !(score > cur))
+            return 0;
+        if ((flags & FR_ZSET_LT) && !(score < cur))
+            return 0;
+        if (score == cur)
+            return 0;
+        return fr_zset_set_score(s, r, score) ? -1 : 2;
+    }
+    if (flags & FR_ZSET_XX)
+        return 0;
+    return fr_zset_insert(s, m, len, score, h) ? 1 : -1;
+}
+
+/* ZINCRBY of member m whose hash is h: adds delta to m's score (a missing
+ * member starts at 0).  0 done (*newscore set; ref/oldscore/was_new, each
+ * optional, describe the change for an undo), -1 the result is NaN
+ * (nothing changed), -2 no memory (nothing changed). */
+static int fr_zset_incr_hashed(fr_zset *s, const char *m, size_t len, uint64_t h, double delta,
+                           double *newscore, fr_zset_ref *ref, double *oldscore, int *was_new)
+{
+    fr_zset_ref r = fr_zset_hash_find(s, m, len, h);
+    double cur = 0.0, ns;
+    int created = 0;
+    if (r)
+        cur = FR_ZSET_N(s, r)->score;
+    ns = cur + delta;
+    if (ns != ns)
+        return -1;
+    if (r) {
+        if (ns != cur && fr_zset_set_score(s, r, ns))
+            return -2;
+    } else {
+        r = fr_zset_insert(s, m, len, ns, h);
+        if (!r)
+            return -2;
+        created = 1;
+    }
+    *newscore = ns;
+    if (ref)
+        *ref = r;
+    if (oldscore)
+        *oldscore = cur;
+    if (was_new)
+        *was_new = created;
+    return 0;
+}
+
+int fr_zset_incr(fr_zset *s, const char *m, size_t len, double delta, double *newscore,
+             fr_zset_ref *ref, double *oldscore, int *was_new)
+{
+    return fr_zset_incr_hashed(s, m, len, fr_zset_hash(m, len, s->seed), delta, newscore, ref, oldscore,
+                           was_new);
+}
+
+/* Removes member record r: tree, index, storage. */
+void fr_zset_delete_ref(fr_zset *s, fr_zset_ref r)
+{
+    uint64_t h = fr_zset_node_hash(s, r);
+    fr_zset_unlink(s, r);
+    fr_zset_hash_remove(s, r, h);
+    fr_zset_node_free(s, r);
+}
+
+/* ZREM of one member: 1 removed, 0 absent. */
+int fr_zset_delete(fr_zset *s, const char *m, size_t len)
+{
+    uint64_t h = fr_zset_hash(m, len, s->seed);
+    fr_zset_ref r = fr_zset_hash_find(s, m, len, h);
+    if (!r)
+        return 0;
+    fr_zset_unlink(s, r);
+    fr_zset_hash_remove(s, r, h);
+    fr_zset_node_free(s, r);
+    return 1;
+}
+
+/* ======================================================================
+ * Batch lookups
+ * ====================================================================== */
+
+/* h[j] = the hash of member j and out[j] = its record or FR_ZSET_NIL, for
+ * j < g: hashes all and prefetches their home slots, then the first
+ * tag-matching record of each, then probes. */
+static void fr_zset_hash_batch(const fr_zset *s, const char *const *m, const size_t *len, size_t g,
+                           uint64_t *h, fr_zset_ref *out)
+{
+    size_t j;
+    assert(g <= FR_ZSET_BATCH);
+    for (j = 0; j < g; j++) {
+        h[j] = fr_zset_hash(m[j], len[j], s->seed);
+        fr_zset_prefetch_addr(&s->slots[fr_zset_home(s, (uint32_t)(h[j] >> 32))]);
+    }
+    for (j = 0; j < g; j++) {
+        uint32_t tag = (uint32_t)(h[j] >> 32);
+        uint64_t i = fr_zset_home(s, tag), v;
+        while ((v = s->slots[i]) && (uint32_t)(v >> 32) != tag)
+            if (++i == s->nslots)
+                i = 0;
+        fr_zset_prefetch(s, (fr_zset_ref)v);
+    }
+    for (j = 0; j < g; j++)
+        out[j] = fr_zset_hash_find(s, m[j], len[j], h[j]);
+}
+
+void fr_zset_find_batch(const fr_zset *s, const char *const *m, const size_t *len, size_t g,
+                    fr_zset_ref *out)
+{
+    uint64_t h[FR_ZSET_BATCH];
+    fr_zset_hash_batch(s, m, len, g, h, out);
+}
+
+/* out[j] = fr_zset_rank(s, refs[j]), or 0 where refs[j] is FR_ZSET_NIL:
+ * the records, then their leaves are prefetched for all before any rank
+ * is summed, so the misses overlap. */
+void fr_zset_rank_batch(const fr_zset *s, const fr_zset_ref *refs, size_t g, uint64_t *out)
+{
+    const fr_zset_leaf *l[FR_ZSET_BATCH];
+    size_t j;
+    assert(g <= FR_ZSET_BATCH);
+    for (j = 0; j < g; j++)
+        fr_zset_prefetch(s, refs[j]);
+    for (j = 0; j < g; j++) {
+        if (!refs[j])
+            continue;
+        l[j] = fr_zset_leaf_of(s, refs[j]);
+        fr_zset_prefetch_addr(FR_ZSET_LREF(l[j]));
+        fr_zset_prefetch_addr((const char *)FR_ZSET_LREF(l[j]) + 64);
+    }
+    for (j = 0; j < g; j++)
+        out[j] = refs[j] ? (fr_zset_hint_holds(s, refs[j]) ? s->hint_rank
+                                                            : fr_zset_rank_at(l[j], fr_zset_slot_of(l[j], refs[j])))
+                         : 0;
+}
+
+/* Descends to where score x belongs: the leaf, *slot the number of its
+ * entries scoring below x (at most x when inclusive); returns the number
+ * of members before that leaf in *below. */
+static const fr_zset_leaf *fr_zset_descend_score(const fr_zset *s, double x, int inclusive,
+                                                 uint64_t *below, uint32_t *slot)
+{
+    const void *node = s->root;
+    uint64_t t = 0;
+    uint32_t i, c, j;
+    int h;
+    const fr_zset_leaf *l;
+    for (h = s->height; h > 0; h--) {
+        const fr_zset_inner *y = (const fr_zset_inner *)node;
+        c = 0;
+        if (inclusive) {
+            for (i = 1; i < y->n; i++)
+                c += y->sep[i] <= x;
+        } else {
+            for (i = 1; i < y->n; i++)
+                c += y->sep[i] < x;
+        }
+        node = y->child[c];
+        fr_zset_prefetch_keys(node, h - 1);
+        for (i = 0; i < c; i++)
+            t += y->cnt[i];
+    }
+    l = (const fr_zset_leaf *)node;
+    c = 0;
+    if (inclusive) {
+        for (j = 0; j < l->n; j++)
+            c += l->score[j] <= x;
+    } else {
+        for (j = 0; j < l->n; j++)
+            c += l->score[j] < x;
+    }
+    *below = t;
+    *slot = c;
+    return l;
+}
+
+/* How many members score below x (at most x when inclusive). */
+static uint64_t fr_zset_count_below(const fr_zset *s, double x, int inclusive)
+{
+    uint64_t t;
+    uint32_t c;
+    if (!s->length || x != x)
+        return 0;
+    fr_zset_descend_score(s, x, inclusive, &t, &c);
+    return t + c;
+}
+
+/* out[j] = how many members score below x[j] (at most x[j] when
+ * inclusive), for j < g: ZCOUNT's half-open ranges for a batch of bounds.
+ * A NaN bound counts 0. */
+void fr_zset_count_below_batch(const fr_zset *s, const double *x, int inclusive, size_t g, uint64_t *out)
+{
+    const void *node[FR_ZSET_BATCH];
+    size_t j;
+    uint32_t i, c;
+    int h;
+    assert(g <= FR_ZSET_BATCH);
+    for (j = 0; j < g; j++) { /* the descents go down one level at a time together */
+        node[j] = s->root;
+        out[j] = 0;
+    }
+    if (!s->length)
+        return;
+    for (h = s->height; h > 0; h--) {
+        for (j = 0; j < g; j++) {
+            const fr_zset_inner *y = (const fr_zset_inner *)node[j];
+            c = 0;
+            if (inclusive) {
+                for (i = 1; i < y->n; i++)
+                    c += y->sep[i] <= x[j];
+            } else {
+                for (i = 1; i < y->n; i++)
+                    c += y->sep[i] < x[j];
+            }
+            node[j] = y->child[c];
+            fr_zset_prefetch_keys(node[j], h - 1);
+            for (i = 0; i < c; i++)
+                out[j] += y->cnt[i];
+        }
+    }
+    for (j = 0; j < g; j++) {
+        const fr_zset_leaf *l = (const fr_zset_leaf *)node[j];
+        c = 0;
+        if (inclusive) {
+            for (i = 0; i < l->n; i++)
+                c += l->score[i] <= x[j];
+        } else {
+            for (i = 0; i < l->n; i++)
+                c += l->score[i] < x[j];
+        }
+        out[j] = x[j] != x[j] ? 0 : out[j] + c;
+    }
+}
+
+/* fr_zset_incr of pairs j < g in order, pair j writing newscore[j], ref[j],
+ * oldscore[j] and was_new[j]; the members are found (and their records
+ * prefetched) together first.  Returns the number of pairs done; when
+ * fewer than g, *rc holds the failing pair's fr_zset_incr code and that
+ * pair changed nothing. */
+size_t fr_zset_incr_batch(fr_zset *s, const char *const *m, const size_t *len, const double *delta,
+                      size_t g, double *newscore, fr_zset_ref *ref, double *oldscore, int *was_new,
+                      int *rc)
+{
+    uint64_t h[FR_ZSET_BATCH];
+    fr_zset_ref r[FR_ZSET_BATCH];
+    size_t j;
+    fr_zset_hash_batch(s, m, len, g, h, r);
+    for (j = 0; j < g; j++)
+        if (r[j])
+            fr_zset_prefetch_addr(fr_zset_leaf_of(s, r[j]));
+    for (j = 0; j < g; j++) {
+        int c = fr_zset_incr_hashed(s, m[j], len[j], h[j], delta[j], &newscore[j], &ref[j],
+                                &oldscore[j], &was_new[j]);
+        if (c) {
+            *rc = c;
+            return j;
+        }
+    }
+    return g;
+}
+
+/* ======================================================================
+ * Ranges
+ * ====================================================================== */
+
+/* The record at 0-based position t (t < length) given as (leaf, slot)
+ * where slot may equal the leaf's n (then it is the next leaf's first). */
+static inline fr_zset_ref fr_zset_entry_at(const fr_zset_leaf *l, uint32_t slot)
+{
+    if (slot < l->n)
+        return FR_ZSET_LREF(l)[slot];
+    return l->next ? FR_ZSET_LREF(l->next)[0] : FR_ZSET_NIL;
+}
+
+/* The record before position slot of leaf l, or FR_ZSET_NIL. */
+static inline fr_zset_ref fr_zset_entry_before(const fr_zset_leaf *l, uint32_t slot)
+{
+    if (slot > 0)
+        return FR_ZSET_LREF(l)[slot - 1];
+    return l->prev ? FR_ZSET_LREF(l->prev)[l->prev->n - 1] : FR_ZSET_NIL;
+}
+
+/* First record with score in r and its 1-based rank (optional), or NIL. */
+fr_zset_ref fr_zset_first_in_range(const fr_zset *s, const fr_zset_range *r, uint64_t *rank)
+{
+    const fr_zset_leaf *l;
+    uint64_t t;
+    uint32_t c;
+    fr_zset_ref x;
+    if (fr_zset_range_empty(r) || !s->length)
+        return FR_ZSET_NIL;
+    l = fr_zset_descend_score(s, r->min, r->minex, &t, &c);
+    x = fr_zset_entry_at(l, c);
+    if (!x || !fr_zset_lte_max(c < l->n ? l->score[c] : l->next->score[0], r))
+        return FR_ZSET_NIL;
+    if (rank)
+        *rank = t + c + 1;
+    return x;
+}
+
+/* Last record with score in r and its 1-based rank (optional), or NIL. */
+fr_zset_ref fr_zset_last_in_range(const fr_zset *s, const fr_zset_range *r, uint64_t *rank)
+{
+    const fr_zset_leaf *l;
+    uint64_t t;
+    uint32_t c;
+    fr_zset_ref x;
+    if (fr_zset_range_empty(r) || !s->length)
+        return FR_ZSET_NIL;
+    l = fr_zset_descend_score(s, r->max, !r->maxex, &t, &c);
+    x = fr_zset_entry_before(l, c);
+    if (!x || !fr_zset_gte_min(c > 0 ? l->score[c - 1] : l->prev->score[l->prev->n - 1], r))
+        return FR_ZSET_NIL;
+    if (rank)
+        *rank = t + c;
+    return x;
+}
+
+/* True when every member has the same score (or there are fewer than two):
+ * then the order is member order and lex searches may descend. */
+int fr_zset_one_score(const fr_zset *s)
+{
+    return s->length < 2 || s->head->score[0] == s->tail->score[s->tail->n - 1];
+}
+
+int fr_zset_lex_ref_gte_min(const fr_zset *s, fr_zset_ref x, const fr_zset_lexrange *r)
+{
+    return fr_zset_lex_gte_min(FR_ZSET_N(s, x), r);
+}
+
+int fr_zset_lex_ref_lte_max(const fr_zset *s, fr_zset_ref x, const fr_zset_lexrange *r)
+{
+    return fr_zset_lex_lte_max(FR_ZSET_N(s, x), r);
+}
+
+/* LEX SEARCHES OVER MIXED SCORES.  Redis calls lex ranges over members of
+ * different scores unspecified, but what it does is a fixed walk: from the
+ * first member forward "while the member is below min" (first) or "while
+ * it is <= max" (last); the range commands then walk on until the first
+ * member out of range.  With one score the order is member order and a
+ * descent finds the same place; with more than one these functions walk
+ * the leaves from the start (O(n)), as Redis's listpack encoding does. */
+
+static int fr_zset_lex_possible(const fr_zset *s, const fr_zset_lexrange *r)
+{
+    return !fr_zset_lex_empty(r) && s->length && fr_zset_lex_gte_min(FR_ZSET_N(s, fr_zset_last(s)), r) &&
+           fr_zset_lex_lte_max(FR_ZSET_N(s, fr_zset_first(s)), r);
+}
+
+/* Number of members from the start, in order, while the member compares
+ * (memcmp order) below bound b by less than thr (0: below b; 1: below or
+ * equal): by a descent with one score, else by a walk that stops at the
+ * first member failing the test. */
+static uint64_t fr_zset_lex_prefix(const fr_zset *s, const char *b, size_t blen, int thr)
+{
+    fr_zset_lexkey k = fr_zset_lexkey_of(b, blen);
+    if (fr_zset_one_score(s)) {
+        fr_zset_key key = fr_zset_key_of(s->head->score[0], b, blen);
+        uint64_t t;
+        uint32_t c;
+        const fr_zset_leaf *l = fr_zset_descend_key(s, &key, NULL, NULL, &t, &c);
+        fr_zset_ref x;
+        if (thr && (x = fr_zset_entry_at(l, c)) != FR_ZSET_NIL &&
+            fr_zset_cmp_lexkey(FR_ZSET_N(s, x), &k) == 0)
+            c++;
+        return t + c;
+    } else {
+        const fr_zset_leaf *l;
+        uint64_t t = 0;
+        for (l = s->head; l; l = l->next) {
+            const fr_zset_ref *refs = FR_ZSET_LREF(l);
+            uint32_t j;
+            for (j = 0; j < l->n; j++) {
+                if (fr_zset_cmp_lexkey(FR_ZSET_N(s, refs[j]), &k) >= thr)
+                    return t;
+                t++;
+            }
+        }
+        return t;
+    }
+}
+
+/* Members before the first one >= min (> min when exclusive). */
+static uint64_t fr_zset_lex_before(const fr_zset *s, const fr_zset_lexrange *r)
+{
+    if (r->mininf || fr_zset_lex_gte_min(FR_ZSET_N(s, fr_zset_first(s)), r))
+        return 0;
+    return fr_zset_lex_prefix(s, r->min, r->minlen, r->minex);
+}
+
+/* First record with member in r and its 1-based rank (optional), or NIL. */
+fr_zset_ref fr_zset_first_in_lex(const fr_zset *s, const fr_zset_lexrange *r, uint64_t *rank)
+{
+    uint64_t t;
+    fr_zset_ref x;
+    if (!fr_zset_lex_possible(s, r))
+        return FR_ZSET_NIL;
+    t = fr_zset_lex_before(s, r);
+    x = fr_zset_at_rank(s, t + 1);
+    if (!x || !fr_zset_lex_lte_max(FR_ZSET_N(s, x), r))
+        return FR_ZSET_NIL;
+    if (rank)
+        *rank = t + 1;
+    return x;
+}
+
+/* Last record with member in r and its 1-based rank (optional), or NIL. */
+fr_zset_ref fr_zset_last_in_lex(const fr_zset *s, const fr_zset_lexrange *r, uint64_t *rank)
+{
+    uint64_t t;
+    fr_zset_ref x;
+    int one;
+    if (!fr_zset_lex_possible(s, r))
+        return FR_ZSET_NIL;
+    one = fr_zset_one_score(s);
+    if (r->maxinf || (one && fr_zset_lex_lte_max(FR_ZSET_N(s, fr_zset_last(s)), r))) {
+        x = fr_zset_last(s);
+        if (!fr_zset_lex_gte_min(FR_ZSET_N(s, x), r))
+            return FR_ZSET_NIL;
+        if (rank)
+            *rank = s->length;
+        return x;
+    }
+    t = fr_zset_lex_prefix(s, r->max, r->maxlen, 1 - r->maxex);
+    if (t == 0)
+        return FR_ZSET_NIL;
+    x = fr_zset_at_rank(s, t);
+    if (!fr_zset_lex_gte_min(FR_ZSET_N(s, x), r))
+        return FR_ZSET_NIL;
+    if (rank)
+        *rank = t;
+    return x;
+}
+
+/* ZLEXCOUNT: the members from the first in r to the last in r (over
+ * members of different scores, where no last one is found, to the end). */
+uint64_t fr_zset_count_in_lex(const fr_zset *s, const fr_zset_lexrange *r)
+{
+    uint64_t r1, r2;
+    if (fr_zset_first_in_lex(s, r, &r1) == FR_ZSET_NIL)
+        return 0;
+    if (fr_zset_last_in_lex(s, r, &r2) == FR_ZSET_NIL)
+        return s->length - r1 + 1;
+    return r2 < r1 ? 0 : r2 - r1 + 1;
+}
+
+/* ZREMRANGEBYRANK with 1-based inclusive ranks; the number removed. */
+uint64_t fr_zset_delete_range_by_rank(fr_zset *s, uint64_t start, uint64_t end)
+{
+    uint64_t removed = 0;
+    if (start < 1)
+        start = 1;
+    if (end > s->length)
+        end = s->length;
+    if (start > end)
+        return 0;
+    while (start + removed <= end) {
+        fr_zset_delete_ref(s, fr_zset_at_rank(s, start));
+        removed++;
+    }
+    return removed;
+}
+
+/* ZREMRANGEBYSCORE; the number removed. */
+uint64_t fr_zset_delete_range_by_score(fr_zset *s, const fr_zset_range *r)
+{
+    uint64_t a, b;
+    if (fr_zset_range_empty(r) || !s->length)
+        return 0;
+    a = fr_zset_count_below(s, r->min, r->minex);
+    b = fr_zset_count_below(s, r->max, !r->maxex);
+    return b > a ? fr_zset_delete_range_by_rank(s, a + 1, b) : 0;
+}
+
+/* ZREMRANGEBYLEX: from the first member >= min (a walk over mixed scores,
+ * see above) while members are <= max; the number removed. */
+uint64_t fr_zset_delete_range_by_lex(fr_zset *s, const fr_zset_lexrange *r)
+{
+    uint64_t t, removed = 0;
+    fr_zset_ref x;
+    if (fr_zset_lex_empty(r) || !s->length)
+        return 0;
+    if (r->mininf)
+        t = 0;
+    else if (fr_zset_one_score(s))
+        t = fr_zset_lex_prefix(s, r->min, r->minlen, r->minex);
+    else { /* walk to the first member >= min */
+        const fr_zset_leaf *l;
+        t = 0;
+        for (l = s->head; l; l = l->next) {
+            uint32_t j;
+            for (j = 0; j < l->n && !fr_zset_lex_gte_min(FR_ZSET_N(s, FR_ZSET_LREF(l)[j]), r); j++)
+                t++;
+            if (j < l->n)
+                break;
+        }
+    }
+    while ((x = fr_zset_at_rank(s, t + 1)) != FR_ZSET_NIL && fr_zset_lex_lte_max(FR_ZSET_N(s, x), r)) {
+        fr_zset_delete_ref(s, x);
+        removed++;
+    }
+    return removed;
+}
+
+/* ======================================================================
+ * Bulk load: write records unindexed by the tree, then rebuild it
+ * ====================================================================== */
+
+#define FR_ZSET_UNLINKED UINT32_MAX /* leaf of a record a bulk load added */
+
+/* Leaf capacity for a tree of n members held in one leaf. */
+static uint32_t fr_zset_root_cap(uint64_t n)
+{
+    uint32_t c = FR_ZSET_SMALL_LEAF;
+    while (c < n && c < FR_ZSET_LEAF_CAP)
+        c *= 2;
+    return c > FR_ZSET_LEAF_CAP ? FR_ZSET_LEAF_CAP : c;
+}
+
+/* Nodes (leaves, inner nodes) of a tree of n >= 1 members built packed. */
+static void fr_zset_build_shape(uint64_t n, uint64_t *nl, uint64_t *ni)
+{
+    uint64_t k = (n + FR_ZSET_LEAF_CAP - 1) / FR_ZSET_LEAF_CAP;
+    *nl = k ? k : 1;
+    *ni = 0;
+    k = *nl;
+    while (k > 1) {
+        k = (k + FR_ZSET_INNER_CAP - 1) / FR_ZSET_INNER_CAP;
+        *ni += k;
+    }
+}
+
+static void fr_zset_bulk_nodes_free(fr_zset *s)
+{
+    uint64_t j;
+    if (!s->bulk_nodes)
+        return;
+    for (j = 0; j < s->bulk_nleaf + s->bulk_ninner; j++)
+        free(s->bulk_nodes[j]);
+    free(s->bulk_nodes);
+    s->bulk_nodes = NULL;
+    s->bulk_nleaf = s->bulk_ninner = 0;
+}
+
+/* Starts a bulk load of up to `extra` new members: reserves the index, the
+ * sort buffer and the nodes of the rebuilt tree, so that fr_zset_bulk_end
+ * cannot fail.  0, or -1 when out of memory (nothing changed).  Until
+ * fr_zset_bulk_end only fr_zset_bulk_put may be called. */
 int fr_zset_bulk_begin(fr_zset *s, uint64_t extra)
 {
-    uint64_t n = s->length + extra;
+    uint64_t n = s->length + extra, nl, ni, j;
     if (fr_zset_hash_reserve(s, s->hcount + extra))
         return -1;
-    if (n > SIZE_MAX / (2 * sizeof(fr_zset_rec)))
+    if (n > SIZE_MAX / (2 * sizeof(fr_zset_rec)) || n > ((uint64_t)1 << 40))
         return -1;
+    fr_zset_build_shape(n, &nl, &ni);
+    if (fr_zset_ids_reserve(s, nl + 1))
+        return -1;
+    s->bulk_nodes = (void **)calloc((size_t)(nl + ni), sizeof(void *));
     s->bulk_buf = malloc((size_t)(n ? n : 1) * 2 * sizeof(fr_zset_rec));
-    if (!s->bulk_buf)
-        return -1;
+    if (!s->bulk_nodes || !s->bulk_buf)
+        goto fail;
+    for (j = 0; j < nl + ni; j++) {
+        size_t sz = j < nl ? fr_zset_leaf_size(nl == 1 ? fr_zset_root_cap(n) : FR_ZSET_LEAF_CAP)
+                           : sizeof(fr_zset_inner);
+        if (!(s->bulk_nodes[j] = malloc(sz))) {
+            s->bulk_nleaf = j < nl ? j : nl;
+            s->bulk_ninner = j < nl ? 0 : j - nl;
+            goto fail;
+        }
+    }
+    s->bulk_nleaf = nl;
+    s->bulk_ninner = ni;
     s->bulk_cap = n;
     s->bulk_new = 0;
     s->bulk_moved = 0;
-    s->bulk_append = 0;
     s->bulk = 1;
     return 0;
+fail:
+    if (s->bulk_nodes) {
+        for (j = 0; j < nl + ni && s->bulk_nodes[j]; j++)
+            free(s->bulk_nodes[j]);
+        free(s->bulk_nodes);
+    }
+    s->bulk_nodes = NULL;
+    s->bulk_nleaf = s->bulk_ninner = 0;
+    free(s->bulk_buf);
+    s->bulk_buf = NULL;
+    return -1;
 }
 
-/* fr_zset_bulk_begin for a load expected to go after the tail: a member
- * already linked whose score changes is moved in the list right away
- * (fr_zset_set_score, O(log n)) instead of forcing fr_zset_bulk_end to
- * rebuild the whole list, so a few updates among the new members cost
- * what they cost outside a bulk load. */
-int fr_zset_bulk_begin_append(fr_zset *s, uint64_t extra)
-{
-    if (fr_zset_bulk_begin(s, extra))
-        return -1;
-    s->bulk_append = 1;
-    return 0;
-}
-
-/* Sets m's score (not NaN), adding m if absent (*added is incremented);
- * an equal score is no change (an existing 0.0 stays 0.0 when -0.0 comes,
- * as in fr_zset_add).  The list is not maintained until fr_zset_bulk_end.  0, or
- * -1 no memory. */
+/* Sets m's score (not NaN), adding m if absent (*added is incremented); an
+ * equal score is no change (an existing 0.0 stays 0.0 when -0.0 comes, as
+ * in fr_zset_add).  The tree is rebuilt by fr_zset_bulk_end.  0, or -1 no
+ * memory. */
 int fr_zset_bulk_put(fr_zset *s, const char *m, size_t len, double score, uint64_t *added)
 {
     uint64_t h = fr_zset_hash(m, len, s->seed);
     fr_zset_ref r = fr_zset_hash_find(s, m, len, h);
     assert(s->bulk);
     if (!r) {
-        if (fr_zset_hash_reserve(s, s->hcount + 1))
+        if (s->hcount >= s->bulk_cap || fr_zset_hash_reserve(s, s->hcount + 1))
             return -1;
-        r = fr_zset_node_alloc(s, fr_zset_random_level(s), m, len);
+        r = fr_zset_node_alloc(s, m, len);
         if (!r)
             return -1;
         fr_zset_hash_put(s, r, h);
         (*added)++;
         FR_ZSET_N(s, r)->score = score;
-        FR_ZSET_N(s, r)->backward = FR_ZSET_UNLINKED;
-        ((fr_zset_rec *)s->bulk_buf)[s->bulk_new++].ref = r;
+        FR_ZSET_N(s, r)->leaf = FR_ZSET_UNLINKED;
+        s->bulk_new++;
     } else if (FR_ZSET_N(s, r)->score != score) {
-        if (FR_ZSET_N(s, r)->backward == FR_ZSET_UNLINKED) {
-            FR_ZSET_N(s, r)->score = score; /* added by this load: not in the list yet */
-        } else if (s->bulk_append) {
-            fr_zset_set_score(s, r, score);
-        } else {
-            FR_ZSET_N(s, r)->score = score;
-            s->bulk_moved = 1;
-        }
+        FR_ZSET_N(s, r)->score = score;
+        s->bulk_moved = 1;
     }
     return 0;
 }
 
-/* Links recs[0..m) (new nodes, sorted, all after the current tail) after
- * the tail: the last node of every level is found from the head (the right
- * edge of the list, O(log n)), then the new nodes are linked as
- * fr_zset_relink links a whole list.  O(m + log n); the old nodes other than
- * that right edge are not touched. */
-static void fr_zset_append(fr_zset *s, const fr_zset_rec *recs, size_t m)
+/* Releases the tree under node (ids and counters kept right). */
+static void fr_zset_tree_drop(fr_zset *s, void *node, int h)
 {
-    fr_zset_ref last[FR_ZSET_MAXLEVEL];
-    uint64_t lastrank[FR_ZSET_MAXLEVEL];
-    fr_zset_ref x = FR_ZSET_HEAD;
-    uint64_t rank = 0;
-    int i;
-    for (i = FR_ZSET_MAXLEVEL - 1; i >= 0; i--) {
-        if (i < s->level) {
-            fr_zset_node *xn;
-            while ((xn = FR_ZSET_N(s, x))->fwd[i] != FR_ZSET_NIL) {
-                rank += i ? fr_zset_span(xn, i) : 1;
-                x = xn->fwd[i];
-            }
+    if (!node)
+        return;
+    if (h > 0) {
+        fr_zset_inner *x = (fr_zset_inner *)node;
+        uint32_t i;
+        for (i = 0; i < x->n; i++)
+            fr_zset_tree_drop(s, x->child[i], h - 1);
+        fr_zset_inner_release(s, x);
+    } else {
+        fr_zset_leaf_release(s, (fr_zset_leaf *)node);
+    }
+}
+
+/* Builds the tree over recs[0..n) (sorted, n >= 1) from the reserved
+ * nodes: leaves filled evenly (each at least half full when there are
+ * several), then each level of inner nodes the same way. */
+static void fr_zset_build(fr_zset *s, const fr_zset_rec *recs, uint64_t n)
+{
+    uint64_t nl, ni, k, j, q, at = 0, used = 0, level_n;
+    void **level;
+    fr_zset_leaf *prev = NULL;
+    int h = 0;
+    fr_zset_build_shape(n, &nl, &ni);
+    assert(nl <= s->bulk_nleaf && ni <= s->bulk_ninner);
+    level = s->bulk_nodes; /* reused in place: node j of a level goes to slot j */
+    for (k = 0; k < nl; k++) {
+        /* the size the leaf was reserved with (fr_zset_bulk_begin) */
+        uint32_t cap = s->bulk_nleaf == 1 ? fr_zset_root_cap(s->bulk_cap) : FR_ZSET_LEAF_CAP, m;
+        fr_zset_leaf *l;
+        fr_zset_ref *refs;
+        l = (fr_zset_leaf *)s->bulk_nodes[k];
+        m = (uint32_t)(n / nl + (k < n % nl));
+        l->cap = cap;
+        l->n = m;
+        l->parent = NULL;
+        l->prev = prev;
+        l->next = NULL;
+        l->spare_ = 0;
+        if (prev)
+            prev->next = l;
+        else
+            s->head = l;
+        prev = l;
+        l->id = s->nfree_ids ? s->free_ids[--s->nfree_ids] : (s->nids ? s->nids++ : (s->nids += 2) - 1);
+        s->leaves[l->id] = l;
+        s->nleaves++;
+        s->leaf_bytes += fr_zset_leaf_size(cap);
+        refs = FR_ZSET_LREF(l);
+        for (j = 0; j < m; j++, at++) {
+            refs[j] = recs[at].ref;
+            l->score[j] = FR_ZSET_N(s, recs[at].ref)->score;
+            FR_ZSET_N(s, recs[at].ref)->leaf = l->id;
         }
-        last[i] = x;
-        lastrank[i] = rank;
     }
-    fr_zset_link_after(s, last, lastrank, s->tail, s->level, s->length, recs, m);
+    s->tail = prev;
+    used = nl;
+    level_n = nl;
+    /* inner levels: the children of this level are level[0..level_n) */
+    while (level_n > 1) {
+        uint64_t m = (level_n + FR_ZSET_INNER_CAP - 1) / FR_ZSET_INNER_CAP, c = 0;
+        for (k = 0; k < m; k++) {
+            fr_zset_inner *x = (fr_zset_inner *)s->bulk_nodes[s->bulk_nleaf + (used - nl)];
+            uint32_t kn = (uint32_t)(level_n / m + (k < level_n % m));
+            used++;
+            x->parent = NULL;
+            x->n = kn;
+            x->spare_ = 0;
+            for (q = 0; q < kn; q++, c++) {
+                void *ch = level[c];
+                const void *lm = ch;
+                int hh = h;
+                x->child[q] = ch;
+                x->cnt[q] = fr_zset_node_count(ch, h);
+                fr_zset_set_parent(ch, h == 0, x);
+                while (hh > 0)
+                    lm = ((const fr_zset_inner *)lm)->child[0], hh--;
+                if (q == 0) {
+                    x->sep[0] = 0.0;
+                    x->pfx[0] = 0;
+                    x->sref[0] = FR_ZSET_NIL;
+                } else {
+                    fr_zset_set_sep(s, x, q, ((const fr_zset_leaf *)lm)->score[0],
+                                    FR_ZSET_LREF((const fr_zset_leaf *)lm)[0]);
+                }
+            }
+            level[k] = x; /* safe: k < c, slot k's node is already placed */
+            s->ninners++;
+        }
+        level_n = m;
+        h++;
+    }
+    s->root = level[0];
+    s->height = h;
+    s->length = n;
+    /* the nodes not used stay in bulk_nodes[used..] for freeing: move the
+     * unused inner nodes' pointers down past the used ones */
+    {
+        uint64_t ui = used - nl, j2;
+        void **rest = s->bulk_nodes;
+        uint64_t w = 0;
+        for (j2 = nl; j2 < s->bulk_nleaf; j2++)
+            rest[w++] = s->bulk_nodes[j2];
+        for (j2 = s->bulk_nleaf + ui; j2 < s->bulk_nleaf + s->bulk_ninner; j2++)
+            rest[w++] = s->bulk_nodes[j2];
+        s->bulk_nleaf = w;
+        s->bulk_ninner = 0;
+    }
 }
 
-/* The bulk load's new nodes sorted, if the list was not empty and the load
- * changed no linked node's score in place: when they all go after the tail
- * they are appended (fr_zset_append), else, in a load begun by
- * fr_zset_bulk_begin_append, linked one by one in order (O(m log n), what
- * the same pairs cost outside a bulk load); 1 then, 0 when nothing was
- * linked (the caller rebuilds the whole list). */
-static int fr_zset_bulk_append(fr_zset *s)
-{
-    fr_zset_rec *recs = (fr_zset_rec *)s->bulk_buf, *sorted, tail;
-    size_t k, m = (size_t)s->bulk_new, len;
-    const char *mem;
-    if (s->bulk_moved || s->length == 0 || m == 0)
-        return 0;
-    for (k = 0; k < m; k++) {
-        fr_zset_node *xn = FR_ZSET_N(s, recs[k].ref);
-        mem = fr_zset_node_member(xn, &len);
-        recs[k].key = fr_zset_score_key(xn->score);
-        recs[k].pre = fr_zset_prefix(mem, len);
-    }
-    sorted = fr_zset_sort_recs(s, recs, recs + s->bulk_cap, m);
-    mem = fr_zset_member(s, s->tail, &len);
-    tail.key = fr_zset_score_key(fr_zset_score(s, s->tail));
-    tail.pre = fr_zset_prefix(mem, len);
-    tail.ref = s->tail;
-    if (fr_zset_rec_cmp(s, &tail, &sorted[0]) < 0) {
-        fr_zset_append(s, sorted, m);
-        return 1;
-    }
-    if (!s->bulk_append)
-        return 0;
-    for (k = 0; k < m; k++)
-        fr_zset_link(s, sorted[k].ref);
-    return 1;
-}
-
-/* Ends a bulk load.  When the new nodes all sort after the old tail (and no
- * old score changed) they are sorted and appended, O(m log m + log n);
- * otherwise all nodes are sorted and the whole list rebuilt, O(n + m).
- * Never fails. */
+/* Ends a bulk load: when a member was added or a score changed, all
+ * records are sorted (LSD radix sort on score bits and 4-byte prefix,
+ * merge sort for the remaining ties) and the tree is rebuilt packed from
+ * them, O(n).  Never fails. */
 void fr_zset_bulk_end(fr_zset *s)
 {
     fr_zset_rec *recs = (fr_zset_rec *)s->bulk_buf, *sorted;
-    uint64_t u = FR_ZSET_HEAD + FR_ZSET_N(s, FR_ZSET_HEAD)->units;
+    uint64_t u = 1;
     size_t n = 0;
     assert(s->bulk && s->hcount <= s->bulk_cap);
     if (!s->bulk_moved && s->bulk_new == 0)
-        goto done; /* no node added, no score changed: the list stands */
-    if (fr_zset_bulk_append(s))
         goto done;
     while (u < s->top) {
         fr_zset_node *xn = FR_ZSET_N(s, u);
@@ -2214,14 +2739,21 @@ void fr_zset_bulk_end(fr_zset *s)
             recs[n].ref = (fr_zset_ref)u;
             n++;
         }
-        u += fr_zset_chunk_units(s, u);
+        u += xn->units;
     }
     assert(n == s->hcount);
     sorted = fr_zset_sort_recs(s, recs, recs + s->bulk_cap, n);
-    fr_zset_relink(s, sorted, n);
+    fr_zset_tree_drop(s, s->root, s->height);
+    s->root = NULL;
+    s->head = s->tail = NULL;
+    s->height = 0;
+    fr_zset_stash_free(s);
+    fr_zset_build(s, sorted, n);
+    s->version++;
 done:
     assert(s->length == s->hcount);
     fr_zset_arena_trim(s);
+    fr_zset_bulk_nodes_free(s);
     free(s->bulk_buf);
     s->bulk_buf = NULL;
     s->bulk_cap = 0;
@@ -2234,13 +2766,12 @@ done:
 
 static uint64_t fr_zset_seed_counter;
 
-/* Initialises an empty set in *s (all fields).  0 or -1 (no memory). */
+/* Initialises an empty set in *s (all fields).  0 or -1 (no memory).  The
+ * tree's first leaf comes with the first member. */
 static int fr_zset_init(fr_zset *s)
 {
-    fr_zset_node *head;
-    unsigned hu = fr_zset_units_for(FR_ZSET_MAXLEVEL, 0);
     memset(s, 0, sizeof *s);
-    s->cap = 64;
+    s->cap = 16;
     s->arena = (char *)malloc((size_t)s->cap * 8);
     s->nslots = 8;
     s->slots = (uint64_t *)calloc((size_t)s->nslots, sizeof(uint64_t));
@@ -2249,25 +2780,19 @@ static int fr_zset_init(fr_zset *s)
         free(s->slots);
         return -1;
     }
-    s->top = FR_ZSET_HEAD + hu;
-    head = FR_ZSET_N(s, FR_ZSET_HEAD);
-    memset(head, 0, (size_t)hu * 8);
-    head->level = FR_ZSET_MAXLEVEL;
-    head->units = (uint16_t)hu;
-    s->level = 1;
-    s->rng = 0x5eed0f5a5715eedULL;
+    s->top = 1;
     fr_zset_seed_counter += 0x9e3779b97f4a7c15ULL;
     s->seed = fr_zset_hash(&s, sizeof s, fr_zset_seed_counter ^ (uint64_t)(uintptr_t)s);
     return 0;
 }
 
-/* Frees out-of-line members of all live nodes. */
+/* Frees out-of-line members of all live records. */
 static void fr_zset_free_ext(fr_zset *s)
 {
     uint64_t u;
     if (!s->ext_count)
         return;
-    for (u = FR_ZSET_HEAD; u < s->top; u += fr_zset_chunk_units(s, u)) {
+    for (u = 1; u < s->top; u += FR_ZSET_N(s, u)->units) {
         fr_zset_node *xn = FR_ZSET_N(s, u);
         if (fr_zset_chunk_live(s, u) && xn->mlen == FR_ZSET_LONG) {
             size_t len;
@@ -2276,7 +2801,20 @@ static void fr_zset_free_ext(fr_zset *s)
     }
 }
 
-/* A new empty set, or NULL when out of memory. */
+/* Frees everything *s owns (not s itself). */
+static void fr_zset_release_all(fr_zset *s)
+{
+    fr_zset_free_ext(s);
+    fr_zset_big_free(s->arena, (size_t)s->cap * 8);
+    fr_zset_big_free(s->slots, (size_t)s->nslots * sizeof(uint64_t));
+    fr_zset_tree_free(s->root, s->height);
+    free(s->leaves);
+    free(s->free_ids);
+    fr_zset_stash_free(s);
+    fr_zset_bulk_nodes_free(s);
+    free(s->bulk_buf);
+}
+
 fr_zset *fr_zset_new(void)
 {
     fr_zset *s = (fr_zset *)malloc(sizeof *s);
@@ -2287,15 +2825,11 @@ fr_zset *fr_zset_new(void)
     return s;
 }
 
-/* Frees the set and everything it owns (NULL is fine). */
 void fr_zset_free(fr_zset *s)
 {
     if (!s)
         return;
-    fr_zset_free_ext(s);
-    fr_zset_big_free(s->arena, (size_t)s->cap * 8);
-    fr_zset_big_free(s->slots, (size_t)s->nslots * sizeof(uint64_t));
-    free(s->bulk_buf);
+    fr_zset_release_all(s);
     free(s);
 }
 
@@ -2307,268 +2841,412 @@ int fr_zset_clear(fr_zset *s)
     uint64_t version = s->version;
     if (fr_zset_init(&fresh))
         return -1;
-    fr_zset_free_ext(s);
-    fr_zset_big_free(s->arena, (size_t)s->cap * 8);
-    fr_zset_big_free(s->slots, (size_t)s->nslots * sizeof(uint64_t));
-    free(s->bulk_buf);
+    fr_zset_release_all(s);
     *s = fresh;
     s->version = version + 1;
     return 0;
+}
+
+/* Copies the subtree under node (h inner levels) into c, leaves keeping
+ * their ids; *prev threads the leaf list.  NULL when out of memory (what
+ * was copied is reachable from c->leaves for freeing). */
+static void *fr_zset_copy_tree(fr_zset *c, const void *node, int h, fr_zset_inner *parent,
+                               fr_zset_leaf **prev)
+{
+    if (h == 0) {
+        const fr_zset_leaf *l = (const fr_zset_leaf *)node;
+        fr_zset_leaf *d = (fr_zset_leaf *)malloc(fr_zset_leaf_size(l->cap));
+        if (!d)
+            return NULL;
+        memcpy(d, l, fr_zset_leaf_size(l->cap));
+        d->parent = parent;
+        d->prev = *prev;
+        d->next = NULL;
+        if (*prev)
+            (*prev)->next = d;
+        else
+            c->head = d;
+        *prev = d;
+        c->tail = d;
+        c->leaves[d->id] = d;
+        return d;
+    } else {
+        const fr_zset_inner *x = (const fr_zset_inner *)node;
+        fr_zset_inner *y = (fr_zset_inner *)malloc(sizeof *y);
+        uint32_t i;
+        if (!y)
+            return NULL;
+        memcpy(y, x, sizeof *y);
+        y->parent = parent;
+        for (i = 0; i < x->n; i++)
+            y->child[i] = NULL;
+        for (i = 0; i < x->n; i++) {
+            y->child[i] = fr_zset_copy_tree(c, x->child[i], h - 1, y, prev);
+            if (!y->child[i]) {
+                y->n = i; /* free only what exists */
+                fr_zset_tree_free(y, h);
+                return NULL;
+            }
+        }
+        return y;
+    }
 }
 
 /* A deep copy (same refs, same hash seed), or NULL when out of memory. */
 fr_zset *fr_zset_copy(const fr_zset *s)
 {
     fr_zset *c = (fr_zset *)malloc(sizeof *c);
-    uint64_t u;
+    fr_zset_leaf *prev = NULL;
+    uint64_t u = 1;
     if (!c)
         return NULL;
     *c = *s;
     c->bulk_buf = NULL;
     c->bulk_cap = 0;
+    c->bulk_nodes = NULL;
+    c->bulk_nleaf = c->bulk_ninner = 0;
+    c->nstash = 0;
+    c->stash_leaf = NULL;
+    c->root = NULL;
+    c->head = c->tail = NULL;
+    c->ext_count = 0; /* counted back as the long members are copied */
+    c->ext_bytes = 0;
     c->cap = s->top;
     c->arena = (char *)fr_zset_big_alloc((size_t)c->cap * 8, 0);
     c->slots = (uint64_t *)fr_zset_big_alloc((size_t)c->nslots * sizeof(uint64_t), 0);
-    if (!c->arena || !c->slots) {
-        fr_zset_big_free(c->arena, (size_t)c->cap * 8);
-        fr_zset_big_free(c->slots, (size_t)c->nslots * sizeof(uint64_t));
-        free(c);
-        return NULL;
-    }
+    c->leaves = (fr_zset_leaf **)calloc(s->idcap ? s->idcap : 1, sizeof *c->leaves);
+    c->free_ids = (uint32_t *)malloc((s->idcap ? s->idcap : 1) * sizeof *c->free_ids);
+    if (!c->arena || !c->slots || !c->leaves || !c->free_ids)
+        goto fail;
     memcpy(c->arena, s->arena, (size_t)s->top * 8);
     memcpy(c->slots, s->slots, (size_t)s->nslots * sizeof(uint64_t));
-    if (!s->ext_count)
-        return c;
-    for (u = FR_ZSET_HEAD; u < c->top; u += fr_zset_chunk_units(c, u)) {
+    if (s->nfree_ids)
+        memcpy(c->free_ids, s->free_ids, s->nfree_ids * sizeof *c->free_ids);
+    for (u = 1; u < c->top; u += FR_ZSET_N(c, u)->units) {
         fr_zset_node *xn = FR_ZSET_N(c, u);
         if (fr_zset_chunk_live(c, u) && xn->mlen == FR_ZSET_LONG) {
             fr_zset_ext e;
-            char *p = (char *)xn + fr_zset_member_offset(xn->level);
+            char *p = (char *)xn + FR_ZSET_HDR;
             memcpy(&e, p, sizeof e);
             e.ptr = (char *)malloc(e.len);
-            if (e.ptr)
-                memcpy(e.ptr, fr_zset_member(s, (fr_zset_ref)u, &e.len), e.len);
+            if (!e.ptr) {
+                xn->mlen = 0; /* not copied: the free below must skip it */
+                goto fail;
+            }
+            memcpy(e.ptr, fr_zset_member(s, (fr_zset_ref)u, &e.len), e.len);
             memcpy(p, &e, sizeof e);
-            if (!e.ptr) { /* undo: free the copies made so far */
-                uint64_t v;
-                for (v = FR_ZSET_HEAD; v < u; v += fr_zset_chunk_units(c, v)) {
-                    fr_zset_node *yn = FR_ZSET_N(c, v);
-                    if (fr_zset_chunk_live(c, v) && yn->mlen == FR_ZSET_LONG) {
-                        size_t len;
-                        free((char *)fr_zset_node_member(yn, &len));
-                    }
-                }
-                fr_zset_big_free(c->arena, (size_t)c->cap * 8);
-                fr_zset_big_free(c->slots, (size_t)c->nslots * sizeof(uint64_t));
-                free(c);
-                return NULL;
+            c->ext_count++;
+            c->ext_bytes += e.len;
+        }
+    }
+    if (s->root) {
+        c->root = fr_zset_copy_tree(c, s->root, s->height, NULL, &prev);
+        if (!c->root)
+            goto fail;
+    }
+    return c;
+fail:
+    if (c->arena) { /* long members copied so far */
+        uint64_t v;
+        for (v = 1; v < u && v < c->top; v += FR_ZSET_N(c, v)->units) {
+            fr_zset_node *yn = FR_ZSET_N(c, v);
+            if (fr_zset_chunk_live(c, v) && yn->mlen == FR_ZSET_LONG) {
+                size_t len;
+                free((char *)fr_zset_node_member(yn, &len));
             }
         }
     }
-    return c;
+    fr_zset_big_free(c->arena, (size_t)c->cap * 8);
+    fr_zset_big_free(c->slots, (size_t)c->nslots * sizeof(uint64_t));
+    free(c->leaves);
+    free(c->free_ids);
+    free(c);
+    return NULL;
 }
 
-/* COMPACTION.  Freed nodes go to free lists, so a set that lost most of
- * its members (a board trimmed to its top N) would keep its peak arena.
- * fr_zset_shrink moves the live nodes, in list order, into a fresh arena of
- * exactly their size and frees the old one, when the live nodes fill less
- * than a quarter of an arena of more than FR_ZSET_SHRINK_MIN units.  Right after
- * a shrink the arena is full, so it takes losing 3/4 of the members again
- * (or growing and then losing them) before the next one: each shrink costs
- * O(n) against the >= 3n removals that made it due, and a steady churn of
- * adds and removes never triggers it.  The index shrinks on its own (see
- * fr_zset_hash_remove).  Every ref changes: callers only shrink between whole
- * operations, never while they hold refs. */
+/* COMPACTION.  Freed records go to free lists, so a set that lost most of
+ * its members (a board trimmed to its top N) would keep its peak arena
+ * (the tree gives its nodes back as it merges them).  fr_zset_shrink moves
+ * the live records, in order, into a fresh arena of exactly their size
+ * when they fill less than a quarter of an arena of more than
+ * FR_ZSET_SHRINK_MIN units; each shrink costs O(n) against the >= 3n
+ * removals that made it due.  Every ref changes: callers only shrink
+ * between whole operations, never while they hold refs.  A lone root leaf
+ * far bigger than its members is made small again, and a tree down to one
+ * leaf drops its spare nodes. */
+#ifndef FR_ZSET_SHRINK_MIN /* the C property test sets it low */
 #define FR_ZSET_SHRINK_MIN 8192u /* 64 KiB */
+#endif
 
-/* Units the live nodes take when laid out in list order from unit `top`,
- * pads included. */
-static uint64_t fr_zset_compact_units(const fr_zset *s, uint64_t top)
+/* Re-names every separator's record through the old arena's forwarding. */
+static void fr_zset_rename_seps(const fr_zset *old, void *node, int h)
 {
-    fr_zset_ref x;
-    for (x = fr_zset_first(s); x; x = FR_ZSET_N(s, x)->fwd[0]) {
-        const fr_zset_node *xn = FR_ZSET_N(s, x);
-        unsigned hot = (unsigned)(fr_zset_member_offset(xn->level) + 7) / 8;
-        unsigned off = (unsigned)(top % FR_ZSET_LINE_UNITS);
-        if (off != 0 && off + hot > FR_ZSET_LINE_UNITS)
-            top += FR_ZSET_LINE_UNITS - off;
-        top += xn->units;
+    fr_zset_inner *x;
+    uint32_t i;
+    if (h == 0)
+        return;
+    x = (fr_zset_inner *)node;
+    for (i = 0; i < x->n; i++) {
+        if (i > 0)
+            x->sref[i] = FR_ZSET_N(old, x->sref[i])->leaf;
+        fr_zset_rename_seps(old, x->child[i], h - 1);
     }
-    return top;
 }
 
-/* Compacts the arena when it is mostly free (see above).  1 when it was
- * compacted, 0 when not due, -1 when out of memory (nothing changed). */
 int fr_zset_shrink(fr_zset *s)
 {
     fr_zset old = *s;
-    uint64_t hu = FR_ZSET_N(s, FR_ZSET_HEAD)->units, need, j;
-    fr_zset_rec *recs;
-    fr_zset_ref x;
-    size_t k = 0;
-    if (s->bulk || s->cap <= FR_ZSET_SHRINK_MIN || (FR_ZSET_HEAD + hu + s->live_units) * 4 >= s->cap)
+    fr_zset_leaf *lw, **ids;
+    uint32_t *fids, idcap;
+    uint64_t need, j;
+    if (s->bulk)
         return 0;
-    need = fr_zset_compact_units(s, FR_ZSET_HEAD + hu);
-    recs = (fr_zset_rec *)malloc((size_t)(s->length ? s->length : 1) * sizeof(fr_zset_rec));
+    if (s->height == 0) {
+        fr_zset_stash_free(s);
+        if (s->root && ((fr_zset_leaf *)s->root)->cap > FR_ZSET_SMALL_LEAF &&
+            ((fr_zset_leaf *)s->root)->n * 4 <= ((fr_zset_leaf *)s->root)->cap) {
+            fr_zset_leaf *r = (fr_zset_leaf *)s->root, *g;
+            uint32_t nc = fr_zset_root_cap(r->n);
+            g = (fr_zset_leaf *)malloc(fr_zset_leaf_size(nc));
+            if (g) {
+                memcpy(g, r, sizeof *r);
+                g->cap = nc;
+                memcpy(g->score, r->score, r->n * sizeof(double));
+                memcpy(FR_ZSET_LREF(g), FR_ZSET_LREF(r), r->n * sizeof(fr_zset_ref));
+                s->leaf_bytes -= fr_zset_leaf_size(r->cap) - fr_zset_leaf_size(nc);
+                s->leaves[g->id] = g;
+                s->root = s->head = s->tail = g;
+                free(r);
+            }
+        }
+        old = *s;
+    }
+    if (s->cap <= FR_ZSET_SHRINK_MIN || (1 + s->live_units) * 4 >= s->cap)
+        return 0;
+    need = 1 + s->live_units;
+    idcap = (uint32_t)s->nleaves + 3;
     s->arena = (char *)fr_zset_big_alloc((size_t)need * 8, 0);
-    if (!recs || !s->arena) {
-        free(recs);
+    ids = (fr_zset_leaf **)malloc(idcap * sizeof *ids);
+    fids = (uint32_t *)malloc(idcap * sizeof *fids);
+    if (!s->arena || !ids || !fids) {
         fr_zset_big_free(s->arena, (size_t)need * 8);
+        free(ids);
+        free(fids);
         *s = old;
         return -1;
     }
     s->cap = need;
-    memcpy(s->arena + 8 * FR_ZSET_HEAD, old.arena + 8 * FR_ZSET_HEAD, (size_t)hu * 8);
-    s->top = FR_ZSET_HEAD + hu;
+    s->top = 1;
     memset(s->freelist, 0, sizeof s->freelist);
-    /* Copy each node; its old copy's backward field records the new ref. */
-    for (x = fr_zset_first(&old); x; x = FR_ZSET_N(&old, x)->fwd[0]) {
-        fr_zset_node *on = FR_ZSET_N(&old, x);
-        unsigned pad = fr_zset_pad_units(s, on->level);
-        if (pad) {
-            uint64_t w = FR_ZSET_PAD_TAG | pad;
-            memcpy(s->arena + (s->top << 3), &w, 8);
-            s->top += pad;
+    /* copy each record; its old copy's leaf field records the new ref.
+     * The leaves are renumbered 1.. in order on the way (the id table
+     * shrinks with the tree). */
+    free(s->leaves);
+    free(s->free_ids);
+    s->leaves = ids;
+    s->free_ids = fids;
+    s->idcap = idcap;
+    s->nfree_ids = 0;
+    s->nids = 1;
+    ids[0] = NULL;
+    for (lw = s->head; lw; lw = lw->next) {
+        fr_zset_ref *refs = FR_ZSET_LREF(lw);
+        uint32_t k;
+        lw->id = s->nids++;
+        ids[lw->id] = lw;
+        for (k = 0; k < lw->n; k++) {
+            fr_zset_node *on = FR_ZSET_N(&old, refs[k]);
+            memcpy(s->arena + (s->top << 3), on, (size_t)on->units * 8);
+            FR_ZSET_N(s, s->top)->leaf = lw->id;
+            on->leaf = (uint32_t)s->top;
+            refs[k] = (fr_zset_ref)s->top;
+            s->top += on->units;
         }
-        memcpy(s->arena + (s->top << 3), on, (size_t)on->units * 8);
-        on->backward = (fr_zset_ref)s->top;
-        recs[k++].ref = (fr_zset_ref)s->top;
-        s->top += on->units;
     }
-    assert(s->top == need && k == s->length);
+    assert(s->top == need);
     for (j = 0; j < s->nslots; j++) {
         uint64_t v = s->slots[j];
         if (v)
-            s->slots[j] = (v & 0xffffffff00000000ULL) | FR_ZSET_N(&old, (fr_zset_ref)v)->backward;
+            s->slots[j] = (v & 0xffffffff00000000ULL) | FR_ZSET_N(&old, (fr_zset_ref)v)->leaf;
     }
-    fr_zset_relink(s, recs, k);
-    free(recs);
+    if (s->root)
+        fr_zset_rename_seps(&old, s->root, s->height);
+    s->version++;
     fr_zset_big_free(old.arena, (size_t)old.cap * 8);
     return 1;
 }
 
-/* Bytes allocated for the set: struct, arena, index, long members. */
+/* Bytes allocated for the set: struct, arena, index, tree, long members. */
 size_t fr_zset_memory(const fr_zset *s)
 {
     return sizeof *s + fr_zset_big_size((size_t)s->cap * 8) +
-           fr_zset_big_size((size_t)s->nslots * sizeof(uint64_t)) + s->ext_bytes;
+           fr_zset_big_size((size_t)s->nslots * sizeof(uint64_t)) + s->ext_bytes +
+           (size_t)s->leaf_bytes + (size_t)s->ninners * sizeof(fr_zset_inner) +
+           (size_t)s->idcap * (sizeof(fr_zset_leaf *) + sizeof(uint32_t)) +
+           (size_t)s->nstash * sizeof(fr_zset_inner) +
+           (s->stash_leaf ? fr_zset_leaf_size(FR_ZSET_LEAF_CAP) : 0);
 }
 
 /* ======================================================================
  * Checker
  * ====================================================================== */
 
-#define FR_ZSET_FAIL(...)                                                      \
+#define FR_ZSET_FAIL(...)                                                  \
     do {                                                                   \
         snprintf(err, errlen, __VA_ARGS__);                                \
         return -1;                                                         \
     } while (0)
 
+/* Checks the subtree under node (h inner levels, parent p): fill, parent
+ * links, counts, separators, leaf ids; *count receives its members, *lvl
+ * the depth of its leaves (all equal), *leaves its leaves. */
+static int fr_zset_check_node(const fr_zset *s, const void *node, int h, const fr_zset_inner *p,
+                              uint64_t *count, uint64_t *leaves, uint64_t *inners, char *err, size_t errlen)
+{
+    uint32_t i;
+    if (h == 0) {
+        const fr_zset_leaf *l = (const fr_zset_leaf *)node;
+        const fr_zset_ref *refs = FR_ZSET_LREF(l);
+        if (l->parent != p)
+            FR_ZSET_FAIL("leaf %u: wrong parent", (unsigned)l->id);
+        if (l->n > l->cap || (p && l->cap != FR_ZSET_LEAF_CAP) || l->cap > FR_ZSET_LEAF_CAP)
+            FR_ZSET_FAIL("leaf %u: %u entries, capacity %u", (unsigned)l->id, (unsigned)l->n,
+                         (unsigned)l->cap);
+        if (p && l->n < FR_ZSET_LMIN)
+            FR_ZSET_FAIL("leaf %u: underfull (%u)", (unsigned)l->id, (unsigned)l->n);
+        if (l->id == 0 || l->id >= s->nids || s->leaves[l->id] != l)
+            FR_ZSET_FAIL("leaf %u: not in the id table", (unsigned)l->id);
+        for (i = 0; i < l->n; i++) {
+            const fr_zset_node *xn = FR_ZSET_N(s, refs[i]);
+            if (refs[i] == 0 || refs[i] >= s->top || !fr_zset_chunk_live(s, refs[i]))
+                FR_ZSET_FAIL("leaf %u slot %u: bad ref %u", (unsigned)l->id, i, (unsigned)refs[i]);
+            if (xn->leaf != l->id)
+                FR_ZSET_FAIL("record %u: leaf %u, held by %u", (unsigned)refs[i], (unsigned)xn->leaf,
+                             (unsigned)l->id);
+            if (memcmp(&xn->score, &l->score[i], 8) != 0)
+                FR_ZSET_FAIL("record %u: score differs from its leaf's", (unsigned)refs[i]);
+        }
+        *count = l->n;
+        (*leaves)++;
+        return 0;
+    } else {
+        const fr_zset_inner *x = (const fr_zset_inner *)node;
+        (*inners)++;
+        if (x->parent != p)
+            FR_ZSET_FAIL("inner node: wrong parent");
+        if (x->n > FR_ZSET_INNER_CAP || x->n < (p ? FR_ZSET_IMIN : 2))
+            FR_ZSET_FAIL("inner node at height %d: %u children", h, (unsigned)x->n);
+        *count = 0;
+        for (i = 0; i < x->n; i++) {
+            uint64_t c;
+            const void *lm = x->child[i];
+            int hh = h - 1;
+            if (fr_zset_check_node(s, x->child[i], h - 1, x, &c, leaves, inners, err, errlen))
+                return -1;
+            if (c != x->cnt[i])
+                FR_ZSET_FAIL("inner node at height %d: child %u counts %llu, holds %llu", h, i,
+                             (unsigned long long)x->cnt[i], (unsigned long long)c);
+            *count += c;
+            while (hh > 0)
+                lm = ((const fr_zset_inner *)lm)->child[0], hh--;
+            if (i > 0) {
+                const fr_zset_leaf *ml = (const fr_zset_leaf *)lm;
+                size_t len;
+                const char *m;
+                if (ml->n == 0)
+                    FR_ZSET_FAIL("inner node at height %d: child %u empty", h, i);
+                m = fr_zset_member(s, FR_ZSET_LREF(ml)[0], &len);
+                if (x->sref[i] != FR_ZSET_LREF(ml)[0] || x->sep[i] != ml->score[0] ||
+                    x->pfx[i] != fr_zset_pfx(m, len))
+                    FR_ZSET_FAIL("inner node at height %d: separator %u is not its child's smallest key",
+                                 h, i);
+            }
+        }
+        return 0;
+    }
+}
+
 /* Verifies every invariant listed at the top of this file.  0, or -1 with a
- * message in err.  O(n * levels). */
+ * message in err.  O(n). */
 int fr_zset_check(const fr_zset *s, char *err, size_t errlen)
 {
-    const fr_zset_node *head = FR_ZSET_N(s, FR_ZSET_HEAD);
-    fr_zset_ref x, prev = FR_ZSET_NIL;
-    uint64_t n = 0, u, live = 0, live_units = 0, slots = 0, j;
-    int i;
+    uint64_t n = 0, leaves = 0, inners = 0, u, live = 0, live_units = 0, slots = 0, j, rank = 0;
+    const fr_zset_leaf *l, *prev = NULL;
+    fr_zset_ref last = FR_ZSET_NIL;
     if (s->bulk)
         FR_ZSET_FAIL("inside a bulk load");
-    if (s->level < 1 || s->level > FR_ZSET_MAXLEVEL)
-        FR_ZSET_FAIL("bad level %d", s->level);
-    /* level 0: order, backward, scores, index */
-    for (x = head->fwd[0]; x; x = FR_ZSET_N(s, x)->fwd[0]) {
-        const fr_zset_node *xn = FR_ZSET_N(s, x);
-        size_t len;
-        const char *m = fr_zset_node_member(xn, &len);
-        if (x >= s->top || xn->level < 1 || xn->level > s->level)
-            FR_ZSET_FAIL("node %u: bad ref or level %d", (unsigned)x, (int)xn->level);
-        if (xn->score != xn->score)
-            FR_ZSET_FAIL("node %u: NaN score", (unsigned)x);
-        if (xn->backward != prev)
-            FR_ZSET_FAIL("node %u: backward %u, expected %u", (unsigned)x, (unsigned)xn->backward,
-                     (unsigned)prev);
-        if (prev && fr_zset_cmp_key(FR_ZSET_N(s, prev), xn->score, m, len) >= 0)
-            FR_ZSET_FAIL("node %u (rank %llu) out of order", (unsigned)x, (unsigned long long)(n + 1));
-        if (fr_zset_find(s, m, len) != x)
-            FR_ZSET_FAIL("node %u (rank %llu) not found by the index", (unsigned)x,
-                     (unsigned long long)(n + 1));
-        prev = x;
-        if (++n > s->length)
-            FR_ZSET_FAIL("more nodes than length %llu", (unsigned long long)s->length);
-        if (fr_zset_hint_holds(s, x) && s->hint_rank != n)
-            FR_ZSET_FAIL("rank hint: node %u has rank %llu, hint says %llu", (unsigned)x,
-                     (unsigned long long)n, (unsigned long long)s->hint_rank);
-    }
-    if (n != s->length)
-        FR_ZSET_FAIL("%llu nodes, length %llu", (unsigned long long)n, (unsigned long long)s->length);
-    if (s->tail != prev)
-        FR_ZSET_FAIL("tail %u, last node %u", (unsigned)s->tail, (unsigned)prev);
-    if (s->hcount != n)
-        FR_ZSET_FAIL("index holds %llu, list %llu", (unsigned long long)s->hcount, (unsigned long long)n);
-    /* higher levels: membership and spans */
-    for (i = 1; i < FR_ZSET_MAXLEVEL; i++) {
-        uint64_t rank = 0;
-        const fr_zset_node *xn = head;
-        if (i >= s->level) {
-            if (head->fwd[i])
-                FR_ZSET_FAIL("header link at level %d above set level %d", i, s->level);
-            continue;
-        }
-        if (i == s->level - 1 && !head->fwd[i] && s->level > 1)
-            FR_ZSET_FAIL("top level %d empty", i);
-        for (;;) {
-            fr_zset_ref f = xn->fwd[i], y;
-            uint64_t steps = 0;
-            const fr_zset_node *yn = xn;
-            if (!f) {
-                if (fr_zset_span(xn, i) != n - rank)
-                    FR_ZSET_FAIL("level %d: NIL span %u at rank %llu, expected %llu", i,
-                             (unsigned)fr_zset_span(xn, i), (unsigned long long)rank,
-                             (unsigned long long)(n - rank));
-                break;
+    if (!s->root) {
+        if (s->length || s->head || s->tail || s->height)
+            FR_ZSET_FAIL("no tree, but length %llu", (unsigned long long)s->length);
+    } else {
+        if (s->height < 0 || s->height >= FR_ZSET_MAXH)
+            FR_ZSET_FAIL("bad height %d", s->height);
+        if (fr_zset_check_node(s, s->root, s->height, NULL, &n, &leaves, &inners, err, errlen))
+            return -1;
+        if (n != s->length)
+            FR_ZSET_FAIL("tree holds %llu, length %llu", (unsigned long long)n,
+                         (unsigned long long)s->length);
+        if (leaves != s->nleaves || inners != s->ninners)
+            FR_ZSET_FAIL("%llu leaves and %llu inner nodes, recorded %llu and %llu",
+                         (unsigned long long)leaves, (unsigned long long)inners,
+                         (unsigned long long)s->nleaves, (unsigned long long)s->ninners);
+        /* the leaf list: in order, each key above the one before */
+        j = 0;
+        for (l = s->head; l; prev = l, l = l->next) {
+            uint32_t i;
+            if (l->prev != prev)
+                FR_ZSET_FAIL("leaf %u: prev link", (unsigned)l->id);
+            if (++j > leaves)
+                FR_ZSET_FAIL("leaf list longer than the tree");
+            for (i = 0; i < l->n; i++) {
+                fr_zset_ref x = FR_ZSET_LREF(l)[i];
+                const fr_zset_node *xn = FR_ZSET_N(s, x);
+                size_t len;
+                const char *m = fr_zset_node_member(xn, &len);
+                rank++;
+                if (xn->score != xn->score)
+                    FR_ZSET_FAIL("record %u: NaN score", (unsigned)x);
+                if (last && fr_zset_cmp_key(FR_ZSET_N(s, last), xn->score, m, len) >= 0)
+                    FR_ZSET_FAIL("record %u (rank %llu) out of order", (unsigned)x,
+                                 (unsigned long long)rank);
+                if (fr_zset_find(s, m, len) != x)
+                    FR_ZSET_FAIL("record %u (rank %llu) not found by the index", (unsigned)x,
+                                 (unsigned long long)rank);
+                if (fr_zset_hint_holds(s, x) && s->hint_rank != rank)
+                    FR_ZSET_FAIL("rank hint: record %u has rank %llu, hint says %llu", (unsigned)x,
+                                 (unsigned long long)rank, (unsigned long long)s->hint_rank);
+                if (fr_zset_rank(s, x) != rank || fr_zset_at_rank(s, rank) != x)
+                    FR_ZSET_FAIL("record %u: rank %llu not found by rank or at_rank", (unsigned)x,
+                                 (unsigned long long)rank);
+                last = x;
             }
-            if (FR_ZSET_N(s, f)->level <= i)
-                FR_ZSET_FAIL("level %d: node %u of level %d linked", i, (unsigned)f,
-                         (int)FR_ZSET_N(s, f)->level);
-            do { /* count level-0 steps, checking no skipped node is tall */
-                y = yn->fwd[0];
-                if (!y)
-                    FR_ZSET_FAIL("level %d: link to %u not reachable on level 0", i, (unsigned)f);
-                yn = FR_ZSET_N(s, y);
-                steps++;
-                if (y != f && yn->level > i)
-                    FR_ZSET_FAIL("level %d: node %u skipped", i, (unsigned)y);
-            } while (y != f);
-            if (fr_zset_span(xn, i) != steps)
-                FR_ZSET_FAIL("level %d: span %u at rank %llu, expected %llu", i,
-                         (unsigned)fr_zset_span(xn, i), (unsigned long long)rank,
-                         (unsigned long long)steps);
-            rank += steps;
-            xn = FR_ZSET_N(s, f);
         }
+        if (j != leaves || s->tail != prev)
+            FR_ZSET_FAIL("leaf list: %llu leaves, tail mismatch", (unsigned long long)j);
     }
-    /* arena: chunks tile it; live chunks are exactly the list */
-    for (u = FR_ZSET_HEAD + head->units; u < s->top; u += fr_zset_chunk_units(s, u)) {
+    if (s->hcount != s->length)
+        FR_ZSET_FAIL("index holds %llu, tree %llu", (unsigned long long)s->hcount,
+                     (unsigned long long)s->length);
+    /* arena: records tile it; live records are exactly the tree's */
+    for (u = 1; u < s->top; u += FR_ZSET_N(s, u)->units) {
         const fr_zset_node *xn = FR_ZSET_N(s, u);
-        uint64_t cu = fr_zset_chunk_units(s, u);
-        if (cu == 0 || cu > FR_ZSET_MAX_UNITS)
-            FR_ZSET_FAIL("chunk %llu: bad size %llu", (unsigned long long)u, (unsigned long long)cu);
+        if (xn->units == 0 || xn->units > FR_ZSET_MAX_UNITS)
+            FR_ZSET_FAIL("record %llu: bad size %u", (unsigned long long)u, (unsigned)xn->units);
         if (fr_zset_chunk_live(s, u)) {
             size_t len;
             fr_zset_node_member(xn, &len);
-            if (xn->units != fr_zset_units_for(xn->level, len))
-                FR_ZSET_FAIL("node %llu: size %u", (unsigned long long)u, (unsigned)xn->units);
+            if (xn->units != fr_zset_units_for(len))
+                FR_ZSET_FAIL("record %llu: size %u", (unsigned long long)u, (unsigned)xn->units);
             live++;
             live_units += xn->units;
         }
     }
-    if (u != s->top || live != n)
-        FR_ZSET_FAIL("arena: %llu live chunks, %llu members", (unsigned long long)live,
-                 (unsigned long long)n);
+    if (u != s->top || live != s->length)
+        FR_ZSET_FAIL("arena: %llu live records, %llu members", (unsigned long long)live,
+                     (unsigned long long)s->length);
     if (live_units != s->live_units)
-        FR_ZSET_FAIL("arena: %llu live units counted, %llu recorded",
-                 (unsigned long long)live_units, (unsigned long long)s->live_units);
+        FR_ZSET_FAIL("arena: %llu live units counted, %llu recorded", (unsigned long long)live_units,
+                     (unsigned long long)s->live_units);
     for (j = 0; j < s->nslots; j++) {
         uint64_t v = s->slots[j];
         if (!v)
@@ -2577,8 +3255,8 @@ int fr_zset_check(const fr_zset *s, char *err, size_t errlen)
         if ((uint32_t)(v >> 32) != (uint32_t)(fr_zset_node_hash(s, (fr_zset_ref)v) >> 32))
             FR_ZSET_FAIL("slot %llu: wrong tag", (unsigned long long)j);
     }
-    if (slots != n || s->hcount * 5 > s->nslots * 4 + 4)
+    if (slots != s->length || s->hcount * 5 > s->nslots * 4 + 4)
         FR_ZSET_FAIL("index: %llu slots used of %llu", (unsigned long long)slots,
-                 (unsigned long long)s->nslots);
+                     (unsigned long long)s->nslots);
     return 0;
 }

@@ -1,38 +1,36 @@
-/* zset.h -- the sorted set of fastrank: a skip list with rank spans plus a
- * member -> node hash index, in plain C99 (no Python).
+/* zset.h -- the sorted set of fastrank: an order-statistic B+-tree over
+ * member records, plus a member -> record hash index, in plain C99 (no
+ * Python).
  *
  * THE SHAPE IN ONE PARAGRAPH
  * --------------------------
- * A set (fr_zset) owns one growable ARENA of 8-byte units.  Every node (and
- * the 32-level header node) lives in the arena and is named by a 32-bit
- * reference: its offset in units (fr_zset_ref; 0 is "no node").  Links, the
- * backward pointer and the hash index all store these 4-byte references
- * instead of 8-byte pointers, which is what keeps a member with a 9-byte id
- * at about 48 bytes in total.  Because the arena may move when it grows, a
- * C pointer to a node (FR_ZSET_N) is valid only until the next allocation; code
- * that keeps a node across calls keeps its fr_zset_ref.
+ * A set (fr_zset) owns one growable ARENA of 8-byte units holding a RECORD
+ * per member (score, member bytes, the id of the leaf that holds it).  A
+ * record is named by a 32-bit reference, its offset in units (fr_zset_ref;
+ * 0 is "no member"); the hash index and the tree's leaves store these
+ * 4-byte references.  The order lives in a B+-tree of malloc'd nodes:
+ * LEAVES hold up to FR_ZSET_LEAF_CAP (score, ref) pairs in two parallel
+ * arrays, INNER nodes up to FR_ZSET_INNER_CAP children with the 64-bit
+ * number of members under each child and a separator per child (the
+ * child's smallest key: score, first 4 member bytes, record ref).  Because
+ * the arena may move when it grows, a C pointer to a record (FR_ZSET_N) is
+ * valid only until the next allocation; code that keeps a member across
+ * calls keeps its fr_zset_ref.  A ref stays valid until its member is
+ * removed or fr_zset_shrink runs.
  *
- * A NODE (all little fields first, then three variable parts):
+ * A RECORD (14 bytes of header, then the member; 8-byte aligned):
  *
- *     0       8        12      13     14      16
- *     +-------+--------+-------+------+-------+------------------+-------------------+--------+
- *     | score |backward| level | mlen | units | fwd[0..level)    | span[1..level)    | member |
- *     | f64   | u32 ref| u8    | u8   | u16   | u32 refs         | u32 level-0 steps | bytes  |
- *     +-------+--------+-------+------+-------+------------------+-------------------+--------+
+ *     0       8        12     13      14
+ *     +-------+--------+------+-------+--------+
+ *     | score | leaf   | mlen | units | member |
+ *     | f64   | u32 id | u8   | u8    | bytes  |
+ *     +-------+--------+------+-------+--------+
  *
- *   - span[i] (i >= 1) counts the level-0 steps the level-i link skips; the
- *     level-0 span is always 1 and is not stored.  A NIL link's span is the
- *     number of nodes after this one (as in Redis).  Spans are 32-bit: a set
- *     holds at most 2^32 - 1 members (the 32-bit arena offsets already limit
- *     it to about 10^9 members / 32 GiB of nodes).
- *   - mlen 0..254: the member is inline; mlen 255 (FR_ZSET_LONG): a fr_zset_ext
- *     {length, malloc'd pointer} sits where the member would be.
- *   - units: the node's size in 8-byte units, so a freed node can be reused
- *     by the free list of its size class and the arena can be walked.
- *     A freed node has level 0 and links the free list through `backward`.
- *   - Between nodes the arena may hold PAD chunks (1..7 units whose first
- *     8 bytes are a NaN tag with the length), so that no node's links
- *     straddle a cache line; see fr_zset_pad_units in zset.c.
+ *   - mlen 0..254: the member is inline; mlen 255 (FR_ZSET_LONG): a
+ *     fr_zset_ext {length, malloc'd pointer} sits where the member would be.
+ *   - units: the record's size in 8-byte units (free lists by size, arena
+ *     walks).  A freed record's score word is FR_ZSET_FREE_TAG (a NaN no
+ *     score can be) and its leaf field links the free list of its size.
  *
  * See zset.c for the algorithms and where they depart from Redis.
  */
@@ -43,10 +41,21 @@
 #include <stdint.h>
 #include <string.h>
 
-#define FR_ZSET_MAXLEVEL 32
-#define FR_ZSET_INLINE_MAX 254u    /* longest member stored inside its node */
+/* Node capacities: compile-time, overridable (the C property test builds
+ * the tree with 4 and 4 so splits and merges happen constantly). */
+#ifndef FR_ZSET_LEAF_CAP
+#define FR_ZSET_LEAF_CAP 64
+#endif
+#ifndef FR_ZSET_INNER_CAP
+#define FR_ZSET_INNER_CAP 32
+#endif
+#define FR_ZSET_MAXH 48            /* tree height bound (path arrays) */
+
+#define FR_ZSET_INLINE_MAX 254u    /* longest member stored inside its record */
 #define FR_ZSET_LONG 255u          /* mlen value: member stored out of line */
-#define FR_ZSET_MAX_UNITS 66u      /* largest node in units (level 32, 254-byte member) */
+#define FR_ZSET_HDR 14u            /* bytes of a record before its member */
+#define FR_ZSET_MAX_UNITS 34u      /* largest record in units (254-byte member) */
+#define FR_ZSET_FREE_TAG 0x7ff4f4eef4eef4eeULL /* score word of a free record */
 
 /* add() flags, as ZADD's */
 #define FR_ZSET_NX 1
@@ -56,15 +65,13 @@
 
 typedef uint32_t fr_zset_ref;
 #define FR_ZSET_NIL ((fr_zset_ref)0)
-#define FR_ZSET_HEAD ((fr_zset_ref)1)
 
 typedef struct fr_zset_node {
     double score;
-    fr_zset_ref backward;   /* previous node, FR_ZSET_NIL for the first */
-    uint8_t level;      /* 1..32; 0 marks a free chunk */
+    uint32_t leaf;      /* id of the leaf holding the member (free: next free) */
     uint8_t mlen;       /* inline member length or FR_ZSET_LONG */
-    uint16_t units;     /* size of this chunk in 8-byte units */
-    fr_zset_ref fwd[];      /* fwd[level], span[level - 1], member */
+    uint8_t units;      /* size of this record in 8-byte units */
+    char member[2];     /* the member starts here (FR_ZSET_HDR), may run on */
 } fr_zset_node;
 
 /* An out-of-line member (longer than FR_ZSET_INLINE_MAX bytes). */
@@ -73,22 +80,51 @@ typedef struct fr_zset_ext {
     char *ptr;
 } fr_zset_ext;
 
+/* A leaf: n (score, ref) pairs in key order; score[cap] then ref[cap]. */
+typedef struct fr_zset_leaf {
+    struct fr_zset_inner *parent;
+    struct fr_zset_leaf *prev, *next;
+    uint32_t n, cap, id, spare_;
+    double score[];
+} fr_zset_leaf;
+
+/* An inner node: n children; sep*[i] (i >= 1) is child i's smallest key. */
+typedef struct fr_zset_inner {
+    struct fr_zset_inner *parent;
+    uint32_t n, spare_;
+    uint64_t cnt[FR_ZSET_INNER_CAP];      /* members under child i */
+    double sep[FR_ZSET_INNER_CAP];        /* its score */
+    uint32_t pfx[FR_ZSET_INNER_CAP];      /* its first 4 member bytes, big-endian */
+    fr_zset_ref sref[FR_ZSET_INNER_CAP];  /* its record */
+    void *child[FR_ZSET_INNER_CAP];
+} fr_zset_inner;
+
+#define FR_ZSET_LREF(l) ((fr_zset_ref *)((l)->score + (l)->cap))
+
 typedef struct fr_zset {
     char *arena;        /* unit u is at arena + 8u; unit 0 is unused */
     uint64_t top;       /* units handed out (high-water mark) */
     uint64_t cap;       /* units allocated */
-    fr_zset_ref freelist[FR_ZSET_MAX_UNITS + 1]; /* freed chunks by size */
+    fr_zset_ref freelist[FR_ZSET_MAX_UNITS + 1]; /* freed records by size */
     uint64_t *slots;    /* hash index: (tag << 32) | ref, 0 = empty */
     uint64_t nslots;
     uint64_t hcount;    /* entries in the index (== length outside bulk mode) */
-    uint64_t length;    /* members linked in the list */
-    fr_zset_ref tail;
-    int level;          /* highest level in use, >= 1 */
+    uint64_t length;    /* members in the tree */
+    void *root;         /* NULL (empty, never filled), a leaf or an inner node */
+    int height;         /* inner levels above the leaves (0: root is a leaf) */
     int bulk;           /* inside fr_zset_bulk_begin .. fr_zset_bulk_end */
-    uint64_t rng;       /* level generator state (splitmix64) */
+    fr_zset_leaf *head, *tail;  /* first and last leaf */
+    fr_zset_leaf **leaves;      /* leaf by id (NULL: id free) */
+    uint32_t *free_ids;         /* stack of free leaf ids */
+    uint32_t nids, idcap, nfree_ids;
+    uint32_t nstash;            /* spare inner nodes kept for splits */
+    fr_zset_inner *stash[FR_ZSET_MAXH + 2];
+    fr_zset_leaf *stash_leaf;   /* a spare full-size leaf */
+    uint64_t nleaves, ninners;  /* nodes in the tree */
+    uint64_t leaf_bytes;        /* bytes of the leaves (root leaf may be small) */
     uint64_t seed;      /* hash seed */
     uint64_t version;   /* bumped by every change (iterators check it) */
-    /* The rank a write just learned: node hint_ref has 1-based rank
+    /* The rank a write just learned: record hint_ref has 1-based rank
      * hint_rank while version == hint_version (see fr_zset_rank). */
     fr_zset_ref hint_ref;
     uint64_t hint_rank;
@@ -97,10 +133,11 @@ typedef struct fr_zset {
     uint64_t ext_count; /* number of out-of-line members */
     void *bulk_buf;     /* sort records reserved by fr_zset_bulk_begin */
     uint64_t bulk_cap;
-    uint64_t bulk_new;  /* nodes added by this bulk load (their refs head bulk_buf) */
-    int bulk_moved;     /* this bulk load changed a linked node's score in place */
-    int bulk_append;    /* begun by fr_zset_bulk_begin_append */
-    uint64_t live_units; /* units held by allocated nodes (header and pads excluded) */
+    uint64_t bulk_new;  /* records added by this bulk load */
+    int bulk_moved;     /* this bulk load changed a member's score */
+    void **bulk_nodes;  /* tree nodes reserved for the rebuild */
+    uint64_t bulk_nleaf, bulk_ninner;
+    uint64_t live_units; /* units held by live records */
 } fr_zset;
 
 /* Score range [min, max] with exclusive flags (ZRANGEBYSCORE). */
@@ -123,17 +160,10 @@ typedef struct fr_zset_lexrange {
 
 #define FR_ZSET_N(s, r) ((fr_zset_node *)((s)->arena + ((size_t)(r) << 3)))
 
-/* Where a node's member is stored: its bytes when inline (mlen < FR_ZSET_LONG),
- * else its fr_zset_ext. */
-static inline const char *fr_zset_node_member_slot(const fr_zset_node *n)
-{
-    return (const char *)(n->fwd + 2 * (unsigned)n->level - 1);
-}
-
-/* The member bytes of a node; *len receives its length. */
+/* The member bytes of a record; *len receives its length. */
 static inline const char *fr_zset_node_member(const fr_zset_node *n, size_t *len)
 {
-    const char *p = fr_zset_node_member_slot(n);
+    const char *p = (const char *)n + FR_ZSET_HDR;
     if (n->mlen != FR_ZSET_LONG) {
         *len = n->mlen;
         return p;
@@ -149,12 +179,16 @@ static inline const char *fr_zset_member(const fr_zset *s, fr_zset_ref r, size_t
 {
     return fr_zset_node_member(FR_ZSET_N(s, r), len);
 }
-static inline fr_zset_ref fr_zset_next(const fr_zset *s, fr_zset_ref r) { return FR_ZSET_N(s, r)->fwd[0]; }
-static inline fr_zset_ref fr_zset_prev(const fr_zset *s, fr_zset_ref r) { return FR_ZSET_N(s, r)->backward; }
-static inline fr_zset_ref fr_zset_first(const fr_zset *s) { return FR_ZSET_N(s, FR_ZSET_HEAD)->fwd[0]; }
-static inline fr_zset_ref fr_zset_last(const fr_zset *s) { return s->tail; }
 static inline uint64_t fr_zset_len(const fr_zset *s) { return s->length; }
 static inline uint64_t fr_zset_version(const fr_zset *s) { return s->version; }
+static inline fr_zset_ref fr_zset_first(const fr_zset *s)
+{
+    return s->length ? FR_ZSET_LREF(s->head)[0] : FR_ZSET_NIL;
+}
+static inline fr_zset_ref fr_zset_last(const fr_zset *s)
+{
+    return s->length ? FR_ZSET_LREF(s->tail)[s->tail->n - 1] : FR_ZSET_NIL;
+}
 
 /* ---- life cycle ----------------------------------------------------------- */
 fr_zset *fr_zset_new(void);
@@ -171,13 +205,16 @@ int fr_zset_incr(fr_zset *s, const char *m, size_t len, double delta, double *ne
              fr_zset_ref *ref, double *oldscore, int *was_new);
 int fr_zset_delete(fr_zset *s, const char *m, size_t len);
 void fr_zset_delete_ref(fr_zset *s, fr_zset_ref r);
-void fr_zset_set_score(fr_zset *s, fr_zset_ref r, double score);
-void fr_zset_set_score_ranked(fr_zset *s, fr_zset_ref r, double score, uint64_t ranks[2]);
+int fr_zset_set_score(fr_zset *s, fr_zset_ref r, double score);
+int fr_zset_set_score_ranked(fr_zset *s, fr_zset_ref r, double score, uint64_t ranks[2]);
 uint64_t fr_zset_rank(const fr_zset *s, fr_zset_ref r);
 uint64_t fr_zset_rank_of(const fr_zset *s, const char *m, size_t len);
 fr_zset_ref fr_zset_at_rank(const fr_zset *s, uint64_t rank);
+fr_zset_ref fr_zset_next(const fr_zset *s, fr_zset_ref r);
+fr_zset_ref fr_zset_prev(const fr_zset *s, fr_zset_ref r);
+size_t fr_zset_gather(const fr_zset *s, uint64_t rank, size_t count, int reverse, fr_zset_ref *out);
 
-/* ---- batch lookups (g <= FR_ZSET_BATCH independent searches in lock step) ---- */
+/* ---- batch lookups (g <= FR_ZSET_BATCH independent searches overlapped) ---- */
 #define FR_ZSET_BATCH 16
 void fr_zset_find_batch(const fr_zset *s, const char *const *m, const size_t *len, size_t g,
                     fr_zset_ref *out);
@@ -202,7 +239,6 @@ int fr_zset_lex_ref_lte_max(const fr_zset *s, fr_zset_ref x, const fr_zset_lexra
 
 /* ---- bulk load ------------------------------------------------------------ */
 int fr_zset_bulk_begin(fr_zset *s, uint64_t extra);
-int fr_zset_bulk_begin_append(fr_zset *s, uint64_t extra);
 int fr_zset_bulk_put(fr_zset *s, const char *m, size_t len, double score, uint64_t *added);
 void fr_zset_bulk_end(fr_zset *s);
 

@@ -37,8 +37,6 @@ cdef extern from "zset.h" nogil:
     # inline accessors
     double fr_zset_score(const fr_zset *s, fr_zset_ref r)
     const char *fr_zset_member(const fr_zset *s, fr_zset_ref r, size_t *len)
-    fr_zset_ref fr_zset_next(const fr_zset *s, fr_zset_ref r)
-    fr_zset_ref fr_zset_prev(const fr_zset *s, fr_zset_ref r)
     fr_zset_ref fr_zset_first(const fr_zset *s)
     fr_zset_ref fr_zset_last(const fr_zset *s)
     uint64_t fr_zset_len(const fr_zset *s)
@@ -59,11 +57,14 @@ cdef extern from "zset.h" nogil:
                  fr_zset_ref *ref, double *oldscore, int *was_new)
     int fr_zset_delete(fr_zset *s, const char *m, size_t len)
     void fr_zset_delete_ref(fr_zset *s, fr_zset_ref r)
-    void fr_zset_set_score(fr_zset *s, fr_zset_ref r, double score)
-    void fr_zset_set_score_ranked(fr_zset *s, fr_zset_ref r, double score, uint64_t *ranks)
+    int fr_zset_set_score(fr_zset *s, fr_zset_ref r, double score)
+    int fr_zset_set_score_ranked(fr_zset *s, fr_zset_ref r, double score, uint64_t *ranks)
     uint64_t fr_zset_rank(const fr_zset *s, fr_zset_ref r)
     uint64_t fr_zset_rank_of(const fr_zset *s, const char *m, size_t len)
     fr_zset_ref fr_zset_at_rank(const fr_zset *s, uint64_t rank)
+    fr_zset_ref fr_zset_next(const fr_zset *s, fr_zset_ref r)
+    fr_zset_ref fr_zset_prev(const fr_zset *s, fr_zset_ref r)
+    size_t fr_zset_gather(const fr_zset *s, uint64_t rank, size_t count, int reverse, fr_zset_ref *out)
 
     # batch lookups
     enum:
@@ -91,7 +92,6 @@ cdef extern from "zset.h" nogil:
 
     # bulk load
     int fr_zset_bulk_begin(fr_zset *s, uint64_t extra)
-    int fr_zset_bulk_begin_append(fr_zset *s, uint64_t extra)
     int fr_zset_bulk_put(fr_zset *s, const char *m, size_t len, double score, uint64_t *added)
     void fr_zset_bulk_end(fr_zset *s)
 

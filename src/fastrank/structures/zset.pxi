@@ -1,9 +1,9 @@
-# zset.pxi -- SortedSet: the C skip list of zset.c as a Python class.
+# zset.pxi -- SortedSet: the C B+-tree of zset.c as a Python class.
 #
 # Included by _core.pyx.  The C side knows nothing of Python; this file
 # turns Python members into bytes (coercion below), refuses NaN before any C
-# call, keeps node refs only within one method (the arena may move on any
-# insert, and a compaction renames every node) and builds result lists.
+# call, keeps member refs only within one method (the arena may move on any
+# insert, and a compaction renames every record) and builds result lists.
 # Point methods take positional arguments and use exact-type fast paths for
 # bytes and str members; batch methods check every input before the first
 # change.
@@ -249,32 +249,17 @@ cdef int _no_nan(const double[::1] v, str msg) except -1:
     return 0
 
 
-cdef bint _all_from_tail(const fr_zset *s, const double[::1] v):
-    """True when s is not empty and no score of v is below its highest. O(m)."""
-    cdef Py_ssize_t i
-    cdef double top
-    if fr_zset_len(s) == 0:
-        return False
-    top = fr_zset_score(s, fr_zset_last(s))
-    for i in range(v.shape[0]):
-        if not v[i] >= top:
-            return False
-    return True
-
-
 cdef int _begin_batch(fr_zset *s, const double[::1] scores) except -1:
     """How a batch of m pairs with these scores is added to s: 0 when a bulk
     load was begun (m >= 64 and at least an eighth of the set's size: the
-    whole list rebuilt; or no score below the highest: appended after the
-    tail), the pairs then given to fr_zset_bulk_put and fr_zset_bulk_end;
-    1 when they go one by one (fr_zset_add).  MemoryError if the bulk load
-    cannot start."""
+    whole tree rebuilt), the pairs then given to fr_zset_bulk_put and
+    fr_zset_bulk_end; 1 when they go one by one (fr_zset_add, O(log n) each,
+    which is what a smaller batch costs least).  MemoryError if the bulk
+    load cannot start."""
     cdef Py_ssize_t m = scores.shape[0]
     cdef int rc = 1
     if m >= 64 and <uint64_t>m * 8 >= fr_zset_len(s):
         rc = fr_zset_bulk_begin(s, <uint64_t>m)
-    elif m >= 64 and _all_from_tail(s, scores):
-        rc = fr_zset_bulk_begin_append(s, <uint64_t>m)
     if rc < 0:
         raise MemoryError()
     return rc
@@ -598,20 +583,35 @@ cdef class SortedSet:
 
     # -- ranges -------------------------------------------------------------
 
-    cdef list _collect(self, fr_zset_ref r, Py_ssize_t count, bint reverse, bint withscores):
-        """count items from node r on (count must not pass the end)."""
+    cdef list _collect(self, fr_zset_ref r, Py_ssize_t count, bint reverse, bint withscores,
+                       uint64_t rank0=0):
+        """count items from member r on (count must not pass the end),
+        gathered from the tree's leaves a block at a time; rank0, when not
+        0, is r's 1-based rank (saves finding it)."""
         cdef fr_zset *s = self._s
         cdef list out = PyList_New(count)
-        cdef Py_ssize_t i
+        cdef Py_ssize_t i = 0, k, got
         cdef object item
-        for i in range(count):
-            if withscores:
-                item = (_mbytes(s, r), fr_zset_score(s, r))
-            else:
-                item = _mbytes(s, r)
-            Py_INCREF(item)
-            PyList_SET_ITEM(out, i, item)
-            r = fr_zset_prev(s, r) if reverse else fr_zset_next(s, r)
+        cdef fr_zset_ref buf[128]
+        cdef uint64_t rank
+        if count == 0:
+            return out
+        rank = rank0 if rank0 else fr_zset_rank(s, r)
+        while i < count:
+            got = <Py_ssize_t>fr_zset_gather(s, rank, <size_t>(count - i if count - i < 128 else 128),
+                                             reverse, buf)
+            if got == 0:  # past the end: the contract was broken
+                raise RuntimeError("sorted set range past its end")
+            for k in range(got):
+                r = buf[k]
+                if withscores:
+                    item = (_mbytes(s, r), fr_zset_score(s, r))
+                else:
+                    item = _mbytes(s, r)
+                Py_INCREF(item)
+                PyList_SET_ITEM(out, i + k, item)
+            i += got
+            rank = rank - <uint64_t>got if reverse else rank + <uint64_t>got
         return out
 
     def range(self, Py_ssize_t start, Py_ssize_t stop, bint reverse=False, bint withscores=False):
@@ -637,11 +637,8 @@ cdef class SortedSet:
             return []
         if stop >= n:
             stop = n - 1
-        if reverse:
-            r = fr_zset_last(self._s) if start == 0 else fr_zset_at_rank(self._s, <uint64_t>(n - start))
-        else:
-            r = fr_zset_first(self._s) if start == 0 else fr_zset_at_rank(self._s, <uint64_t>(start + 1))
-        return self._collect(r, stop - start + 1, reverse, withscores)
+        return self._collect(FR_ZSET_NIL, stop - start + 1, reverse, withscores,
+                             <uint64_t>(n - start) if reverse else <uint64_t>(start + 1))
 
     def range_by_score(self, double min, double max, *, bint min_exclusive=False,
                        bint max_exclusive=False, bint reverse=False, Py_ssize_t offset=0,
@@ -708,7 +705,7 @@ cdef class SortedSet:
 
         None stands for an open end (Redis's ``-`` for min, ``+`` for max).
         Meaningful when all scores are equal, as in Redis.  Over members of
-        different scores the answer is Redis's skip-list walk: from the
+        different scores the answer is the walk Redis's skip list does: from the
         first member (in set order) >= min, while members are <= max (in
         reverse: from the member before the first one > max, while members
         are >= min), O(n) then.  offset/count as range_by_score.
@@ -908,12 +905,9 @@ cdef class SortedSet:
         decimal text in C); scores: anything numpy turns into float64, of the
         same length.  Everything (types, lengths, NaN) is checked before the
         first change.  A batch at least 1/8 of the set's size (and >= 64) is
-        loaded in bulk: nodes are written, then sorted (radix) and linked in
-        one pass, O(n + m) passes instead of m searches.  A batch (>= 64)
-        with no score below the highest one is loaded in bulk too: its new
-        members, sorted, are appended after the tail when they all sort
-        after it, O(m log m + log n), else linked one by one; members it
-        already holds move at once.  Other batches are O(m log n).
+        loaded in bulk: records are written, then sorted (radix) and the tree
+        is rebuilt packed in one pass, O(n + m) instead of m searches.  Other
+        batches are O(m log n).
 
         >>> z = SortedSet(); z.add_many(np.array([5, -5]), np.array([1.0, 2.0])), z.range(0, -1)
         (2, [b'5', b'-5'])
@@ -1054,9 +1048,10 @@ cdef class SortedSet:
     # -- diagnostics --------------------------------------------------------
 
     def memory_usage(self):
-        """Bytes allocated by the C structures (struct, node arena, index, long
-        members).  O(1).  Removals give memory back: the arena is compacted
-        when its live nodes fill less than a quarter of it (and it is over
+        """Bytes allocated by the C structures (struct, record arena, tree
+        nodes, index, long members).  O(1).  Removals give memory back: tree
+        nodes merge, the arena is compacted when its live records fill less
+        than a quarter of it (and it is over
         64 KiB), the index when under 1/8 full."""
         return fr_zset_memory(self._s)
 

@@ -15,7 +15,7 @@
 # lookup and the change, blocking as ``with lock:`` does, so a MULTI/EXEC
 # holding it is never interleaved. Taking it may wait with the GIL released,
 # so pointers into the member are (re)taken once it is held. Inside the lock
-# only C code runs (dict lookups with exact-bytes keys, the C skip list),
+# only C code runs (dict lookups with exact-bytes keys, the C sorted set),
 # except ``Engine.written`` after a write while someone watches a key or
 # waits in a blocking pop.
 
@@ -484,11 +484,8 @@ cdef object _fast_range(EngineState st, object name, object start, object end, o
         else:
             if b >= ln:
                 b = ln - 1
-            if reverse:
-                r = fr_zset_last(z._s) if a == 0 else fr_zset_at_rank(z._s, <uint64_t>(ln - a))
-            else:
-                r = fr_zset_first(z._s) if a == 0 else fr_zset_at_rank(z._s, <uint64_t>(a + 1))
-            out = z._collect(r, <Py_ssize_t>(b - a + 1), reverse, scores)
+            out = z._collect(FR_ZSET_NIL, <Py_ssize_t>(b - a + 1), reverse, scores,
+                             <uint64_t>(ln - a) if reverse else <uint64_t>(a + 1))
     finally:
         st.lock.leave()
     if st.decode:

@@ -129,7 +129,8 @@ cdef bint _incr_ranked(object db, EngineState st, list argv, bint reverse, long 
     if score != score:  # inf + -inf: ZINCRBY's own error
         return False
     if score != current:
-        fr_zset_set_score_ranked(s, r, score, ranks)
+        if fr_zset_set_score_ranked(s, r, score, ranks) != 0:
+            raise MemoryError()
     else:  # too small to change a large score: the place is unchanged
         ranks[1] = fr_zset_rank(s, r)
     if db._observed:

@@ -5,8 +5,8 @@
 # holds its members as one bytes blob with offsets (the store's totals as
 # fastrank.service._totals reads them) and a list of rows to take from it;
 # ``sortedset_add_packed`` adds those pairs to a SortedSet the way
-# ``SortedSet.add_many`` does (``_begin_batch``: bulk load, or append after
-# the tail when no score is below the highest), reading each member in place
+# ``SortedSet.add_many`` does (``_begin_batch``: a bulk load when the batch
+# is big next to the set, else pair by pair), reading each member in place
 # from the blob.
 
 
