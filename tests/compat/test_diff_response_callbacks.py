@@ -403,3 +403,57 @@ def test_asyncio_hands_callbacks_what_the_server_sends(redis_server: Any, real: 
     ours, theirs = asyncio.run(both())
     for words, mine, expected in zip([w for w, _, _ in RAW_CASES] + ["pipeline"], ours, theirs):
         assert mine == expected, words[0] if isinstance(words, tuple) else words
+
+
+def _pipeline_own_callbacks(client: Any, transaction: bool, how: str) -> List[Any]:
+    """A pipeline whose own ``response_callbacks`` were replaced (the
+    client's stay redis-py's): its replies go through the pipeline's, as
+    redis-py's pipeline reads its own; a later pipeline has the client's again."""
+    _fill_all(client)
+    out: List[Any] = []
+    with client.pipeline(transaction=transaction) as pipe:
+        if how == "empty":
+            pipe.response_callbacks = {}
+        else:
+            pipe.response_callbacks = {name: _recording for _, name, _ in RAW_CASES}
+        for words, _, _ in RAW_CASES[:40]:
+            pipe.execute_command(*words)
+        out.extend(_canon(reply, unordered) for reply, (_, _, unordered)
+                   in zip(pipe.execute(raise_on_error=False), RAW_CASES))
+    with client.pipeline(transaction=transaction) as pipe:
+        pipe.zscore("z", "a").zrange("z", 0, 1, withscores=True).hgetall("h")
+        out.append(pipe.execute())
+    out.append(client.zscore("z", "a"))
+    return out
+
+
+@pytest.mark.parametrize("transaction", [True, False])
+@pytest.mark.parametrize("how", ["callback", "empty"])
+def test_a_pipelines_own_callbacks_are_its_own(engine: Any, real: Any, transaction: bool, how: str) -> None:
+    theirs = _pipeline_own_callbacks(real, transaction, how)
+    ours = _pipeline_own_callbacks(engine, transaction, how)
+    for i, (mine, expected) in enumerate(zip(ours, theirs)):
+        assert mine == expected, i
+    assert engine._fast.stock_callbacks
+
+
+def test_asyncio_pipelines_own_callbacks_are_its_own(redis_server: Any, real: Any) -> None:
+    async def run(client: Any, sync_client: Any) -> List[Any]:
+        _fill_all(sync_client)
+        async with client.pipeline(transaction=True) as pipe:
+            pipe.response_callbacks = {}
+            pipe.zscore("z", "a").zrange("z", 0, 1, withscores=True).hgetall("h").set("s", "v")
+            raw = await pipe.execute()
+        return [raw, await client.zscore("z", "a")]
+
+    async def both() -> Tuple[List[Any], List[Any]]:
+        ours_client = fa.Engine()
+        theirs_client = redis.asyncio.Redis(host="127.0.0.1", port=redis_server.port)
+        try:
+            return await run(ours_client, ours_client.sync_engine), await run(theirs_client, real)
+        finally:
+            await theirs_client.aclose()
+
+    ours, theirs = asyncio.run(both())
+    assert ours == theirs
+    assert theirs[0][0] == 1.5 and theirs[1] == 1.5

@@ -438,6 +438,10 @@ class Pipeline(AsyncCoreCommands):
     def response_callbacks(self) -> Dict[str, Callable[..., Any]]:
         return self._pipe.response_callbacks
 
+    @response_callbacks.setter
+    def response_callbacks(self, callbacks: Dict[str, Callable[..., Any]]) -> None:
+        self._pipe.response_callbacks = callbacks
+
     @property
     def is_transaction(self) -> bool:
         return self._pipe.transaction
