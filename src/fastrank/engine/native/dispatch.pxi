@@ -314,8 +314,8 @@ cdef inline object _finish(EngineState st, object db, object command_name, objec
     return _shape(st, st.callbacks, command_name, reply, options)
 
 
-cdef object _shape(EngineState st, object callbacks, object command_name, object reply,
-                   dict options):
+cdef inline object _shape(EngineState st, object callbacks, object command_name, object reply,
+                          dict options):
     """Stage 4 with the given callbacks (the Engine's, or a pipeline's own
     when the user replaced them on the pipeline, as redis-py's pipeline
     reads its own ``response_callbacks``)."""
