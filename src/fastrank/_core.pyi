@@ -626,11 +626,15 @@ def engine_execute_command(self: Engine, *args: Any, **options: Any) -> Any:
 def engine_lookup(self: Any, key: bytes) -> Any:
     """Engine.lookup: the live value at key, or None."""
 def engine_run_batch(self: Engine, stack: List[Tuple[Tuple[Any, ...], Dict[str, Any]]],
-                     packed: List[Optional[List[bytes]]]) -> List[Any]:
-    """A pipeline's commands in turn (lock held): replies or ResponseErrors."""
+                     packed: List[Optional[List[bytes]]],
+                     callbacks: Optional[Mapping[str, Callable[..., Any]]] = None) -> List[Any]:
+    """A pipeline's commands in turn (lock held): replies or ResponseErrors
+    (through ``callbacks``, None: the Engine's)."""
 def engine_callbacks(self: Engine, stack: List[Tuple[Tuple[Any, ...], Dict[str, Any]]],
-                     response: List[Any]) -> List[Any]:
-    """EXEC's replies through their commands' response callbacks."""
+                     response: List[Any],
+                     callbacks: Optional[Mapping[str, Callable[..., Any]]] = None) -> List[Any]:
+    """EXEC's replies through their commands' response callbacks (``callbacks``,
+    None: the Engine's)."""
 def engine_exec_queue(self: Engine, queue: List[List[bytes]]) -> List[Any]:
     """EXEC's queue in turn (lock held): raw replies or ResponseErrors."""
 def forwarding_method(name: str, word: str, fixed: int, rest: bool,

@@ -264,6 +264,12 @@ class Engine(AsyncCoreCommands):
     def response_callbacks(self) -> Dict[str, Callable[..., Any]]:
         return self._sync.response_callbacks
 
+    @response_callbacks.setter
+    def response_callbacks(self, callbacks: Dict[str, Callable[..., Any]]) -> None:
+        # As on redis.asyncio.Redis: replaces them (for the sync Engine too,
+        # which holds them; replies then reach them raw, no front door).
+        self._sync.response_callbacks = callbacks
+
     def get_encoder(self) -> Encoder:
         return self._sync.get_encoder()
 
@@ -431,6 +437,10 @@ class Pipeline(AsyncCoreCommands):
     @property
     def response_callbacks(self) -> Dict[str, Callable[..., Any]]:
         return self._pipe.response_callbacks
+
+    @response_callbacks.setter
+    def response_callbacks(self, callbacks: Dict[str, Callable[..., Any]]) -> None:
+        self._pipe.response_callbacks = callbacks
 
     @property
     def is_transaction(self) -> bool:

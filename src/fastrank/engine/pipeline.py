@@ -188,11 +188,19 @@ class Pipeline(CoreCommands):
         finally:
             self.reset()
 
+    def _own_callbacks(self) -> dict[str, Callable[..., Any]] | None:
+        """The callbacks the replies go through when they are not the
+        Engine's: as redis-py's pipeline, this one reads its own
+        ``response_callbacks``, the Engine's when it was made, which the user
+        may replace on the pipeline alone (or the Engine's since)."""
+        own = self.response_callbacks
+        return None if own is self._engine.response_callbacks else own
+
     def _execute_pipeline(self, stack: list[Queued], packed: list[list[bytes] | None],
                           raise_on_error: bool) -> list[Any]:
         engine = self._engine
         with engine._lock:
-            responses: list[Any] = engine_run_batch(engine, stack, packed)
+            responses: list[Any] = engine_run_batch(engine, stack, packed, self._own_callbacks())
         if raise_on_error:
             self.raise_first_error(stack, responses)
         return responses
@@ -276,7 +284,7 @@ class Pipeline(CoreCommands):
             raise ResponseError("Wrong number of response items from pipeline execution")
         if raise_on_error:
             self.raise_first_error(stack, response)
-        data: list[Any] = engine_callbacks(engine, stack, response)
+        data: list[Any] = engine_callbacks(engine, stack, response, self._own_callbacks())
         return data
 
     def _exec(self, queue: list[list[bytes]], dirty: bool) -> list[Any] | None:

@@ -309,8 +309,16 @@ def engine_decode(self, reply):
     return _decode(_state_of(self), reply)
 
 
-cdef object _finish(EngineState st, object db, object command_name, object reply,
-                    dict options):
+cdef inline object _finish(EngineState st, object db, object command_name, object reply,
+                           dict options):
+    return _shape(st, st.callbacks, command_name, reply, options)
+
+
+cdef inline object _shape(EngineState st, object callbacks, object command_name, object reply,
+                          dict options):
+    """Stage 4 with the given callbacks (the Engine's, or a pipeline's own
+    when the user replaced them on the pipeline, as redis-py's pipeline
+    reads its own ``response_callbacks``)."""
     cdef bint decode = st.decode
     if options:
         if PyDict_Contains(options, _NEVER_DECODE):
@@ -322,7 +330,6 @@ cdef object _finish(EngineState st, object db, object command_name, object reply
             PyDict_DelItem(options, "keys")
     if decode:
         reply = _decode(st, reply)
-    callbacks = st.callbacks
     if type(callbacks) is ResponseCallbacks:
         callback = (<ResponseCallbacks>callbacks).callback(command_name)
     else:  # replaced by the user with a plain mapping
@@ -410,12 +417,16 @@ def engine_lookup_type(self, key, kind):
 
 # -- a pipeline's batch --------------------------------------------------------------
 
-def engine_run_batch(self, list stack, list packed):
+def engine_run_batch(self, list stack, list packed, callbacks=None):
     """The commands of a pipeline without transaction, in turn (lock held by
     the caller): each reply as ``run_packed`` gives it, or the ResponseError
     it raised. ``stack`` holds (args, options), ``packed`` their argv or None
-    for one redis-py answers itself (packed again here: its error is raised)."""
+    for one redis-py answers itself (packed again here: its error is raised).
+    ``callbacks``: the pipeline's own response callbacks when they are not
+    the Engine's (None: the Engine's)."""
     cdef EngineState st = _state_of(self)
+    if callbacks is None:
+        callbacks = st.callbacks
     cdef list out = []
     cdef Py_ssize_t i
     cdef tuple args
@@ -437,20 +448,22 @@ def engine_run_batch(self, list stack, list packed):
             out.append(exc)
             continue
         try:
-            out.append(_finish(st, self, args[0], reply, options))
+            out.append(_shape(st, callbacks, args[0], reply, options))
         except _ResponseError as exc:
             out.append(exc)
     return out
 
 
-def engine_callbacks(self, list stack, list response):
+def engine_callbacks(self, list stack, list response, callbacks=None):
     """The replies of an EXEC read back as redis-py's pipeline does: each
     reply that is not an exception through its command's response callback
-    (called with the command's options but ``keys``)."""
+    (called with the command's options but ``keys``). ``callbacks``: the
+    pipeline's own when they are not the Engine's (None: the Engine's)."""
     cdef list out = []
     cdef Py_ssize_t i
     cdef dict options
-    callbacks = _state_of(self).callbacks
+    if callbacks is None:
+        callbacks = _state_of(self).callbacks
     for i in range(len(response)):
         reply = response[i]
         if isinstance(reply, Exception):
