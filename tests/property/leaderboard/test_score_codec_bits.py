@@ -94,3 +94,28 @@ def test_the_default_layout_is_the_old_one():
     now = int(datetime(2026, 12, 4, tzinfo=timezone.utc).timestamp())
     assert codec.low_of(now) == now == codec.tick_of(now, 0.0)
     assert codec.encode(5, now) == 5 * 2 ** 33 + 2 ** 33 - 1 - now
+
+
+def test_the_readme_table_is_what_the_codec_holds():
+    """Each row of README's layout table: the largest points, the subscores
+    and the span of time are what a codec of that layout takes and refuses."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    rows = [line for line in readme.splitlines()
+            if line.startswith("| ") and " / " in line.split("|")[1] and line.split("|")[1].strip()[0].isdigit()]
+    assert len(rows) >= 8
+    for row in rows:
+        bits, tick, largest, subscore, span = [cell.strip() for cell in row.strip("|").split("|")]
+        point_bits, subscore_bits, time_bits = (int(b) for b in bits.split()[0:5:2])
+        codec = ScoreCodec(order="desc", tiebreak="earliest", point_bits=point_bits, subscore_bits=subscore_bits,
+                           time_bits=time_bits, tick=tick.strip("`"))
+        assert codec.max_points == int(largest.replace(",", ""))
+        assert codec.check_points(codec.max_points) == codec.max_points
+        assert codec.max_subscore == (0 if subscore == "none" else int(subscore.split("..")[1].replace(",", "")))
+        seconds = codec.end_second - codec.first_second
+        amount, unit = span.split()
+        assert round(seconds / 86_400 / (365.2425 if unit == "years" else 1), 1) == float(amount.replace(",", ""))
+        codec.tick_of(codec.end_second - 1, 0.0)
+        with pytest.raises(TimeOutOfRange):
+            codec.tick_of(codec.end_second, 0.0)
