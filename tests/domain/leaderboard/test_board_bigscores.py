@@ -123,3 +123,86 @@ def test_bad_layouts_are_refused(client):
     with pytest.raises(ValueError):
         Leaderboard(client, "y").submit("ann", 1, subscore=1)          # a board without a subscore
     assert fastrank.TimeOutOfRange.__module__ == "fastrank"
+
+
+def play_big(client, seed, order, tiebreak, ranking):
+    """Random submits (big points, subscores, times across the span, every rule,
+    ranks back) and reads on a board of 30 point, 8 subscore and 15 time bits at
+    one minute; the replies (errors as texts)."""
+    import random
+
+    rnd = random.Random(seed)
+    board = Leaderboard(client, "mix", order=order, tiebreak=tiebreak, ranking=ranking, epoch=SEASON,
+                        tick="1min", point_bits=30, subscore_bits=8, time_bits=15)
+    players = ["ann", "bob", "cy", "dee", "eve"]
+    replies = []
+    for _ in range(60):
+        player = rnd.choice(players)
+        points = rnd.choice([BIG, BIG - 1, -BIG, 2 ** 29, rnd.randrange(-BIG, BIG + 1), rnd.randrange(0, 4)])
+        at = T0 + rnd.choice([0, 59, 60, 2 ** 15 * 60 - 1, rnd.randrange(0, 2 ** 15 * 60), 2 ** 15 * 60])
+        subscore = rnd.choice([None, 0, 255, 256, rnd.randrange(0, 256)])
+        try:
+            replies.append(board.submit(player, points, at=at, subscore=subscore,
+                                        rule=rnd.choice(["incr", "best", "set", "decr"]),
+                                        with_rank=rnd.random() < 0.5))
+        except ValueError as exc:
+            replies.append((type(exc).__name__, str(exc)))
+        replies.append((board.top(10), board.rank(player), board.subscore(player), board.reached(player)))
+    replies.append(client.zrange(board.keys()[0], 0, -1, withscores=True))
+    if ranking == "dense":
+        replies.append(sorted(client.hgetall(board.keys()[2]).items()))
+    return replies
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("order, tiebreak, ranking", [("desc", "earliest", "dense"), ("asc", "latest", "competition"),
+                                                      ("desc", "latest", "ordinal")])
+def test_the_engine_answers_as_redis_on_big_scores(redis_client, seed, order, tiebreak, ranking):
+    """The Engine (the scripts' compiled transcriptions) and Redis (the Lua
+    scripts) give the same replies and store the same scores, bit for bit."""
+    assert play_big(fastrank.Engine(), seed, order, tiebreak, ranking) == \
+        play_big(redis_client, seed, order, tiebreak, ranking)
+
+
+def test_asyncio_boards_take_epoch_tick_and_subscore(async_client):
+    import asyncio
+
+    import fastrank.asyncio
+
+    async def main():
+        client = async_client()
+        try:
+            board = fastrank.asyncio.Leaderboard(client, "async-big", epoch=SEASON, tick="1h", point_bits=36,
+                                                 subscore_bits=4, time_bits=13)
+            assert await board.submit("ann", 2 ** 36 - 1, subscore=3, at=T0 + 7200) == 2 ** 36 - 1
+            change = await board.submit("bob", 2 ** 36 - 1, subscore=9, at=T0 + 3 * 3600, with_rank=True)
+            assert (change.rank, change.previous_rank) == (1, None)
+            assert [e.player for e in await board.top()] == ["bob", "ann"]
+            opened = await fastrank.asyncio.Leaderboard(client, "async-big").open()
+            assert (opened.epoch, opened.tick, opened.subscore_bits) == (T0, "1h", 4)
+            assert await opened.subscore("ann") == 3
+            assert await opened.reached("bob") == datetime.fromtimestamp(T0 + 3 * 3600, timezone.utc)
+            with pytest.raises(TimeOutOfRange):
+                await opened.submit("cy", 1, at=T0 - 3600)
+            with pytest.raises(BoardConfigMismatch):
+                await fastrank.asyncio.Leaderboard(client, "async-big", tick="1min").open()
+            assert await opened.score("cy") is None
+        finally:
+            await client.aclose()
+
+    asyncio.run(main())
+
+
+def test_a_sharded_board_keeps_epoch_tick_and_subscore(client):
+    made = fastrank.ShardedLeaderboard(client, "shards-big", shards=3, epoch=SEASON, tick="1min", point_bits=30,
+                                       subscore_bits=8, time_bits=15)
+    made.submit("ann", BIG, subscore=3, at=T0 + 60)
+    assert made.submit("bob", BIG, subscore=9, at=T0 + 120, with_rank=True).rank == 1
+    made.submit("cy", BIG, subscore=9, at=T0 + 60)
+    opened = fastrank.ShardedLeaderboard(client, "shards-big")
+    assert [e.player for e in opened.top()] == ["cy", "bob", "ann"]
+    with pytest.raises(TimeOutOfRange):
+        opened.submit("dee", 1, at=T0 + 2 ** 15 * 60)
+    with pytest.raises(BoardConfigMismatch):
+        fastrank.ShardedLeaderboard(client, "shards-big", epoch=0)
+    assert opened.score("dee") is None
