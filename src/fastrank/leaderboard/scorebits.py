@@ -181,7 +181,8 @@ class ScoreCodec:
             raise ValueError(f"at must be finite, not {seconds!r}")
         tick = math.floor(seconds)
         if self.integer and not self.first_second <= tick < self.end_second:
-            raise TimeOutOfRange(f"time {tick} is outside the span this board holds: {self.span_text()}")
+            raise TimeOutOfRange(f"time {tick} does not fit in time_bits={self.time_bits}: it is outside "
+                                 f"the span this board holds, {self.span_text()}")
         return tick
 
     def span_text(self) -> str:
@@ -192,7 +193,7 @@ class ScoreCodec:
         except (OverflowError, ValueError, OSError):
             end = f"unix second {self.end_second}"
         return (f"from {first} (epoch {self.first_second}) until before {end}, "
-                f"time_bits={self.time_bits} ticks of {self.tick_name}")
+                f"in ticks of {self.tick_name}")
 
     def check_subscore(self, subscore: Any) -> int:
         """``subscore`` as an int this board stores (0..2**subscore_bits-1), or ValueError/TypeError."""
@@ -246,7 +247,8 @@ class ScoreCodec:
         if seconds is None:
             raise ValueError("a board with a tie-break needs the times")
         if seconds.size and not (self.first_second <= seconds.min() and seconds.max() < self.end_second):
-            raise TimeOutOfRange(f"a time is outside the span this board holds: {self.span_text()}")
+            raise TimeOutOfRange(f"a time does not fit in time_bits={self.time_bits}: it is outside the "
+                                 f"span this board holds, {self.span_text()}")
         ticks = (seconds - self.epoch) // self.tick_seconds
         tick = (self.scale - 1) - ticks if self.mirrored else ticks
         encoded: np.ndarray[Any, np.dtype[np.float64]] = (np.asarray(points, dtype=np.int64) * self.scale
