@@ -31,6 +31,11 @@ class PointsOutOfRange(ValueError):
     tie-break, the exact integers of a double without one)."""
 
 
+class TimeOutOfRange(ValueError):
+    """A time outside the span a board's tie-break holds: before its ``epoch``,
+    or ``2**time_bits`` ticks or more after it."""
+
+
 class PeriodClosed(ValueError):
     """A write to a periodic board dated in a period that its retention has
     already dropped: the board would not keep it."""
@@ -50,7 +55,7 @@ class BoardConfigMismatch(ValueError):
                          f"open it by name alone to use its stored options, or give another name")
 
 
-for _cls in (SeasonFrozen, PointsOutOfRange, PeriodClosed, BoardConfigMismatch):
+for _cls in (SeasonFrozen, PointsOutOfRange, TimeOutOfRange, PeriodClosed, BoardConfigMismatch):
     _cls.__module__ = "fastrank"  # shown and pickled as the package exports them
 
 

@@ -67,7 +67,7 @@ from fastrank.runner import (Call, Direct, Plan, Run, Steps, blocking, checked_c
                              packaged_script, run, run_async, steps)
 from fastrank.leaderboard.parts import (SIZE_LIMIT, Ranker, as_text, count_arg, info_of, key_part, page_slice,
                                          player_id, tag_part)
-from fastrank.leaderboard.scorebits import Points, ScoreCodec
+from fastrank.leaderboard.scorebits import Points, ScoreCodec, epoch_seconds
 
 _T = TypeVar("_T")
 _SelfSubmits = TypeVar("_SelfSubmits", bound="_Submits")
@@ -79,8 +79,13 @@ RANKINGS = {"ordinal": "o", "competition": "c", "dense": "d"}
 DEFAULT_BUCKETS = (1.0, 5.0, 10.0, 25.0, 50.0)
 BOARD_DEFAULTS: Dict[str, Any] = {"season": None, "order": "desc", "tiebreak": "earliest", "ranking": "ordinal",
                                   "rule": "incr", "point_bits": 20, "time_bits": 33, "period": None, "tz": None,
-                                  "retain": None}
+                                  "retain": None, "epoch": 0, "tick": "1s", "subscore_bits": 0}
 """The options a board stores in its descriptor, and a new board's defaults."""
+
+_QUIET_DEFAULTS = {"epoch": "0", "tick": "1s", "subscore_bits": "0"}
+"""Options newer than the descriptor's first fields: stored only when not the
+default (a descriptor without them, from before they existed, means the
+default), so a default board's descriptor is what it always was."""
 
 
 def _option_texts(options: Mapping[str, Any]) -> Dict[str, str]:
@@ -93,6 +98,8 @@ def _option_texts(options: Mapping[str, Any]) -> Dict[str, str]:
             out[option] = tz_text(zone(value))
         else:
             out[option] = str(value)
+        if _QUIET_DEFAULTS.get(option) == out[option]:
+            out[option] = ""
     return out
 
 
@@ -103,11 +110,11 @@ def _options_of(stored: Mapping[str, str]) -> Dict[str, Any]:
         text = stored.get(option, "")
         if option == "tz":
             options[option] = tz_of(text)
-        elif option in ("point_bits", "time_bits"):
+        elif option in ("point_bits", "time_bits", "epoch", "subscore_bits"):
             options[option] = int(text) if text else default
         elif option == "retain":
             options[option] = int(text) if text else None
-        elif option in ("order", "ranking", "rule"):
+        elif option in ("order", "ranking", "rule", "tick"):
             options[option] = text or default
         else:  # season, tiebreak, period: "" is None
             options[option] = text or None
@@ -213,12 +220,17 @@ class BoardPlans:
         period: Union[str, None, Unset] = UNSET,
         tz: Union[str, tzinfo, None, Unset] = UNSET,
         retain: Union[int, None, Unset] = UNSET,
+        epoch: Union[int, float, datetime, Unset] = UNSET,
+        tick: Union[str, Unset] = UNSET,
+        subscore_bits: Union[int, Unset] = UNSET,
         buckets: Sequence[float] = DEFAULT_BUCKETS,
         cache_ttl: Optional[float] = None,
         passed: int = 3,
     ) -> None:
         given = {"season": season, "order": order, "tiebreak": tiebreak, "ranking": ranking, "rule": rule,
-                 "point_bits": point_bits, "time_bits": time_bits, "period": period, "tz": tz, "retain": retain}
+                 "point_bits": point_bits, "time_bits": time_bits, "period": period, "tz": tz, "retain": retain,
+                 "epoch": epoch if epoch is UNSET else epoch_seconds(epoch), "tick": tick,
+                 "subscore_bits": subscore_bits}
         #: the stored options this process gave (checked against the descriptor when the board opens)
         self._given: Dict[str, Any] = {k: v for k, v in given.items() if v is not UNSET}
         if sorted(buckets) != list(buckets) or not buckets or not all(0 < b <= 100 for b in buckets):
@@ -251,7 +263,9 @@ class BoardPlans:
         season, order, tiebreak, ranking = options["season"], options["order"], options["tiebreak"], options["ranking"]
         rule, point_bits, time_bits = options["rule"], options["point_bits"], options["time_bits"]
         period, tz, retain = options["period"], options["tz"], options["retain"]
-        self.codec = ScoreCodec(order=order, tiebreak=tiebreak, point_bits=point_bits, time_bits=time_bits)
+        epoch, tick, subscore_bits = options["epoch"], options["tick"], options["subscore_bits"]
+        self.codec = ScoreCodec(order=order, tiebreak=tiebreak, point_bits=point_bits, time_bits=time_bits,
+                                epoch=epoch, tick=tick, subscore_bits=subscore_bits)
         if ranking not in RANKINGS:
             raise ValueError(f"ranking must be one of {sorted(RANKINGS)}, not {ranking!r}")
         self.rule = self._rule(rule)
@@ -272,6 +286,9 @@ class BoardPlans:
         self.period = period
         self.tz = zone(tz)
         self.retain = retain
+        self.epoch = epoch
+        self.tick = tick
+        self.subscore_bits = subscore_bits
         self.rank_style = RANKINGS[ranking]
         self.script_config = (b"%d" % self.codec.scale, b"1" if self.codec.desc else b"0",
                       b"1" if self.codec.mirrored else b"0", b"1" if ranking == "dense" else b"0",
@@ -289,7 +306,9 @@ class BoardPlans:
 
     def descriptor(self) -> Dict[str, str]:
         """The stored options as the descriptor holds them (text)."""
-        return {"schema": SCHEMA, "kind": "board", **_option_texts(self._options())}
+        texts = _option_texts(self._options())
+        return {"schema": SCHEMA, "kind": "board",
+                **{k: v for k, v in texts.items() if v or k not in _QUIET_DEFAULTS}}
 
     @property
     def descriptor_key(self) -> Optional[str]:
@@ -299,7 +318,8 @@ class BoardPlans:
     def _options(self) -> Dict[str, Any]:
         return {"season": self.season, "order": self.order, "tiebreak": self.tiebreak, "ranking": self.ranking,
                 "rule": self.rule, "point_bits": self.point_bits, "time_bits": self.time_bits,
-                "period": self.period, "tz": self.tz, "retain": self.retain}
+                "period": self.period, "tz": self.tz, "retain": self.retain, "epoch": self.epoch,
+                "tick": self.tick, "subscore_bits": self.subscore_bits}
 
     def _plan_open(self) -> Steps[None]:
         """Read the board's descriptor, writing it first if the board is new;
@@ -473,7 +493,7 @@ class BoardPlans:
         return self._period_of(self.codec.tick_of(at, time.time() if at is None else 0.0))[0]
 
     def _write_args(self, pairs: Sequence[Tuple[PlayerId, Points]], at: When, rule: Optional[str],
-                    style: str) -> Tuple[Tuple[str, ...], Tuple[Any, ...]]:
+                    style: str, subscore: Optional[int] = None) -> Tuple[Tuple[str, ...], Tuple[Any, ...]]:
         """The keys and arguments of ``submit.lua`` for these results (checked first)."""
         chosen = self.rule if rule is None else self._rule(rule)
         sign = 1
@@ -486,13 +506,17 @@ class BoardPlans:
             flat += (player if type(player) is str and player else player_id(player), text(sign * check(points)))
         tick = codec.tick_of(at, time.time() if at is None else 0.0)
         keys, expire = self._write_target(tick)
-        return keys, (*self.script_config, chosen, tick, style, self.passed, expire, *flat)
+        low = tick if codec.tick_limit and not codec.subscore_bits and subscore is None else codec.low_of(
+            tick, 0 if subscore is None else codec.check_subscore(subscore))
+        return keys, (*self.script_config, chosen, low, style, self.passed, expire, *flat)
 
     def _plan_submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-                     with_rank: bool = False) -> Plan[Any]:
+                     with_rank: bool = False, subscore: Optional[int] = None) -> Plan[Any]:
         """Apply a result by the board's rule (or ``rule=``); the new points, or a
-        :class:`Change` with ``with_rank=True``. One atomic script; O(log n)."""
-        keys, args = self._write_args(((player, points),), at, rule, self.rank_style if with_rank else "")
+        :class:`Change` with ``with_rank=True``. ``subscore`` (boards made with
+        ``subscore_bits``) breaks ties on points before the time; it is stored
+        with the time whenever the points change. One atomic script; O(log n)."""
+        keys, args = self._write_args(((player, points),), at, rule, self.rank_style if with_rank else "", subscore)
         return direct_run(SUBMIT, self._encoded(keys), args, self._changed if with_rank else self._new_points,
                           self.translate_error)
 
@@ -616,6 +640,27 @@ class BoardPlans:
 
     def _points_or_none(self, score: Optional[float]) -> Optional[Points]:
         return None if score is None else self.codec.points(score)
+
+    def _plan_subscore(self, player: PlayerId, *,
+                       season: Optional[Union[str, int]] = None) -> Plan[Optional[int]]:
+        """A player's subscore (0 on a board without one), or None if absent. O(1)."""
+        member = player if type(player) is str and player else player_id(player)
+        return ("zscore", (self.keys(season)[0], member), None, self._subscore_or_none, None)
+
+    def _subscore_or_none(self, score: Optional[float]) -> Optional[int]:
+        return None if score is None else self.codec.subscore(score)
+
+    def _plan_reached(self, player: PlayerId, *,
+                      season: Optional[Union[str, int]] = None) -> Plan[Optional[datetime]]:
+        """When a player reached their points (the start of that tick, UTC), or
+        None if absent or on a board without a tie-break. O(1)."""
+        member = player if type(player) is str and player else player_id(player)
+        return ("zscore", (self.keys(season)[0], member), None, self._reached_or_none, None)
+
+    def _reached_or_none(self, score: Optional[float]) -> Optional[datetime]:
+        if score is None or not self.codec.integer:
+            return None
+        return datetime.fromtimestamp(self.codec.seconds(score), timezone.utc)
 
     def _plan_rank(self, player: PlayerId, *, ranking: Optional[str] = None,
                    season: Optional[Union[str, int]] = None) -> Plan[Optional[int]]:
@@ -811,7 +856,7 @@ class _Submits(Protocol):
     def _plan_open(self) -> Steps[None]: ...
 
     def _plan_submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-                     with_rank: bool = False) -> Plan[Any]: ...
+                     with_rank: bool = False, subscore: Optional[int] = None) -> Plan[Any]: ...
 
 
 class SyncSubmit:
@@ -831,19 +876,19 @@ class SyncSubmit:
 
     @overload
     def submit(self: _Submits, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-               with_rank: Literal[False] = False) -> Points: ...
+               with_rank: Literal[False] = False, subscore: Optional[int] = None) -> Points: ...
 
     @overload
     def submit(self: _Submits, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-               with_rank: Literal[True]) -> Change: ...
+               with_rank: Literal[True], subscore: Optional[int] = None) -> Change: ...
 
     def submit(self: _Submits, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-               with_rank: bool = False) -> Union[Points, Change]:
+               with_rank: bool = False, subscore: Optional[int] = None) -> Union[Points, Change]:
         """Apply a result by the board's rule (or ``rule=``): the new points,
         or with ``with_rank=True`` a :class:`Change` (points, rank, the rank
         before, the players passed). One atomic script on the player's board."""
         return run(self._client, self._plan_submit(player, points, at=at, rule=rule,  # type: ignore[no-any-return]
-                                                   with_rank=with_rank))
+                                                   with_rank=with_rank, subscore=subscore))
 
 
 class AsyncSubmit:
@@ -865,19 +910,19 @@ class AsyncSubmit:
 
     @overload
     async def submit(self: _Submits, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-                     with_rank: Literal[False] = False) -> Points: ...
+                     with_rank: Literal[False] = False, subscore: Optional[int] = None) -> Points: ...
 
     @overload
     async def submit(self: _Submits, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-                     with_rank: Literal[True]) -> Change: ...
+                     with_rank: Literal[True], subscore: Optional[int] = None) -> Change: ...
 
     async def submit(self: _Submits, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-                     with_rank: bool = False) -> Union[Points, Change]:
+                     with_rank: bool = False, subscore: Optional[int] = None) -> Union[Points, Change]:
         """:meth:`fastrank.Leaderboard.submit` as a coroutine."""
         if not self._opened:
             await run_async(self._client, self._plan_open())
         return await run_async(self._client, self._plan_submit(
-            player, points, at=at, rule=rule, with_rank=with_rank))
+            player, points, at=at, rule=rule, with_rank=with_rank, subscore=subscore))
 
 
 class Leaderboard(SyncSubmit, BoardPlans):
@@ -886,7 +931,7 @@ class Leaderboard(SyncSubmit, BoardPlans):
 
     ``Leaderboard(client, name, *, season=None, order="desc", tiebreak="earliest",
     ranking="ordinal", rule="incr", point_bits=20, time_bits=33, period=None,
-    tz=None, retain=None, buckets=(1, 5, 10, 25, 50), cache_ttl=None, passed=3)``
+    tz=None, retain=None, epoch=0, tick="1s", subscore_bits=0, buckets=(1, 5, 10, 25, 50), cache_ttl=None, passed=3)``
     """
 
     submit_many = blocking(BoardPlans._plan_submit_many)
@@ -895,6 +940,8 @@ class Leaderboard(SyncSubmit, BoardPlans):
     set_info = blocking(BoardPlans._plan_set_info)
     rollover = blocking(BoardPlans._plan_rollover)
     score = blocking(BoardPlans._plan_score)
+    subscore = blocking(BoardPlans._plan_subscore)
+    reached = blocking(BoardPlans._plan_reached)
     rank = blocking(BoardPlans._plan_rank)
     count = blocking(BoardPlans._plan_count)
     rank_for = blocking(BoardPlans._plan_rank_for)

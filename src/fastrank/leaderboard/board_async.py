@@ -22,6 +22,8 @@ class Leaderboard(AsyncSubmit, BoardPlans):
     set_info = awaiting_opened(BoardPlans._plan_set_info)
     rollover = awaiting_opened(BoardPlans._plan_rollover)
     score = awaiting_opened(BoardPlans._plan_score)
+    subscore = awaiting_opened(BoardPlans._plan_subscore)
+    reached = awaiting_opened(BoardPlans._plan_reached)
     rank = awaiting_opened(BoardPlans._plan_rank)
     count = awaiting_opened(BoardPlans._plan_count)
     rank_for = awaiting_opened(BoardPlans._plan_rank_for)

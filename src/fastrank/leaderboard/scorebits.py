@@ -3,14 +3,19 @@
 A sorted-set score is an IEEE double, which holds every integer of magnitude
 up to 2**53 exactly. A board with a tie-break stores::
 
-    encoded = points * 2**time_bits + tick
+    encoded = points * 2**(subscore_bits + time_bits) + subscore * 2**time_bits + tick
 
-with ``|points| < 2**point_bits``, ``0 <= tick < 2**time_bits`` and
-``point_bits + time_bits <= 53``, so ``|encoded| < 2**53``: every encoded
-score is exact, and ``points == floor(encoded / 2**time_bits)`` (a division
-by a power of two, exact in doubles too). Sorting by the encoded score sorts
-by points, then by tick. The tick is the time (whole seconds since the epoch)
-at which the player reached their current points, stored as is or mirrored
+with ``|points| < 2**point_bits``, ``0 <= subscore < 2**subscore_bits``,
+``0 <= tick < 2**time_bits`` and ``point_bits + subscore_bits + time_bits
+<= 53``, so ``|encoded| < 2**53``: every encoded
+score is exact, and ``points == floor(encoded / scale)`` with ``scale =
+2**(subscore_bits + time_bits)`` (a division by a power of two, exact in
+doubles too). Sorting by the encoded score sorts by points, then by subscore
+(stored as is, so a higher subscore ranks first on a ``desc`` board, a lower
+one on an ``asc`` board, as points do), then by tick. The tick
+is the time at which the player reached their current points, counted in
+whole ``tick`` units (``1s``, ``1min``, ``1h``) from the board's ``epoch``
+(default 0, 1970-01-01 UTC, and one second), stored as is or mirrored
 (``2**time_bits - 1 - time``) so that the better tick is the one the board's
 order ranks first:
 
@@ -22,6 +27,13 @@ desc       latest       time
 asc        earliest     time (earlier = smaller)
 asc        latest       mirrored
 =========  ===========  ===========================
+
+The scripts (``_prelude.lua``) know only ``scale``, the mirror flag and one
+low word per write (ARGV 7): ``low_of`` sends ``subscore * 2**time_bits +
+tick``, with the subscore mirrored (``2**subscore_bits - 1 - subscore``) on a
+mirrored board, so the script's own mirror (``scale - 1 - low``) turns it into
+the layout above. With the default epoch, tick and ``subscore_bits=0`` the
+low word is the whole seconds since 1970, as before.
 
 Without a tie-break (``tiebreak=None``) the score is the points themselves
 (any finite number of magnitude at most 2**53) and ties fall back to Redis's
@@ -38,17 +50,35 @@ from typing import Any, List, Optional, Union
 
 import numpy as np
 
-from fastrank.errors import PointsOutOfRange
+from fastrank.errors import PointsOutOfRange, TimeOutOfRange
 
 Points = Union[int, float]
 
 EXACT_LIMIT = 2 ** 53  # the largest magnitude a double holds with every integer below it
 
+TICKS = {"1s": 1, "1min": 60, "1h": 3600}
+"""The tie-break time's resolutions: seconds a tick counts."""
+
+
+def epoch_seconds(epoch: Any) -> int:
+    """A board's ``epoch`` (a datetime, naive = UTC, or unix seconds) as whole unix seconds."""
+    if isinstance(epoch, datetime):
+        moment = epoch if epoch.tzinfo is not None else epoch.replace(tzinfo=timezone.utc)
+        seconds: Any = moment.timestamp()
+    elif isinstance(epoch, bool) or not isinstance(epoch, (int, float)):
+        raise TypeError(f"epoch must be a datetime or unix seconds, not {type(epoch).__name__}")
+    else:
+        seconds = epoch
+    if not math.isfinite(seconds) or seconds != math.floor(seconds):
+        raise ValueError(f"epoch must be a whole second, not {epoch!r}")
+    return int(seconds)
+
 
 class ScoreCodec:
     """Encode, decode and validate the scores of one board's configuration."""
 
-    def __init__(self, *, order: str, tiebreak: Optional[str], point_bits: int, time_bits: int) -> None:
+    def __init__(self, *, order: str, tiebreak: Optional[str], point_bits: int, time_bits: int,
+                 epoch: int = 0, tick: str = "1s", subscore_bits: int = 0) -> None:
         if order not in ("desc", "asc"):
             raise ValueError(f"order must be 'desc' or 'asc', not {order!r}")
         if tiebreak not in ("earliest", "latest", None):
@@ -56,20 +86,38 @@ class ScoreCodec:
         for label, bits in (("point_bits", point_bits), ("time_bits", time_bits)):
             if isinstance(bits, bool) or not isinstance(bits, int) or bits < 1:
                 raise ValueError(f"{label} must be a positive integer, not {bits!r}")
-        if point_bits + time_bits > 53:
-            raise ValueError(f"point_bits + time_bits must be at most 53 (a double's exact integers), "
-                             f"not {point_bits} + {time_bits}")
+        if isinstance(subscore_bits, bool) or not isinstance(subscore_bits, int) or subscore_bits < 0:
+            raise ValueError(f"subscore_bits must be an integer >= 0, not {subscore_bits!r}")
+        if point_bits + subscore_bits + time_bits > 53:
+            raise ValueError(f"point_bits + subscore_bits + time_bits must be at most 53 (a double's exact "
+                             f"integers), not {point_bits} + {subscore_bits} + {time_bits}")
+        if subscore_bits and tiebreak is None:
+            raise ValueError("a subscore needs a board with a tie-break (tiebreak='earliest' or 'latest')")
+        if tick not in TICKS:
+            raise ValueError(f"tick must be one of {sorted(TICKS)}, not {tick!r}")
+        if isinstance(epoch, bool) or not isinstance(epoch, int):
+            raise TypeError(f"epoch must be whole unix seconds (epoch_seconds), not {epoch!r}")
+        self.epoch = epoch
+        self.tick_name = tick
+        self.tick_seconds = TICKS[tick]
+        self.subscore_bits = subscore_bits
+        self.max_subscore: int = 2 ** subscore_bits - 1
+        self.time_scale: int = 2 ** time_bits
+        #: the unix seconds a tick can stand for: [first_second, end_second)
+        self.first_second = epoch
+        self.end_second = epoch + self.time_scale * self.tick_seconds
         self.order = order
         self.tiebreak = tiebreak
         self.point_bits = point_bits
         self.time_bits = time_bits
         self.desc = order == "desc"
         # Without a tie-break there are no time bits: the score is the points.
-        self.scale = 2 ** time_bits if tiebreak is not None else 0
+        self.scale = 2 ** (subscore_bits + time_bits) if tiebreak is not None else 0
         self.max_points = 2 ** point_bits - 1 if tiebreak is not None else EXACT_LIMIT
         self.mirrored = tiebreak is not None and (tiebreak == "earliest") == self.desc
-        # Whole seconds in [0, tick_limit) are valid ticks as they are (tick_of's common case).
-        self.tick_limit = self.scale if self.scale else EXACT_LIMIT
+        # Whole seconds in [0, tick_limit) are valid times as they are (tick_of's common case).
+        plain = epoch == 0 and self.tick_seconds == 1
+        self.tick_limit = (self.time_scale if plain else 0) if self.scale else EXACT_LIMIT
 
     @property
     def integer(self) -> bool:
@@ -113,7 +161,9 @@ class ScoreCodec:
         return "2**53, the exact integers of a double"
 
     def tick_of(self, at: Union[int, float, datetime, None], now: float) -> int:
-        """The whole-second time of ``at`` (default ``now``), checked against ``time_bits``."""
+        """The whole unix second of ``at`` (default ``now``), checked against the
+        span the board's epoch, tick and ``time_bits`` hold (TimeOutOfRange, a
+        ValueError, outside it). ``low_of`` makes the scripts' word of it."""
         if type(at) is int and 0 <= at < self.tick_limit:  # the common cases first
             return at
         if at is None and 0.0 <= now < self.tick_limit:
@@ -130,13 +180,54 @@ class ScoreCodec:
         if not math.isfinite(seconds):
             raise ValueError(f"at must be finite, not {seconds!r}")
         tick = math.floor(seconds)
-        if self.integer and not 0 <= tick < self.scale:
-            raise ValueError(f"time {tick} does not fit in time_bits={self.time_bits} "
-                             f"(0 <= seconds since the epoch < {self.scale})")
+        if self.integer and not self.first_second <= tick < self.end_second:
+            raise TimeOutOfRange(f"time {tick} does not fit in time_bits={self.time_bits}: it is outside "
+                                 f"the span this board holds, {self.span_text()}")
         return tick
 
+    def span_text(self) -> str:
+        """The span of time the board holds, for error messages."""
+        first = datetime.fromtimestamp(self.first_second, timezone.utc).isoformat()
+        try:
+            end = datetime.fromtimestamp(self.end_second, timezone.utc).isoformat()
+        except (OverflowError, ValueError, OSError):
+            end = f"unix second {self.end_second}"
+        return (f"from {first} (epoch {self.first_second}) until before {end}, "
+                f"in ticks of {self.tick_name}")
+
+    def check_subscore(self, subscore: Any) -> int:
+        """``subscore`` as an int this board stores (0..2**subscore_bits-1), or ValueError/TypeError."""
+        if type(subscore) is int and 0 <= subscore <= self.max_subscore:
+            return subscore
+        if isinstance(subscore, bool):
+            raise TypeError(f"subscore must be an int, not {subscore!r}")
+        try:
+            value = operator.index(subscore)
+        except TypeError:
+            raise TypeError(f"subscore must be an int, not {type(subscore).__name__}") from None
+        if not self.subscore_bits:
+            raise ValueError("this board has no subscore: make it with subscore_bits=N")
+        if not 0 <= value <= self.max_subscore:
+            raise PointsOutOfRange(f"subscore {value} does not fit: this board holds 0..{self.max_subscore} "
+                                   f"(subscore_bits={self.subscore_bits})")
+        return value
+
+    def low_of(self, seconds: int, subscore: int = 0) -> int:
+        """The scripts' low word (submit.lua's ARGV 7) of a write at unix second
+        ``seconds`` (from ``tick_of``) with ``subscore`` (checked): the script
+        mirrors it as a whole on a mirrored board, so the subscore is sent
+        mirrored here and comes out as is."""
+        if not self.integer:
+            return seconds
+        tick = (seconds - self.epoch) // self.tick_seconds
+        if self.mirrored:
+            return (self.max_subscore - subscore) * self.time_scale + tick
+        return subscore * self.time_scale + tick
+
     def encode(self, points: Points, tick: int) -> Points:
-        """The sorted-set score of ``points`` reached at ``tick`` (already checked)."""
+        """The sorted-set score of ``points`` with the low word ``tick`` (already
+        checked): what the scripts compute. With the default epoch and tick and no
+        subscore the low word is the unix second; else ``low_of`` makes it."""
         if not self.integer:
             return points
         if self.mirrored:
@@ -155,9 +246,11 @@ class ScoreCodec:
             return np.asarray(points).astype(np.float64)
         if seconds is None:
             raise ValueError("a board with a tie-break needs the times")
-        if seconds.size and not (0 <= seconds.min() and seconds.max() < self.scale):
-            raise ValueError(f"a time does not fit in time_bits={self.time_bits}")
-        tick = (self.scale - 1) - seconds if self.mirrored else seconds
+        if seconds.size and not (self.first_second <= seconds.min() and seconds.max() < self.end_second):
+            raise TimeOutOfRange(f"a time does not fit in time_bits={self.time_bits}: it is outside the "
+                                 f"span this board holds, {self.span_text()}")
+        ticks = (seconds - self.epoch) // self.tick_seconds
+        tick = (self.scale - 1) - ticks if self.mirrored else ticks
         encoded: np.ndarray[Any, np.dtype[np.float64]] = (np.asarray(points, dtype=np.int64) * self.scale
                                                           + tick).astype(np.float64)
         return encoded
@@ -170,10 +263,22 @@ class ScoreCodec:
         return int(value) if value.is_integer() and abs(value) <= EXACT_LIMIT else value
 
     def tick(self, score: Union[float, int, str, bytes]) -> int:
-        """The tie-break time of a sorted-set score (boards with a tie-break)."""
+        """The tie-break tick of a sorted-set score (boards with a tie-break):
+        whole ``tick`` units since the board's epoch."""
         value = float(score)
-        tick = int(value - math.floor(value / self.scale) * self.scale)
-        return self.scale - 1 - tick if self.mirrored else tick
+        low = int(value - math.floor(value / self.scale) * self.scale) % self.time_scale
+        return self.time_scale - 1 - low if self.mirrored else low
+
+    def seconds(self, score: Union[float, int, str, bytes]) -> int:
+        """The unix second at which a score's tick starts (boards with a tie-break)."""
+        return self.epoch + self.tick(score) * self.tick_seconds
+
+    def subscore(self, score: Union[float, int, str, bytes]) -> int:
+        """The subscore of a sorted-set score (0 on a board without one)."""
+        if not self.subscore_bits:
+            return 0
+        value = float(score)
+        return int(value - math.floor(value / self.scale) * self.scale) // self.time_scale
 
     def text(self, value: Points) -> str:
         """A number as exact decimal text, the form the scripts parse."""

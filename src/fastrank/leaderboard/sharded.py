@@ -349,13 +349,13 @@ class ShardedBoardPlans:
     # -- writes ---------------------------------------------------------------------
 
     def _submit(self, player: PlayerId, points: Points, *, at: When = None, rule: Optional[str] = None,
-                with_rank: bool = False) -> Steps[Any]:
+                with_rank: bool = False, subscore: Optional[int] = None) -> Steps[Any]:
         """Apply a result on the player's shard (one atomic script); the new points,
         or with ``with_rank=True`` a :class:`Change` with global ranks, read
         around the write."""
         board = self._board(player)
         if not with_rank:
-            result = yield from steps(board._plan_submit(player, points, at=at, rule=rule))
+            result = yield from steps(board._plan_submit(player, points, at=at, rule=rule, subscore=subscore))
             return result
         member = player_id(player)
         season = board.season_at(at)  # the ranks around the write are read in the season it goes to
@@ -363,7 +363,7 @@ class ShardedBoardPlans:
         previous = None
         if old is not None:
             (previous,) = yield from self._ranks([(member, float(old))], self.rank_style, season)
-        new_points = yield from steps(board._plan_submit(player, points, at=at, rule=rule))
+        new_points = yield from steps(board._plan_submit(player, points, at=at, rule=rule, subscore=subscore))
         score = yield Call("zscore", (self._key(board, season), member))
         (rank,) = yield from self._ranks([(member, float(score))], self.rank_style, season)
         passed: List[str] = []

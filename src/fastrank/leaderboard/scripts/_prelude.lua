@@ -7,9 +7,12 @@
 --   4 the board's state: a hash ("frozen" once a season is rolled over)
 --   5 the players' entry data: a hash, player -> JSON text
 -- ARGV 1..5, the board's configuration:
---   1 scale: 2^time_bits, or 0 without a tie-break (the score is the points)
+--   1 scale: 2^(subscore_bits + time_bits), or 0 without a tie-break (the
+--     score is the points); the low word below it is written as one number
+--     (submit's ARGV 7), so a subscore and the board's epoch and tick need
+--     nothing here (fastrank/leaderboard/scorebits.py)
 --   2 "1" when higher is better (order desc)
---   3 "1" when the tie-break tick is mirrored (see fastrank/_scorebits.py)
+--   3 "1" when the tie-break tick is mirrored (see fastrank/leaderboard/scorebits.py)
 --   4 "1" when the board keeps the dense-rank companion (keys 2 and 3)
 --   5 the largest magnitude of points the board holds
 -- Every number written is exact decimal text (%.17g), never Lua's %.14g.

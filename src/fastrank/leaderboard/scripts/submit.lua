@@ -1,6 +1,8 @@
 -- submit: apply results to players by a rule, atomically: every new total is
 -- checked before anything is written, so an error writes nothing.
--- ARGV 6 rule (incr|set|best), 7 tick (whole seconds), 8 rank style wanted
+-- ARGV 6 rule (incr|set|best), 7 the low word of the new scores (the tick:
+--      whole ticks since the board's epoch, under the subscore when the board
+--      has one; ScoreCodec.low_of), 8 rank style wanted
 --      back (o|c|d, or "" for points only; one player only), 9 how many
 --      overtaken players to name, 10 expiry (unix ms, 0 = none),
 --      11... player, points, player, points...
