@@ -158,3 +158,4 @@ def test_asyncio_approve(async_client, tmp_path):
         store.close()
 
     asyncio.run(main())
+
