@@ -9,8 +9,9 @@ import sys
 
 import pytest
 
-from fastrank import Engine, Leaderboard, SQLiteStore, ScoreService
-from fastrank.cli import main
+from fastrank import Engine, Leaderboard
+
+from cli_support import cup_snapshot, run
 
 T0 = 1_790_000_000
 
@@ -18,26 +19,7 @@ T0 = 1_790_000_000
 @pytest.fixture
 def setup(tmp_path):
     """A store with 20 events and an Engine snapshot holding the board applied from them."""
-    store_path = tmp_path / "scores.db"
-    engine = Engine()
-    store = SQLiteStore(store_path)
-    service = ScoreService(Leaderboard(engine, "cup", season="w1"), store)
-    for i in range(20):
-        service.submit(f"m{i}", f"p{i % 6}", i % 5 + 1, at=T0 + i)
-    store.close()
-    snap = tmp_path / "board.snap"
-    engine.save(snap)
-    return store_path, snap
-
-
-def run(args, capsys):
-    """main(args): (exit status, stdout, stderr); argparse's own exits count too."""
-    try:
-        status = main(args)
-    except SystemExit as exit:
-        status = exit.code
-    out, err = capsys.readouterr()
-    return status, out, err
+    return cup_snapshot(tmp_path, 20)
 
 
 def base(command, store_path, snap, **changes):

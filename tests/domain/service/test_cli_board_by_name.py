@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from fastrank import Engine, Leaderboard, SQLiteStore, ScoreService
-from fastrank.cli import main
+from fastrank import Engine, Leaderboard
+
+from cli_support import cup_snapshot, run
 
 T0 = 1_700_000_000
 
@@ -15,27 +16,11 @@ T0 = 1_700_000_000
 def setup(tmp_path):
     """A store with 12 events of a dense board in season w2 (rolled over from
     w1) and an Engine snapshot of the board, nothing applied yet."""
-    store_path = tmp_path / "scores.db"
-    engine = Engine()
-    board = Leaderboard(engine, "cup", season="w1", ranking="dense", tiebreak="latest")
-    board.rollover("w2")
-    store = SQLiteStore(store_path)
-    service = ScoreService(board, store, apply=False)
-    for i in range(12):
-        service.submit(f"m{i}", f"p{i % 4}", i % 3 + 1, at=T0 + i)
-    store.close()
-    snap = tmp_path / "board.snap"
-    engine.save(snap)
-    return store_path, snap
-
-
-def run(args, capsys):
-    try:
-        status = main(args)
-    except SystemExit as exit_:
-        status = exit_.code
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
+    def board(engine):
+        made = Leaderboard(engine, "cup", season="w1", ranking="dense", tiebreak="latest")
+        made.rollover("w2")
+        return made
+    return cup_snapshot(tmp_path, 12, players=4, points=3, board=board, apply=False)
 
 
 @pytest.mark.parametrize("command", ["apply", "rebuild"])

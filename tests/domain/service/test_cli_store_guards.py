@@ -17,7 +17,8 @@ import redis
 
 import fastrank
 from fastrank import Engine, Leaderboard, SQLiteStore, ScoreService
-from fastrank.cli import main
+
+from cli_support import cup_snapshot, run
 
 T0 = 1_790_000_000
 
@@ -25,25 +26,7 @@ T0 = 1_790_000_000
 @pytest.fixture
 def setup(tmp_path):
     """A store with events of board "cup" and an Engine snapshot of the board applied from them."""
-    store_path = tmp_path / "scores.db"
-    engine = Engine()
-    store = SQLiteStore(store_path)
-    service = ScoreService(Leaderboard(engine, "cup", season="w1"), store)
-    for i in range(12):
-        service.submit(f"m{i}", f"p{i % 6}", i % 5 + 1, at=T0 + i)
-    store.close()
-    snap = tmp_path / "board.snap"
-    engine.save(snap)
-    return store_path, snap
-
-
-def run(args, capsys):
-    try:
-        status = main(args)
-    except SystemExit as exit:
-        status = exit.code
-    out, err = capsys.readouterr()
-    return status, out, err
+    return cup_snapshot(tmp_path, 12)
 
 
 def args_for(command, store, snap, *extra, name="cup"):
