@@ -13,7 +13,6 @@ from fastrank import Engine, Leaderboard
 
 from cli_support import cup_snapshot, run
 
-T0 = 1_790_000_000
 
 
 @pytest.fixture

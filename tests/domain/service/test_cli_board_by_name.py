@@ -9,7 +9,6 @@ from fastrank import Engine, Leaderboard
 
 from cli_support import cup_snapshot, run
 
-T0 = 1_700_000_000
 
 
 @pytest.fixture

@@ -11,18 +11,15 @@ import logging
 import pytest
 
 import fastrank.asyncio
-from fastrank import Leaderboard, PostgresStore, SQLiteStore, ScoreService
+from fastrank import Leaderboard, SQLiteStore, ScoreService
 from fastrank.service.metrics import ServiceMetrics
 
 T0 = 1_790_000_000
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def store(request, tmp_path):
-    s = (SQLiteStore(tmp_path / "scores.db") if request.param == "sqlite"
-         else PostgresStore(request.getfixturevalue("postgres_dsn")))
-    yield s
-    s.close()
+@pytest.fixture
+def store(sql_store):
+    return sql_store
 
 
 def clock_from(start):

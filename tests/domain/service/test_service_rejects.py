@@ -12,19 +12,14 @@ import pytest
 
 import fastrank.asyncio
 import fastrank.service
-from fastrank import Leaderboard, PostgresStore, SQLiteStore, ScoreService, SeasonFrozen
+from fastrank import Leaderboard, SQLiteStore, ScoreService, SeasonFrozen
 
 T0 = 1_790_000_000
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def store(request, tmp_path):
-    if request.param == "sqlite":
-        s = SQLiteStore(tmp_path / "scores.db")
-    else:
-        s = PostgresStore(request.getfixturevalue("postgres_dsn"))
-    yield s
-    s.close()
+@pytest.fixture
+def store(sql_store):
+    return sql_store
 
 
 def test_a_rolled_over_season_refuses_submits_before_recording(client, store):

@@ -11,20 +11,15 @@ import math
 import numpy as np
 import pytest
 
-from fastrank.service import PostgresStore, SQLiteStore
+from fastrank.service import SQLiteStore
 from fastrank.service.store import PLAYER_SEPARATOR
 
 T0 = 1_790_000_000.0
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def store(request, tmp_path):
-    if request.param == "sqlite":
-        s = SQLiteStore(tmp_path / "scores.db")
-    else:
-        s = PostgresStore(request.getfixturevalue("postgres_dsn"))
-    yield s
-    s.close()
+@pytest.fixture
+def store(sql_store):
+    return sql_store
 
 
 def pages(store, upto, batch, read):
