@@ -275,12 +275,27 @@ class ServicePlans:
             yield from self._plan_apply_pending()
         return [[_receipt(e) for e in events] for events, _ in recorded]
 
-    def _applied(self, count: int, events: Sequence[Event]) -> None:
-        """Count and log a batch the applier wrote; the lag is what is left after it."""
+    def _progress_counted(self, progress: Optional[Progress]) -> Optional[Progress]:
+        """``progress`` that also moves the metrics' rebuild gauge (0..1) when there are metrics."""
+        metrics = self.metrics
+        if metrics is None:
+            return progress
+        gauge = metrics.rebuild_progress.labels(self.board_key)
+        gauge.set(0)
+
+        def counted(done: int, total: int) -> Any:
+            gauge.set(done / total if total else 1.0)
+            return None if progress is None else progress(done, total)
+        return counted
+
+    def _applied(self, count: int, events: Sequence[Event], seconds: float) -> None:
+        """Count and log a batch the applier wrote (``seconds``: its script's
+        round trip); the lag is what is left after it."""
         if count:
             log_event("score.applied", board=self.board_key, events=count, upto=events[-1].id)
         if self.metrics is not None:
             self.metrics.applied.labels(self.board_key).inc(count)
+            self.metrics.apply_seconds.labels(self.board_key).observe(seconds)
             oldest = min((e.recorded_at for e in events), default=None)
             self.metrics.lag_seconds.labels(self.board_key).set(
                 0.0 if oldest is None else max(0.0, float(self.clock()) - oldest))
@@ -418,6 +433,7 @@ class ServicePlans:
                     rule = "incr" if e.kind == "score" else "set"
                     args += [e.id, e.player, rule, e.points, codec.tick_of(e.at, 0.0)]
                     args[1] += 1
+            started = time.perf_counter()
             try:
                 reply = yield Run(APPLY, keys, (*self.board.script_config, *args))
             except ResponseError as exc:
@@ -440,7 +456,7 @@ class ServicePlans:
             if int(reply[1]) < 0:
                 return applied  # a rebuild is running: it applies them when done
             applied += int(reply[1])
-            self._applied(int(reply[1]), events)
+            self._applied(int(reply[1]), events, time.perf_counter() - started)
 
     def _plan_recover(self) -> Steps[int]:
         """Apply what was committed but not yet applied (call at start); how many."""
@@ -507,6 +523,7 @@ class ServicePlans:
         """
         if type(batch) is not int or batch < 1:
             raise ValueError(f"batch must be an int >= 1, not {batch!r}")
+        progress = self._progress_counted(progress)
         board = self.board
         if board.codec.integer:
             span = yield Do(self.store.time_range, (self.season,), {"board": self.board_key})

@@ -125,6 +125,9 @@ def test_user_checks_metrics_and_log_records(client, store, caplog):
     assert metrics.value("fastrank_submits_total", outcome="refused", **label) == 1
     assert metrics.value("fastrank_events_applied_total", **label) == 2      # the score, the approval's correction
     assert metrics.value("fastrank_apply_lag_events", **label) == 0
+    assert metrics.value("fastrank_apply_seconds_count", **label) == 3          # every batch, empty ones too
+    service.rebuild()
+    assert metrics.value("fastrank_rebuild_progress_ratio", **label) == 1.0
     events = [r.event for r in caplog.records if hasattr(r, "event")]
     assert events == ["score.recorded", "score.applied", "score.held", "score.refused", "score.approved",
                       "score.applied"]
