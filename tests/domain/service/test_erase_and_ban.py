@@ -14,7 +14,7 @@ import pytest
 
 import fastrank
 import fastrank.asyncio
-from fastrank import Leaderboard, PlayerBanned, PostgresStore, ScoreService
+from fastrank import Leaderboard, PlayerBanned, PostgresStore, SQLiteStore, ScoreService
 
 T0 = 1_790_000_000
 GONE = "zed-erase-7"  # the id looked for everywhere afterwards
@@ -136,7 +136,8 @@ def test_erase_while_events_are_pending_and_with_a_second_service(client, store)
     writer = ScoreService(board, store, apply=False, max_clock_skew=None)
     writer.submit_match("m1", {GONE: 9, "ann": 4}, at=T0)
     other = ScoreService(Leaderboard(client, "arena"), store, max_clock_skew=None)
-    other.erase_player(GONE)
+    other.ban(GONE)                                                # a banned player can be erased too
+    assert other.erase_player(GONE).events == 1 and other.bans() == []
     assert writer.apply_pending() == 1                             # ann's event; GONE's were deleted
     assert [(e.player, e.points) for e in board.top()] == [("ann", 4)]
     assert not [t for t in backend_texts(client) if GONE in t]
@@ -230,3 +231,15 @@ def test_asyncio_erase_and_ban(async_client, store):
         return result
 
     assert asyncio.run(main()) == (1, True, True, ["ann"], ["bob"], True, 2)
+
+
+def test_a_store_made_before_bans_and_audit_gets_them_when_opened(tmp_path):
+    path = tmp_path / "old.db"
+    old = SQLiteStore(path)
+    old._read("DROP TABLE bans")
+    old._read("DROP TABLE audit")
+    old.close()
+    store = SQLiteStore(path)
+    assert store.ban("zed", board="arena") and store.bans(board="arena") == ["zed"]
+    assert store.erase_player("zed", board="arena")[1].action == "player.erased"
+    store.close()
