@@ -4,7 +4,8 @@ from fastrank._threads import get_threads, set_threads
 from fastrank.engine.connect import connect
 from fastrank.counters import GCounter, GCounterReplica, PNCounter, PNCounterReplica, ShardedCounter
 from fastrank.engine import Engine
-from fastrank.errors import BoardConfigMismatch, PeriodClosed, PointsOutOfRange, SeasonFrozen, TimeOutOfRange
+from fastrank.errors import (BoardConfigMismatch, PeriodClosed, PlayerBanned, PointsOutOfRange, SeasonFrozen,
+                             TimeOutOfRange)
 from fastrank.leaderboard import Change, Entry, Leaderboard, ShardedLeaderboard
 from fastrank import natives  # noqa: F401  (the Engine's native paths of the leaderboard's scripts, registered)
 from fastrank.service import PostgresStore, SQLiteStore, ScoreService
@@ -12,6 +13,6 @@ from fastrank.service import PostgresStore, SQLiteStore, ScoreService
 __version__ = "0.1.0"
 
 __all__ = ["BoardConfigMismatch", "Change", "CountMinSketch", "Engine", "Entry", "GCounter", "GCounterReplica", "HyperLogLog", "Leaderboard",
-           "PNCounter", "PNCounterReplica", "PeriodClosed", "PointsOutOfRange", "SeasonFrozen", "TimeOutOfRange", "PostgresStore", "SQLiteStore", "ScoreService", "ShardedCounter",
+           "PNCounter", "PNCounterReplica", "PeriodClosed", "PlayerBanned", "PointsOutOfRange", "SeasonFrozen", "TimeOutOfRange", "PostgresStore", "SQLiteStore", "ScoreService", "ShardedCounter",
            "ShardedLeaderboard", "SortedSet", "TopK", "connect", "get_threads",
            "set_threads", "__version__"]

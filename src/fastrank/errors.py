@@ -55,7 +55,12 @@ class BoardConfigMismatch(ValueError):
                          f"open it by name alone to use its stored options, or give another name")
 
 
-for _cls in (SeasonFrozen, PointsOutOfRange, TimeOutOfRange, PeriodClosed, BoardConfigMismatch):
+class PlayerBanned(ValueError):
+    """A submit for a player the score service's board has banned
+    (``ScoreService.ban``): refused before anything is recorded."""
+
+
+for _cls in (SeasonFrozen, PointsOutOfRange, TimeOutOfRange, PeriodClosed, BoardConfigMismatch, PlayerBanned):
     _cls.__module__ = "fastrank"  # shown and pickled as the package exports them
 
 

@@ -10,12 +10,13 @@
   through the compiled reader ``_totals`` (C in ``native/``);
 - ``columns``: the bulk ZADD mappings a rebuild writes (any client reads
   them; the Engine by their column form);
-- ``scripts/``: the Lua scripts that apply an event and swap a rebuilt board in.
+- ``scripts/``: the Lua scripts that apply an event, swap a rebuilt board in and
+  take a player off a board (erase and ban).
 """
 from fastrank.service.postgres import PostgresStore
 from fastrank.service.sqlite import SQLiteStore
 from fastrank.service.service import RanksUpdating, Receipt, ScoreService
-from fastrank.service.store import CeilingExceeded, ConflictingResubmit, Event, Standing, StoreSchemaError, Total
+from fastrank.service.store import AuditRecord, CeilingExceeded, ConflictingResubmit, Event, Standing, StoreSchemaError, Total
 
-__all__ = ["CeilingExceeded", "ConflictingResubmit", "Event", "PostgresStore", "RanksUpdating", "Receipt",
+__all__ = ["AuditRecord", "CeilingExceeded", "ConflictingResubmit", "Event", "PostgresStore", "RanksUpdating", "Receipt",
            "SQLiteStore", "ScoreService", "Standing", "StoreSchemaError", "Total"]

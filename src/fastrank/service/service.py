@@ -58,13 +58,14 @@ from fastrank.service.packed import ReadAhead, board_order
 from fastrank.service.metrics import ServiceMetrics, log_event
 from fastrank.service.review import Check, History, Reviewer, Submission, default_checks
 from fastrank.service.review_queue import Flag
-from fastrank.service.store import CeilingExceeded, Event, SQLStore, Standing, Total
+from fastrank.service.store import AuditRecord, CeilingExceeded, Event, SQLStore, Standing, Total
 
 __all__ = ["RanksUpdating", "Receipt", "ScoreService", "ServicePlans"]
 
 APPLY = packaged_script("service_apply", "fastrank.service")
 SWAP = packaged_script("service_swap", "fastrank.service")
 SKIP = packaged_script("service_skip", "fastrank.service")
+REMOVE = packaged_script("service_remove", "fastrank.service")
 
 Progress = Callable[[int, int], Any]
 
@@ -180,6 +181,8 @@ class ServicePlans:
         self.offset_key = self._keys[0] + ":applied"
         #: present while a rebuild runs
         self.rebuild_key = self._keys[0] + ":rebuilding"
+        #: the players banned from the board (a set the applier reads; the store's ``bans`` is the record)
+        self.banned_key = self._keys[0] + ":banned"
         #: where a rebuild writes the new board, its distinct values and their
         #: counts, beside the live ones (same hash tag) until it swaps them in
         self.next_keys = (self._keys[0] + ":next", self._keys[0] + ":next:dense",
@@ -417,7 +420,7 @@ class ServicePlans:
         for nothing there, and the applier moves on.
         """
         applied = 0
-        keys = (*self._keys, self.offset_key, self.rebuild_key)
+        keys = (*self._keys, self.offset_key, self.rebuild_key, self.banned_key)
         codec = self.board.codec
         while True:
             raw = yield Call("get", (self.offset_key,))
@@ -488,7 +491,7 @@ class ServicePlans:
 
     def _plan_rebuild(self, progress: Optional[Progress] = None, batch: int = 50_000) -> Steps[int]:
         """Load the board again from the store, beside the old one, and swap it
-        in; how many players.
+        in; how many players (banned players are left out: ``ban``).
 
         First the checks, before anything is written: ``batch`` (an int >= 1)
         and the season's stored times against the board's ``time_bits``
@@ -543,6 +546,10 @@ class ServicePlans:
                 fields = {"%.17g" % p: n for p, n in zip(distinct.tolist(), counts.tolist())}
                 yield [Call("hset", (fresh[2],), {"mapping": fields}),
                        Call("zadd", (fresh[1], {f: float(f) for f in fields}))]
+            # Banned players stay off the rebuilt board (and in the banned set).
+            for name in (yield Do(self.store.bans, (), {"board": self.board_key})):
+                done -= int((yield Run(REMOVE, (*fresh, *self._keys[3:], self.banned_key, fresh[0]),
+                                       (*board.script_config, name, "ban"))))
         except Exception:
             yield [Call("delete", (key,)) for key in (*fresh, self.rebuild_key)]  # one key a call: cluster pipelines
             raise
@@ -554,6 +561,96 @@ class ServicePlans:
             board.forget_cached()
         yield from self._plan_apply_pending()
         return done
+
+    # -- erase and ban ----------------------------------------------------------------
+
+    def _season_keys(self, season: Optional[str]) -> tuple[str, ...]:
+        """A season's board keys, its banned set and a rebuild's board (``service_remove``'s KEYS)."""
+        keys = self.board.keys(season) if season is not None else self._keys
+        return (*keys, keys[0] + ":banned", keys[0] + ":next")
+
+    def _plan_board_seasons(self, stored: Sequence[str]) -> Steps[list[Optional[str]]]:
+        """Every season of the board a player can be in: this service's, the
+        board's current one, those the board's descriptor lists as rolled over
+        (``past:<season>``) and ``stored`` (the store's seasons of the player)."""
+        if self._board_season is None:
+            return [None]
+        seasons: set[Optional[str]] = {self._board_season, *(s for s in stored if s)}
+        if self.board.season is not None:
+            seasons.add(self.board.season)
+        if self.board.descriptor_key is not None:
+            described = yield Call("hgetall", (self.board.descriptor_key,))
+            for field, value in (described or {}).items():
+                field = field.decode() if isinstance(field, bytes) else field
+                value = value.decode() if isinstance(value, bytes) else value
+                if field.startswith("past:"):
+                    seasons.add(field[5:])
+                elif field == "season" and value:
+                    seasons.add(value)
+        return sorted(seasons, key=str)
+
+    def _plan_erase_player(self, player: Any, *, by: str = "") -> Steps[AuditRecord]:
+        """Forget a player: off every season of the board (current and rolled
+        over, their dense counts kept right, their entry data, a ban), and out
+        of the store (their events of every season deleted, their totals,
+        archived standings, review-queue rows and ban), with an audit record
+        that names no player (``SQLStore.audit``). The audit record.
+
+        The board is first told to pass over the player's events (as for a
+        ban), then the store forgets them, then the board does: an applier
+        running meanwhile cannot bring them back. Event ids are never reused,
+        so every applier's offset stays valid.
+
+        :raises RanksUpdating: a rebuild is running (nothing is changed).
+        """
+        name = self._player(player)
+        yield from self._plan_guard()
+        seasons = yield from self._plan_board_seasons(())
+        for season in seasons:
+            yield Run(REMOVE, self._season_keys(season), (*self.board.script_config, name, "ban"))
+        # If the store fails here, the player stays banned on the board (hidden): erase again.
+        stored, record = yield Do(self.store.erase_player, (name,), {"board": self.board_key, "by": str(by)})
+        for season in sorted(set(seasons) | set((yield from self._plan_board_seasons(stored))), key=str):
+            yield Run(REMOVE, self._season_keys(season), (*self.board.script_config, name, "erase"))
+        self.board.forget_cached()
+        self._reviewed_players.discard(name)
+        if self.reviewer is not None:
+            self.reviewer.histories.pop(name, None)
+        log_event("player.erased", board=self.board_key, events=record.events, totals=record.totals,
+                  standings=record.standings, reviews=record.reviews, by=record.by)
+        return record  # type: ignore[no-any-return]
+
+    def _plan_ban(self, player: Any, *, by: str = "") -> Steps[bool]:
+        """Ban a player: their submits raise ``PlayerBanned`` (nothing recorded),
+        they leave this service's season of the board, every read of the
+        service leaves them out (``rank`` answers None, as for a player
+        without a score) and appliers and rebuilds pass over their events.
+        Their events stay in the store (``unban`` restores their standing).
+        The ban is stored (the store's ``bans``, the board's banned set), so
+        every service of the board sees it. True if they were not banned."""
+        name = self._player(player)
+        new = yield Do(self.store.ban, (name,), {"board": self.board_key, "by": str(by)})
+        yield Run(REMOVE, self._season_keys(self._board_season), (*self.board.script_config, name, "ban"))
+        self.board.forget_cached()
+        log_event("player.banned", board=self.board_key, player=name, by=str(by))
+        return bool(new)
+
+    def _plan_unban(self, player: Any, *, by: str = "") -> Steps[bool]:
+        """Lift a ban: the player's total this season, from the store, is
+        logged as a correction and applied, so their standing is back.
+        True if they were banned."""
+        name = self._player(player)
+        yield Run(REMOVE, self._season_keys(self._board_season), (*self.board.script_config, name, "unban"))
+        was, _ = yield Do(self.store.unban, (self.season, name), {"board": self.board_key})
+        log_event("player.unbanned", board=self.board_key, player=name, by=str(by))
+        if self.apply:
+            yield from self._plan_apply_pending()
+        return bool(was)
+
+    def _plan_bans(self) -> Steps[List[str]]:
+        """The players banned from this board, in id order."""
+        names: List[str] = yield Do(self.store.bans, (), {"board": self.board_key})
+        return names
 
     def _check_times(self, span: Optional[tuple[float, float]]) -> None:
         """Refuse a rebuild whose stored times (the season's earliest and
@@ -822,4 +919,8 @@ class ScoreService(ServicePlans):
     flags = blocking(ServicePlans._plan_flags)
     approve = blocking(ServicePlans._plan_approve)
     reject = blocking(ServicePlans._plan_reject_flag)
+    erase_player = blocking(ServicePlans._plan_erase_player)
+    ban = blocking(ServicePlans._plan_ban)
+    unban = blocking(ServicePlans._plan_unban)
+    bans = blocking(ServicePlans._plan_bans)
 

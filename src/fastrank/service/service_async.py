@@ -37,3 +37,7 @@ class ScoreService(ServicePlans):
     flags = awaiting(ServicePlans._plan_flags)
     approve = awaiting(ServicePlans._plan_approve)
     reject = awaiting(ServicePlans._plan_reject_flag)
+    erase_player = awaiting(ServicePlans._plan_erase_player)
+    ban = awaiting(ServicePlans._plan_ban)
+    unban = awaiting(ServicePlans._plan_unban)
+    bans = awaiting(ServicePlans._plan_bans)

@@ -24,6 +24,10 @@ or standings:
 score events, their reasons and the decisions taken on them; a *held*
 event (kind ``"held"``) counts for nothing until approved.
 
+``bans`` lists the players a board has banned (``ScoreService.ban``: their
+submits are refused, their events kept); ``audit`` records erasures
+(``erase_player``) with counts, who and when, and no player id.
+
 ``standings`` holds archived seasons; ``fastrank_schema`` the layout's
 version (``SCHEMA_VERSION``; ``SQLStore.__init__`` migrates the layout
 before boards when told which board its rows belong to).
@@ -42,6 +46,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from fastrank.errors import PlayerBanned
 from fastrank.service.review_queue import ReviewQueue
 
 if TYPE_CHECKING:
@@ -49,7 +54,7 @@ if TYPE_CHECKING:
     from fastrank.service._totals import ScoreOrderScan
     from fastrank.service.packed import PackedTotals
 
-__all__ = ["CeilingExceeded", "ConflictingResubmit", "Event", "SCHEMA_VERSION", "SQLStore", "Standing",
+__all__ = ["AuditRecord", "CeilingExceeded", "ConflictingResubmit", "Event", "SCHEMA_VERSION", "SQLStore", "Standing",
            "StoreSchemaError", "Total", "TotalsColumns", "TotalsPage"]
 
 DAY_SECONDS = 86_400
@@ -111,6 +116,9 @@ class TotalsColumns(NamedTuple):
     next_after: str | None
 
 
+#: The condition that leaves a board's banned players out of a read of totals (one parameter: the board).
+NOT_BANNED = " AND player NOT IN (SELECT player FROM bans WHERE board = ?)"
+
 #: Joins the player ids of a page in one text (a page whose ids contain it is read row by row).
 PLAYER_SEPARATOR = b"\x1f"
 
@@ -121,6 +129,21 @@ class Standing(NamedTuple):
     rank: int
     player: str
     points: int
+
+
+class AuditRecord(NamedTuple):
+    """One row of the ``audit`` table: what was done to how many rows, by whom
+    and when (seconds since the epoch). It names no player."""
+
+    id: int
+    board: str
+    action: str
+    events: int
+    totals: int
+    standings: int
+    reviews: int
+    by: str
+    at: float
 
 
 class ConflictingResubmit(ValueError):
@@ -200,6 +223,8 @@ class SQLStore(ReviewQueue):
                 raise StoreSchemaError(
                     f"{self!r} has schema version {version}; this fastrank reads version {SCHEMA_VERSION}"
                     + (": upgrade fastrank" if isinstance(version, int) and version > SCHEMA_VERSION else ""))
+            for statement in self._added_tables():  # tables added within this version: created when missing
+                cur.execute(statement)
             return
         if not tables & {"events", "totals", "standings"}:
             self._create(cur)
@@ -289,6 +314,20 @@ class SQLStore(ReviewQueue):
             "CREATE TABLE IF NOT EXISTS reviews (event_id BIGINT PRIMARY KEY, board TEXT NOT NULL, "
             "status TEXT NOT NULL, reasons TEXT NOT NULL, decided_by TEXT, decided_at DOUBLE PRECISION)",
             "CREATE INDEX IF NOT EXISTS reviews_by_status ON reviews (board, status, event_id)",
+            *self._added_tables(),
+        ]
+
+    def _added_tables(self) -> list[str]:
+        """Tables added to this layout version after stores of it were made
+        (each ``IF NOT EXISTS``, so opening an older store creates them)."""
+        return [
+            # the players a board has banned
+            "CREATE TABLE IF NOT EXISTS bans (board TEXT NOT NULL, player TEXT NOT NULL, banned_by TEXT NOT NULL, "
+            "banned_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (board, player))",
+            # what was erased: counts, who and when; never a player id
+            f"CREATE TABLE IF NOT EXISTS audit (id {self.id_column}, board TEXT NOT NULL, action TEXT NOT NULL, "
+            "events BIGINT NOT NULL, totals BIGINT NOT NULL, standings BIGINT NOT NULL, reviews BIGINT NOT NULL, "
+            "done_by TEXT NOT NULL, done_at DOUBLE PRECISION NOT NULL)",
         ]
 
     def _begin_write(self, cur: Any) -> None:
@@ -390,6 +429,10 @@ class SQLStore(ReviewQueue):
         out: list[Event] = []
         fresh = 0
         for player, pts in points.items():
+            cur.execute(self._sql("SELECT 1 FROM bans WHERE board = ? AND player = ?"), (board, player))
+            if cur.fetchone() is not None:
+                raise PlayerBanned(f"player {player!r} is banned from board {board!r}: nothing of match "
+                                   f"{match_id!r} was recorded")
             cur.execute(self._sql(f"SELECT {_EVENT_COLUMNS} FROM events "
                                   "WHERE board = ? AND match_id = ? AND player = ?"), (board, match_id, player))
             row = cur.fetchone()
@@ -525,6 +568,67 @@ class SQLStore(ReviewQueue):
         cur.execute(self._sql("UPDATE totals SET points = ?, at = ?, last_id = CASE WHEN last_id > ? "
                               "THEN last_id ELSE ? END WHERE board = ? AND season = ? AND player = ?"),
                     (total, reached, event.id, event.id, board, event.season, event.player))
+
+    def erase_player(self, player: str, *, board: str = "", by: str = "",
+                     at: float | None = None) -> tuple[list[str], AuditRecord]:
+        """Forget a player of ``board`` in one transaction: their events of every
+        season (deleted; ids are never reused, so appliers' offsets stay
+        valid), their totals, archived standings, review-queue rows and ban.
+        Adds an ``audit`` row (``"player.erased"``, the counts, ``by``, when:
+        no player id). The seasons the player was in (sorted) and the audit record."""
+        now = time.time() if at is None else float(at)
+        with self._write() as cur:
+            cur.execute(self._sql("SELECT season FROM events WHERE board = ? AND player = ? UNION "
+                                  "SELECT season FROM totals WHERE board = ? AND player = ? UNION "
+                                  "SELECT season FROM standings WHERE board = ? AND player = ?"),
+                        (board, player) * 3)
+            seasons = sorted({row[0] for row in cur.fetchall()})
+            cur.execute(self._sql("DELETE FROM reviews WHERE board = ? AND event_id IN "
+                                  "(SELECT id FROM events WHERE board = ? AND player = ?)"), (board, board, player))
+            reviews = cur.rowcount
+            counts = []
+            for table in ("events", "totals", "standings"):
+                cur.execute(self._sql(f"DELETE FROM {table} WHERE board = ? AND player = ?"), (board, player))
+                counts.append(cur.rowcount)
+            cur.execute(self._sql("DELETE FROM bans WHERE board = ? AND player = ?"), (board, player))
+            record = AuditRecord(0, board, "player.erased", counts[0], counts[1], counts[2], reviews, by, now)
+            cur.execute(self._sql("INSERT INTO audit (board, action, events, totals, standings, reviews, done_by, "
+                                  "done_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"), record[1:])
+            return seasons, record._replace(id=int(cur.fetchone()[0]))
+
+    def audit(self, *, board: str = "") -> list[AuditRecord]:
+        """The audit records of ``board`` (erasures), oldest first."""
+        rows = self._read("SELECT id, board, action, events, totals, standings, reviews, done_by, done_at FROM audit "
+                          "WHERE board = ? ORDER BY id", (board,))
+        return [AuditRecord(int(r[0]), r[1], r[2], int(r[3]), int(r[4]), int(r[5]), int(r[6]), r[7], float(r[8]))
+                for r in rows]
+
+    def ban(self, player: str, *, board: str = "", by: str = "", at: float | None = None) -> bool:
+        """Ban a player from ``board``: their submits are refused (``PlayerBanned``)
+        from this commit on; their events stay. True if they were not banned."""
+        now = time.time() if at is None else float(at)
+        with self._write() as cur:
+            cur.execute(self._sql("INSERT INTO bans (board, player, banned_by, banned_at) VALUES (?, ?, ?, ?) "
+                                  "ON CONFLICT (board, player) DO NOTHING"), (board, player, by, now))
+            return bool(cur.rowcount)
+
+    def unban(self, season: str, player: str, *, board: str = "") -> tuple[bool, Event | None]:
+        """Lift a player's ban from ``board`` and, when they have a total in
+        ``season``, log it again as a correction (which an applier writes to
+        the board). (whether they were banned, the correction or None)."""
+        with self._write() as cur:
+            cur.execute(self._sql("DELETE FROM bans WHERE board = ? AND player = ?"), (board, player))
+            if not cur.rowcount:
+                return False, None
+            cur.execute(self._sql("SELECT 1 FROM totals WHERE board = ? AND season = ? AND player = ?"),
+                        (board, season, player))
+            if cur.fetchone() is None:
+                return True, None
+            return True, self._correct(cur, board, season, player)
+
+    def bans(self, *, board: str = "") -> list[str]:
+        """The players ``board`` has banned, in id order."""
+        return [r[0] for r in self._read("SELECT player FROM bans WHERE board = ? ORDER BY player", (board,))]
 
     def archive(self, season: str, standings: list[Standing], *, board: str = "") -> int:
         """Write a season's final standings of ``board`` (replacing an earlier archive of it); how many rows."""
@@ -728,14 +832,14 @@ class SQLStore(ReviewQueue):
         (greater when ``descending``, else smaller): a dense rank is that plus one."""
         sign = ">" if descending else "<"
         return int(self._read(f"SELECT COUNT(DISTINCT points) FROM totals WHERE board = ? AND season = ? "
-                              f"AND points {sign} ?", (board, season, points))[0][0])
+                              f"AND points {sign} ?{NOT_BANNED}", (board, season, points, board))[0][0])
 
     def count_above(self, season: str, points: int, *, descending: bool = True, board: str = "") -> int:
         """How many totals of a season of ``board`` rank above ``points``
         (greater when ``descending``, else smaller): a competition rank is that plus one."""
         sign = ">" if descending else "<"
         return int(self._read(f"SELECT COUNT(*) FROM totals WHERE board = ? AND season = ? "
-                              f"AND points {sign} ?", (board, season, points))[0][0])
+                              f"AND points {sign} ?{NOT_BANNED}", (board, season, points, board))[0][0])
 
     def top(self, season: str, n: int, *, descending: bool = True,
             earliest_first: bool | None = True, board: str = "", offset: int = 0) -> list[Total]:
@@ -743,14 +847,16 @@ class SQLStore(ReviewQueue):
         ``offset``), in a board's order: points (most first when
         ``descending``), then who reached them first (``earliest_first``;
         False: last; None: no tie-break), then the player id as a sorted set
-        orders equal scores (reversed on a descending board)."""
+        orders equal scores (reversed on a descending board). The board's
+        banned players (``ban``) are left out, here and in ``count_above`` and
+        ``distinct_above``."""
         way = "DESC" if descending else "ASC"
         if earliest_first is None:
             ties = f"player {way}"
         else:
             ties = f"at {'ASC' if earliest_first else 'DESC'}, player {way}"
-        rows = self._read(f"SELECT player, points, at FROM totals WHERE board = ? AND season = ? "
-                          f"ORDER BY points {way}, {ties} LIMIT ? OFFSET ?", (board, season, n, offset))
+        rows = self._read(f"SELECT player, points, at FROM totals WHERE board = ? AND season = ?{NOT_BANNED} "
+                          f"ORDER BY points {way}, {ties} LIMIT ? OFFSET ?", (board, season, board, n, offset))
         return [Total(p, int(pts), float(at)) for p, pts, at in rows]
 
     def history(self, player: str, season: str | None = None, *, board: str = "") -> list[Event]:

@@ -1,7 +1,8 @@
 -- service_apply: apply events of the score log to the board, exactly once.
 -- KEYS 1..5 the board (see the prelude), 6 the id of the last event applied
 -- to it (same hash tag, so the offset moves in the same atomic step), 7 the
--- flag a rebuild sets while it loads the board.
+-- flag a rebuild sets while it loads the board, 8 the set of players the
+-- board has banned (their events are passed over: the offset moves past them).
 -- ARGV 6 the id the offset reaches once every event given is applied (the
 --      last id read from the log, which may hold other seasons' events),
 --      7 n, then from 8 the n events, five words each: id, player, rule
@@ -20,7 +21,9 @@ local applied = 0
 for i = 0, n - 1 do
   local at = 8 + 5 * i
   local id = tonumber(ARGV[at])
-  if id > offset then
+  if id > offset and redis.call('SISMEMBER', KEYS[8], ARGV[at + 1]) == 1 then
+    offset = id
+  elseif id > offset then
     local player, rule, given, tick = ARGV[at + 1], ARGV[at + 2], tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4])
     local old = points_now(player)
     local new = points_after(rule, old, given)
