@@ -3,6 +3,8 @@
 - ``client``: a sync client, parametrised over ``engine`` (fastrank.Engine),
   ``redis`` (the real Redis of tests/conftest.py) and ``cluster`` (its real
   3-master Redis Cluster), each empty.
+- ``other_client``: another client object on the same data as ``client``
+  (a second process's view; the Engine is its own data, so itself);
 - ``async_client``: a factory of the matching asyncio client
   (fastrank.asyncio.Engine, redis.asyncio.Redis, redis.asyncio.cluster.RedisCluster),
   to be called inside the test's event loop; the servers are flushed first.
@@ -45,3 +47,17 @@ def async_client(request: pytest.FixtureRequest) -> Callable[[], Any]:
 
     return lambda: RedisCluster(host="127.0.0.1", port=ports[0])
 
+
+
+@pytest.fixture
+def other_client(client: Any) -> Any:
+    import redis
+    import redis.cluster
+
+    if isinstance(client, redis.cluster.RedisCluster):
+        node = client.get_default_node()
+        return redis.cluster.RedisCluster(host=node.host, port=node.port)
+    if isinstance(client, redis.Redis):
+        kwargs = client.connection_pool.connection_kwargs
+        return redis.Redis(host=kwargs.get("host", "127.0.0.1"), port=kwargs["port"])
+    return client

@@ -9,27 +9,14 @@ import itertools
 from typing import Any, Dict, List, Optional
 
 import pytest
-import redis
-import redis.cluster
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
 from fastrank import Leaderboard, SeasonFrozen, ShardedLeaderboard
 
 PLAYERS = st.sampled_from(["ann", "bob", "cy", "dee", "eve", "fay", "gus"])
 NAMES = itertools.count()
-
-
-def second_client(client: Any) -> Any:
-    """Another client object on the same data (the Engine is its own data: itself)."""
-    if isinstance(client, redis.cluster.RedisCluster):
-        node = client.get_default_node()
-        return redis.cluster.RedisCluster(host=node.host, port=node.port)
-    if isinstance(client, redis.Redis):
-        kwargs = client.connection_pool.connection_kwargs
-        return redis.Redis(host=kwargs.get("host", "127.0.0.1"), port=kwargs["port"])
-    return client
 
 
 class Stop(Exception):
@@ -56,8 +43,7 @@ class Model:
         return [(player, row[0]) for player, row in ranked]
 
 
-def machine_for(client: Any):
-    other = second_client(client)
+def machine_for(client: Any, other: Any):
 
     class BoardLife(RuleBasedStateMachine):
         @initialize()
@@ -166,5 +152,5 @@ def machine_for(client: Any):
     return BoardLife
 
 
-def test_board_lifecycle_machine(client):
-    run_state_machine_as_test(machine_for(client))
+def test_board_lifecycle_machine(client, other_client):
+    run_state_machine_as_test(machine_for(client, other_client))
