@@ -39,7 +39,10 @@
  *     counts of the children left of the path.  No key comparison at all.
  *   - at_rank: down from the root subtracting counts; the last leaf is
  *     answered without a descent.  Range replies walk the leaf chain
- *     (fr_zset_gather), an offset costs O(log n) through the counts.
+ *     (fr_zset_gather from a rank, fr_zset_gather_from from a member: the
+ *     score and lex walks), an offset costs O(log n) through the counts.
+ *     fr_zset_next/prev rescan the member's leaf on every call; walks take
+ *     chunks from one (leaf, slot) position instead.
  *   - insert: one descent by key; a full leaf first hands some entries to a
  *     sibling with room (fr_zset_spill), else splits in two halves; a full
  *     inner node splits likewise, up to a new root.  The nodes a split may need are
