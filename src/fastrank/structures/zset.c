@@ -39,7 +39,10 @@
  *     counts of the children left of the path.  No key comparison at all.
  *   - at_rank: down from the root subtracting counts; the last leaf is
  *     answered without a descent.  Range replies walk the leaf chain
- *     (fr_zset_gather), an offset costs O(log n) through the counts.
+ *     (fr_zset_gather from a rank, fr_zset_gather_from from a member: the
+ *     score and lex walks), an offset costs O(log n) through the counts.
+ *     fr_zset_next/prev rescan the member's leaf on every call; walks take
+ *     chunks from one (leaf, slot) position instead.
  *   - insert: one descent by key; a full leaf first hands some entries to a
  *     sibling with room (fr_zset_spill), else splits in two halves; a full
  *     inner node splits likewise, up to a new root.  The nodes a split may need are
@@ -1324,17 +1327,12 @@ fr_zset_ref fr_zset_prev(const fr_zset *s, fr_zset_ref r)
     return l->prev ? FR_ZSET_LREF(l->prev)[l->prev->n - 1] : FR_ZSET_NIL;
 }
 
-/* GATHER: writes into out[] up to count records starting at 1-based rank
- * (ascending, or descending when reverse: rank, rank - 1, ...), walking the
- * leaves (no per-member search).  The number written. */
-size_t fr_zset_gather(const fr_zset *s, uint64_t rank, size_t count, int reverse, fr_zset_ref *out)
+/* Writes into out[] up to count records from slot j of leaf l on, walking
+ * the leaves forward (backward when reverse).  The number written. */
+static size_t fr_zset_gather_at(const fr_zset_leaf *l, uint32_t j, size_t count, int reverse,
+                                fr_zset_ref *out)
 {
-    const fr_zset_leaf *l;
-    uint32_t j;
     size_t k = 0;
-    if (rank == 0 || rank > s->length || count == 0)
-        return 0;
-    l = fr_zset_find_rank(s, rank, &j);
     if (!reverse) {
         while (l && k < count) {
             const fr_zset_ref *refs = FR_ZSET_LREF(l);
@@ -1362,6 +1360,32 @@ size_t fr_zset_gather(const fr_zset *s, uint64_t rank, size_t count, int reverse
         }
     }
     return k;
+}
+
+/* GATHER: writes into out[] up to count records starting at 1-based rank
+ * (ascending, or descending when reverse: rank, rank - 1, ...), walking the
+ * leaves (no per-member search).  The number written. */
+size_t fr_zset_gather(const fr_zset *s, uint64_t rank, size_t count, int reverse, fr_zset_ref *out)
+{
+    const fr_zset_leaf *l;
+    uint32_t j;
+    if (rank == 0 || rank > s->length || count == 0)
+        return 0;
+    l = fr_zset_find_rank(s, rank, &j);
+    return fr_zset_gather_at(l, j, count, reverse, out);
+}
+
+/* GATHER FROM A MEMBER: as fr_zset_gather, from record r on (r first)
+ * instead of from a rank.  r's leaf and slot are found once (the leaf scan
+ * fr_zset_next/prev do per call), then the leaves are walked: the score and
+ * lex range walks with LIMIT take their members in chunks from here. */
+size_t fr_zset_gather_from(const fr_zset *s, fr_zset_ref r, size_t count, int reverse, fr_zset_ref *out)
+{
+    const fr_zset_leaf *l;
+    if (r == FR_ZSET_NIL || count == 0)
+        return 0;
+    l = fr_zset_leaf_of(s, r);
+    return fr_zset_gather_at(l, fr_zset_slot_of(l, r), count, reverse, out);
 }
 
 /* ======================================================================

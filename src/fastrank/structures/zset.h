@@ -213,6 +213,7 @@ fr_zset_ref fr_zset_at_rank(const fr_zset *s, uint64_t rank);
 fr_zset_ref fr_zset_next(const fr_zset *s, fr_zset_ref r);
 fr_zset_ref fr_zset_prev(const fr_zset *s, fr_zset_ref r);
 size_t fr_zset_gather(const fr_zset *s, uint64_t rank, size_t count, int reverse, fr_zset_ref *out);
+size_t fr_zset_gather_from(const fr_zset *s, fr_zset_ref r, size_t count, int reverse, fr_zset_ref *out);
 
 /* ---- batch lookups (g <= FR_ZSET_BATCH independent searches overlapped) ---- */
 #define FR_ZSET_BATCH 16

@@ -65,6 +65,7 @@ cdef extern from "zset.h" nogil:
     fr_zset_ref fr_zset_next(const fr_zset *s, fr_zset_ref r)
     fr_zset_ref fr_zset_prev(const fr_zset *s, fr_zset_ref r)
     size_t fr_zset_gather(const fr_zset *s, uint64_t rank, size_t count, int reverse, fr_zset_ref *out)
+    size_t fr_zset_gather_from(const fr_zset *s, fr_zset_ref r, size_t count, int reverse, fr_zset_ref *out)
 
     # batch lookups
     enum:

@@ -349,7 +349,7 @@ cdef object _set_instance_state(object obj, object state):
 # ---------------------------------------------------------------------------
 
 cdef enum:
-    _WALK_BUFFER = 64  # range walks gather this many nodes before making their list
+    _WALK_BUFFER = 64  # range walks gather this many nodes at a time (fr_zset_gather_from)
 
 
 cdef class SortedSet:
@@ -749,36 +749,42 @@ cdef class SortedSet:
         """Up to count (< 0: all) members from node x on, forward or reverse,
         while they stay in the score range rg (or, with rg NULL, the lex range
         lr: Redis's ZRANGEBYLEX walk, also over members of different scores).
-        The first _WALK_BUFFER nodes are gathered before the list is made."""
+        The nodes are gathered from the leaves _WALK_BUFFER at a time
+        (fr_zset_gather_from: x's leaf and slot found once a chunk, not a
+        next/prev per member), then checked against the range."""
         cdef fr_zset *s = self._s
         cdef fr_zset_ref buf[_WALK_BUFFER]
-        cdef Py_ssize_t k = 0, i
+        cdef size_t want, got, k
         cdef double v
         cdef list out = None
         while x != FR_ZSET_NIL and count != 0:
-            if rg != NULL:
-                v = fr_zset_score(s, x)
-                if reverse:
-                    if not (v > rg.min if rg.minex else v >= rg.min):
+            want = _WALK_BUFFER if count < 0 or count > _WALK_BUFFER else <size_t>count
+            got = fr_zset_gather_from(s, x, want, reverse, buf)
+            k = 0
+            while k < got:
+                x = buf[k]
+                if rg != NULL:
+                    v = fr_zset_score(s, x)
+                    if reverse:
+                        if not (v > rg.min if rg.minex else v >= rg.min):
+                            break
+                    elif not (v < rg.max if rg.maxex else v <= rg.max):
                         break
-                elif not (v < rg.max if rg.maxex else v <= rg.max):
+                elif reverse:
+                    if not fr_zset_lex_ref_gte_min(s, x, lr):
+                        break
+                elif not fr_zset_lex_ref_lte_max(s, x, lr):
                     break
-            elif reverse:
-                if not fr_zset_lex_ref_gte_min(s, x, lr):
-                    break
-            elif not fr_zset_lex_ref_lte_max(s, x, lr):
-                break
-            if k < _WALK_BUFFER:
-                buf[k] = x
                 k += 1
+            if out is None:
+                out = self._items_of(buf, <Py_ssize_t>k, withscores)
             else:
-                if out is None:
-                    out = self._items_of(buf, k, withscores)
-                PyList_Append(out, (_mbytes(s, x), fr_zset_score(s, x)) if withscores
-                              else _mbytes(s, x))
-            x = fr_zset_prev(s, x) if reverse else fr_zset_next(s, x)
-            count -= 1
-        return self._items_of(buf, k, withscores) if out is None else out
+                out.extend(self._items_of(buf, <Py_ssize_t>k, withscores))
+            if k < want:  # out of range, or the end of the set
+                break
+            count -= <Py_ssize_t>k
+            x = fr_zset_prev(s, buf[k - 1]) if reverse else fr_zset_next(s, buf[k - 1])
+        return [] if out is None else out
 
     cdef list _items_of(self, const fr_zset_ref *refs, Py_ssize_t k, bint withscores):
         """The members (or (member, score) pairs) of k nodes."""

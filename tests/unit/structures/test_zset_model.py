@@ -4,9 +4,9 @@ AddressSanitizer and UBSan.
 tests/unit/structures/zset_model.c runs random adds, increments, moves,
 deletions, range removals (by rank, score and lex), bulk loads, copies,
 compactions and clears against a plain array, compares every answer (order,
-ranks, next/prev, gather, score and lex ranges, counts) and runs the
-checker (fr_zset_check: counts, order, fill, parent links, separators,
-index, arena) after every step.  Built with leaves and inner nodes of 4 (and
+ranks, next/prev, gather by rank and from a member, score and lex ranges,
+counts) and runs the checker (fr_zset_check: counts, order, fill, parent
+links, separators, index, arena) after every step.  Built with leaves and inner nodes of 4 (and
 8 / 5) entries, splits, merges, borrows and root changes happen on almost
 every step; the default sizes run too.
 """

@@ -110,6 +110,16 @@ static void verify(const fr_zset *s)
             FAIL("next at %d", k + 1);
         if (fr_zset_prev(s, refs[k]) != (k > 0 ? refs[k - 1] : FR_ZSET_NIL))
             FAIL("prev at %d", k + 1);
+        { /* gather from a member, both ways */
+            fr_zset_ref w[3];
+            int rev = k & 1, e;
+            int want = rev ? (k + 1 < 3 ? k + 1 : 3) : (norder - k < 3 ? norder - k : 3);
+            if ((int)fr_zset_gather_from(s, refs[k], 3, rev, w) != want)
+                FAIL("gather_from at %d: count", k + 1);
+            for (e = 0; e < want; e++)
+                if (w[e] != refs[rev ? k - e : k + e])
+                    FAIL("gather_from at %d: member %d", k + 1, e);
+        }
     }
     if (norder) {
         got = fr_zset_gather(s, (uint64_t)norder, MAXU, 1, refs);
