@@ -284,16 +284,20 @@ def _outcome(run: Callable[[], Any]) -> Any:
     except redis.RedisError as exc:
         return ("error", type(exc).__name__, str(exc))
 
-
-def _each_alone(client: Any, how: str) -> List[Any]:
-    """Every case, in turn, on the filled client: with the recording
-    callback set for its name, or with ``response_callbacks = {}``."""
-    _fill_all(client)
+def _set_callbacks(client: Any, how: str) -> None:
+    """``how="empty"``: no callbacks at all; else the recording callback for every case's command."""
     if how == "empty":
         client.response_callbacks = {}
     else:
         for _, name, _ in RAW_CASES:
             client.set_response_callback(name, _recording)
+
+
+def _each_alone(client: Any, how: str) -> List[Any]:
+    """Every case, in turn, on the filled client: with the recording
+    callback set for its name, or with ``response_callbacks = {}``."""
+    _fill_all(client)
+    _set_callbacks(client, how)
     return [_canon(_outcome(lambda: client.execute_command(*words)), unordered)
             for words, _, unordered in RAW_CASES]
 
@@ -337,11 +341,7 @@ def _in_pipelines(client: Any, transaction: bool, how: str) -> List[Any]:
     callback change see it, as redis-py's pipeline copies the callbacks
     when it is made)."""
     _fill_all(client)
-    if how == "empty":
-        client.response_callbacks = {}
-    else:
-        for _, name, _ in RAW_CASES:
-            client.set_response_callback(name, _recording)
+    _set_callbacks(client, how)
     out: List[Any] = []
     for start in range(0, len(RAW_CASES), 8):
         chunk = RAW_CASES[start:start + 8]
@@ -369,11 +369,7 @@ def test_pipelines_hand_callbacks_what_the_server_sends(engine: Any, real: Any, 
 
 async def _async_each(client: Any, sync_client: Any, how: str) -> List[Any]:
     _fill_all(sync_client)
-    if how == "empty":
-        client.response_callbacks = {}
-    else:
-        for _, name, _ in RAW_CASES:
-            client.set_response_callback(name, _recording)
+    _set_callbacks(client, how)
     out: List[Any] = []
     for words, _, unordered in RAW_CASES:
         try:
