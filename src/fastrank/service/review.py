@@ -99,6 +99,14 @@ def robust_z(value: float, sample: Sequence[float]) -> float:
     return (value - centre) / spread
 
 
+def _far_above(points: int, centre: float, spread: float, threshold: float, whose: str) -> Optional[str]:
+    """The reason when ``points`` lie more than ``threshold`` robust spreads above ``centre``, else None."""
+    z = (points - centre) / spread
+    if z <= threshold:
+        return None
+    return f"points {points} are {z:.1f} robust deviations above {whose} median {centre:g}"
+
+
 @dataclass(frozen=True)
 class AboveOwnHistory:
     """Points far above the player's own last ``window`` matches (after ``warmup`` of them)."""
@@ -110,11 +118,8 @@ class AboveOwnHistory:
     def __call__(self, submission: Submission, history: History, population: Population) -> Optional[str]:
         if len(history.points) < self.warmup:
             return None
-        recent = list(history.points)[-self.window:]
-        z = robust_z(submission.points, recent)
-        if z <= self.threshold:
-            return None
-        return f"points {submission.points} are {z:.1f} robust deviations above the player's median {median(recent):g}"
+        centre, spread = robust_spread(list(history.points)[-self.window:])
+        return _far_above(submission.points, centre, spread, self.threshold, "the player's")
 
 
 @dataclass(frozen=True)
@@ -128,10 +133,7 @@ class AbovePopulation:
         if len(population) < self.warmup:
             return None
         centre, spread = population.stats()
-        z = (submission.points - centre) / spread
-        if z <= self.threshold:
-            return None
-        return f"points {submission.points} are {z:.1f} robust deviations above the board's median {centre:g}"
+        return _far_above(submission.points, centre, spread, self.threshold, "the board's")
 
 
 @dataclass(frozen=True)
