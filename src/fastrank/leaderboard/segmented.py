@@ -173,12 +173,13 @@ class SegmentedBoardPlans:
         self._reference._take(stored, "segmented")
         given = {k: ",".join(v) if k == "segments" else _width_text(v) if k == "bucket_width" else str(v)
                  for k, v in self._given.items()}
-        width = stored.get("bucket_width", "")
-        values = {"segments": tuple(stored.get("segments", "").split(",")),
-                  "global_size": int(stored.get("global_size", "0")),
-                  "bucket_width": float(width) if width else None}
-        check_given("segmented leaderboard", self.name, stored, given, self._given, values)
-        self._configure(values["segments"], values["global_size"], values["bucket_width"])
+        width_text = stored.get("bucket_width", "")
+        segments = tuple(stored.get("segments", "").split(","))
+        global_size = int(stored.get("global_size", "0"))
+        width = float(width_text) if width_text else None
+        check_given("segmented leaderboard", self.name, stored, given, self._given,
+                    {"segments": segments, "global_size": global_size, "bucket_width": width})
+        self._configure(segments, global_size, width)
         self._opened = True
 
     def __repr__(self) -> str:
