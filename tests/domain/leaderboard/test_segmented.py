@@ -149,11 +149,6 @@ def test_bad_options_are_refused_before_anything_is_stored(client, options, erro
     assert client.exists(f"{{lb:{name}}}:board") == 0
 
 
-def test_a_sync_board_refuses_an_asyncio_client():
-    with pytest.raises(TypeError, match="sync client"):
-        SegmentedLeaderboard(fastrank.asyncio.Engine(), "x")
-
-
 EVENTS = [("ann", 10, "eu"), ("bob", 20, "na"), ("cy", 30, "asia"), ("dee", 25, "eu"), ("eve", 5, "na"),
           ("eve", 30, "asia")]
 
