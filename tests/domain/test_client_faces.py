@@ -15,6 +15,7 @@ SYNC_FACES = [
     lambda c: fastrank.ShardedCounter(c, "k"),
     lambda c: fastrank.GCounterReplica(c, "g", "n1"),
     lambda c: fastrank.PNCounterReplica(c, "p", "n1"),
+    lambda c: fastrank.SegmentedLeaderboard(c, "s"),
 ]
 ASYNC_FACES = [
     lambda c: fastrank.asyncio.Leaderboard(c, "b"),
@@ -22,6 +23,7 @@ ASYNC_FACES = [
     lambda c: fastrank.asyncio.ShardedCounter(c, "k"),
     lambda c: fastrank.asyncio.GCounterReplica(c, "g", "n1"),
     lambda c: fastrank.asyncio.PNCounterReplica(c, "p", "n1"),
+    lambda c: fastrank.asyncio.SegmentedLeaderboard(c, "s"),
 ]
 ASYNC_CLIENTS = [lambda: fastrank.asyncio.Engine(), lambda: redis.asyncio.Redis(port=1)]
 SYNC_CLIENTS = [lambda: fastrank.Engine(), lambda: redis.Redis(port=1)]
