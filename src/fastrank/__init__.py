@@ -7,6 +7,8 @@ from fastrank.engine import Engine
 from fastrank.errors import (BoardConfigMismatch, PeriodClosed, PlayerBanned, PointsOutOfRange, SeasonFrozen,
                              TimeOutOfRange)
 from fastrank.leaderboard import Change, Entry, Leaderboard, ShardedLeaderboard
+from fastrank.leaderboard import RankChange, RollingLeaderboard, SnapshotInfo
+from fastrank.errors import SnapshotExists, UnknownSnapshot
 from fastrank import natives  # noqa: F401  (the Engine's native paths of the leaderboard's scripts, registered)
 from fastrank.service import PostgresStore, SQLiteStore, ScoreService
 
@@ -15,4 +17,5 @@ __version__ = "0.1.0"
 __all__ = ["BoardConfigMismatch", "Change", "CountMinSketch", "Engine", "Entry", "GCounter", "GCounterReplica", "HyperLogLog", "Leaderboard",
            "PNCounter", "PNCounterReplica", "PeriodClosed", "PlayerBanned", "PointsOutOfRange", "SeasonFrozen", "TimeOutOfRange", "PostgresStore", "SQLiteStore", "ScoreService", "ShardedCounter",
            "ShardedLeaderboard", "SortedSet", "TopK", "connect", "get_threads",
-           "set_threads", "__version__"]
+           "set_threads", "__version__",
+           "RankChange", "RollingLeaderboard", "SnapshotExists", "SnapshotInfo", "UnknownSnapshot"]

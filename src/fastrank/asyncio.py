@@ -2,7 +2,7 @@
 
 - ``Engine``, ``Pipeline``, ``connect``: the in-process engine behind
   redis.asyncio's API (``fastrank.engine.asyncio``);
-- ``Leaderboard``, ``ShardedLeaderboard``, ``ShardedCounter``,
+- ``Leaderboard``, ``ShardedLeaderboard``, ``RollingLeaderboard``, ``ShardedCounter``,
   ``GCounterReplica``, ``PNCounterReplica``, ``ScoreService``: the domain
   classes over an asyncio client (this Engine, ``redis.asyncio.Redis`` or
   ``redis.asyncio.cluster.RedisCluster``), the same logic as the sync ones.
@@ -11,7 +11,9 @@ from fastrank.counters.counters_async import GCounterReplica, PNCounterReplica, 
 from fastrank.engine.asyncio import Engine, Pipeline, connect
 from fastrank.leaderboard.board_async import Leaderboard
 from fastrank.leaderboard.sharded_async import ShardedLeaderboard
+from fastrank.leaderboard.rolling_async import RollingLeaderboard
 from fastrank.service.service_async import ScoreService
 
 __all__ = ["Engine", "GCounterReplica", "Leaderboard", "PNCounterReplica", "Pipeline", "ScoreService", "ShardedCounter",
-           "ShardedLeaderboard", "connect"]
+           "ShardedLeaderboard", "connect",
+           "RollingLeaderboard"]

@@ -33,15 +33,14 @@ from __future__ import annotations
 import math
 import time
 from datetime import timedelta
-from importlib import resources
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 from fastrank import errors as _errors
 from fastrank.errors import BoardConfigMismatch
 from fastrank.leaderboard.board import (BoardPlans, Entry, PlayerId, When, _option_texts, _QUIET_DEFAULTS)
-from fastrank.leaderboard.descriptor import DESCRIBE, SCHEMA, UNSET, Unset, flat, stored_of
+from fastrank.leaderboard.descriptor import DESCRIBE, SCHEMA, UNSET, Unset, bare_script, flat, stored_of
 from fastrank.leaderboard.scorebits import Points
-from fastrank.runner import Run, Script, Steps, awaiting_opened, blocking, checked_client, run, run_async, steps
+from fastrank.runner import Run, Steps, blocking, checked_client, run, steps
 
 __all__ = ["RollingLeaderboard", "RollingPlans", "seconds_of"]
 
@@ -57,8 +56,7 @@ MAX_SLICES = 2000
 
 _UNITS = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}
 
-WINDOW = Script("window", resources.files("fastrank.leaderboard").joinpath(
-    "scripts", "window.lua").read_text(encoding="utf-8"))
+WINDOW = bare_script("window")
 
 
 def seconds_of(duration: Any, label: str) -> int:
@@ -315,28 +313,3 @@ class RollingLeaderboard(RollingPlans):
     around = blocking(RollingPlans._plan_around)
     score = blocking(RollingPlans._plan_score)
     count = blocking(RollingPlans._plan_count)
-
-
-class AsyncRollingLeaderboard(RollingPlans):
-    """:class:`RollingLeaderboard` over an asyncio client (``fastrank.asyncio.RollingLeaderboard``)."""
-
-    is_async = True
-
-    async def open(self: _SelfRolling) -> _SelfRolling:
-        """Read the board's stored options (writing them if the board is new);
-        BoardConfigMismatch if an option given differs."""
-        await run_async(self._client, self._plan_open())
-        return self
-
-    async def _opening(self) -> None:
-        if not self._opened:
-            await run_async(self._client, self._plan_open())
-
-    submit = awaiting_opened(RollingPlans._plan_submit)
-    submit_many = awaiting_opened(RollingPlans._plan_submit_many)
-    refresh = awaiting_opened(RollingPlans._plan_refresh)
-    top = awaiting_opened(RollingPlans._plan_top)
-    rank = awaiting_opened(RollingPlans._plan_rank)
-    around = awaiting_opened(RollingPlans._plan_around)
-    score = awaiting_opened(RollingPlans._plan_score)
-    count = awaiting_opened(RollingPlans._plan_count)
