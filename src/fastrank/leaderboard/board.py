@@ -598,6 +598,9 @@ class BoardPlans:
             if seconds <= 0:
                 raise ValueError(f"archive must be a positive number of seconds, not {archive!r}")
             calls += [Call("expire", (key, seconds)) for key in keys]
+            labels = yield Call("hkeys", (keys[0] + ":snapshots",))  # the season's snapshots go with it
+            snapshot_keys = [k for label in labels for k in self._snapshot_keys(as_text(label))[:2]]
+            calls += [Call("expire", (key, seconds)) for key in (*snapshot_keys, keys[0] + ":snapshots")]
         if self._descriptor_key is not None:
             # the descriptor moves first, only from the season this process
             # holds: a process that rolled over meanwhile wins, this one re-reads
@@ -863,8 +866,9 @@ class BoardPlans:
         """Delete the snapshot ``label``; True if there was one. O(its size)."""
         text = tag_part(label, "label")
         copy = self._snapshot_keys(text)
-        dropped, _ = yield [Call("hdel", (self.keys()[0] + ":snapshots", text)), Call("delete", (copy[0], copy[1]))]
-        return bool(dropped)
+        replies = yield [Call("hdel", (self.keys()[0] + ":snapshots", text)),
+                         Call("delete", (copy[0],)), Call("delete", (copy[1],))]  # one key each: a cluster pipeline's rule
+        return bool(replies[0])
 
     def _known_snapshot(self, label: str) -> Steps[Tuple[str, str, str, str, str]]:
         """The keys of the snapshot ``label``; UnknownSnapshot if the season has none so named."""
