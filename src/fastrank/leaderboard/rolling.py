@@ -37,8 +37,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from fastrank import errors as _errors
 from fastrank.errors import BoardConfigMismatch
-from fastrank.leaderboard.board import (BoardPlans, Entry, PlayerId, When, _option_texts, _QUIET_DEFAULTS)
-from fastrank.leaderboard.descriptor import DESCRIBE, SCHEMA, UNSET, Unset, bare_script, flat, stored_of
+from fastrank.leaderboard.board import BoardPlans, Entry, PlayerId, When
+from fastrank.leaderboard.descriptor import DESCRIBE, UNSET, Unset, bare_script, flat, stored_of
 from fastrank.leaderboard.scorebits import Points
 from fastrank.runner import Run, Steps, blocking, checked_client, run, steps
 
@@ -139,7 +139,7 @@ class RollingPlans:
         if granularity is not UNSET:
             self._given_span["granularity"] = seconds_of(granularity, "granularity")
         checked_client(self, client)
-        given = {k: v for k, v in {"rule": rule, "order": order, "ranking": ranking}.items() if v is not UNSET}
+        given: Dict[str, Any] = {k: v for k, v in {"rule": rule, "order": order, "ranking": ranking}.items() if v is not UNSET}
         self._board = _WindowBoard(client, name, tiebreak=None, **given)
         self._client = self._board.client
         self.name = self._board.name
@@ -171,23 +171,24 @@ class RollingPlans:
 
     @property
     def rule(self) -> str:
-        return self._board.rule
+        """``incr``, ``decr`` or ``best`` (stored)."""
+        return str(self._board.rule)
 
     @property
     def order(self) -> str:
-        return self._board.order
+        """``desc`` or ``asc`` (stored)."""
+        return str(self._board.order)
 
     @property
     def ranking(self) -> str:
-        return self._board.ranking
+        """``ordinal`` or ``competition`` (stored)."""
+        return str(self._board.ranking)
 
     # -- the descriptor ---------------------------------------------------------
 
     def descriptor(self) -> Dict[str, str]:
         """The stored options as the descriptor holds them (text)."""
-        texts = _option_texts(self._board._options())
-        return {"schema": SCHEMA, "kind": "rolling",
-                **{k: v for k, v in texts.items() if v or k not in _QUIET_DEFAULTS},
+        return {**self._board.descriptor(), "kind": "rolling",
                 "window": str(self.window), "granularity": str(self.granularity)}
 
     def _plan_open(self) -> Steps[None]:
