@@ -40,11 +40,12 @@ from fastrank.errors import BoardConfigMismatch
 from fastrank.leaderboard.board import BoardPlans, Entry, PlayerId, When
 from fastrank.leaderboard.descriptor import DESCRIBE, UNSET, Unset, bare_script, flat, stored_of
 from fastrank.leaderboard.scorebits import Points
-from fastrank.runner import Run, Steps, blocking, checked_client, run, steps
+from fastrank.runner import Call, Plan, Run, Steps, blocking, checked_client, run, steps
 
 __all__ = ["RollingLeaderboard", "RollingPlans", "seconds_of"]
 
 _SelfRolling = TypeVar("_SelfRolling", bound="RollingPlans")
+_T = TypeVar("_T")
 Duration = Union[str, int, timedelta]
 
 ROLLING_RULES = {"incr": "SUM", "decr": "SUM", "best": "MAX"}
@@ -228,9 +229,10 @@ class RollingPlans:
         current = math.floor(self.clock() if now is None else now) // self.granularity
         return list(range(current - self.window // self.granularity + 1, current + 1))
 
-    def _refreshing(self, force: bool = False) -> Steps[bool]:
-        """Refresh the window when it is older than ``max_age`` (or ``force``)."""
-        now = self.clock()
+    def _refreshing(self, now: float, force: bool = False) -> Steps[bool]:
+        """Rebuild the window when its last refresh is older than ``max_age``
+        (checked again in the script, so two readers that found it stale
+        refresh it once), or whatever its age with ``force``."""
         current = math.floor(now) // self.granularity
         if self._slice_keys[0] != current:
             board = self._board
@@ -243,10 +245,30 @@ class RollingPlans:
                                                             "1" if force else "0"))
         return bool(refreshed)
 
+    def _fresh(self, plan: Plan[_T]) -> Steps[_T]:
+        """``plan`` (a read of the window) on a window refreshed within
+        ``max_age``. The last refresh's time is read with it -- in one
+        pipeline when the read is one command -- and only when it is too old
+        does the refresh script run, then the read again."""
+        now = self.clock()
+        stamp = (self._board.keys()[3], "at")
+        if type(plan) is tuple and type(plan[0]) is str and plan[2] is None:  # one command: sent with the stamp
+            at, reply = yield [Call("hget", stamp), Call(plan[0], plan[1])]
+            if at is not None and now - float(at) <= self.max_age:
+                return plan[3](reply)  # type: ignore[no-any-return]
+        else:
+            at = yield Call("hget", stamp)
+            if at is not None and now - float(at) <= self.max_age:
+                result: _T = yield from steps(plan)
+                return result
+        yield from self._refreshing(now)
+        result = yield from steps(plan)
+        return result
+
     def _plan_refresh(self) -> Steps[int]:
         """Rebuild the window now, whatever its age; the number of players in it.
         O(total slice entries x log)."""
-        yield from self._refreshing(force=True)
+        yield from self._refreshing(self.clock(), force=True)
         count: int = yield from steps(self._board._plan_count())
         return count
 
@@ -254,34 +276,24 @@ class RollingPlans:
 
     def _plan_top(self, n: int = 10, *, ranking: Optional[str] = None) -> Steps[List[Entry]]:
         """The best ``n`` players of the window. O(log n + n) after any refresh."""
-        yield from self._refreshing()
-        entries: List[Entry] = yield from steps(self._board._plan_top(n, ranking=ranking))
-        return entries
+        return self._fresh(self._board._plan_top(n, ranking=ranking))
 
     def _plan_rank(self, player: PlayerId, *, ranking: Optional[str] = None) -> Steps[Optional[int]]:
         """A player's 1-based rank in the window, None if absent. O(log n)."""
-        yield from self._refreshing()
-        rank: Optional[int] = yield from steps(self._board._plan_rank(player, ranking=ranking))
-        return rank
+        return self._fresh(self._board._plan_rank(player, ranking=ranking))
 
     def _plan_around(self, player: PlayerId, radius: int = 5, *,
                      ranking: Optional[str] = None) -> Steps[List[Entry]]:
         """The window's entries within ``radius`` places of a player (empty if absent)."""
-        yield from self._refreshing()
-        entries: List[Entry] = yield from steps(self._board._plan_around(player, radius, ranking=ranking))
-        return entries
+        return self._fresh(self._board._plan_around(player, radius, ranking=ranking))
 
     def _plan_score(self, player: PlayerId) -> Steps[Optional[Points]]:
         """A player's points over the window, None if absent. O(1)."""
-        yield from self._refreshing()
-        points: Optional[Points] = yield from steps(self._board._plan_score(player))
-        return points
+        return self._fresh(self._board._plan_score(player))
 
     def _plan_count(self) -> Steps[int]:
         """How many players the window holds. O(1)."""
-        yield from self._refreshing()
-        count: int = yield from steps(self._board._plan_count())
-        return count
+        return self._fresh(self._board._plan_count())
 
 
 class RollingLeaderboard(RollingPlans):
