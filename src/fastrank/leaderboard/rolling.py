@@ -255,7 +255,7 @@ class RollingPlans:
         if type(plan) is tuple and type(plan[0]) is str and plan[2] is None:  # one command: sent with the stamp
             at, reply = yield [Call("hget", stamp), Call(plan[0], plan[1])]
             if at is not None and now - float(at) <= self.max_age:
-                return plan[3](reply)  # type: ignore[no-any-return]
+                return plan[3](reply)
         else:
             at = yield Call("hget", stamp)
             if at is not None and now - float(at) <= self.max_age:
