@@ -79,7 +79,7 @@ def main(argv: List[str]) -> int:
     with tempfile.TemporaryDirectory() as root:
         server = start_redis(free_port(), root)
         try:
-            clients = {"Engine": fastrank.Engine(), "Redis": server.client()}
+            clients = {"Engine": fastrank.Engine(), "Redis": server.client(socket_timeout=600)}
             boards: Dict[Tuple[str, str], RollingLeaderboard] = {}
             plain: Dict[str, Leaderboard] = {}
             for backend, client in clients.items():
@@ -101,6 +101,8 @@ def main(argv: List[str]) -> int:
                         board = boards[backend, window]
                         samples.setdefault((backend, f"refresh() {window}"), []).append(
                             timed(board.refresh, 1) * 1e3)
+                        print(f"# {backend} refresh() {window}: {samples[backend, f'refresh() {window}'][-1]:.0f} ms",
+                              flush=True)
                         samples.setdefault((backend, f"top(10) fresh window {window}"), []).append(
                             timed(lambda: board.top(10), args.reads) * 1e6)
                     samples.setdefault((backend, "top(10) plain board"), []).append(

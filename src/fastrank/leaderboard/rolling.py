@@ -140,7 +140,8 @@ class RollingPlans:
         if granularity is not UNSET:
             self._given_span["granularity"] = seconds_of(granularity, "granularity")
         checked_client(self, client)
-        given: Dict[str, Any] = {k: v for k, v in {"rule": rule, "order": order, "ranking": ranking}.items() if v is not UNSET}
+        options = {"rule": rule, "order": order, "ranking": ranking}
+        given: Dict[str, Any] = {k: v for k, v in options.items() if v is not UNSET}
         self._board = _WindowBoard(client, name, tiebreak=None, **given)
         self._client = self._board.client
         self.name = self._board.name

@@ -90,6 +90,8 @@ def test_a_slice_expires_at_the_end_of_its_last_window(client):
     board.submit("ann", 1)
     slice_key = f"{{lb:week}}:slice:{START // HOUR}"
     assert client.pexpiretime(slice_key) == (START // HOUR + 2) * HOUR * 1000
+    assert board.window_slices() == [START // HOUR - 1, START // HOUR]
+    assert board.window_slices(START + 2 * HOUR) == [START // HOUR + 1, START // HOUR + 2]
 
 
 def test_the_descriptor_keeps_window_and_granularity(client, other_client):
