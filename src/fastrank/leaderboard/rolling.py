@@ -17,12 +17,14 @@ A submit adds to the slice of its time (``at=``, default now) by the
 board's rule, in one script (``submit.lua``, as a board's); the slice expires
 when it leaves the window (``PEXPIREAT`` the end of its last window, set by
 the writes to it). A read (``top``, ``rank``, ``around``, ``score``,
-``count``) first refreshes the window when its last refresh is older than
-``max_age`` seconds: one script (``window.lua``) ``ZUNIONSTORE``\\ s the slices
-(``SUM`` for the ``incr``/``decr`` rules, ``MAX`` -- ``MIN`` on an ``asc``
-board -- for ``best``). A refresh costs the union of every slice: at a
-million players and 168 hourly slices, seconds (``bench/results/rolling.md``);
-``max_age`` bounds how often a read pays it, and how stale a read may be.
+``count``) reads the time of the window's last refresh with it (one
+pipeline); when that is older than ``max_age`` seconds, one script
+(``window.lua``) checks again and unites the slices (``ZUNIONSTORE``, ``SUM`` for
+the ``incr``/``decr`` rules, ``MAX`` -- ``MIN`` on an ``asc`` board -- for
+``best``), and the read runs again. A refresh costs the union of every slice
+entry: at a million players, seconds, during which a Redis runs nothing else
+(``bench/results/rolling.md``); ``max_age`` bounds how often a read pays it,
+and how stale a read may be.
 
 The rule ``set`` has no meaning across slices and is refused, as are
 tie-breaks (a tie-break time does not add up across slices: ties rank by
