@@ -5,15 +5,18 @@ from fastrank.engine.connect import connect
 from fastrank.counters import GCounter, GCounterReplica, PNCounter, PNCounterReplica, ShardedCounter
 from fastrank.engine import Engine
 from fastrank.errors import (BoardConfigMismatch, PeriodClosed, PlayerBanned, PointsOutOfRange, SeasonFrozen,
-                             TimeOutOfRange)
-from fastrank.leaderboard import Change, Entry, Leaderboard, ShardedLeaderboard
+                             SnapshotExists, TimeOutOfRange, UnknownSnapshot)
+from fastrank.leaderboard import (Change, Entry, Leaderboard, RankChange, RollingLeaderboard, ShardedLeaderboard,
+                                  SnapshotInfo)
 from fastrank.leaderboard.segmented import SegmentedLeaderboard
 from fastrank import natives  # noqa: F401  (the Engine's native paths of the leaderboard's scripts, registered)
 from fastrank.service import PostgresStore, SQLiteStore, ScoreService
 
 __version__ = "0.1.0"
 
-__all__ = ["BoardConfigMismatch", "Change", "CountMinSketch", "Engine", "Entry", "GCounter", "GCounterReplica", "HyperLogLog", "Leaderboard",
-           "PNCounter", "PNCounterReplica", "PeriodClosed", "PlayerBanned", "PointsOutOfRange", "SeasonFrozen", "TimeOutOfRange", "PostgresStore", "SQLiteStore", "ScoreService", "ShardedCounter",
-           "ShardedLeaderboard", "SegmentedLeaderboard", "SortedSet", "TopK", "connect", "get_threads",
+__all__ = ["BoardConfigMismatch", "Change", "CountMinSketch", "Engine", "Entry", "GCounter", "GCounterReplica",
+           "HyperLogLog", "Leaderboard", "PNCounter", "PNCounterReplica", "PeriodClosed", "PlayerBanned",
+           "PointsOutOfRange", "PostgresStore", "RankChange", "RollingLeaderboard", "SQLiteStore", "ScoreService",
+           "SeasonFrozen", "SegmentedLeaderboard", "ShardedCounter", "ShardedLeaderboard", "SnapshotExists",
+           "SnapshotInfo", "SortedSet", "TimeOutOfRange", "TopK", "UnknownSnapshot", "connect", "get_threads",
            "set_threads", "__version__"]

@@ -41,6 +41,15 @@ class PeriodClosed(ValueError):
     already dropped: the board would not keep it."""
 
 
+class SnapshotExists(ValueError):
+    """A ``Leaderboard.snapshot(label)`` with a label the season's snapshots
+    hold already (snapshots are frozen: drop it first to take it again)."""
+
+
+class UnknownSnapshot(ValueError):
+    """A read of a snapshot label the board's current season does not hold."""
+
+
 class BoardConfigMismatch(ValueError):
     """An option given to a board (or counter) that differs from the one it
     was made with and stores in its descriptor: ``board`` (its name),

@@ -8,6 +8,8 @@
 - ``parts``: what every board shape shares (argument checks, key parts, ranks);
 - ``scorebits``: the score codec (points and tie-break in one double);
 - ``periods``: daily/weekly/monthly periods and their keys;
+- ``rolling``, ``rolling_async``: :class:`RollingLeaderboard`, the last N days in slices;
+- ``snapshots``: a board's frozen labelled copies and rank changes since them;
 - ``scripts/``: the Lua scripts every write runs (atomic on every backend);
 - ``_entries``: the compiled entry builder (an extension of its own).
 
@@ -17,5 +19,7 @@ registers.
 """
 from fastrank.leaderboard.board import Change, Entry, Leaderboard
 from fastrank.leaderboard.sharded import ShardedLeaderboard
+from fastrank.leaderboard.rolling import RollingLeaderboard
+from fastrank.leaderboard.snapshots import RankChange, SnapshotInfo
 
-__all__ = ["Change", "Entry", "Leaderboard", "ShardedLeaderboard"]
+__all__ = ["Change", "Entry", "Leaderboard", "ShardedLeaderboard", "RollingLeaderboard", "RankChange", "SnapshotInfo"]

@@ -68,6 +68,7 @@ from fastrank.runner import (Call, Direct, Plan, Run, Steps, blocking, checked_c
 from fastrank.leaderboard.parts import (SIZE_LIMIT, Ranker, as_text, count_arg, info_of, key_part, page_slice,
                                          player_id, tag_part)
 from fastrank.leaderboard.scorebits import Points, ScoreCodec, epoch_seconds
+from fastrank.leaderboard.snapshots import SNAPSHOT, RankChange, SnapshotInfo, SnapshotView
 
 _T = TypeVar("_T")
 _SelfSubmits = TypeVar("_SelfSubmits", bound="_Submits")
@@ -603,6 +604,9 @@ class BoardPlans:
             if seconds <= 0:
                 raise ValueError(f"archive must be a positive number of seconds, not {archive!r}")
             calls += [Call("expire", (key, seconds)) for key in keys]
+            labels = yield Call("hkeys", (keys[0] + ":snapshots",))  # the season's snapshots go with it
+            snapshot_keys = [k for label in labels for k in self._snapshot_keys(as_text(label))[:2]]
+            calls += [Call("expire", (key, seconds)) for key in (*snapshot_keys, keys[0] + ":snapshots")]
         if self._descriptor_key is not None:
             # the descriptor moves first, only from the season this process
             # holds: a process that rolled over meanwhile wins, this one re-reads
@@ -836,6 +840,69 @@ class BoardPlans:
         """A player's entry data, or None. O(1)."""
         return direct_call("hget", (self.keys()[4], player_id(player)), info_of)
 
+    # -- snapshots (fastrank.leaderboard.snapshots) -----------------------------
+
+    def _snapshot_keys(self, label: str) -> Tuple[str, str, str, str, str]:
+        """The keys of the current season's snapshot ``label`` (board, dense
+        companion, counts and state unused, the season's entry data)."""
+        keys = self.keys()
+        base = f"{keys[0]}:snap:{key_part(label)}"
+        return (base, base + ":dense", base + ":counts", base + ":meta", keys[4])
+
+    def _plan_snapshot(self, label: str) -> Steps[int]:
+        """Copy the current season's board to a frozen snapshot ``label`` (the
+        time taken recorded with it); the number of players copied.
+        SnapshotExists if the label is taken. One script; O(n)."""
+        text = tag_part(label, "label")
+        keys, copy = self.keys(), self._snapshot_keys(text)
+        copied = yield Run(SNAPSHOT, (keys[0], keys[1], copy[0], copy[1], keys[0] + ":snapshots"),
+                           (text, repr(time.time())))
+        if int(copied) < 0:
+            raise _errors.SnapshotExists(f"leaderboard {self.name!r} has a snapshot {text!r} already: "
+                                         f"drop_snapshot it first, or take another label")
+        return int(copied)
+
+    def _plan_snapshots(self) -> Steps[List[SnapshotInfo]]:
+        """The current season's snapshots, oldest first. O(snapshots)."""
+        stored = stored_of((yield Call("hgetall", (self.keys()[0] + ":snapshots",))))
+        taken = [SnapshotInfo(label, datetime.fromtimestamp(float(t), timezone.utc)) for label, t in stored.items()]
+        return sorted(taken, key=lambda s: (s.taken, s.label))
+
+    def _plan_drop_snapshot(self, label: str) -> Steps[bool]:
+        """Delete the snapshot ``label``; True if there was one. O(its size)."""
+        text = tag_part(label, "label")
+        copy = self._snapshot_keys(text)
+        replies = yield [Call("hdel", (self.keys()[0] + ":snapshots", text)),
+                         Call("delete", (copy[0],)), Call("delete", (copy[1],))]  # one key each: a cluster pipeline's rule
+        return bool(replies[0])
+
+    def _known_snapshot(self, label: str) -> Steps[Tuple[str, str, str, str, str]]:
+        """The keys of the snapshot ``label``; UnknownSnapshot if the season has none so named."""
+        text = tag_part(label, "label")
+        if not (yield Call("hexists", (self.keys()[0] + ":snapshots", text))):
+            raise _errors.UnknownSnapshot(f"leaderboard {self.name!r} has no snapshot {text!r} in season "
+                                          f"{self.current_season()!r}: snapshots() lists them")
+        return self._snapshot_keys(text)
+
+    def _reading(self, keys: Tuple[str, str, str, str, str]) -> "BoardPlans":
+        """These plans reading ``keys`` (a snapshot's) instead of the season's."""
+        reader = _FixedKeys.__new__(_FixedKeys)
+        reader.__dict__.update(self.__dict__)
+        reader._fixed = keys
+        reader._keys = {self.season: keys}
+        reader._bytes_keys, reader._top_plans, reader._top_by_n = {}, {}, {}
+        return reader
+
+    def _plan_rank_change(self, player: PlayerId, *, since: str,
+                          ranking: Optional[str] = None) -> Steps[RankChange]:
+        """The player's rank now and at the snapshot ``since``, and the places
+        climbed since (a :class:`RankChange`; None parts for a player absent
+        now or then); UnknownSnapshot for an unknown label. O(log n)."""
+        then_keys = yield from self._known_snapshot(since)
+        now: Optional[int] = yield from steps(self._plan_rank(player, ranking=ranking))
+        then: Optional[int] = yield from steps(self._reading(then_keys)._plan_rank(player, ranking=ranking))
+        return RankChange(now, then, None if now is None or then is None else then - now)
+
     def slice_plan(self, start: int, size: int, season: Optional[Union[str, int]]) -> Plan[List[Tuple[Any, float]]]:
         """The plan of ``size`` (member, score) pairs in rank order from 0-based ``start``."""
         return self._slice(self.keys(season)[0], start, start + size - 1, list)
@@ -851,6 +918,15 @@ class BoardPlans:
         for i, (member, score) in enumerate(pairs):
             points = self.codec.points(score)
             yield Entry(ranker.rank_at(start + i, points), as_text(member), points)
+
+
+class _FixedKeys(BoardPlans):
+    """Board plans whose every read uses one set of keys (a snapshot's: ``_reading``)."""
+
+    _fixed: Tuple[str, str, str, str, str]
+
+    def keys(self, season: Optional[Union[str, int]] = None) -> Tuple[str, str, str, str, str]:
+        return self._fixed
 
 
 class _Submits(Protocol):
@@ -959,6 +1035,16 @@ class Leaderboard(SyncSubmit, BoardPlans):
     percentile = blocking(BoardPlans._plan_percentile)
     bucket = blocking(BoardPlans._plan_bucket)
     info = blocking(BoardPlans._plan_info)
+    snapshot = blocking(BoardPlans._plan_snapshot)
+    snapshots = blocking(BoardPlans._plan_snapshots)
+    drop_snapshot = blocking(BoardPlans._plan_drop_snapshot)
+    rank_change = blocking(BoardPlans._plan_rank_change)
+
+    def at_snapshot(self, label: str) -> SnapshotView:
+        """The reads (``top``, ``rank``, ``around``, ``score``, ``count``) of
+        the snapshot ``label``; each raises UnknownSnapshot for a label the
+        season does not hold."""
+        return SnapshotView(self, label)
 
     def iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
              season: Optional[Union[str, int]] = None) -> Iterator[Entry]:

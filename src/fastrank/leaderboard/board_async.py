@@ -12,6 +12,7 @@ from typing import AsyncIterator, Optional, Union
 
 from fastrank.runner import awaiting_opened, run_async
 from fastrank.leaderboard.board import AsyncSubmit, BoardPlans, Entry
+from fastrank.leaderboard.snapshots import AsyncSnapshotView
 
 class Leaderboard(AsyncSubmit, BoardPlans):
     """:class:`fastrank.Leaderboard` over an asyncio client: every method is a coroutine."""
@@ -35,6 +36,15 @@ class Leaderboard(AsyncSubmit, BoardPlans):
     percentile = awaiting_opened(BoardPlans._plan_percentile)
     bucket = awaiting_opened(BoardPlans._plan_bucket)
     info = awaiting_opened(BoardPlans._plan_info)
+    snapshot = awaiting_opened(BoardPlans._plan_snapshot)
+    snapshots = awaiting_opened(BoardPlans._plan_snapshots)
+    drop_snapshot = awaiting_opened(BoardPlans._plan_drop_snapshot)
+    rank_change = awaiting_opened(BoardPlans._plan_rank_change)
+
+    def at_snapshot(self, label: str) -> AsyncSnapshotView:
+        """The reads of the snapshot ``label`` as coroutines (see
+        :meth:`fastrank.Leaderboard.at_snapshot`)."""
+        return AsyncSnapshotView(self, label)
 
     async def iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
                    season: Optional[Union[str, int]] = None) -> AsyncIterator[Entry]:

@@ -32,7 +32,7 @@ from fastrank.leaderboard.parts import as_text, key_part
 from fastrank.runner import Script
 
 __all__ = ["SCHEMA", "UNSET", "Unset", "DESCRIBE", "REDESCRIBE", "descriptor_key", "stored_of", "tz_text",
-           "tz_of", "check_given"]
+           "tz_of", "check_given", "bare_script"]
 
 SCHEMA = "1"
 """The version of the descriptor and of the key layout it describes."""
@@ -51,13 +51,14 @@ class Unset(enum.Enum):
 UNSET = Unset.UNSET
 
 
-def _script(name: str) -> Script:
+def bare_script(name: str) -> Script:
+    """The script ``scripts/<name>.lua`` as it is (no board prelude: it names its own keys)."""
     source = resources.files("fastrank.leaderboard").joinpath("scripts", f"{name}.lua").read_text(encoding="utf-8")
     return Script(name, source)
 
 
-DESCRIBE = _script("describe")
-REDESCRIBE = _script("redescribe")
+DESCRIBE = bare_script("describe")
+REDESCRIBE = bare_script("redescribe")
 
 
 def descriptor_key(name: str) -> str:

@@ -1,0 +1,38 @@
+"""fastrank.asyncio.RollingLeaderboard: the rolling board's methods as coroutines.
+
+The same plans as :class:`fastrank.RollingLeaderboard`
+(``fastrank.leaderboard.rolling``), awaited on an asyncio client.
+"""
+from __future__ import annotations
+
+from typing import TypeVar
+
+from fastrank.leaderboard.rolling import RollingPlans
+from fastrank.runner import awaiting_opened, run_async
+
+_Self = TypeVar("_Self", bound="RollingLeaderboard")
+
+
+class RollingLeaderboard(RollingPlans):
+    """:class:`fastrank.RollingLeaderboard` over an asyncio client: every method is a coroutine."""
+
+    is_async = True
+
+    async def open(self: _Self) -> _Self:
+        """Read the board's stored options (writing them if the board is new);
+        BoardConfigMismatch if an option given differs."""
+        await run_async(self._client, self._plan_open())
+        return self
+
+    async def _opening(self) -> None:
+        if not self._opened:
+            await run_async(self._client, self._plan_open())
+
+    submit = awaiting_opened(RollingPlans._plan_submit)
+    submit_many = awaiting_opened(RollingPlans._plan_submit_many)
+    refresh = awaiting_opened(RollingPlans._plan_refresh)
+    top = awaiting_opened(RollingPlans._plan_top)
+    rank = awaiting_opened(RollingPlans._plan_rank)
+    around = awaiting_opened(RollingPlans._plan_around)
+    score = awaiting_opened(RollingPlans._plan_score)
+    count = awaiting_opened(RollingPlans._plan_count)
