@@ -9,6 +9,7 @@ from fastrank.errors import (BoardConfigMismatch, PeriodClosed, PlayerBanned, Po
 from fastrank.leaderboard import Change, Entry, Leaderboard, ShardedLeaderboard
 from fastrank import natives  # noqa: F401  (the Engine's native paths of the leaderboard's scripts, registered)
 from fastrank.service import PostgresStore, SQLiteStore, ScoreService
+from fastrank.leaderboard.teams import TeamLeaderboard
 
 __version__ = "0.1.0"
 
@@ -16,3 +17,4 @@ __all__ = ["BoardConfigMismatch", "Change", "CountMinSketch", "Engine", "Entry",
            "PNCounter", "PNCounterReplica", "PeriodClosed", "PlayerBanned", "PointsOutOfRange", "SeasonFrozen", "TimeOutOfRange", "PostgresStore", "SQLiteStore", "ScoreService", "ShardedCounter",
            "ShardedLeaderboard", "SortedSet", "TopK", "connect", "get_threads",
            "set_threads", "__version__"]
+__all__ += ["TeamLeaderboard"]

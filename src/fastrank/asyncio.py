@@ -12,6 +12,8 @@ from fastrank.engine.asyncio import Engine, Pipeline, connect
 from fastrank.leaderboard.board_async import Leaderboard
 from fastrank.leaderboard.sharded_async import ShardedLeaderboard
 from fastrank.service.service_async import ScoreService
+from fastrank.leaderboard.teams_async import TeamLeaderboard
 
 __all__ = ["Engine", "GCounterReplica", "Leaderboard", "PNCounterReplica", "Pipeline", "ScoreService", "ShardedCounter",
            "ShardedLeaderboard", "connect"]
+__all__ += ["TeamLeaderboard"]

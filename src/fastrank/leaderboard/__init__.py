@@ -2,6 +2,7 @@
 
 - ``board``: :class:`Leaderboard`, :class:`Entry`, :class:`Change`;
 - ``sharded``: :class:`ShardedLeaderboard`, hash-sharded with scatter-gather;
+- ``teams``: :class:`TeamLeaderboard`, players and their teams ranked by their points (``teams_async``);
 - ``board_async``, ``sharded_async``: the same boards over asyncio clients;
 - ``descriptor``: what a board stores about itself (options, season, shard layout) and how it is read;
 - ``parts``: what every board shape shares (argument checks, key parts, ranks);

@@ -230,27 +230,30 @@ class TeamPlans(BoardPlans):
         parse = self.codec.parse_points
         return [parse(x) for x in reply]
 
-    def _move(self, what: str, player: PlayerId, team: Union[str, bytes] = "") -> Plan[bool]:
-        """A join, leave or remove of ``player``: one atomic script."""
+    def _move(self, what: str, player: PlayerId, at: When, team: Union[str, bytes] = "") -> Plan[bool]:
+        """A join, leave or remove of ``player`` at ``at`` (None: now): one atomic script."""
         member = player_id(player)
-        low = self.codec.low_of(self.codec.tick_of(None, time.time()), 0)
+        low = self.codec.low_of(self.codec.tick_of(at, time.time() if at is None else 0.0), 0)
         args = (*self.script_config, self._team_k, low, what, team, member)
         return direct_run(TEAMS, self._script_keys(), args, self._removed, self.translate_error)
 
-    def _plan_remove(self, player: PlayerId) -> Plan[bool]:
+    def _plan_remove(self, player: PlayerId, *, at: When = None) -> Plan[bool]:
         """Take a player off the board, out of their team and their entry data
-        off; True if they were on the board. O(log n + log m (+ k))."""
-        return self._move("remove", player)
+        off; True if they were on the board. ``at`` (default now) is the time
+        their team reaches its new points. O(log n + log m (+ k))."""
+        return self._move("remove", player, at)
 
-    def _plan_join(self, player: PlayerId, team: TeamId) -> Plan[bool]:
+    def _plan_join(self, player: PlayerId, team: TeamId, *, at: When = None) -> Plan[bool]:
         """Put ``player`` in ``team`` (out of the team they were in): their
-        points count for it from now on. True. O(log n + log m (+ k))."""
-        return self._move("join", player, team_id(team))
+        points count for it from now on; ``at`` (default now) is the time the
+        teams reach their new points. True. O(log n + log m (+ k))."""
+        return self._move("join", player, at, team_id(team))
 
-    def _plan_leave(self, player: PlayerId) -> Plan[bool]:
+    def _plan_leave(self, player: PlayerId, *, at: When = None) -> Plan[bool]:
         """Take ``player`` out of their team (their points stay on the player
-        board); True if they were in one. O(log n + log m (+ k))."""
-        return self._move("leave", player)
+        board); ``at`` as for :meth:`join`. True if they were in one.
+        O(log n + log m (+ k))."""
+        return self._move("leave", player, at)
 
     def _plan_rollover(self, new_season: Union[str, int], *,
                        archive: Union[int, timedelta, None] = None) -> Steps[None]:
