@@ -50,7 +50,7 @@ from fastrank import errors as _errors
 from fastrank.errors import BoardConfigMismatch
 from fastrank.leaderboard.board import DEFAULT_BUCKETS, BoardPlans, Entry, PlayerId, SyncSubmit, When, _no_entries
 from fastrank.leaderboard.descriptor import UNSET, Unset, check_given
-from fastrank.leaderboard.parts import SIZE_LIMIT, as_bytes, as_text, count_arg, key_part, player_id, tag_part
+from fastrank.leaderboard.parts import SIZE_LIMIT, as_text, count_arg, key_part, player_id, tag_part
 from fastrank.leaderboard.scorebits import Points
 from fastrank.runner import Call, Plan, Run, Steps, blocking, direct_call, direct_run, packaged_script
 
@@ -155,14 +155,13 @@ class TeamPlans(BoardPlans):
 
     def _take(self, stored: Dict[str, str], kind: str = "teams") -> None:
         super()._take(stored, "teams")
-        k_text = stored.get("k", "")
-        stored_values = {"aggregate": stored.get("aggregate"), "k": int(k_text) if k_text else None}
+        aggregate, k_text = stored.get("aggregate", ""), stored.get("k", "")
+        k = int(k_text) if k_text else None
         check_given("team leaderboard", self.name, stored, self._aggregate_texts(self._given_aggregate),
-                    self._given_aggregate, stored_values)
-        if stored_values["aggregate"] not in AGGREGATES:
-            raise BoardConfigMismatch("team leaderboard", self.name, "aggregate", stored_values["aggregate"],
-                                      self.aggregate)
-        self.aggregate, self.k = stored_values["aggregate"], stored_values["k"]
+                    self._given_aggregate, {"aggregate": aggregate, "k": k})
+        if aggregate not in AGGREGATES:
+            raise BoardConfigMismatch("team leaderboard", self.name, "aggregate", aggregate, self.aggregate)
+        self.aggregate, self.k = aggregate, k
 
     def _configure(self, options: Dict[str, Any]) -> None:
         super()._configure(options)
@@ -181,8 +180,8 @@ class TeamPlans(BoardPlans):
         teams = self._teams.keys(season)
         return self._encoded((*players, teams[0], teams[1], teams[2], players[0] + ":team_of"))
 
-    def _members_key(self, team: Union[str, bytes], season: Optional[Union[str, int]] = None) -> bytes:
-        return as_bytes(self.keys(season)[0]) + b":members:" + as_bytes(team)
+    def _members_key(self, team: Union[str, bytes], season: Optional[Union[str, int]] = None) -> str:
+        return self.keys(season)[0] + ":members:" + as_text(team)
 
     def translate_error(self, exc: ResponseError) -> Exception:
         """The exception a team script's error reply stands for (see :meth:`BoardPlans.translate_error`)."""
