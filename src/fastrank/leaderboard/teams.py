@@ -48,7 +48,7 @@ from redis.exceptions import ResponseError
 
 from fastrank import errors as _errors
 from fastrank.errors import BoardConfigMismatch
-from fastrank.leaderboard.board import DEFAULT_BUCKETS, BoardPlans, Entry, PlayerId, SyncSubmit, When, _no_entries
+from fastrank.leaderboard.board import DEFAULT_BUCKETS, BoardPlans, Entry, PlayerId, SyncSubmit, When
 from fastrank.leaderboard.descriptor import UNSET, Unset, check_given
 from fastrank.leaderboard.parts import SIZE_LIMIT, as_text, count_arg, key_part, player_id, tag_part
 from fastrank.leaderboard.scorebits import Points
@@ -307,8 +307,14 @@ class TeamPlans(BoardPlans):
         style = self._style_of(ranking)
         key = self._members_key(team_id(team), season)
         if size == 0:
-            return _no_entries()
+            return _no_members()
         return self._slice(key, 0, size - 1, lambda pairs: self._entries(pairs, 0, 1, style))
+
+
+def _no_members() -> Steps[List[Entry]]:
+    """The plan of ``members(team, 0)``: nothing to send."""
+    return []
+    yield  # a generator that sends nothing  # noqa: unreachable
 
 
 def _text_or_none(value: Optional[Union[str, bytes]]) -> Optional[str]:
