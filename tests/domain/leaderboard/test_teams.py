@@ -196,3 +196,13 @@ def test_asyncio_answers_as_sync(async_client):
     got = asyncio.run(main())
     assert got == scenario(TeamLeaderboard(fastrank.Engine(), "async", aggregate="top", k=2))
     assert got[6] == [Entry(1, "red", 12), Entry(2, "blue", 9)]
+
+
+def test_faces_and_the_score_service_refuse_what_they_cannot_serve(tmp_path):
+    with pytest.raises(TypeError, match="needs a sync client"):
+        TeamLeaderboard(fastrank.asyncio.Engine(), "t")
+    with pytest.raises(TypeError, match="needs an asyncio client"):
+        fastrank.asyncio.TeamLeaderboard(fastrank.Engine(), "t")
+    with pytest.raises(TypeError, match="not a TeamLeaderboard"):
+        fastrank.ScoreService(TeamLeaderboard(fastrank.Engine(), "t", season="s1"),
+                              fastrank.SQLiteStore(str(tmp_path / "s.db")))
