@@ -29,7 +29,7 @@ from fastrank.testing import free_port, start_redis
 T0 = 1_790_000_000
 
 
-def load(board: Any, players: int, team_size: int, batch: int = 5000) -> None:
+def load(board: Any, players: int, team_size: int, batch: int = 2000) -> None:
     rnd = random.Random(1)
     if isinstance(board, TeamLeaderboard):
         for i in range(players):
