@@ -167,6 +167,10 @@ class TeamPlans(BoardPlans):
         super()._configure(options)
         self._teams._configure(options)
 
+    def __repr__(self) -> str:
+        k = "" if self.k is None else f", k={self.k}"
+        return f"{super().__repr__()[:-1]}, aggregate={self.aggregate!r}{k})"
+
     @property
     def _team_k(self) -> int:
         """The aggregate as the script takes it: how many best members count, 0 for all."""

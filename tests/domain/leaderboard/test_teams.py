@@ -114,6 +114,7 @@ def test_the_descriptor_keeps_the_aggregate(client):
     stored = {k.decode(): v.decode() for k, v in client.hgetall(board.descriptor_key).items()}
     assert (stored["kind"], stored["aggregate"], stored["k"]) == ("teams", "top", "3")
     opened = TeamLeaderboard(client, "kept")
+    assert repr(opened).endswith("rule='incr', aggregate='top', k=3)")
     assert (opened.aggregate, opened.k, opened.ranking, opened.season) == ("top", 3, "dense", "s1")
     with pytest.raises(BoardConfigMismatch, match="aggregate"):
         TeamLeaderboard(client, "kept", aggregate="sum")
