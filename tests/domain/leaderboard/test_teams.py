@@ -8,6 +8,7 @@ import asyncio
 
 import pytest
 from board_helpers import keyspace
+from redis.crc import key_slot
 
 import fastrank
 import fastrank.asyncio
@@ -41,6 +42,8 @@ def test_each_aggregate(client, aggregate, k, red, blue):
     # the player side reads as an ordinary board: fay counts there only
     assert board.top(2) == [Entry(1, "fay", 60), Entry(2, "ann", 50)]
     assert (board.rank("cy"), board.count(), board.team_of("fay"), board.team_of("cy")) == (5, 5, None, "red")
+    # players, teams, memberships and members' sets: one hash slot (one node of a cluster)
+    assert len({key_slot(key) for key in keyspace(client)}) == 1
 
 
 def test_submits_joins_leaves_and_removes_move_the_teams(client):
