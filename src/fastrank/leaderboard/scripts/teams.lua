@@ -34,26 +34,36 @@ local function better_score(a, b)
   return a < b
 end
 
--- the points of `team` once its members' scores change by `changes` (player ->
--- new score, or false for a player who stops counting for it), false when no
--- member would hold points. A sum: O(c log m) for c changes; the k best:
--- O(log m + k + c), from the k + c best now (the unchanged ones among the new
--- k best are there).
-local function team_points_after(team, changes)
+-- the points `team` holds now, or false when it is not on the team board: O(1)
+local function team_now(team)
+  on(team_side)
+  local points = points_now(team)
+  on(player_side)
+  return points
+end
+
+-- the points of `team`, holding `now`, once its members' scores change by
+-- `changes` (player -> new score, or false for a player who stops counting
+-- for it), false when no member would hold points. A sum: O(c log m) for c
+-- changes; the k best: O(log m + k + c), from the k + c best now (the
+-- unchanged ones among the new k best are there).
+local function team_points_after(team, now, changes)
   local members = members_prefix .. team
-  local count = 0
-  for _ in pairs(changes) do count = count + 1 end
+  local count, leaving = 0, false
+  for _, new in pairs(changes) do
+    count = count + 1
+    leaving = leaving or not new
+  end
   if k == 0 then
-    on(team_side)
-    local total = points_now(team) or 0
-    on(player_side)
-    local held = redis.call('ZCARD', members)
+    local total = now or 0
+    -- members who hold points: only a leaving one can leave none
+    local held = leaving and redis.call('ZCARD', members) or 1
     for player, new in pairs(changes) do
       local old = redis.call('ZSCORE', members, player)
       if old then total, held = total - points_of(tonumber(old)), held - 1 end
       if new then total, held = total + points_of(new), held + 1 end
     end
-    if held == 0 then return false end
+    if held <= 0 then return false end
     return total
   end
   local best
@@ -76,19 +86,21 @@ local function team_points_after(team, changes)
   return total
 end
 
--- every moved team's new points (team -> points or false), or nil when one would not fit
+-- every moved team's points now and after (team -> points or false), or nil
+-- when one would not fit
 local function teams_after(moves)
-  local after = {}
+  local before, after = {}, {}
   for team, changes in pairs(moves) do
-    local new = team_points_after(team, changes)
+    before[team] = team_now(team)
+    local new = team_points_after(team, before[team], changes)
     if new and (new > max_points or new < -max_points) then return nil end
     after[team] = new
   end
-  return after
+  return before, after
 end
 
 -- write the members' new scores and the teams' new points: O(log n) a change
-local function write_teams(moves, after)
+local function write_teams(moves, before, after)
   for team, changes in pairs(moves) do
     local members = members_prefix .. team
     for player, new in pairs(changes) do
@@ -99,7 +111,7 @@ local function write_teams(moves, after)
       end
     end
     on(team_side)
-    local old = points_now(team)
+    local old = before[team]
     if after[team] then
       store_points(team, old, after[team], tick)
     elseif old then
@@ -121,8 +133,8 @@ if what ~= 'submit' then
   local moves = {}
   if score and old_team then moves[old_team] = {[player] = false} end
   if score and new_team then moves[new_team] = {[player] = tonumber(score)} end
-  local after = teams_after(moves)
-  if not after then return redis.error_reply(TEAM_RANGE .. num(max_points)) end
+  local before, after = teams_after(moves)
+  if not before then return redis.error_reply(TEAM_RANGE .. num(max_points)) end
   if new_team then
     redis.call('HSET', teams_key, player, new_team)
   else
@@ -135,7 +147,7 @@ if what ~= 'submit' then
       if dense then count_points(points_of(tonumber(score)), -1) end
     end
   end
-  write_teams(moves, after)
+  write_teams(moves, before, after)
   if what == 'leave' then return old_team and 1 or 0 end
   if what == 'remove' then return score and 1 or 0 end
   return 1
@@ -166,8 +178,8 @@ for _, player in ipairs(order) do
     moves[team][player] = encode(news[player], tick)
   end
 end
-local after = teams_after(moves)
-if not after then return redis.error_reply(TEAM_RANGE .. num(max_points)) end
+local before, after = teams_after(moves)
+if not before then return redis.error_reply(TEAM_RANGE .. num(max_points)) end
 
 local single = ARGV[12]
 local previous_index, previous_rank = false, 0
@@ -180,7 +192,7 @@ end
 for _, player in ipairs(order) do
   store_points(player, olds[player], news[player], tick)
 end
-write_teams(moves, after)
+write_teams(moves, before, after)
 
 if style == '' then return reply end
 local index = index_of(single)
