@@ -10,6 +10,7 @@ from fastrank.leaderboard import (Change, Entry, Leaderboard, RankChange, Rollin
                                   SnapshotInfo)
 from fastrank.leaderboard.segmented import SegmentedLeaderboard
 from fastrank import natives  # noqa: F401  (the Engine's native paths of the leaderboard's scripts, registered)
+from fastrank.leaderboard.teams import TeamLeaderboard
 from fastrank.service import PostgresStore, SQLiteStore, ScoreService
 
 __version__ = "0.1.0"
@@ -18,5 +19,5 @@ __all__ = ["BoardConfigMismatch", "Change", "CountMinSketch", "Engine", "Entry",
            "HyperLogLog", "Leaderboard", "PNCounter", "PNCounterReplica", "PeriodClosed", "PlayerBanned",
            "PointsOutOfRange", "PostgresStore", "RankChange", "RollingLeaderboard", "SQLiteStore", "ScoreService",
            "SeasonFrozen", "SegmentedLeaderboard", "ShardedCounter", "ShardedLeaderboard", "SnapshotExists",
-           "SnapshotInfo", "SortedSet", "TimeOutOfRange", "TopK", "UnknownSnapshot", "connect", "get_threads",
+           "SnapshotInfo", "SortedSet", "TeamLeaderboard", "TimeOutOfRange", "TopK", "UnknownSnapshot", "connect", "get_threads",
            "set_threads", "__version__"]

@@ -3,7 +3,7 @@
 - ``Engine``, ``Pipeline``, ``connect``: the in-process engine behind
   redis.asyncio's API (``fastrank.engine.asyncio``);
 - ``Leaderboard``, ``ShardedLeaderboard``, ``SegmentedLeaderboard``,
-  ``RollingLeaderboard``, ``ShardedCounter``, ``GCounterReplica``,
+  ``RollingLeaderboard``, ``TeamLeaderboard``, ``ShardedCounter``, ``GCounterReplica``,
   ``PNCounterReplica``, ``ScoreService``: the domain classes over an asyncio
   client (this Engine, ``redis.asyncio.Redis`` or
   ``redis.asyncio.cluster.RedisCluster``), the same logic as the sync ones.
@@ -14,7 +14,8 @@ from fastrank.leaderboard.board_async import Leaderboard
 from fastrank.leaderboard.rolling_async import RollingLeaderboard
 from fastrank.leaderboard.segmented_async import SegmentedLeaderboard
 from fastrank.leaderboard.sharded_async import ShardedLeaderboard
+from fastrank.leaderboard.teams_async import TeamLeaderboard
 from fastrank.service.service_async import ScoreService
 
 __all__ = ["Engine", "GCounterReplica", "Leaderboard", "PNCounterReplica", "Pipeline", "RollingLeaderboard",
-           "ScoreService", "SegmentedLeaderboard", "ShardedCounter", "ShardedLeaderboard", "connect"]
+           "ScoreService", "SegmentedLeaderboard", "ShardedCounter", "ShardedLeaderboard", "TeamLeaderboard", "connect"]

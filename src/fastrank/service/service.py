@@ -52,6 +52,7 @@ from fastrank.errors import PointsOutOfRange, SeasonFrozen
 from fastrank.service.columns import ZaddColumns, ZaddPacked
 from fastrank.runner import Call, Do, Run, Steps, blocking, checked_client, packaged_script, steps
 from fastrank.leaderboard.board import BoardPlans, Entry
+from fastrank.leaderboard.teams import TeamPlans
 from fastrank.leaderboard.parts import EMPTY_PLAYER, Ranker, count_arg, page_slice
 from fastrank.service._totals import ScoreOrderScan
 from fastrank.service.packed import ReadAhead, board_order
@@ -128,6 +129,9 @@ class ServicePlans:
                  checks: Optional[Sequence[Check]] = None, metrics: Optional[ServiceMetrics] = None) -> None:
         if not isinstance(board, BoardPlans):
             raise TypeError(f"board must be a fastrank Leaderboard, not {type(board).__name__}")
+        if isinstance(board, TeamPlans):  # its writes bypass the service's scripts' team totals
+            raise TypeError("a ScoreService writes a board with its own scripts, which keep no team totals: "
+                            "give it a Leaderboard, not a TeamLeaderboard")
         if not isinstance(store, SQLStore):
             raise TypeError(f"store must be a SQLiteStore or PostgresStore, not {type(store).__name__}")
         if board.period is not None:
