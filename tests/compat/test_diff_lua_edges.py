@@ -257,3 +257,11 @@ def test_deep_map_and_set_replies_end_where_redis_ends_them(redis_server: Any,
 
     script = b"redis.setresp(3) local t = {} t.set = {} t.set[t] = true return t"
     assert _engine_shape(engine.eval(script, 0)) == _raw_shape(_raw_eval(redis_server.port, script))
+
+
+@pytest.mark.parametrize("nkeys, nargs", [(0, 3999), (0, 4001), (1, 7999), (0, 8000), (3, 20_000), (9_000, 1_000)])
+def test_any_number_of_keys_and_arguments(pair: Pair, nkeys: int, nargs: int) -> None:
+    """Redis takes any number of keys and arguments; Lua's own stack does
+    not (8000 slots), so the Engine hands a long list over as tables."""
+    script = "return {#KEYS, #ARGV, KEYS[#KEYS] or false, ARGV[#ARGV] or false, ARGV[1] or false}"
+    pair.quiet("eval", script, nkeys, *[f"k{i}" for i in range(nkeys)], *[f"a{i}" for i in range(nargs)])

@@ -532,6 +532,14 @@ local function finish(ok, res)
   return false, text, res.source, res.line, type(text) ~= "string"
 end
 
+local function start(f, time_limit, keys, argv)
+  rawset(G, "KEYS", keys)
+  rawset(G, "ARGV", argv)
+  limit, deadline, killed = time_limit, nil, nil
+  return finish(xpcall(f, error_info))
+end
+
+-- a script's keys and arguments, as varargs (the quick way for a few)
 function api.run(f, time_limit, nkeys, ...)
   local argv = {select(nkeys + 1, ...)}
   local keys
@@ -541,10 +549,13 @@ function api.run(f, time_limit, nkeys, ...)
     keys = {...}
     for i = nkeys + 1, select("#", ...) do keys[i] = nil end
   end
-  rawset(G, "KEYS", keys)
-  rawset(G, "ARGV", argv)
-  limit, deadline, killed = time_limit, nil, nil
-  return finish(xpcall(f, error_info))
+  return start(f, time_limit, keys, argv)
+end
+
+-- ... or as two tables: a call's varargs sit on the C stack, which Lua 5.1
+-- caps at 8000 slots, and Redis takes any number of arguments
+function api.run_tables(f, time_limit, keys, argv)
+  return start(f, time_limit, keys, argv)
 end
 
 -- setmetatable and rawset are Python functions (C functions to Lua, so a

@@ -59,6 +59,7 @@ _parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
 INT64_MIN = -(1 << 63)
 _NO_CAP = 1 << 62  # lupa's max_memory when Engine.script_memory_limit is None
 _MARGIN = 1 << 20  # room left for lupa's pushes as a Python function returns
+_VARARGS_MAX = 4000  # a script's keys and arguments up to this many go as varargs (quicker), more as tables
 
 
 def _pending(result: Any) -> int:
@@ -307,6 +308,7 @@ class LuaScripting:
         api = loader(source)(py)
         self._compile = api[b"compile"]
         self._run = api[b"run"]
+        self._run_tables = api[b"run_tables"]
         self._recover = api[b"recover"]
         where = loader(WHERE.encode())()
         api[b"set_builtins"](rt.table_from({
@@ -402,7 +404,11 @@ class LuaScripting:
             self._apply_memory_limit()
         self.read_only = read_only
         try:
-            result = self._run(fn, engine.script_time_limit, numkeys, *args)
+            if len(args) <= _VARARGS_MAX:
+                result = self._run(fn, engine.script_time_limit, numkeys, *args)
+            else:
+                result = self._run_tables(fn, engine.script_time_limit, self.table_from(args[:numkeys]),
+                                          self.table_from(args[numkeys:]))
         except lupa.LuaError as err:
             # outside the script's own xpcall: its reply did not fit in memory
             self._in_python = False
