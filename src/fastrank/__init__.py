@@ -7,6 +7,7 @@ from fastrank.engine import Engine
 from fastrank.errors import (BoardConfigMismatch, PeriodClosed, PlayerBanned, PointsOutOfRange, SeasonFrozen,
                              TimeOutOfRange)
 from fastrank.leaderboard import Change, Entry, Leaderboard, ShardedLeaderboard
+from fastrank.leaderboard.bands import RangePartitionedLeaderboard
 from fastrank import natives  # noqa: F401  (the Engine's native paths of the leaderboard's scripts, registered)
 from fastrank.service import PostgresStore, SQLiteStore, ScoreService
 
@@ -16,3 +17,4 @@ __all__ = ["BoardConfigMismatch", "Change", "CountMinSketch", "Engine", "Entry",
            "PNCounter", "PNCounterReplica", "PeriodClosed", "PlayerBanned", "PointsOutOfRange", "SeasonFrozen", "TimeOutOfRange", "PostgresStore", "SQLiteStore", "ScoreService", "ShardedCounter",
            "ShardedLeaderboard", "SortedSet", "TopK", "connect", "get_threads",
            "set_threads", "__version__"]
+__all__ += ["RangePartitionedLeaderboard"]

@@ -2,7 +2,7 @@
 
 - ``Engine``, ``Pipeline``, ``connect``: the in-process engine behind
   redis.asyncio's API (``fastrank.engine.asyncio``);
-- ``Leaderboard``, ``ShardedLeaderboard``, ``ShardedCounter``,
+- ``Leaderboard``, ``ShardedLeaderboard``, ``RangePartitionedLeaderboard``, ``ShardedCounter``,
   ``GCounterReplica``, ``PNCounterReplica``, ``ScoreService``: the domain
   classes over an asyncio client (this Engine, ``redis.asyncio.Redis`` or
   ``redis.asyncio.cluster.RedisCluster``), the same logic as the sync ones.
@@ -12,6 +12,8 @@ from fastrank.engine.asyncio import Engine, Pipeline, connect
 from fastrank.leaderboard.board_async import Leaderboard
 from fastrank.leaderboard.sharded_async import ShardedLeaderboard
 from fastrank.service.service_async import ScoreService
+from fastrank.leaderboard.bands_async import RangePartitionedLeaderboard
 
 __all__ = ["Engine", "GCounterReplica", "Leaderboard", "PNCounterReplica", "Pipeline", "ScoreService", "ShardedCounter",
            "ShardedLeaderboard", "connect"]
+__all__ += ["RangePartitionedLeaderboard"]

@@ -2,7 +2,8 @@
 
 - ``board``: :class:`Leaderboard`, :class:`Entry`, :class:`Change`;
 - ``sharded``: :class:`ShardedLeaderboard`, hash-sharded with scatter-gather;
-- ``board_async``, ``sharded_async``: the same boards over asyncio clients;
+- ``bands``: :class:`RangePartitionedLeaderboard`, split by score into bands under one hash tag;
+- ``board_async``, ``sharded_async``, ``bands_async``: the same boards over asyncio clients;
 - ``descriptor``: what a board stores about itself (options, season, shard layout) and how it is read;
 - ``parts``: what every board shape shares (argument checks, key parts, ranks);
 - ``scorebits``: the score codec (points and tie-break in one double);

@@ -241,7 +241,7 @@ class BandPlans:
 
     def _plan_set_points(self, player: PlayerId, points: Points, *, at: When = None) -> Steps[Points]:
         """Set a player's points (rule ``set``), moving band if they cross a bound."""
-        return (yield from self._write(((player, points),), at, "set"))
+        return (yield from self._plan_submit(player, points, at=at, rule="set"))
 
     def _plan_remove(self, player: PlayerId) -> Steps[bool]:
         """Take a player off the board; True if they were on it. One script."""
