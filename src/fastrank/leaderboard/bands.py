@@ -133,7 +133,7 @@ class BandPlans:
     @property
     def ranking(self) -> str:
         """The board's ranking style (``ordinal``, ``competition`` or ``dense``)."""
-        return self._reference.ranking
+        return str(self._reference.ranking)
 
     def descriptor(self) -> Dict[str, str]:
         """The stored options, bounds and layout generation as the descriptor holds them (text)."""
@@ -356,8 +356,8 @@ class BandPlans:
         desc = self._descriptor_key
         pending = self._stored.get("next", "")
         if pending:  # an interrupted rebalance: its half-made bands go first
-            generation, text = pending.split("|", 1)
-            half = self._band_keys(int(generation), len(_parsed(text)) + 1)
+            begun, text = pending.split("|", 1)
+            half = self._band_keys(int(begun), len(_parsed(text)) + 1)
             yield [Call("delete", (k,)) for keys in half for k in keys]
         if _text(wanted) == _text(self.bounds):
             if pending:  # back to writing on the bands that stay
