@@ -60,6 +60,8 @@ BANDS = packaged_script("bands")
 DEFAULT_BOUNDS = (1000, 5000)
 MAX_BOUNDS = 15
 """At most 16 bands: a write or a rank looks for the player in every band."""
+HISTOGRAM = 32
+"""Buckets of the histogram of band 0 on an ``approximate`` board (as in ``scripts/bands.lua``)."""
 
 NOT_OPTIONS = ("season", "period", "tz", "retain")
 """Board options a range-partitioned board does not take (it has no seasons)."""
@@ -101,15 +103,26 @@ def band_at(bounds: Sequence[Bound], points: Points) -> int:
     return sum(1 for b in bounds if points >= b)
 
 
+def bucket_at(bounds: Sequence[Bound], points: Points) -> int:
+    """The histogram bucket of band 0 that ``points`` count in on an
+    approximate board: ``floor(points / width)`` clipped to 0..31, buckets
+    ``width = bounds[0] / 32`` wide (as ``scripts/bands.lua`` computes it)."""
+    return min(HISTOGRAM - 1, max(0, math.floor(points / (bounds[0] / HISTOGRAM))))
+
+
 class BandPlans:
     """The range-partitioned board's configuration and methods as plans (no I/O here)."""
 
-    def __init__(self, client: Any, name: str, bounds: Union[Sequence[Bound], Unset] = UNSET,
-                 **options: Any) -> None:
+    def __init__(self, client: Any, name: str, bounds: Union[Sequence[Bound], Unset] = UNSET, *,
+                 approximate: Union[bool, Unset] = UNSET, **options: Any) -> None:
         for option in NOT_OPTIONS:
             if option in options:
                 raise ValueError(f"a range-partitioned leaderboard has no seasons: {option}= is not one of its options")
         self._given_bounds = UNSET if isinstance(bounds, Unset) else bounds_of(bounds)
+        if not isinstance(approximate, (bool, Unset)):
+            raise TypeError(f"approximate must be True or False, not {approximate!r}")
+        self._given_approximate = approximate
+        self.approximate = approximate is True
         self._client = checked_client(self, client)
         self.name = tag_part(name, "name")
         # the options, checked (and kept, with those given) by a board of the same options
@@ -120,6 +133,7 @@ class BandPlans:
         self._opened = False
         self._stored: Dict[str, str] = {}
         self._layout(DEFAULT_BOUNDS if isinstance(self._given_bounds, Unset) else self._given_bounds, 1)
+        self._check_approximate(self.bounds)
         self._made()
 
     def _made(self) -> None:
@@ -135,9 +149,21 @@ class BandPlans:
         """The board's ranking style (``ordinal``, ``competition`` or ``dense``)."""
         return str(self._reference.ranking)
 
+    def _check_approximate(self, bounds: Sequence[Bound]) -> None:
+        """ValueError when ``approximate`` cannot hold with these bounds and options."""
+        if not self.approximate:
+            return
+        if not self._reference.codec.desc or self.ranking == "dense":
+            raise ValueError("approximate=True estimates ordinal and competition ranks of the lowest band of a "
+                             "board where higher is better: not with order='asc' nor ranking='dense'")
+        if bounds[0] <= 0:
+            raise ValueError(f"approximate=True needs a first bound above 0 (its histogram spans 0 to it in "
+                             f"{HISTOGRAM} buckets), not {bounds[0]!r}")
+
     def descriptor(self) -> Dict[str, str]:
-        """The stored options, bounds and layout generation as the descriptor holds them (text)."""
+        """The stored options, bounds, ``approximate`` and layout generation as the descriptor holds them (text)."""
         return {**self._reference.descriptor(), "kind": "bands", "bounds": _text(self.bounds),
+                "approximate": "1" if self.approximate else "",
                 "generation": str(self.generation), "planned": str(self.generation)}
 
     def _plan_open(self) -> Steps[None]:
@@ -155,6 +181,12 @@ class BandPlans:
                         {"bounds": list(self._given_bounds)}, {"bounds": list(_parsed(stored["bounds"]))})
             # checked once: a rebalance may move the bounds later, and this board follows
             self._given_bounds = UNSET
+        stored_approximate = stored.get("approximate", "") == "1"
+        if not isinstance(self._given_approximate, Unset):
+            check_given("range-partitioned leaderboard", self.name, stored,
+                        {"approximate": "1" if self._given_approximate else ""},
+                        {"approximate": self._given_approximate}, {"approximate": stored_approximate})
+        self.approximate = stored_approximate
         self._stored = stored
         bounds, generation = _parsed(stored["bounds"]), int(stored["generation"])
         if (_text(bounds), generation) != (_text(self.bounds), self.generation):
@@ -165,11 +197,16 @@ class BandPlans:
         base = f"{{lb:{key_part(self.name)}}}:band:g{generation}"
         return [(f"{base}.{i}", f"{base}.{i}:dense", f"{base}.{i}:counts") for i in range(bands)]
 
+    def _histogram_key(self, generation: int) -> str:
+        """The key of band 0's histogram in a layout (kept on an approximate board)."""
+        return f"{{lb:{key_part(self.name)}}}:band:g{generation}.0:histogram"
+
     def _layout(self, bounds: Sequence[Bound], generation: int) -> None:
         self.bounds: Tuple[Bound, ...] = tuple(bounds)
         self.generation = generation
         self.bands = self._band_keys(generation, len(bounds) + 1)
-        self._script_keys = (self._descriptor_key, *(k for keys in self.bands for k in keys))
+        self.histogram_key = self._histogram_key(generation)
+        self._script_keys = (self._descriptor_key, self.histogram_key, *(k for keys in self.bands for k in keys))
         # the bands in rank order: best points first
         self._best_first = list(range(len(self.bands)))[::-1] if self._reference.codec.desc else list(
             range(len(self.bands)))
@@ -183,7 +220,8 @@ class BandPlans:
         """Run ``scripts/bands.lua`` in ``mode`` on this layout; its errors as the board's."""
         try:
             reply = yield Run(BANDS, self._script_keys,
-                              (*self._reference.script_config, str(self.generation), mode, *args))
+                              (*self._reference.script_config, str(self.generation), mode,
+                               "%.17g" % (self.bounds[0] / HISTOGRAM) if self.approximate else "0", *args))
         except ResponseError as exc:
             text = str(exc)
             if text.startswith(_errors.BANDS_MOVED_PREFIX):
@@ -203,14 +241,17 @@ class BandPlans:
             raise LayoutMoved()
         return list(replies[:-1])
 
-    def _locate(self, member: Any, style: str) -> Steps[Optional[Tuple[int, int, int, List[int]]]]:
-        """(band, index in the band, global rank in ``style``, every band's
-        size), or None if absent: one script."""
-        reply = yield from self._script("rank", style, member)
+    def _locate(self, member: Any, style: str,
+                estimate: bool = False) -> Steps[Optional[Tuple[int, int, int, int, List[int]]]]:
+        """(band, index in the band, global rank in ``style``, players sharing
+        the bucket of an estimated rank (0 when exact), every band's size), or
+        None if absent: one script. With ``estimate`` on an approximate board,
+        a rank in band 0 comes from its histogram (index -1)."""
+        reply = yield from self._script("rank", style, member, "1" if estimate else "0")
         if not reply:
             return None
-        band, index, rank, *sizes = (int(x) for x in reply)
-        return band, index, rank, sizes
+        band, index, rank, shared, *sizes = (int(x) for x in reply)
+        return band, index, rank, shared, sizes
 
     # -- writes --------------------------------------------------------------------
 
@@ -277,10 +318,28 @@ class BandPlans:
     def _plan_rank(self, player: PlayerId, *, ranking: Optional[str] = None) -> Steps[Optional[int]]:
         """A player's 1-based global rank in the board's style (or ``ranking=``),
         None if absent: the rank inside their band plus the bands of better
-        points, in one script. O(bands + log n)."""
+        points, in one script. O(bands + log n).
+
+        On an ``approximate`` board a player of the lowest band gets an
+        estimate in O(bands + 32): 1 + the players of better bands + those of
+        band 0's better histogram buckets, the best place in their bucket.
+        The exact rank (ordinal or competition) lies between it and it +
+        the other players of the bucket (:meth:`rank_range` gives both)."""
         style = self._reference._style_of(ranking)
-        found = yield from self._locate(player_id(player), style)
+        found = yield from self._locate(player_id(player), style, self.approximate)
         return None if found is None else found[2]
+
+    def _plan_rank_range(self, player: PlayerId, *,
+                         ranking: Optional[str] = None) -> Steps[Optional[Tuple[int, int]]]:
+        """The lowest and highest rank a player can hold, None if absent: (rank,
+        rank) when :meth:`rank` is exact, (estimate, estimate + players sharing
+        the bucket - 1) for an estimated rank of an approximate board."""
+        style = self._reference._style_of(ranking)
+        found = yield from self._locate(player_id(player), style, self.approximate)
+        if found is None:
+            return None
+        rank, shared = found[2], found[3]
+        return rank, rank + max(shared - 1, 0)
 
     def _plan_top(self, n: int = 10, *, ranking: Optional[str] = None) -> Steps[List[Entry]]:
         """The best ``n`` entries across the bands: each band's first ``n``,
@@ -303,7 +362,7 @@ class BandPlans:
         found = yield from self._locate(member, style)
         if found is None:
             return []
-        band, index, rank, sizes = found
+        band, index, rank, _, sizes = found
         above = self._best_first[:self._best_first.index(band)]
         position = sum(sizes[b] for b in above) + index
         start, stop = max(0, position - radius), position + radius
@@ -353,12 +412,14 @@ class BandPlans:
         if count_arg(batch, "batch") < 1:
             raise ValueError("batch must be >= 1")
         yield from self._plan_open()
+        self._check_approximate(wanted)
         desc = self._descriptor_key
         pending = self._stored.get("next", "")
         if pending:  # an interrupted rebalance: its half-made bands go first
             begun, text = pending.split("|", 1)
             half = self._band_keys(int(begun), len(_parsed(text)) + 1)
-            yield [Call("delete", (k,)) for keys in half for k in keys]
+            yield [Call("delete", (k,)) for keys in half for k in keys] + [
+                Call("delete", (self._histogram_key(int(begun)),))]
         if _text(wanted) == _text(self.bounds):
             if pending:  # back to writing on the bands that stay
                 yield Call("hdel", (desc, "next"))
@@ -382,6 +443,10 @@ class BandPlans:
                 for member, score in pairs:
                     groups.setdefault(band_at(wanted, codec.points(score)), {})[member] = float(score)
                 calls = [Call("zadd", (target[b][0], mapping)) for b, mapping in groups.items()]
+                if self.approximate and 0 in groups:
+                    buckets = Counter(bucket_at(wanted, codec.points(score)) for score in groups[0].values())
+                    calls += [Call("hincrby", (self._histogram_key(generation), str(b), n))
+                              for b, n in buckets.items()]
                 if dense:
                     for b, mapping in groups.items():
                         held = Counter("%.17g" % codec.points(score) for score in mapping.values())
@@ -395,7 +460,7 @@ class BandPlans:
         if switched:
             raise RuntimeError(f"range-partitioned leaderboard {self.name!r} was rebalanced meanwhile by another "
                                f"process; this rebalance's copy is dropped by the next rebalance")
-        yield [Call("delete", (k,)) for keys in self.bands for k in keys]
+        yield [Call("delete", (k,)) for keys in self.bands for k in keys] + [Call("delete", (self.histogram_key,))]
         self._layout(wanted, generation)
         self._stored = {**self._stored, "bounds": _text(wanted), "generation": str(generation), "next": ""}
         return copied
@@ -425,6 +490,7 @@ class RangePartitionedLeaderboard(BandPlans):
     remove = blocking(guarded(BandPlans._plan_remove))
     score = blocking(guarded(BandPlans._plan_score))
     rank = blocking(guarded(BandPlans._plan_rank))
+    rank_range = blocking(guarded(BandPlans._plan_rank_range))
     count = blocking(guarded(BandPlans._plan_count))
     top = blocking(guarded(BandPlans._plan_top))
     around = blocking(guarded(BandPlans._plan_around))

@@ -30,6 +30,7 @@ class RangePartitionedLeaderboard(BandPlans):
     remove = awaiting(guarded(BandPlans._plan_remove))
     score = awaiting(guarded(BandPlans._plan_score))
     rank = awaiting(guarded(BandPlans._plan_rank))
+    rank_range = awaiting(guarded(BandPlans._plan_rank_range))
     count = awaiting(guarded(BandPlans._plan_count))
     top = awaiting(guarded(BandPlans._plan_top))
     around = awaiting(guarded(BandPlans._plan_around))

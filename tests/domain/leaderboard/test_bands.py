@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import math
+import random
 
 import pytest
 
 import fastrank
 import fastrank.asyncio
 from fastrank import BoardConfigMismatch, Leaderboard, RangePartitionedLeaderboard, SeasonFrozen
+from fastrank.leaderboard.bands import band_at, bucket_at
 from fastrank.runner import run
 
 RANKINGS = ["ordinal", "competition", "dense"]
@@ -234,3 +236,66 @@ def test_asyncio_answers_as_sync(client, async_client):
     got = asyncio.run(main())
     assert got == (sync.top(100), sync.rank("hal"), sync.around("ann", 2), sync.count(), sync.band_sizes(),
                    sync.band_of("ivy"), sync.score("cy"))
+
+
+def pareto(players, seed=3):
+    rnd = random.Random(seed)
+    return [(f"p{i}", min(2 ** 20 - 1, int(10 * rnd.paretovariate(1.16)))) for i in range(players)]
+
+
+def assert_estimates_within_their_bucket(board, plain, events):
+    """Exact ranks outside band 0; in band 0 an estimate that is the best place
+    in the player's histogram bucket: estimate <= exact <= estimate + sharing - 1."""
+    held = dict((p, plain.score(p)) for p, _ in events if plain.score(p) is not None)
+    for style in ("ordinal", "competition"):
+        for player, points in held.items():
+            exact = plain.rank(player, ranking=style)
+            low, high = board.rank_range(player, ranking=style)
+            assert board.rank(player, ranking=style) == low
+            if band_at(board.bounds, points) > 0:
+                assert low == high == exact
+            else:
+                sharing = sum(1 for p in held.values()
+                              if band_at(board.bounds, p) == 0 and bucket_at(board.bounds, p) == bucket_at(
+                                  board.bounds, points))
+                assert high - low == sharing - 1
+                assert low <= exact <= high
+    assert board.top(50) == plain.top(50)
+    assert board.around("p1", 3) == plain.around("p1", 3)
+
+
+def test_approximate_ranks_of_the_lowest_band_stay_within_the_bucket(client, other_client):
+    events = pareto(300)
+    board = RangePartitionedLeaderboard(client, "approx", bounds=[100, 500], approximate=True)
+    plain = Leaderboard(client, "approx-plain")
+    feed(board, plain, events=events)
+    assert_estimates_within_their_bucket(board, plain, events)
+    crossing = [("p1", 95), ("p2", -20), ("p3", 40)]                    # into, out of and inside band 0
+    feed(board, plain, events=crossing, start=1000)
+    board.remove("p4")
+    plain.remove("p4")
+    assert_estimates_within_their_bucket(board, plain, events)
+    again = RangePartitionedLeaderboard(other_client, "approx")
+    assert again.approximate
+    again.rebalance([60, 300])                                           # the histogram is built anew
+    assert_estimates_within_their_bucket(again, plain, events)
+    assert board.rank_range("nobody") is None and board.rank("nobody") is None
+    with pytest.raises(BoardConfigMismatch):
+        RangePartitionedLeaderboard(other_client, "approx", approximate=False)
+    RangePartitionedLeaderboard(client, "exact")
+    with pytest.raises(BoardConfigMismatch):
+        RangePartitionedLeaderboard(other_client, "exact", approximate=True)
+
+
+@pytest.mark.parametrize("options,error", [({"order": "asc"}, ValueError), ({"ranking": "dense"}, ValueError),
+                                            ({"bounds": [0, 10]}, ValueError), ({"bounds": [-5]}, ValueError)])
+def test_approximate_refuses_what_it_cannot_estimate(client, options, error):
+    with pytest.raises(error):
+        RangePartitionedLeaderboard(client, "noapprox", approximate=True, **options)
+    with pytest.raises(TypeError):
+        RangePartitionedLeaderboard(client, "noapprox", approximate="yes")
+    board = RangePartitionedLeaderboard(client, "noapprox2", bounds=[10], approximate=True)
+    board.submit("a", 5, at=100)
+    with pytest.raises(ValueError):
+        board.rebalance([0, 10])
+    assert board.bounds == (10,) and board.rank("a") == 1
