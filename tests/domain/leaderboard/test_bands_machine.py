@@ -21,6 +21,7 @@ from test_bands import Stop, cut
 
 PLAYERS = st.sampled_from(["ann", "bob", "cy", "dee", "eve", "fay"])
 BOUNDS = st.lists(st.integers(-20, 60), min_size=1, max_size=4, unique=True).map(sorted)
+POSITIVE_BOUNDS = st.lists(st.integers(1, 60), min_size=1, max_size=4, unique=True).map(sorted)
 NAMES = itertools.count()
 
 
@@ -50,22 +51,28 @@ class Model:
             return 1 + sum(1 for row in self.rows.values() if row[0] > points)
         return 1 + len({row[0] for row in self.rows.values() if row[0] > points})
 
-    def entries(self) -> List[Entry]:
-        return [Entry(self.rank(p, "dense"), p, points) for p, points in self.order()]
+    def entries(self, style: str) -> List[Entry]:
+        return [Entry(self.rank(p, style), p, points) for p, points in self.order()]
 
     def band(self, points: int) -> int:
         return sum(1 for b in self.bounds if points >= b)
 
 
-def machine_for(client: Any, other: Any):
+def machine_for(client: Any, other: Any, approximate: bool):
+    """Dense ranks, all exact; or, with ``approximate``, ordinal ranks whose
+    lowest band's are estimates the exact one must lie within."""
+    bounds_strategy = POSITIVE_BOUNDS if approximate else BOUNDS
+    ranking = "ordinal" if approximate else "dense"
+    styles = ("ordinal", "competition") if approximate else ("ordinal", "competition", "dense")
 
     class BandsLife(RuleBasedStateMachine):
-        @initialize(bounds=BOUNDS)
+        @initialize(bounds=bounds_strategy)
         def make(self, bounds: List[int]) -> None:
             self.name = f"bandlife{next(NAMES)}"
             self.tick = 1_000
             self.model = Model(bounds)
-            self.board = RangePartitionedLeaderboard(client, self.name, bounds=bounds, ranking="dense")
+            self.board = RangePartitionedLeaderboard(client, self.name, bounds=bounds, ranking=ranking,
+                                                     approximate=approximate)
             self.early = RangePartitionedLeaderboard(other, self.name)   # opened now, kept across rebalances
 
         def _tick(self) -> int:
@@ -87,13 +94,13 @@ def machine_for(client: Any, other: Any):
         def remove(self, player: str) -> None:
             assert self.board.remove(player) == (self.model.rows.pop(player, None) is not None)
 
-        @rule(bounds=BOUNDS)
+        @rule(bounds=bounds_strategy)
         def rebalance(self, bounds: List[int]) -> None:
             copied = self.board.rebalance(bounds, batch=2)
             assert copied == (0 if bounds == self.model.bounds else len(self.model.rows))
             self.model.bounds = bounds
 
-        @rule(bounds=BOUNDS, again=BOUNDS, steps=st.integers(0, 12))
+        @rule(bounds=bounds_strategy, again=bounds_strategy, steps=st.integers(0, 12))
         def interrupted_rebalance(self, bounds: List[int], again: List[int], steps: int) -> None:
             try:
                 run(client, cut(self.board._plan_rebalance(bounds, batch=1), steps))
@@ -113,26 +120,33 @@ def machine_for(client: Any, other: Any):
         @invariant()
         def reads_match(self) -> None:
             board, model = self.board, self.model
-            assert board.top(100) == model.entries()
-            assert board.top(2) == model.entries()[:2]
+            entries = model.entries(ranking)
+            assert board.top(100) == entries
+            assert board.top(2) == entries[:2]
             assert board.count() == len(model.rows)
             sizes = [0] * (len(model.bounds) + 1)
             for row in model.rows.values():
                 sizes[model.band(row[0])] += 1
             assert board.band_sizes() == sizes
-            entries = model.entries()
             for i, (player, points) in enumerate(model.order()):
                 assert board.score(player) == points
                 assert board.band_of(player) == model.band(points)
-                for style in ("ordinal", "competition", "dense"):
-                    assert board.rank(player, ranking=style) == model.rank(player, style)
+                for style in styles:
+                    exact = model.rank(player, style)
+                    low, high = board.rank_range(player, ranking=style)
+                    assert board.rank(player, ranking=style) == low
+                    if approximate and model.band(points) == 0:
+                        assert low <= exact <= high
+                    else:
+                        assert low == high == exact
                 assert board.around(player, 1) == entries[max(0, i - 1):i + 2]
             assert board.rank("zed") is None and board.band_of("zed") is None and board.around("zed") == []
 
     return BandsLife
 
 
-def test_bands_life(client, other_client):
-    run_state_machine_as_test(machine_for(client, other_client), settings=settings(
+@pytest.mark.parametrize("approximate", [False, True], ids=["exact", "approximate"])
+def test_bands_life(client, other_client, approximate):
+    run_state_machine_as_test(machine_for(client, other_client, approximate), settings=settings(
         max_examples=20, stateful_step_count=12, deadline=None, derandomize=True,
         suppress_health_check=list(HealthCheck)))
