@@ -299,3 +299,13 @@ def test_approximate_refuses_what_it_cannot_estimate(client, options, error):
     with pytest.raises(ValueError):
         board.rebalance([0, 10])
     assert board.bounds == (10,) and board.rank("a") == 1
+
+
+def test_the_script_sends_the_error_lines_the_package_names():
+    from fastrank import errors
+    from fastrank.leaderboard.bands import BANDS
+
+    assert f"local MOVED = '{errors.BANDS_MOVED}'" in BANDS.source
+    assert f"local BUSY = '{errors.BANDS_BUSY}'" in BANDS.source
+    assert errors.BANDS_MOVED.startswith(errors.BANDS_MOVED_PREFIX)
+    assert errors.BANDS_BUSY.startswith(errors.BANDS_BUSY_PREFIX)
