@@ -59,14 +59,19 @@ def per_call(fn: Callable[[int], Any], picks: List[int]) -> float:
     return (time.perf_counter() - t) / len(picks) * 1e6
 
 
-def boards_on(client: Any, label: str) -> Dict[str, Any]:
-    return {"Leaderboard": Leaderboard(client, f"one{label}"),
-            "Sharded(3)": ShardedLeaderboard(client, f"hash{label}", shards=3),
-            "Bands[1000,5000]": RangePartitionedLeaderboard(client, f"band{label}", bounds=BOUNDS)}
+def boards_on(client: Any, label: str, approximate: bool) -> Dict[str, Any]:
+    boards = {"Leaderboard": Leaderboard(client, f"one{label}"),
+              "Sharded(3)": ShardedLeaderboard(client, f"hash{label}", shards=3),
+              "Bands[1000,5000]": RangePartitionedLeaderboard(client, f"band{label}", bounds=BOUNDS)}
+    if approximate:
+        boards["Bands approximate"] = RangePartitionedLeaderboard(client, f"approx{label}", bounds=BOUNDS,
+                                                                  approximate=True)
+    return boards
 
 
-def measure(client: Any, points: List[int], ops: int, rounds: int, label: str) -> Dict[str, Any]:
-    boards = boards_on(client, label)
+def measure(client: Any, points: List[int], ops: int, rounds: int, label: str,
+            approximate: bool = False) -> Dict[str, Any]:
+    boards = boards_on(client, label, approximate)
     loads = {name: load(board, points) for name, board in boards.items()}
     rnd = random.Random(2)
     anyone = [rnd.randrange(len(points)) for _ in range(ops)]
@@ -110,6 +115,8 @@ def main(argv: List[str]) -> int:
     ap.add_argument("--ops", type=int, default=2000)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--backends", default="engine,redis,cluster")
+    ap.add_argument("--approximate", action="store_true",
+                    help="add a fourth board, the banded one with approximate=True (its long tail's ranks estimated)")
     args = ap.parse_args(argv)
     wanted = args.backends.split(",")
     points = scores(args.players)
@@ -120,12 +127,12 @@ def main(argv: List[str]) -> int:
         cluster = start_cluster(os.path.join(root, "cluster")) if "cluster" in wanted else []
         try:
             if "engine" in wanted:
-                results["Engine"] = measure(fastrank.Engine(), points, args.ops, args.rounds, "e")
+                results["Engine"] = measure(fastrank.Engine(), points, args.ops, args.rounds, "e", args.approximate)
             if single is not None:
-                results["Redis"] = measure(single.client(), points, args.ops, args.rounds, "r")
+                results["Redis"] = measure(single.client(), points, args.ops, args.rounds, "r", args.approximate)
             if cluster:
                 rc = RedisCluster(host="127.0.0.1", port=cluster[0].port)
-                results["Cluster (3 masters)"] = measure(rc, points, args.ops, args.rounds, "c")
+                results["Cluster (3 masters)"] = measure(rc, points, args.ops, args.rounds, "c", args.approximate)
                 rc.close()
         finally:
             if single is not None:
@@ -135,7 +142,7 @@ def main(argv: List[str]) -> int:
     print(f"fastrank {fastrank.__version__}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; "
           f"{args.players:,} players, {args.ops:,} calls per row, {args.rounds} rounds; "
           f"µs per call, median [min-max] of the rounds\n")
-    names = ["Leaderboard", "Sharded(3)", "Bands[1000,5000]"]
+    names = list(dict.fromkeys(name for result in results.values() for _, name in result["times"]))
     print("| backend | operation | " + " | ".join(names) + " | bands / sharded |")
     print("|---|---|" + "---:|" * (len(names) + 1))
     for backend, result in results.items():
