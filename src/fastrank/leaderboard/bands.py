@@ -48,7 +48,8 @@ from redis.exceptions import ResponseError
 from fastrank import errors as _errors
 from fastrank.errors import SeasonFrozen
 from fastrank.leaderboard.board import BoardPlans, Entry, PlayerId, When
-from fastrank.leaderboard.descriptor import REDESCRIBE, DESCRIBE, UNSET, Unset, check_given, descriptor_key, flat, stored_of
+from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, UNSET, Unset, check_given, descriptor_key, flat,
+                                             stored_of)
 from fastrank.leaderboard.parts import Ranker, as_text, count_arg, key_part, player_id, tag_part
 from fastrank.leaderboard.scorebits import Points
 from fastrank.leaderboard.sharded import LayoutMoved, guarded
@@ -176,16 +177,18 @@ class BandPlans:
 
     def _take(self, stored: Dict[str, str]) -> None:
         self._reference._take(stored, "bands")
-        if not isinstance(self._given_bounds, Unset):
-            check_given("range-partitioned leaderboard", self.name, stored, {"bounds": _text(self._given_bounds)},
-                        {"bounds": list(self._given_bounds)}, {"bounds": list(_parsed(stored["bounds"]))})
-            # checked once: a rebalance may move the bounds later, and this board follows
-            self._given_bounds = UNSET
         stored_approximate = stored.get("approximate", "") == "1"
+        given: Dict[str, Any] = {}
+        if not isinstance(self._given_bounds, Unset):
+            given["bounds"] = list(self._given_bounds)
         if not isinstance(self._given_approximate, Unset):
-            check_given("range-partitioned leaderboard", self.name, stored,
-                        {"approximate": "1" if self._given_approximate else ""},
-                        {"approximate": self._given_approximate}, {"approximate": stored_approximate})
+            given["approximate"] = self._given_approximate
+        texts = {option: _text(value) if option == "bounds" else "1" if value else ""
+                 for option, value in given.items()}
+        check_given("range-partitioned leaderboard", self.name, stored, texts, given,
+                    {"bounds": list(_parsed(stored["bounds"])), "approximate": stored_approximate})
+        # the bounds are checked once: a rebalance may move them later, and this board follows
+        self._given_bounds = UNSET
         self.approximate = stored_approximate
         self._stored = stored
         bounds, generation = _parsed(stored["bounds"]), int(stored["generation"])
