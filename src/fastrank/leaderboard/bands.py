@@ -150,6 +150,11 @@ class BandPlans:
         """The board's ranking style (``ordinal``, ``competition`` or ``dense``)."""
         return str(self._reference.ranking)
 
+    @property
+    def buckets(self) -> Tuple[float, ...]:
+        """The cut-offs (percentages) :meth:`bucket` names (``buckets=``, this process's own)."""
+        return self._reference.buckets
+
     def _check_approximate(self, bounds: Sequence[Bound]) -> None:
         """ValueError when ``approximate`` cannot hold with these bounds and options."""
         if not self.approximate:
@@ -344,6 +349,20 @@ class BandPlans:
         rank, shared = found[2], found[3]
         return rank, rank + max(shared - 1, 0)
 
+    def _plan_bucket(self, player: PlayerId) -> Steps[Optional[str]]:
+        """``"top 1%"``, ``"top 5%"``... by the board's ``buckets`` cut-offs, as
+        :meth:`fastrank.Leaderboard.bucket` (the first cut-off at or above the
+        player's competition rank as a percentage), ``"bottom N%"`` below the
+        last; None if absent. On an ``approximate`` board a player of the
+        lowest band is placed at the worst rank their histogram bucket allows
+        (the high end of :meth:`rank_range`), so the bucket never flatters."""
+        found = yield from self._locate(player_id(player), "c", self.approximate)
+        if found is None:
+            return None
+        rank, shared, sizes = found[2], found[3], found[4]
+        worst = rank + max(shared - 1, 0)
+        return self._reference._bucket_of((worst - 1, 0, sum(sizes)))
+
     def _plan_top(self, n: int = 10, *, ranking: Optional[str] = None) -> Steps[List[Entry]]:
         """The best ``n`` entries across the bands: each band's first ``n``,
         best band first, in one round. O(bands · (log n + n))."""
@@ -494,6 +513,7 @@ class RangePartitionedLeaderboard(BandPlans):
     score = blocking(guarded(BandPlans._plan_score))
     rank = blocking(guarded(BandPlans._plan_rank))
     rank_range = blocking(guarded(BandPlans._plan_rank_range))
+    bucket = blocking(guarded(BandPlans._plan_bucket))
     count = blocking(guarded(BandPlans._plan_count))
     top = blocking(guarded(BandPlans._plan_top))
     around = blocking(guarded(BandPlans._plan_around))

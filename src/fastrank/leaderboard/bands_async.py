@@ -31,6 +31,7 @@ class RangePartitionedLeaderboard(BandPlans):
     score = awaiting(guarded(BandPlans._plan_score))
     rank = awaiting(guarded(BandPlans._plan_rank))
     rank_range = awaiting(guarded(BandPlans._plan_rank_range))
+    bucket = awaiting(guarded(BandPlans._plan_bucket))
     count = awaiting(guarded(BandPlans._plan_count))
     top = awaiting(guarded(BandPlans._plan_top))
     around = awaiting(guarded(BandPlans._plan_around))

@@ -53,6 +53,7 @@ def assert_same(banded, plain, players):
     for player in players:
         assert banded.score(player) == plain.score(player)
         assert banded.rank(player) == plain.rank(player)
+        assert banded.bucket(player) == plain.bucket(player)
         for radius in (0, 1, 3):
             assert banded.around(player, radius) == plain.around(player, radius)
 
@@ -222,7 +223,8 @@ def test_asyncio_answers_as_sync(client, async_client):
             await board.submit(player, points, at=tick)
         assert await board.rebalance([100, 3000]) == len(EVENTS)
         got = (await board.top(100), await board.rank("hal"), await board.around("ann", 2), await board.count(),
-               await board.band_sizes(), await board.band_of("ivy"), await board.score("cy"))
+               await board.band_sizes(), await board.band_of("ivy"), await board.score("cy"),
+               await board.bucket("ann"), await board.rank_range("ann"))
         assert await board.submit_many({"x": 1}, at=200) == [1]
         assert await board.set_points("x", 2, at=201) == 2
         assert await board.remove("x") is True
@@ -235,7 +237,7 @@ def test_asyncio_answers_as_sync(client, async_client):
 
     got = asyncio.run(main())
     assert got == (sync.top(100), sync.rank("hal"), sync.around("ann", 2), sync.count(), sync.band_sizes(),
-                   sync.band_of("ivy"), sync.score("cy"))
+                   sync.band_of("ivy"), sync.score("cy"), sync.bucket("ann"), sync.rank_range("ann"))
 
 
 def pareto(players, seed=3):
@@ -260,6 +262,10 @@ def assert_estimates_within_their_bucket(board, plain, events):
                                   board.bounds, points))
                 assert high - low == sharing - 1
                 assert low <= exact <= high
+                if style == "competition":   # the bucket of the worst place the histogram allows
+                    worst = high * 100.0 / plain.count()
+                    cut = next((c for c in board.buckets if worst <= c), None)
+                    assert board.bucket(player) == (f"top {cut:g}%" if cut else f"bottom {100 - board.buckets[-1]:g}%")
     assert board.top(50) == plain.top(50)
     assert board.around("p1", 3) == plain.around("p1", 3)
 
