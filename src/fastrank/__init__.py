@@ -8,6 +8,7 @@ from fastrank.errors import (BoardConfigMismatch, PeriodClosed, PlayerBanned, Po
                              SnapshotExists, TimeOutOfRange, UnknownSnapshot)
 from fastrank.leaderboard import (Change, Entry, Leaderboard, RankChange, RollingLeaderboard, ShardedLeaderboard,
                                   SnapshotInfo)
+from fastrank.leaderboard.bands import RangePartitionedLeaderboard
 from fastrank.leaderboard.segmented import SegmentedLeaderboard
 from fastrank import natives  # noqa: F401  (the Engine's native paths of the leaderboard's scripts, registered)
 from fastrank.leaderboard.teams import TeamLeaderboard
@@ -17,7 +18,7 @@ __version__ = "0.1.0"
 
 __all__ = ["BoardConfigMismatch", "Change", "CountMinSketch", "Engine", "Entry", "GCounter", "GCounterReplica",
            "HyperLogLog", "Leaderboard", "PNCounter", "PNCounterReplica", "PeriodClosed", "PlayerBanned",
-           "PointsOutOfRange", "PostgresStore", "RankChange", "RollingLeaderboard", "SQLiteStore", "ScoreService",
+           "PointsOutOfRange", "PostgresStore", "RangePartitionedLeaderboard", "RankChange", "RollingLeaderboard", "SQLiteStore", "ScoreService",
            "SeasonFrozen", "SegmentedLeaderboard", "ShardedCounter", "ShardedLeaderboard", "SnapshotExists",
            "SnapshotInfo", "SortedSet", "TeamLeaderboard", "TimeOutOfRange", "TopK", "UnknownSnapshot", "connect", "get_threads",
            "set_threads", "__version__"]

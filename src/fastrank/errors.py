@@ -166,6 +166,10 @@ BOARD_RANGE_PREFIX = "FASTRANK_RANGE"
 BOARD_FROZEN_PREFIX = "FASTRANK_FROZEN"
 BOARD_RANGE = "FASTRANK_RANGE the new points do not fit the board: magnitude above %s"
 BOARD_FROZEN = "FASTRANK_FROZEN this season is frozen (rolled over); write to the current season"
+BANDS_MOVED_PREFIX = "FASTRANK_MOVED"
+BANDS_BUSY_PREFIX = "FASTRANK_BUSY"
+BANDS_MOVED = "FASTRANK_MOVED the bands moved to another layout generation; read the descriptor again"
+BANDS_BUSY = "FASTRANK_BUSY the bands are being rebalanced; writes wait until the rebalance ends"
 
 # -- HyperLogLog (hyperloglog.c) ----------------------------------------------
 HLL_NOT_VALID = "WRONGTYPE Key is not a valid HyperLogLog string value."

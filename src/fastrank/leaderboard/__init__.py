@@ -4,6 +4,7 @@
 - ``sharded``: :class:`ShardedLeaderboard`, hash-sharded with scatter-gather;
 - ``segmented``: ``SegmentedLeaderboard``, one board per region/league/platform with a global view;
 - ``board_async``, ``sharded_async``, ``segmented_async``: the same boards over asyncio clients;
+- ``bands``, ``bands_async``: :class:`RangePartitionedLeaderboard`, split by score into bands under one hash tag;
 - ``teams``: :class:`TeamLeaderboard`, players and their teams ranked by their points (``teams_async``);
 - ``descriptor``: what a board stores about itself (options, season, shard layout) and how it is read;
 - ``parts``: what every board shape shares (argument checks, key parts, ranks);

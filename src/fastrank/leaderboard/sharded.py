@@ -31,7 +31,8 @@ import functools
 import zlib
 from datetime import datetime, timezone
 from collections import deque
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
+from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Protocol, Sequence, Tuple, TypeVar,
+                    Union)
 
 from fastrank.errors import SeasonFrozen
 from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, UNSET, Unset, check_given, descriptor_key, flat,
@@ -50,18 +51,35 @@ if TYPE_CHECKING:
 
 _T = TypeVar("_T")
 
-__all__ = ["ShardedLeaderboard", "ShardedBoardPlans", "guarded"]
+__all__ = ["LayoutMoved", "ShardedLeaderboard", "ShardedBoardPlans", "Layered", "guarded"]
 
 Pair = Tuple[Any, float]
 
 
-class _Moved(Exception):
-    """The board's layout moved under a plan (another process resharded it)."""
+class LayoutMoved(Exception):
+    """The board's layout moved under a plan (another process resharded it,
+    or rebalanced a range-partitioned board): :func:`guarded` runs it again."""
 
 
-def _checked(board: ShardedBoardPlans, inner: Steps[_T], generation: int) -> Steps[_T]:
+class Layered(Protocol):
+    """What :func:`guarded` needs of a board whose descriptor names a layout
+    generation (a sharded or a range-partitioned board)."""
+
+    name: str
+    generation: int
+    _opened: bool
+    _descriptor_key: str
+    _reference: BoardPlans
+
+    def _plan_open(self) -> Steps[None]: ...
+
+
+_B = TypeVar("_B", bound=Layered)
+
+
+def _checked(board: Layered, inner: Steps[_T], generation: int) -> Steps[_T]:
     """Drive ``inner``, reading the descriptor's layout generation in the same
-    pipeline as its first command; _Moved when it is not ``generation``."""
+    pipeline as its first command; LayoutMoved when it is not ``generation``."""
     try:
         step = next(inner)
     except StopIteration as done:
@@ -77,11 +95,11 @@ def _checked(board: ShardedBoardPlans, inner: Steps[_T], generation: int) -> Ste
                 replies = yield sent
                 if as_text(replies[-1] or b"") != str(generation):
                     inner.close()
-                    raise _Moved()
+                    raise LayoutMoved()
                 reply = replies[0] if isinstance(step, Call) else replies[:-1]
             else:
                 reply = yield step
-        except _Moved:
+        except LayoutMoved:
             raise
         except Exception as exc:  # noqa: BLE001 -- the inner plan's to handle or re-raise
             try:
@@ -95,15 +113,15 @@ def _checked(board: ShardedBoardPlans, inner: Steps[_T], generation: int) -> Ste
             return done.value  # type: ignore[no-any-return]
 
 
-def guarded(plan: Callable[Concatenate[ShardedBoardPlans, _P], Plan[_T]]
-            ) -> Callable[Concatenate[ShardedBoardPlans, _P], Steps[_T]]:
+def guarded(plan: Callable[Concatenate[_B, _P], Plan[_T]]
+            ) -> Callable[Concatenate[_B, _P], Steps[_T]]:
     """The plan of a sharded board's method, run on the layout the descriptor
     names: the board opens first if it has not; the first round of reads
     carries one HGET of the layout generation, and a write refused by a
     frozen shard reads it; when it moved (a reshard by another process) the
     board takes the new layout and the plan runs again on it."""
 
-    def run_guarded(self: ShardedBoardPlans, *args: Any, **kwargs: Any) -> Steps[_T]:
+    def run_guarded(self: _B, *args: Any, **kwargs: Any) -> Steps[_T]:
         held = self._reference.season if self._opened else None
         for _ in range(8):
             if not self._opened:
@@ -115,7 +133,7 @@ def guarded(plan: Callable[Concatenate[ShardedBoardPlans, _P], Plan[_T]]
             generation = self.generation
             try:
                 result = yield from _checked(self, steps(plan(self, *args, **kwargs)), generation)
-            except _Moved:
+            except LayoutMoved:
                 self._opened = False
                 continue
             except SeasonFrozen as exc:
