@@ -28,14 +28,13 @@ from typing import TYPE_CHECKING, Any, Callable, Literal
 from redis._parsers.base import BaseParser
 from redis.client import EMPTY_RESPONSE
 from redis.commands.core import CoreCommands
-from redis.event import EventDispatcherInterface
 from redis.exceptions import ExecAbortError, RedisError, ResponseError, WatchError
 from redis.utils import safe_str, truncate_text
 
 from fastrank import errors as E
 from fastrank.engine.keyspace import CommandError
-from fastrank._core import (command_for, engine_callbacks, engine_exec_queue, engine_run_batch,
-                            first_error, pack_args, pack_stack, plain_transaction,
+from fastrank._core import (PipelineCalls, command_for, engine_callbacks, engine_exec_queue,
+                            engine_run_batch, first_error, pack_args, plain_transaction,
                             queueing_method)
 from fastrank.engine.forwarded import FORWARDED
 
@@ -71,36 +70,21 @@ def rejection(argv: list[bytes]) -> str | None:
 _NOT_QUEUED = frozenset({b"MULTI", b"EXEC", b"DISCARD", b"WATCH"})
 
 
-class Pipeline(CoreCommands):
-    """Queue commands, run them atomically with ``execute()``."""
+class Pipeline(PipelineCalls, CoreCommands):
+    """Queue commands, run them atomically with ``execute()``.
+
+    The state (``command_stack``, ``transaction``, ``watching``, ...) and the
+    queue of prepared calls are the compiled base's (``PipelineCalls``,
+    engine/native/pipeline_calls.pxi): ``Pipeline(engine, transaction)``."""
 
     #: As redis.Redis's Pipeline (see Engine).
     _is_async_client: Literal[False] = False
-    _event_dispatcher: EventDispatcherInterface
-
-    def __init__(self, engine: Engine, transaction: bool = True) -> None:
-        self._engine = engine
-        self.transaction = transaction
-        self.explicit_transaction = False
-        self.command_stack: list[Queued] = []
-        self.response_callbacks = engine.response_callbacks
-        self._event_dispatcher = engine._event_dispatcher
-        self.watching = False
-        self._watching: dict[bytes, bool] = {}  # watched key → already expired when watched
-        self._dirty = False
-        self.scripts: set[Script] = set()  # register_script objects called on this pipeline
 
     def __enter__(self) -> Pipeline:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.reset()
-
-    def __len__(self) -> int:
-        return len(self.command_stack)
-
-    def __bool__(self) -> bool:
-        return True
 
     def get_encoder(self) -> Encoder:
         return self._engine.get_encoder()
@@ -111,7 +95,7 @@ class Pipeline(CoreCommands):
     # redis-py's Pipeline.reset (empty the queue, unwatch), which shadows the
     # RESET command of the mixins as on redis.client.Pipeline.
     def reset(self) -> None:  # type: ignore[override]
-        self.command_stack = []
+        self.clear_calls()
         self.scripts = set()
         if self.watching or self._watching:
             self._unwatch()
@@ -132,12 +116,6 @@ class Pipeline(CoreCommands):
         if self.command_stack:
             raise RedisError("Commands without an initial WATCH have already been issued")
         self.explicit_transaction = True
-
-    def execute_command(self, *args: Any, **options: Any) -> Any:
-        if (self.watching or args[0] == "WATCH") and not self.explicit_transaction:
-            return self.immediate_execute_command(*args, **options)
-        self.command_stack.append((args, options))
-        return self
 
     def immediate_execute_command(self, *args: Any, **options: Any) -> Any:
         """Run one command now on this pipeline's "connection" (WATCH mode)."""
@@ -174,14 +152,16 @@ class Pipeline(CoreCommands):
     def discard(self) -> None:
         self.execute_command("DISCARD")
 
-    def execute(self, raise_on_error: bool = True) -> list[Any]:
+    def execute_general(self, raise_on_error: bool = True) -> list[Any]:
+        """``execute()`` of a transaction, or of a pipeline that watches or
+        has scripts to load (a plain pipeline runs in ``PipelineCalls.execute``)."""
         stack = self.command_stack
         if not stack and not self.watching:
             return []
         if self.scripts:
             self.load_scripts()
         try:
-            packed = pack_stack(stack)
+            packed = self.packed_calls()
             if self.transaction or self.explicit_transaction:
                 return self._execute_transaction(stack, packed, raise_on_error)
             return self._execute_pipeline(stack, packed, raise_on_error)
@@ -200,7 +180,7 @@ class Pipeline(CoreCommands):
                           raise_on_error: bool) -> list[Any]:
         engine = self._engine
         with engine._lock:
-            responses: list[Any] = engine_run_batch(engine, stack, packed, self._own_callbacks())
+            responses: list[Any] = engine_run_batch(engine, stack, packed, self.response_callbacks)
         if raise_on_error:
             self.raise_first_error(stack, responses)
         return responses

@@ -21,9 +21,9 @@
 # (zset_commands.pxi, point_reads.pxi) and registered by its command module.
 # This file only moves arguments and replies, and gives the handlers their
 # keyspace lookups in C (``_live_value``, ``_lookup_type``).  Other entries:
-# the forwarding and queueing methods (redis-py methods that only send their
-# parameters), the pipeline batch, EXEC's queue, and the helpers pipelines
-# and EVALSHA pack with.
+# the forwarding methods (redis-py methods that only send their parameters),
+# the pipeline batch, EXEC's queue, and the helpers pipelines and EVALSHA
+# pack with (a pipeline's queue of prepared calls: pipeline_calls.pxi).
 
 from cpython.dict cimport PyDict_Check, PyDict_Contains, PyDict_DelItem, PyDict_GetItemWithError, PyDict_SetItem
 from cpython.list cimport PyList_Append, PyList_GET_SIZE
@@ -425,19 +425,21 @@ def engine_run_batch(self, list stack, list packed, callbacks=None):
     ``callbacks``: the pipeline's own response callbacks when they are not
     the Engine's (None: the Engine's)."""
     cdef EngineState st = _state_of(self)
-    if callbacks is None:
-        callbacks = st.callbacks
-    cdef list out = []
+    return _run_batch(self, st, stack, packed, st.callbacks if callbacks is None else callbacks)
+
+
+cdef list _run_batch(object db, EngineState st, list stack, list packed, object callbacks):
+    cdef list out = PyList_New(0)
     cdef Py_ssize_t i
     cdef tuple args
     cdef dict options
-    for i in range(len(stack)):
+    for i in range(PyList_GET_SIZE(stack)):
         args, options = stack[i]
         argv = packed[i]
         if argv is None:
             argv = pack_args(args)
         try:
-            reply = _call(self, st, argv)
+            reply = _call(db, st, argv)
         except _CommandError as err:
             if PyDict_Contains(options, _EMPTY_RESPONSE):
                 out.append(options[_EMPTY_RESPONSE])
@@ -522,36 +524,20 @@ def forwarding_method(str name, str word, int fixed, bint rest, generic):
 
 
 cdef object _forward(object db, str word, bytes packed_word, tuple args):
+    return _run_locked(db, word, _argv_of(packed_word, args), _NO_OPTIONS)
+
+
+cdef list _argv_of(bytes packed_word, tuple args):
+    """[packed_word, *args packed]: what pack_args makes of (word, *args)."""
     cdef Py_ssize_t i, n = PyTuple_GET_SIZE(args)
     cdef list argv = PyList_New(n + 1)
     Py_INCREF(packed_word)
     PyList_SET_ITEM(argv, 0, packed_word)
-    for i in range(n):
+    for i in range(n):  # (on an error the slots not yet set are NULL: freed as such)
         arg = _pack_one(<object>PyTuple_GET_ITEM(args, i))
         Py_INCREF(arg)
         PyList_SET_ITEM(argv, i + 1, arg)
-    return _run_locked(db, word, argv, _NO_OPTIONS)
-
-
-def queueing_method(str name, str word, int fixed, bint rest, generic):
-    """The Pipeline twin of ``forwarding_method``: queues (word, *arguments)
-    as redis-py's method would (its reply callback options are the same),
-    and returns the pipeline. In WATCH's immediate mode, with keywords or
-    another count of arguments, redis-py's method runs instead."""
-
-    def method(self, *args, **kwargs):
-        cdef Py_ssize_t n = len(args)
-        if kwargs or n < fixed or (n > fixed and not rest) or n == 0 \
-                or (self.watching and not self.explicit_transaction):
-            return generic(self, *args, **kwargs)
-        self.command_stack.append(((word,) + args, _NO_OPTIONS))
-        return self
-
-    method.__name__ = name
-    method.__qualname__ = "Pipeline." + name
-    method.__doc__ = generic.__doc__
-    method.__wrapped__ = generic
-    return method
+    return argv
 
 
 cdef frozenset _NOT_QUEUED = frozenset({"multi", "exec", "discard", "watch"})
@@ -576,21 +562,12 @@ def plain_transaction(list packed):
     return True
 
 
-def pack_stack(list stack):
-    """The argv of each queued (args, options) of a pipeline, as ``pack_args``
-    makes it, or None for one redis-py answers itself (EMPTY_RESPONSE)."""
-    cdef list out = []
-    cdef dict options
-    for args, options in stack:
-        if PyDict_Contains(options, _EMPTY_RESPONSE):
-            out.append(None)
-        else:
-            out.append(pack_args(args))
-    return out
-
-
 def first_error(list response):
     """The index of the first ResponseError in a pipeline's replies, or -1."""
+    return _first_error(response)
+
+
+cdef Py_ssize_t _first_error(list response) except -2:
     cdef Py_ssize_t i
     for i in range(len(response)):
         if isinstance(response[i], _ResponseError):
