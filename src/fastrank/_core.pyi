@@ -616,10 +616,12 @@ def engine_call(self: Engine, argv: List[bytes]) -> Any:
 def engine_decode(self: Engine, reply: Any) -> Any:
     """Engine.decode: bytes in a raw reply decoded as hiredis does."""
 def engine_finish(self: Engine, command_name: Union[str, bytes], reply: Any,
-                  options: Dict[str, Any]) -> Any:
+                  options: Dict[str, Any],
+                  callbacks: Optional[Mapping[str, Callable[..., Any]]] = None) -> Any:
     """Engine.finish: decode and run redis-py's response callback."""
 def engine_run_packed(self: Engine, command_name: Union[str, bytes], argv: List[bytes],
-                      options: Dict[str, Any]) -> Any:
+                      options: Dict[str, Any],
+                      callbacks: Optional[Mapping[str, Callable[..., Any]]] = None) -> Any:
     """Engine.run_packed: call + finish, errors raised as redis-py raises them."""
 def engine_execute_command(self: Engine, *args: Any, **options: Any) -> Any:
     """Engine.execute_command: what redis-py's command methods end in."""

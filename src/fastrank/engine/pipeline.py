@@ -118,7 +118,9 @@ class Pipeline(PipelineCalls, CoreCommands):
         self.explicit_transaction = True
 
     def immediate_execute_command(self, *args: Any, **options: Any) -> Any:
-        """Run one command now on this pipeline's "connection" (WATCH mode)."""
+        """Run one command now on this pipeline's "connection" (WATCH mode);
+        the reply goes through the pipeline's own ``response_callbacks``, as
+        redis-py's ``parse_response`` reads the pipeline's."""
         engine = self._engine
         command_name = args[0]
         argv = pack_args(args)
@@ -129,15 +131,15 @@ class Pipeline(PipelineCalls, CoreCommands):
                     raise _parse_error(E.WRONG_ARITY % "watch")
                 engine.watch_keys(self, argv[1:])
                 self.watching = True
-                return engine.finish(command_name, b"OK", options)
+                return engine.finish(command_name, b"OK", options, self.response_callbacks)
             if word == b"UNWATCH":
                 if len(argv) != 1:
                     raise _parse_error(E.WRONG_ARITY % "unwatch")
                 engine.unwatch_all(self)
                 self._dirty = False
                 self.watching = False
-                return engine.finish(command_name, b"OK", options)
-            return engine.run_packed(command_name, argv, options)
+                return engine.finish(command_name, b"OK", options, self.response_callbacks)
+            return engine.run_packed(command_name, argv, options, self.response_callbacks)
 
     def watch(self, *names: Any) -> Any:
         """Watches the values at keys ``names``"""

@@ -309,11 +309,6 @@ def engine_decode(self, reply):
     return _decode(_state_of(self), reply)
 
 
-cdef inline object _finish(EngineState st, object db, object command_name, object reply,
-                           dict options):
-    return _shape(st, st.callbacks, command_name, reply, options)
-
-
 cdef inline object _shape(EngineState st, object callbacks, object command_name, object reply,
                           dict options):
     """Stage 4 with the given callbacks (the Engine's, or a pipeline's own
@@ -341,20 +336,24 @@ cdef inline object _shape(EngineState st, object callbacks, object command_name,
     return callback(reply)
 
 
-def engine_finish(self, command_name, reply, dict options):
+def engine_finish(self, command_name, reply, dict options, callbacks=None):
     """Engine.finish: decode and run the response callback, as redis-py's
-    parse_response (``options`` are execute_command's keyword options)."""
-    return _finish(_state_of(self), self, command_name, reply, options)
+    parse_response (``options`` are execute_command's keyword options;
+    ``callbacks``: a pipeline's own, None: the Engine's)."""
+    cdef EngineState st = _state_of(self)
+    return _shape(st, st.callbacks if callbacks is None else callbacks, command_name, reply, options)
 
 
 cdef dict _NO_OPTIONS = {}  # a call without keyword options (never changed: _finish
                            # only removes the keys it finds)
 
 
-cdef object _run_locked(object db, object command_name, list argv, dict options):
+cdef object _run_locked(object db, object command_name, list argv, dict options,
+                        object callbacks):
     """Stages 2-4 for a packed command: the handler under the Engine's lock
-    (taken here), then the reply shaped for redis-py (outside the lock); an
-    error reply raised as redis-py raises it, or EMPTY_RESPONSE's value."""
+    (taken here), then the reply shaped for redis-py (outside the lock) with
+    ``callbacks`` (None: the Engine's); an error reply raised as redis-py
+    raises it, or EMPTY_RESPONSE's value."""
     cdef EngineState st = _state_of(db)
     st.lock.enter()
     try:
@@ -365,19 +364,21 @@ cdef object _run_locked(object db, object command_name, list argv, dict options)
         raise _parse_error(err.line) from None
     finally:
         st.lock.leave()
-    return _finish(st, db, command_name, reply, options)
+    return _shape(st, st.callbacks if callbacks is None else callbacks, command_name, reply,
+                  options)
 
 
-def engine_run_packed(self, command_name, list argv, dict options):
-    """Engine.run_packed: one packed command with redis-py's reply handling;
-    an error reply is raised as redis-py raises it. (The lock is re-entrant:
-    pipelines call this while holding it.)"""
-    return _run_locked(self, command_name, argv, options)
+def engine_run_packed(self, command_name, list argv, dict options, callbacks=None):
+    """Engine.run_packed: one packed command with redis-py's reply handling
+    (``callbacks``: a pipeline's own, None: the Engine's); an error reply is
+    raised as redis-py raises it. (The lock is re-entrant: pipelines call
+    this while holding it.)"""
+    return _run_locked(self, command_name, argv, options, callbacks)
 
 
 def engine_execute_command(self, *args, **options):
     """Engine.execute_command: what redis-py's command methods end in."""
-    return _run_locked(self, args[0], pack_args(args), options)
+    return _run_locked(self, args[0], pack_args(args), options, None)
 
 
 # -- the keyspace lookup every handler starts with ---------------------------------
@@ -524,7 +525,7 @@ def forwarding_method(str name, str word, int fixed, bint rest, generic):
 
 
 cdef object _forward(object db, str word, bytes packed_word, tuple args):
-    return _run_locked(db, word, _argv_of(packed_word, args), _NO_OPTIONS)
+    return _run_locked(db, word, _argv_of(packed_word, args), _NO_OPTIONS, None)
 
 
 cdef list _argv_of(bytes packed_word, tuple args):
