@@ -201,6 +201,8 @@ RAW_CASES: List[Tuple[tuple, str, bool]] = [
     (("HSTRLEN", "h", "f"), "HSTRLEN", False),
     (("HDEL", "h", "x", "missing"), "HDEL", False),
     (("HSCAN", "h", 0), "HSCAN", False),
+    (("HRANDFIELD", "h", 5), "HRANDFIELD", False),  # count covers the hash: determined
+    (("HRANDFIELD", "h", 5, "WITHVALUES"), "HRANDFIELD", False),  # RESP3: [field, value] pairs
     # sets: RESP3 sets (unordered), booleans, moves
     (("SADD", "set", "a", "b", "c"), "SADD", False),
     (("SMEMBERS", "set"), "SMEMBERS", True),
