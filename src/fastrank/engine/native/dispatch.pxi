@@ -524,18 +524,36 @@ def forwarding_method(str name, str word, int fixed, bint rest, generic):
     return method
 
 
+# The last key a script call or a forwarded call named as str and its bytes:
+# a caller names its board by the same str every call, which is then
+# encoded, and hashed, once.
+cdef object _last_key_text = None
+cdef bytes _last_key_bytes = None
+
+
 cdef object _forward(object db, str word, bytes packed_word, tuple args):
     return _run_locked(db, word, _argv_of(packed_word, args), _NO_OPTIONS, None)
 
 
 cdef list _argv_of(bytes packed_word, tuple args):
-    """[packed_word, *args packed]: what pack_args makes of (word, *args)."""
+    """[packed_word, *args packed]: what pack_args makes of (word, *args).
+    The first argument (the key) given as the same str as the call before
+    reuses its bytes (``_last_key_text``)."""
+    global _last_key_text, _last_key_bytes
     cdef Py_ssize_t i, n = PyTuple_GET_SIZE(args)
     cdef list argv = PyList_New(n + 1)
     Py_INCREF(packed_word)
     PyList_SET_ITEM(argv, 0, packed_word)
     for i in range(n):  # (on an error the slots not yet set are NULL: freed as such)
-        arg = _pack_one(<object>PyTuple_GET_ITEM(args, i))
+        word = <object>PyTuple_GET_ITEM(args, i)
+        if i == 0 and type(word) is str:
+            if word is not _last_key_text:
+                arg = _pack_one(word)
+                _last_key_text, _last_key_bytes = word, arg
+            else:
+                arg = _last_key_bytes
+        else:
+            arg = _pack_one(word)
         Py_INCREF(arg)
         PyList_SET_ITEM(argv, i + 1, arg)
     return argv
@@ -576,10 +594,6 @@ cdef Py_ssize_t _first_error(list response) except -2:
     return -1
 
 
-# The last key a script call named as str and its bytes: a caller names its
-# board by the same str every call, which is then encoded, and hashed, once.
-cdef object _last_key_text = None
-cdef bytes _last_key_bytes = None
 
 
 cdef list _plain_words(object words, Py_ssize_t numkeys):
