@@ -116,6 +116,8 @@ def test_hrandfield_determined_cases(pair: Pair) -> None:
     pair.hdel("h", "a")
     pair.hset("h", "a", "again")                # a re-added field goes last
     pair.hrandfield("h", 3, withvalues=True)
+    pair.eval("return redis.call('HRANDFIELD', KEYS[1], 5, 'WITHVALUES')", 1, "h")  # RESP2 in Lua: flat
+    pair.eval("return redis.call('HRANDFIELD', KEYS[1], -2)", 1, "one")
 
 
 def test_hrandfield_errors(pair: Pair) -> None:
