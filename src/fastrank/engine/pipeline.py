@@ -1,7 +1,10 @@
 """Pipeline: redis-py's Pipeline behaviour on an Engine.
 
 Commands are queued by the same redis-py command methods and run by
-``execute()``. All arguments are packed first (a DataError runs nothing).
+``execute()``: the queue is a list of prepared calls (the compiled base
+``PipelineCalls``, engine/native/pipeline_calls.pxi), each run through its
+command's handler and reply shaping as a direct call. All arguments are
+packed before anything runs (a DataError runs nothing).
 With ``transaction=True`` the batch behaves as MULTI/EXEC does through
 redis-py: an unknown command or a wrong arity is caught when queued and
 makes EXEC fail (redis-py raises that first error); errors found while
