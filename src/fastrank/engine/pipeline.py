@@ -44,9 +44,6 @@ from fastrank.engine.forwarded import FORWARDED
 if TYPE_CHECKING:
     from redis._parsers.encoders import Encoder
 
-    from fastrank.engine import Engine
-    from fastrank.engine.script import Script
-
 _parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
 
 #: A queued command: redis-py's ``execute_command`` arguments and options.
