@@ -344,7 +344,7 @@ def engine_finish(self, command_name, reply, dict options, callbacks=None):
     return _shape(st, st.callbacks if callbacks is None else callbacks, command_name, reply, options)
 
 
-cdef dict _NO_OPTIONS = {}  # a call without keyword options (never changed: _finish
+cdef dict _NO_OPTIONS = {}  # a call without keyword options (never changed: _shape
                            # only removes the keys it finds)
 
 
