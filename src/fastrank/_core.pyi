@@ -13,7 +13,7 @@ existing ``0.0`` is not changed by setting ``-0.0``; ``incr`` of a missing
 member computes ``0.0 + delta``).
 """
 from types import TracebackType
-from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Mapping, Optional,
+from typing import (Any, Set, Callable, Dict, Iterable, Iterator, List, Literal, Mapping, Optional,
                     Sequence, Tuple, Type, Union, final, overload)
 
 import numpy as np
@@ -616,10 +616,12 @@ def engine_call(self: Engine, argv: List[bytes]) -> Any:
 def engine_decode(self: Engine, reply: Any) -> Any:
     """Engine.decode: bytes in a raw reply decoded as hiredis does."""
 def engine_finish(self: Engine, command_name: Union[str, bytes], reply: Any,
-                  options: Dict[str, Any]) -> Any:
+                  options: Dict[str, Any],
+                  callbacks: Optional[Mapping[str, Callable[..., Any]]] = None) -> Any:
     """Engine.finish: decode and run redis-py's response callback."""
 def engine_run_packed(self: Engine, command_name: Union[str, bytes], argv: List[bytes],
-                      options: Dict[str, Any]) -> Any:
+                      options: Dict[str, Any],
+                      callbacks: Optional[Mapping[str, Callable[..., Any]]] = None) -> Any:
     """Engine.run_packed: call + finish, errors raised as redis-py raises them."""
 def engine_execute_command(self: Engine, *args: Any, **options: Any) -> Any:
     """Engine.execute_command: what redis-py's command methods end in."""
@@ -645,6 +647,35 @@ def engine_lookup_type(self: Any, key: bytes, kind: type) -> Any:
 def queueing_method(name: str, word: str, fixed: int, rest: bool,
                     generic: Callable[..., Any]) -> Callable[..., Any]:
     """A Pipeline method queueing its positional arguments as command ``word``'s."""
+class PipelineCalls:
+    """The compiled base of fastrank.engine.pipeline.Pipeline: its state and
+    its queue of prepared calls (engine/native/pipeline_calls.pxi)."""
+    _engine: Engine
+    transaction: bool
+    explicit_transaction: bool
+    watching: bool
+    _dirty: bool
+    command_stack: List[Tuple[Tuple[Any, ...], Dict[str, Any]]]
+    response_callbacks: Dict[str, Callable[..., Any]]
+    scripts: Set[Any]
+    _watching: Dict[bytes, bool]
+    _event_dispatcher: Any
+    def __init__(self, engine: Engine, transaction: bool = True) -> None: ...
+    def __len__(self) -> int: ...
+    def __bool__(self) -> bool: ...
+    def execute_command(self, *args: Any, **options: Any) -> Any:
+        """Queue the command (in WATCH's immediate mode, run it now)."""
+    def clear_calls(self) -> None:
+        """Empty the queue."""
+    def packed_calls(self) -> List[Optional[List[bytes]]]:
+        """Each queued call's argv (None for one redis-py answers itself)."""
+    def execute(self, raise_on_error: bool = True) -> List[Any]:
+        """Run the queued commands; their replies."""
+    # Provided by the Python subclass (fastrank.engine.pipeline.Pipeline).
+    def immediate_execute_command(self, *args: Any, **options: Any) -> Any: ...
+    def execute_general(self, raise_on_error: bool = True) -> List[Any]: ...
+    def raise_first_error(self, stack: List[Tuple[Tuple[Any, ...], Dict[str, Any]]],
+                          response: List[Any]) -> None: ...
 def plain_transaction(packed: List[Optional[List[bytes]]]) -> bool:
     """True when MULTI would queue every command of packed as it is."""
 
@@ -716,8 +747,6 @@ def zrank(db: Engine, argv: List[bytes]) -> Optional[int]:
     """ZRANK's handler."""
 def zrevrank(db: Engine, argv: List[bytes]) -> Optional[int]:
     """ZREVRANK's handler."""
-def pack_stack(stack: List[Tuple[Tuple[Any, ...], Dict[str, Any]]]) -> List[Optional[List[bytes]]]:
-    """Each queued command's argv (None for one redis-py answers itself)."""
 def first_error(response: List[Any]) -> int:
     """The index of the first ResponseError in a pipeline's replies, or -1."""
 def plain_words(words: Union[Tuple[Any, ...], List[Any]]) -> Optional[List[bytes]]:

@@ -65,6 +65,8 @@ The includes, in order:
 - ``engine/native/dispatch.pxi``: the Engine's one dispatch path (argument packing,
   command lookup, the handler under the lock, reply shaping), the
   ``Command`` table entry and ``ResponseCallbacks``.
+- ``engine/native/pipeline_calls.pxi``: ``PipelineCalls``, the compiled base of
+  the Engine's Pipeline: its queue of prepared calls (argv packed when queued).
 - ``engine/native/zset_commands.pxi``: the compiled handlers of the sorted-set read
   commands (ZCARD, ZCOUNT, ZLEXCOUNT, ZMSCORE, the ZRANGE family with its
   BYSCORE / BYLEX commands) and the Engine's front doors for ZMSCORE and the
@@ -92,6 +94,7 @@ include "engine/native/zadd_packed.pxi"
 include "engine/native/zadd_front_door.pxi"
 include "engine/native/hash_writes.pxi"
 include "engine/native/dispatch.pxi"
+include "engine/native/pipeline_calls.pxi"
 include "engine/native/zset_commands.pxi"
 include "engine/native/zincrby_handler.pxi"
 include "engine/native/zadd_handler.pxi"

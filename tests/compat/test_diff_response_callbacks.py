@@ -201,6 +201,8 @@ RAW_CASES: List[Tuple[tuple, str, bool]] = [
     (("HSTRLEN", "h", "f"), "HSTRLEN", False),
     (("HDEL", "h", "x", "missing"), "HDEL", False),
     (("HSCAN", "h", 0), "HSCAN", False),
+    (("HRANDFIELD", "h", 5), "HRANDFIELD", False),  # count covers the hash: determined
+    (("HRANDFIELD", "h", 5, "WITHVALUES"), "HRANDFIELD", False),  # RESP3: [field, value] pairs
     # sets: RESP3 sets (unordered), booleans, moves
     (("SADD", "set", "a", "b", "c"), "SADD", False),
     (("SMEMBERS", "set"), "SMEMBERS", True),
@@ -453,3 +455,38 @@ def test_asyncio_pipelines_own_callbacks_are_its_own(redis_server: Any, real: An
     ours, theirs = asyncio.run(both())
     assert ours == theirs
     assert theirs[0][0] == 1.5 and theirs[1] == 1.5
+
+
+def _watching_pipeline_own_callbacks(client: Any, how: str) -> List[Any]:
+    """A pipeline in WATCH's immediate mode whose own ``response_callbacks``
+    were replaced: WATCH, every command run at once and UNWATCH answer
+    through the pipeline's callbacks (redis-py's ``parse_response`` reads the
+    pipeline's), then the transaction after MULTI too; the client keeps its own."""
+    _fill_all(client)
+    out: List[Any] = []
+    with client.pipeline(transaction=True) as pipe:
+        if how == "empty":
+            pipe.response_callbacks = {}
+        else:
+            pipe.response_callbacks = {name: _recording
+                                       for name in [n for _, n, _ in RAW_CASES] + ["WATCH", "UNWATCH"]}
+        out.append(pipe.watch("watched"))
+        for words, _, unordered in RAW_CASES[:40]:
+            out.append(_canon(_outcome(lambda: pipe.execute_command(*words)), unordered))
+        out.append(pipe.unwatch())
+        out.append(pipe.watch("watched"))
+        pipe.multi()
+        pipe.zscore("z", "a").hgetall("h")
+        out.append(pipe.execute())
+    out.append(client.zscore("z", "a"))
+    return out
+
+
+@pytest.mark.parametrize("how", ["callback", "empty"])
+def test_a_watching_pipelines_immediate_replies_go_through_its_own_callbacks(
+        engine: Any, real: Any, how: str) -> None:
+    theirs = _watching_pipeline_own_callbacks(real, how)
+    ours = _watching_pipeline_own_callbacks(engine, how)
+    for i, (mine, expected) in enumerate(zip(ours, theirs)):
+        assert mine == expected, i
+    assert len(ours) == len(theirs) and engine._fast.stock_callbacks

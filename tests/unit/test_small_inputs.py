@@ -104,6 +104,20 @@ def test_zrandmember_with_a_huge_negative_count_is_refused_with_nothing_built():
     assert engine.zrange("z", 0, -1, withscores=True) == [(b"a", 1.0), (b"b", 2.0)]
 
 
+def test_srandmember_and_hrandfield_are_held_to_the_same_limit():
+    engine = Engine()
+    engine.sadd("s", "a")
+    engine.hset("h", "f", "v")
+    engine.random_reply_limit = 3
+    assert engine.srandmember("s", -3) == [b"a"] * 3
+    assert engine.hrandfield("h", -3, withvalues=True) == [b"f", b"v"] * 3
+    for draw in (lambda: engine.srandmember("s", -4), lambda: engine.hrandfield("h", -4),
+                 lambda: engine.hrandfield("h", -4, withvalues=True)):
+        with pytest.raises(redis.ResponseError, match=r"count -4 asks for 4 entries"):
+            draw()
+    assert engine.hrandfield("missing", -10) == [] and engine.srandmember("missing", -10) == []
+
+
 def test_the_random_reply_limit_is_configurable_and_checked():
     engine = Engine()
     engine.zadd("z", {"a": 1})

@@ -101,14 +101,15 @@ class Engine(Keyspace, CoreCommands):
     #: What a native script path returns to leave a call to the Lua script
     #: (:meth:`register_native_script`).
     NATIVE_DECLINE: Any = NATIVE_DECLINE
-    #: The most entries a random sample with repetitions (ZRANDMEMBER with a
-    #: negative count) may hold; None: no limit, as Redis. See
+    #: The most entries a random sample with repetitions (ZRANDMEMBER,
+    #: SRANDMEMBER, HRANDFIELD with a negative count) may hold; None: no limit, as Redis. See
     #: :attr:`random_reply_limit`.
     _random_reply_limit: int | None = 1_000_000
 
     @property
     def random_reply_limit(self) -> int | None:
-        """The most entries ZRANDMEMBER with a negative count may answer
+        """The most entries ZRANDMEMBER, SRANDMEMBER or HRANDFIELD with a
+        negative count may answer
         (``-count`` above it: an error, nothing built); None for no limit.
 
         Redis builds any such reply (a billion entries for ``-1000000000``);

@@ -1,7 +1,10 @@
 """Pipeline: redis-py's Pipeline behaviour on an Engine.
 
 Commands are queued by the same redis-py command methods and run by
-``execute()``. All arguments are packed first (a DataError runs nothing).
+``execute()``: the queue is a list of prepared calls (the compiled base
+``PipelineCalls``, engine/native/pipeline_calls.pxi), each run through its
+command's handler and reply shaping as a direct call. All arguments are
+packed before anything runs (a DataError runs nothing).
 With ``transaction=True`` the batch behaves as MULTI/EXEC does through
 redis-py: an unknown command or a wrong arity is caught when queued and
 makes EXEC fail (redis-py raises that first error); errors found while
@@ -28,22 +31,18 @@ from typing import TYPE_CHECKING, Any, Callable, Literal
 from redis._parsers.base import BaseParser
 from redis.client import EMPTY_RESPONSE
 from redis.commands.core import CoreCommands
-from redis.event import EventDispatcherInterface
 from redis.exceptions import ExecAbortError, RedisError, ResponseError, WatchError
 from redis.utils import safe_str, truncate_text
 
 from fastrank import errors as E
 from fastrank.engine.keyspace import CommandError
-from fastrank._core import (command_for, engine_callbacks, engine_exec_queue, engine_run_batch,
-                            first_error, pack_args, pack_stack, plain_transaction,
+from fastrank._core import (PipelineCalls, command_for, engine_callbacks, engine_exec_queue,
+                            engine_run_batch, first_error, pack_args, plain_transaction,
                             queueing_method)
 from fastrank.engine.forwarded import FORWARDED
 
 if TYPE_CHECKING:
     from redis._parsers.encoders import Encoder
-
-    from fastrank.engine import Engine
-    from fastrank.engine.script import Script
 
 _parse_error: Callable[[str], ResponseError] = BaseParser.parse_error
 
@@ -71,36 +70,21 @@ def rejection(argv: list[bytes]) -> str | None:
 _NOT_QUEUED = frozenset({b"MULTI", b"EXEC", b"DISCARD", b"WATCH"})
 
 
-class Pipeline(CoreCommands):
-    """Queue commands, run them atomically with ``execute()``."""
+class Pipeline(PipelineCalls, CoreCommands):
+    """Queue commands, run them atomically with ``execute()``.
+
+    The state (``command_stack``, ``transaction``, ``watching``, ...) and the
+    queue of prepared calls are the compiled base's (``PipelineCalls``,
+    engine/native/pipeline_calls.pxi): ``Pipeline(engine, transaction)``."""
 
     #: As redis.Redis's Pipeline (see Engine).
     _is_async_client: Literal[False] = False
-    _event_dispatcher: EventDispatcherInterface
-
-    def __init__(self, engine: Engine, transaction: bool = True) -> None:
-        self._engine = engine
-        self.transaction = transaction
-        self.explicit_transaction = False
-        self.command_stack: list[Queued] = []
-        self.response_callbacks = engine.response_callbacks
-        self._event_dispatcher = engine._event_dispatcher
-        self.watching = False
-        self._watching: dict[bytes, bool] = {}  # watched key → already expired when watched
-        self._dirty = False
-        self.scripts: set[Script] = set()  # register_script objects called on this pipeline
 
     def __enter__(self) -> Pipeline:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.reset()
-
-    def __len__(self) -> int:
-        return len(self.command_stack)
-
-    def __bool__(self) -> bool:
-        return True
 
     def get_encoder(self) -> Encoder:
         return self._engine.get_encoder()
@@ -111,7 +95,7 @@ class Pipeline(CoreCommands):
     # redis-py's Pipeline.reset (empty the queue, unwatch), which shadows the
     # RESET command of the mixins as on redis.client.Pipeline.
     def reset(self) -> None:  # type: ignore[override]
-        self.command_stack = []
+        self.clear_calls()
         self.scripts = set()
         if self.watching or self._watching:
             self._unwatch()
@@ -133,14 +117,10 @@ class Pipeline(CoreCommands):
             raise RedisError("Commands without an initial WATCH have already been issued")
         self.explicit_transaction = True
 
-    def execute_command(self, *args: Any, **options: Any) -> Any:
-        if (self.watching or args[0] == "WATCH") and not self.explicit_transaction:
-            return self.immediate_execute_command(*args, **options)
-        self.command_stack.append((args, options))
-        return self
-
     def immediate_execute_command(self, *args: Any, **options: Any) -> Any:
-        """Run one command now on this pipeline's "connection" (WATCH mode)."""
+        """Run one command now on this pipeline's "connection" (WATCH mode);
+        the reply goes through the pipeline's own ``response_callbacks``, as
+        redis-py's ``parse_response`` reads the pipeline's."""
         engine = self._engine
         command_name = args[0]
         argv = pack_args(args)
@@ -151,15 +131,15 @@ class Pipeline(CoreCommands):
                     raise _parse_error(E.WRONG_ARITY % "watch")
                 engine.watch_keys(self, argv[1:])
                 self.watching = True
-                return engine.finish(command_name, b"OK", options)
+                return engine.finish(command_name, b"OK", options, self.response_callbacks)
             if word == b"UNWATCH":
                 if len(argv) != 1:
                     raise _parse_error(E.WRONG_ARITY % "unwatch")
                 engine.unwatch_all(self)
                 self._dirty = False
                 self.watching = False
-                return engine.finish(command_name, b"OK", options)
-            return engine.run_packed(command_name, argv, options)
+                return engine.finish(command_name, b"OK", options, self.response_callbacks)
+            return engine.run_packed(command_name, argv, options, self.response_callbacks)
 
     def watch(self, *names: Any) -> Any:
         """Watches the values at keys ``names``"""
@@ -174,14 +154,16 @@ class Pipeline(CoreCommands):
     def discard(self) -> None:
         self.execute_command("DISCARD")
 
-    def execute(self, raise_on_error: bool = True) -> list[Any]:
+    def execute_general(self, raise_on_error: bool = True) -> list[Any]:
+        """``execute()`` of a transaction, or of a pipeline that watches or
+        has scripts to load (a plain pipeline runs in ``PipelineCalls.execute``)."""
         stack = self.command_stack
         if not stack and not self.watching:
             return []
         if self.scripts:
             self.load_scripts()
         try:
-            packed = pack_stack(stack)
+            packed = self.packed_calls()
             if self.transaction or self.explicit_transaction:
                 return self._execute_transaction(stack, packed, raise_on_error)
             return self._execute_pipeline(stack, packed, raise_on_error)
@@ -200,7 +182,7 @@ class Pipeline(CoreCommands):
                           raise_on_error: bool) -> list[Any]:
         engine = self._engine
         with engine._lock:
-            responses: list[Any] = engine_run_batch(engine, stack, packed, self._own_callbacks())
+            responses: list[Any] = engine_run_batch(engine, stack, packed, self.response_callbacks)
         if raise_on_error:
             self.raise_first_error(stack, responses)
         return responses

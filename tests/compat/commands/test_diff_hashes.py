@@ -61,3 +61,79 @@ def test_hscan(pair: Pair) -> None:
     pair.set("s", "v")
     pair.quiet("hscan", "s")
     pair.apply("hscan_iter sorted", lambda c: sorted(c.hscan_iter("h", match="n*")))
+
+
+# HRANDFIELD draws at random (neither side with Redis's generator): each call
+# is compared by what does not depend on the draw -- the reply's shape and
+# length, that every field is the hash's and carries its own value, and that
+# a positive count gives distinct fields. A draw that covers the whole hash,
+# or a hash of one field, is determined and compared as it is.
+
+_FIELDS = {"a": "1", "b": "two", "c": "3.5", "d": "\x80", "e": ""}
+
+
+def _draw_summary(fields: dict, count: int, withvalues: bool):
+    """What a HRANDFIELD reply determines, from redis-py's legacy shape
+    (a flat [field, value, ...] list with WITHVALUES)."""
+    def summary(client):
+        reply = client.hrandfield("h", count, withvalues)
+        if withvalues:
+            pairs = list(zip(reply[::2], reply[1::2]))
+            chosen = [f for f, _ in pairs]
+            own_values = all(fields.get(f.decode("latin-1")) is not None
+                             and v == fields[f.decode("latin-1")].encode("latin-1") for f, v in pairs)
+        else:
+            chosen, own_values = reply, True
+        return (type(reply).__name__, len(reply), own_values,
+                all(f.decode("latin-1") in fields for f in chosen),
+                len(set(chosen)) == len(chosen) if count > 0 else None)
+    return summary
+
+
+def test_hrandfield_draws(pair: Pair) -> None:
+    pair.hset("h", mapping={k.encode("latin-1"): v.encode("latin-1") for k, v in _FIELDS.items()})
+    for count in (1, 2, 4, 5, 6, 100, -1, -3, -20):
+        for withvalues in (False, True):
+            pair.apply(f"hrandfield('h', {count}, withvalues={withvalues})",
+                       _draw_summary(_FIELDS, count, withvalues))
+    pair.apply("hrandfield('h')", lambda c: c.hrandfield("h").decode("latin-1") in _FIELDS)
+
+
+def test_hrandfield_determined_cases(pair: Pair) -> None:
+    pair.hset("h", mapping={"a": 1, "b": 2, "c": 3})
+    pair.hset("one", "x", "5")
+    pair.hrandfield("h", 3)                     # the whole (listpack) hash, in its order
+    pair.hrandfield("h", 100, withvalues=True)
+    pair.hrandfield("h", 0)
+    pair.hrandfield("h", 0, withvalues=True)
+    pair.hrandfield("one")
+    pair.hrandfield("one", -3)
+    pair.hrandfield("one", -2, withvalues=True)
+    pair.hrandfield("one", 1, withvalues=True)
+    pair.hrandfield("nokey")
+    pair.hrandfield("nokey", 5)
+    pair.hrandfield("nokey", -5, withvalues=True)
+    pair.hdel("h", "a")
+    pair.hset("h", "a", "again")                # a re-added field goes last
+    pair.hrandfield("h", 3, withvalues=True)
+    pair.eval("return redis.call('HRANDFIELD', KEYS[1], 5, 'WITHVALUES')", 1, "h")  # RESP2 in Lua: flat
+    pair.eval("return redis.call('HRANDFIELD', KEYS[1], -2)", 1, "one")
+
+
+def test_hrandfield_errors(pair: Pair) -> None:
+    pair.hset("h", "a", "1")
+    pair.set("s", "v")
+    pair.quiet("hrandfield", "s")
+    pair.quiet("hrandfield", "s", 1)
+    pair.quiet("hrandfield", "s", 0)
+    pair.quiet("execute_command", "HRANDFIELD", "h", "x")
+    pair.quiet("execute_command", "HRANDFIELD", "nokey", "x")
+    pair.quiet("execute_command", "HRANDFIELD", "h", "1.5")
+    pair.quiet("execute_command", "HRANDFIELD", "h", 1, "FOO")
+    pair.quiet("execute_command", "HRANDFIELD", "h", 1, "WITHVALUES", "x")
+    pair.quiet("execute_command", "HRANDFIELD", "h", "-9223372036854775808")
+    pair.quiet("execute_command", "HRANDFIELD", "h", "9223372036854775807")
+    pair.quiet("execute_command", "HRANDFIELD", "h", "-9223372036854775807", "WITHVALUES")
+    pair.quiet("execute_command", "HRANDFIELD", "h", "4611686018427387904", "WITHVALUES")
+    pair.quiet("execute_command", "HRANDFIELD", "nokey", 1, "FOO")
+    pair.quiet("execute_command", "HRANDFIELD")

@@ -147,6 +147,18 @@ def test_flushdb_and_dbsize(pair: Pair) -> None:
     pair.quiet("execute_command", "FLUSHDB", "SYNC")
 
 
+def test_randomkey(pair: Pair) -> None:
+    """A draw is compared by membership; none or one key determine it."""
+    pair.randomkey()
+    pair.set("only", 1)
+    pair.randomkey()
+    pair.zadd("z", {"m": 1})
+    pair.hset("h", "f", "v")
+    for _ in range(5):
+        pair.apply("randomkey() in keys", lambda c: c.randomkey() in {b"only", b"z", b"h"})
+    pair.quiet("execute_command", "RANDOMKEY", "extra")
+
+
 # --------------------------------------------------------------------------
 # Expiry itself (the only timing-dependent tests; margins are generous)
 # --------------------------------------------------------------------------

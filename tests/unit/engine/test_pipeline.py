@@ -62,3 +62,34 @@ def test_data_error_runs_nothing(r):
     with pytest.raises(redis.DataError):
         p.execute()
     assert r.get("a") is None
+
+
+@pytest.mark.parametrize("transaction", [False, True])
+def test_a_queued_bytearray_is_read_when_the_pipeline_runs(r, transaction):
+    value = bytearray(b"old")
+    p = r.pipeline(transaction=transaction)
+    p.set("a", value)
+    p.execute_command("SET", "b", value)
+    value[:] = b"new"
+    p.get("a").get("b")
+    assert p.execute() == [True, True, b"new", b"new"]
+
+
+def test_a_str_redis_py_cannot_encode_fails_at_execute_and_runs_nothing(r):
+    p = r.pipeline(transaction=False)
+    p.set("a", 1).get("\ud800")
+    with pytest.raises(UnicodeEncodeError):
+        p.execute()
+    assert len(p) == 0 and r.get("a") is None
+
+
+@pytest.mark.parametrize("transaction", [False, True])
+def test_a_command_stack_edited_by_hand_runs_as_edited(r, transaction):
+    p = r.pipeline(transaction=transaction)
+    p.set("a", 1).set("b", 2).get("a")
+    p.command_stack.pop(0)
+    p.command_stack.append((("GET", "b"), {}))
+    p.command_stack[1] = (("GET", "a"), {})
+    assert p.execute() == [True, None, b"2"]
+    p.set("c", 3)
+    assert p.execute() == [True]  # reused after execute: only what was queued since

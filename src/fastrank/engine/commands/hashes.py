@@ -1,14 +1,17 @@
 """Hash commands (Redis 7.0 t_hash.c): HSET/HMSET/HSETNX, HGET/HMGET/HGETALL,
 HDEL, HINCRBY, HINCRBYFLOAT (80-bit long double like INCRBYFLOAT), HLEN,
-HEXISTS, HKEYS, HVALS, HSTRLEN, HSCAN. A hash is a ``dict`` bytes → bytes.
+HEXISTS, HKEYS, HVALS, HSTRLEN, HRANDFIELD, HSCAN. A hash is a ``dict``
+bytes → bytes.
 """
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from fastrank import errors as E
 from fastrank._core import hget_command, hincrby_command, hset_command
-from fastrank.engine.commands.table import CommandError, command, to_int
+from fastrank.engine.commands.table import (CommandError, check_random_reply, command, random_count,
+                                            syntax_error, to_int)
 from fastrank.engine.commands._numbers import (
     INT64_MAX,
     INT64_MIN,
@@ -180,6 +183,36 @@ def hincrbyfloat(db: Engine, args: List[bytes]) -> bytes:
     db.touched(args[0])
     note_hash_write(db, h, (args[1], text))
     return text
+
+
+@command("hrandfield", -2)
+def hrandfield(db: Engine, args: List[bytes]) -> Any:
+    """HRANDFIELD key [count [WITHVALUES]]: one random field (nil for a
+    missing key), or ``count`` distinct fields (a negative count: ``-count``
+    fields that may repeat), with WITHVALUES as [field, value] pairs (RESP3).
+    All the fields, when count covers them, in the hash's order (a listpack
+    hash's: insertion order). O(size of the hash + |count|)."""
+    if len(args) == 1:
+        h = get_hash(db, args[0])
+        return None if not h else random.choice(list(h))
+    count = random_count(args[1])
+    if len(args) > 3 or (len(args) == 3 and args[2].upper() != b"WITHVALUES"):
+        raise syntax_error()
+    withvalues = len(args) == 3
+    if withvalues and (count < -INT64_MAX // 2 or count > INT64_MAX // 2):
+        raise CommandError(E.VALUE_OUT_OF_RANGE)
+    h = get_hash(db, args[0])
+    if h is None or count == 0:
+        return []
+    check_random_reply(db, count)
+    items = list(h.items())
+    if count < 0:
+        chosen = [random.choice(items) for _ in range(-count)]
+    elif count >= len(items):
+        chosen = items
+    else:
+        chosen = random.sample(items, count)
+    return [[f, v] for f, v in chosen] if withvalues else [f for f, _ in chosen]
 
 
 @command("hscan", -3)

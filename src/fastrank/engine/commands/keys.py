@@ -1,13 +1,14 @@
 """Keyspace commands (Redis 7.0 db.c / expire.c / object.c): DEL, EXISTS,
 TYPE, the EXPIRE family with NX/XX/GT/LT, TTL, PERSIST, RENAME, COPY,
 OBJECT ENCODING / FREQ / HELP, KEYS and SCAN with Redis's glob matcher,
-DBSIZE, FLUSHDB, and connection odds and ends (PING, ECHO, TIME).
+DBSIZE, RANDOMKEY, FLUSHDB, and connection odds and ends (PING, ECHO, TIME).
 
 SCAN (and ZSCAN/HSCAN/SSCAN) answer in one batch: cursor 0 returns every
 match and the cursor 0 again (COUNT is only a hint in Redis too).
 """
 from __future__ import annotations
 
+import random
 import time
 from collections import deque
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Union
@@ -488,6 +489,14 @@ def scan(db: Engine, args: list[bytes]) -> Any:
     if kind is not None:
         found = [k for k in found if type_name(db.lookup(k)).lower() == kind.lower()]
     return scan_reply(cursor, found, pattern)
+
+
+@command("randomkey", 1)
+def randomkey(db: Engine, args: list[bytes]) -> Optional[bytes]:
+    """A live key at random, nil when there is none (expired keys are
+    deleted on the way). O(number of keys): Redis draws from its hash table."""
+    live = db.live_keys()
+    return random.choice(live) if live else None
 
 
 @command("dbsize", 1)

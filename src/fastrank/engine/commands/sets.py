@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, Collection, Iterable
 
 from fastrank import errors as E
 from fastrank._core import sismember_command
-from fastrank.engine.commands.table import CommandError, command, syntax_error
-from fastrank.engine.commands._numbers import INT64_MAX, parse_int
+from fastrank.engine.commands.table import CommandError, check_random_reply, command, random_count, syntax_error
+from fastrank.engine.commands._numbers import parse_int
 from fastrank.engine.commands.keys import ENCODINGS, option_word, parse_cursor, scan_options, scan_reply
 
 if TYPE_CHECKING:
@@ -246,14 +246,11 @@ def srandmember(db: Engine, args: list[bytes]) -> Any:
         if s is None:
             return None
         return random.choice(tuple(s))
-    count = parse_int(args[1])
-    if count is None:
-        raise CommandError(E.NOT_INTEGER)
-    if count < -INT64_MAX:
-        raise CommandError(E.ZRANDMEMBER_COUNT_RANGE)
+    count = random_count(args[1])
     s = get_set(db, args[0])
     if s is None or count == 0:
         return []
+    check_random_reply(db, count)
     members = tuple(s)
     if count < 0:
         return [random.choice(members) for _ in range(-count)]

@@ -41,7 +41,8 @@ from fastrank._core import (SortedSet, lex_range, score_range, zcard, zcount, zl
                             zrank, zrevrank, zscore,
                             zrange_generic, zrangebylex, zrangebyscore, zrevrangebylex,
                             zrevrangebyscore, zincrby_command, zadd_command)
-from fastrank.engine.commands.table import CommandError, command, syntax_error, to_int, to_score
+from fastrank.engine.commands.table import (CommandError, check_random_reply, command, random_count,
+                                            syntax_error, to_int, to_score)
 from fastrank.engine.commands._numbers import (
     INT64_MAX,
     parse_score,
@@ -544,11 +545,7 @@ def zrandmember(db: Engine, args: list[bytes]) -> Any:
             return None
         i = random.randrange(len(z))
         return z.range(i, i)[0]
-    count = parse_int(args[1])
-    if count is None:
-        raise CommandError(E.NOT_INTEGER)
-    if count < -INT64_MAX:
-        raise CommandError(E.ZRANDMEMBER_COUNT_RANGE)
+    count = random_count(args[1])
     withscores = False
     if len(args) > 3 or (len(args) == 3 and args[2].upper() != b"WITHSCORES"):
         raise syntax_error()
@@ -559,9 +556,7 @@ def zrandmember(db: Engine, args: list[bytes]) -> Any:
     z = get_zset(db, args[0])
     if z is None or count == 0:
         return []
-    limit = getattr(db, "random_reply_limit", None)
-    if count < 0 and limit is not None and -count > limit:  # the Engine's cap (not Redis's): nothing built
-        raise CommandError(E.RANDOM_REPLY_LIMIT % (count, -count, limit))
+    check_random_reply(db, count)
     items = z.items()
     if count < 0:
         chosen = [random.choice(items) for _ in range(-count)]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from fastrank import errors as E
 from fastrank._core import Command
-from fastrank.engine.commands._numbers import parse_int, parse_score
+from fastrank.engine.commands._numbers import INT64_MAX, parse_int, parse_score
 from fastrank.engine.keyspace import CommandError as CommandError  # re-exported: handlers raise it
 
 if TYPE_CHECKING:
@@ -68,3 +68,22 @@ def to_score(arg: bytes, error: str = E.NOT_FLOAT) -> float:
 
 def syntax_error() -> CommandError:
     return CommandError(E.SYNTAX)
+
+
+def random_count(arg: bytes) -> int:
+    """The count of ZRANDMEMBER, SRANDMEMBER and HRANDFIELD: an integer of
+    at least -INT64_MAX (Redis's -LONG_MAX), else Redis's error."""
+    count = parse_int(arg)
+    if count is None:
+        raise CommandError(E.NOT_INTEGER)
+    if count < -INT64_MAX:
+        raise CommandError(E.ZRANDMEMBER_COUNT_RANGE)
+    return count
+
+
+def check_random_reply(db: Engine, count: int) -> None:
+    """Refuse a negative count above the Engine's ``random_reply_limit`` (its
+    own cap, not Redis's), before anything is built."""
+    limit = getattr(db, "random_reply_limit", None)
+    if count < 0 and limit is not None and -count > limit:
+        raise CommandError(E.RANDOM_REPLY_LIMIT % (count, -count, limit))

@@ -21,9 +21,9 @@
 # (zset_commands.pxi, point_reads.pxi) and registered by its command module.
 # This file only moves arguments and replies, and gives the handlers their
 # keyspace lookups in C (``_live_value``, ``_lookup_type``).  Other entries:
-# the forwarding and queueing methods (redis-py methods that only send their
-# parameters), the pipeline batch, EXEC's queue, and the helpers pipelines
-# and EVALSHA pack with.
+# the forwarding methods (redis-py methods that only send their parameters),
+# the pipeline batch, EXEC's queue, and the helpers pipelines and EVALSHA
+# pack with (a pipeline's queue of prepared calls: pipeline_calls.pxi).
 
 from cpython.dict cimport PyDict_Check, PyDict_Contains, PyDict_DelItem, PyDict_GetItemWithError, PyDict_SetItem
 from cpython.list cimport PyList_Append, PyList_GET_SIZE
@@ -309,11 +309,6 @@ def engine_decode(self, reply):
     return _decode(_state_of(self), reply)
 
 
-cdef inline object _finish(EngineState st, object db, object command_name, object reply,
-                           dict options):
-    return _shape(st, st.callbacks, command_name, reply, options)
-
-
 cdef inline object _shape(EngineState st, object callbacks, object command_name, object reply,
                           dict options):
     """Stage 4 with the given callbacks (the Engine's, or a pipeline's own
@@ -341,20 +336,24 @@ cdef inline object _shape(EngineState st, object callbacks, object command_name,
     return callback(reply)
 
 
-def engine_finish(self, command_name, reply, dict options):
+def engine_finish(self, command_name, reply, dict options, callbacks=None):
     """Engine.finish: decode and run the response callback, as redis-py's
-    parse_response (``options`` are execute_command's keyword options)."""
-    return _finish(_state_of(self), self, command_name, reply, options)
+    parse_response (``options`` are execute_command's keyword options;
+    ``callbacks``: a pipeline's own, None: the Engine's)."""
+    cdef EngineState st = _state_of(self)
+    return _shape(st, st.callbacks if callbacks is None else callbacks, command_name, reply, options)
 
 
-cdef dict _NO_OPTIONS = {}  # a call without keyword options (never changed: _finish
+cdef dict _NO_OPTIONS = {}  # a call without keyword options (never changed: _shape
                            # only removes the keys it finds)
 
 
-cdef object _run_locked(object db, object command_name, list argv, dict options):
+cdef object _run_locked(object db, object command_name, list argv, dict options,
+                        object callbacks):
     """Stages 2-4 for a packed command: the handler under the Engine's lock
-    (taken here), then the reply shaped for redis-py (outside the lock); an
-    error reply raised as redis-py raises it, or EMPTY_RESPONSE's value."""
+    (taken here), then the reply shaped for redis-py (outside the lock) with
+    ``callbacks`` (None: the Engine's); an error reply raised as redis-py
+    raises it, or EMPTY_RESPONSE's value."""
     cdef EngineState st = _state_of(db)
     st.lock.enter()
     try:
@@ -365,19 +364,21 @@ cdef object _run_locked(object db, object command_name, list argv, dict options)
         raise _parse_error(err.line) from None
     finally:
         st.lock.leave()
-    return _finish(st, db, command_name, reply, options)
+    return _shape(st, st.callbacks if callbacks is None else callbacks, command_name, reply,
+                  options)
 
 
-def engine_run_packed(self, command_name, list argv, dict options):
-    """Engine.run_packed: one packed command with redis-py's reply handling;
-    an error reply is raised as redis-py raises it. (The lock is re-entrant:
-    pipelines call this while holding it.)"""
-    return _run_locked(self, command_name, argv, options)
+def engine_run_packed(self, command_name, list argv, dict options, callbacks=None):
+    """Engine.run_packed: one packed command with redis-py's reply handling
+    (``callbacks``: a pipeline's own, None: the Engine's); an error reply is
+    raised as redis-py raises it. (The lock is re-entrant: pipelines call
+    this while holding it.)"""
+    return _run_locked(self, command_name, argv, options, callbacks)
 
 
 def engine_execute_command(self, *args, **options):
     """Engine.execute_command: what redis-py's command methods end in."""
-    return _run_locked(self, args[0], pack_args(args), options)
+    return _run_locked(self, args[0], pack_args(args), options, None)
 
 
 # -- the keyspace lookup every handler starts with ---------------------------------
@@ -425,19 +426,21 @@ def engine_run_batch(self, list stack, list packed, callbacks=None):
     ``callbacks``: the pipeline's own response callbacks when they are not
     the Engine's (None: the Engine's)."""
     cdef EngineState st = _state_of(self)
-    if callbacks is None:
-        callbacks = st.callbacks
-    cdef list out = []
+    return _run_batch(self, st, stack, packed, st.callbacks if callbacks is None else callbacks)
+
+
+cdef list _run_batch(object db, EngineState st, list stack, list packed, object callbacks):
+    cdef list out = PyList_New(0)
     cdef Py_ssize_t i
     cdef tuple args
     cdef dict options
-    for i in range(len(stack)):
+    for i in range(PyList_GET_SIZE(stack)):
         args, options = stack[i]
         argv = packed[i]
         if argv is None:
             argv = pack_args(args)
         try:
-            reply = _call(self, st, argv)
+            reply = _call(db, st, argv)
         except _CommandError as err:
             if PyDict_Contains(options, _EMPTY_RESPONSE):
                 out.append(options[_EMPTY_RESPONSE])
@@ -521,37 +524,39 @@ def forwarding_method(str name, str word, int fixed, bint rest, generic):
     return method
 
 
+# The last key a script call or a forwarded call named as str and its bytes:
+# a caller names its board by the same str every call, which is then
+# encoded, and hashed, once.
+cdef object _last_key_text = None
+cdef bytes _last_key_bytes = None
+
+
 cdef object _forward(object db, str word, bytes packed_word, tuple args):
+    return _run_locked(db, word, _argv_of(packed_word, args), _NO_OPTIONS, None)
+
+
+cdef list _argv_of(bytes packed_word, tuple args):
+    """[packed_word, *args packed]: what pack_args makes of (word, *args).
+    The first argument (the key) given as the same str as the call before
+    reuses its bytes (``_last_key_text``)."""
+    global _last_key_text, _last_key_bytes
     cdef Py_ssize_t i, n = PyTuple_GET_SIZE(args)
     cdef list argv = PyList_New(n + 1)
     Py_INCREF(packed_word)
     PyList_SET_ITEM(argv, 0, packed_word)
-    for i in range(n):
-        arg = _pack_one(<object>PyTuple_GET_ITEM(args, i))
+    for i in range(n):  # (on an error the slots not yet set are NULL: freed as such)
+        word = <object>PyTuple_GET_ITEM(args, i)
+        if i == 0 and type(word) is str:
+            if word is not _last_key_text:
+                arg = _pack_one(word)
+                _last_key_text, _last_key_bytes = word, arg
+            else:
+                arg = _last_key_bytes
+        else:
+            arg = _pack_one(word)
         Py_INCREF(arg)
         PyList_SET_ITEM(argv, i + 1, arg)
-    return _run_locked(db, word, argv, _NO_OPTIONS)
-
-
-def queueing_method(str name, str word, int fixed, bint rest, generic):
-    """The Pipeline twin of ``forwarding_method``: queues (word, *arguments)
-    as redis-py's method would (its reply callback options are the same),
-    and returns the pipeline. In WATCH's immediate mode, with keywords or
-    another count of arguments, redis-py's method runs instead."""
-
-    def method(self, *args, **kwargs):
-        cdef Py_ssize_t n = len(args)
-        if kwargs or n < fixed or (n > fixed and not rest) or n == 0 \
-                or (self.watching and not self.explicit_transaction):
-            return generic(self, *args, **kwargs)
-        self.command_stack.append(((word,) + args, _NO_OPTIONS))
-        return self
-
-    method.__name__ = name
-    method.__qualname__ = "Pipeline." + name
-    method.__doc__ = generic.__doc__
-    method.__wrapped__ = generic
-    return method
+    return argv
 
 
 cdef frozenset _NOT_QUEUED = frozenset({"multi", "exec", "discard", "watch"})
@@ -576,21 +581,12 @@ def plain_transaction(list packed):
     return True
 
 
-def pack_stack(list stack):
-    """The argv of each queued (args, options) of a pipeline, as ``pack_args``
-    makes it, or None for one redis-py answers itself (EMPTY_RESPONSE)."""
-    cdef list out = []
-    cdef dict options
-    for args, options in stack:
-        if PyDict_Contains(options, _EMPTY_RESPONSE):
-            out.append(None)
-        else:
-            out.append(pack_args(args))
-    return out
-
-
 def first_error(list response):
     """The index of the first ResponseError in a pipeline's replies, or -1."""
+    return _first_error(response)
+
+
+cdef Py_ssize_t _first_error(list response) except -2:
     cdef Py_ssize_t i
     for i in range(len(response)):
         if isinstance(response[i], _ResponseError):
@@ -598,10 +594,6 @@ def first_error(list response):
     return -1
 
 
-# The last key a script call named as str and its bytes: a caller names its
-# board by the same str every call, which is then encoded, and hashed, once.
-cdef object _last_key_text = None
-cdef bytes _last_key_bytes = None
 
 
 cdef list _plain_words(object words, Py_ssize_t numkeys):

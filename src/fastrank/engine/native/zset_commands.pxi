@@ -474,14 +474,14 @@ def engine_zcount(self, name, min, max):
     """Engine.zcount: redis-py's ZCOUNT."""
     return _run_locked(self, "ZCOUNT",
                        [b"ZCOUNT", _pack_one(name), _pack_one(min), _pack_one(max)],
-                       _NO_OPTIONS)
+                       _NO_OPTIONS, None)
 
 
 def engine_zlexcount(self, name, min, max):
     """Engine.zlexcount: redis-py's ZLEXCOUNT."""
     return _run_locked(self, "ZLEXCOUNT",
                        [b"ZLEXCOUNT", _pack_one(name), _pack_one(min), _pack_one(max)],
-                       _NO_OPTIONS)
+                       _NO_OPTIONS, None)
 
 
 def engine_zmscore(self, key, members):
@@ -491,7 +491,7 @@ def engine_zmscore(self, key, members):
     cdef list argv = [b"ZMSCORE", _pack_one(key)]
     for m in <list>members:
         PyList_Append(argv, _pack_one(m))
-    return _run_locked(self, "ZMSCORE", argv, _NO_OPTIONS)
+    return _run_locked(self, "ZMSCORE", argv, _NO_OPTIONS, None)
 
 
 cdef object _STOCK_PAIRS = False  # redis-py's callback of the by-score ranges; False: not yet seen
@@ -521,7 +521,7 @@ cdef object _enter_scored(object db, str word, list argv, object withscores,
             or (<ResponseCallbacks>callbacks).callback(word) is not _stock_pairs() \
             or (withscores and score_cast_func is not _PyFloat):
         return _run_locked(db, word, argv, {"withscores": withscores,
-                                            "score_cast_func": score_cast_func})
+                                            "score_cast_func": score_cast_func}, None)
     st.lock.enter()
     try:
         reply = _call(db, st, argv)
@@ -567,7 +567,8 @@ def engine_zrangebylex(self, name, min, max, start=None, num=None):
     if not _usual_limit(start, num):
         return _GENERIC.zrangebylex(self, name, min, max, start, num)
     return _run_locked(self, "ZRANGEBYLEX",
-                       _range_argv(b"ZRANGEBYLEX", name, min, max, start, num), _NO_OPTIONS)
+                       _range_argv(b"ZRANGEBYLEX", name, min, max, start, num), _NO_OPTIONS,
+                       None)
 
 
 def engine_zrevrangebylex(self, name, max, min, start=None, num=None):
@@ -575,4 +576,5 @@ def engine_zrevrangebylex(self, name, max, min, start=None, num=None):
     if not _usual_limit(start, num):
         return _GENERIC.zrevrangebylex(self, name, max, min, start, num)
     return _run_locked(self, "ZREVRANGEBYLEX",
-                       _range_argv(b"ZREVRANGEBYLEX", name, max, min, start, num), _NO_OPTIONS)
+                       _range_argv(b"ZREVRANGEBYLEX", name, max, min, start, num),
+                       _NO_OPTIONS, None)
