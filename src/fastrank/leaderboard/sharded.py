@@ -37,7 +37,7 @@ from fastrank.errors import SeasonFrozen
 from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, UNSET, Unset, check_given, descriptor_key, flat,
                                              stored_of)
 from fastrank.leaderboard.periods import recent_seasons
-from fastrank.runner import Call, Plan, Run, Steps, blocking, checked_client, run, steps
+from fastrank.runner import Call, Plan, Run, Steps, checked_client, run, steps, twin
 from fastrank.leaderboard.scorebits import Points
 from fastrank.leaderboard.board import BoardPlans, Change, Entry, PlayerId, SyncSubmit, When
 from fastrank.leaderboard.parts import (SIZE_LIMIT, Ranker, as_bytes, as_text, count_arg, info_of, key_part, page_slice,
@@ -810,7 +810,25 @@ class ShardedBoardPlans:
         self._stored = {**self._stored, "shards": str(new_count), "generation": str(generation), "next": ""}
         return moved
 
-
+    # the methods of both faces (fastrank.ShardedLeaderboard, fastrank.asyncio.ShardedLeaderboard: runner.twin)
+    submit_many = twin(guarded(_plan_submit_many))
+    set_points = twin(guarded(_plan_set_points))
+    remove = twin(guarded(_plan_remove))
+    set_info = twin(guarded(_plan_set_info))
+    rollover = twin(_plan_rollover)
+    score = twin(guarded(_plan_score))
+    rank = twin(guarded(_plan_rank))
+    count = twin(guarded(_plan_count))
+    rank_for = twin(guarded(_plan_rank_for))
+    top = twin(guarded(_plan_top))
+    standings = twin(guarded(_plan_standings))
+    page = twin(guarded(_plan_page))
+    around = twin(guarded(_plan_around))
+    friends = twin(guarded(_plan_friends))
+    percentile = twin(guarded(_plan_percentile))
+    bucket = twin(guarded(_plan_bucket))
+    info = twin(guarded(_plan_info))
+    reshard = twin(_plan_reshard)
 
 
 class ShardedLeaderboard(SyncSubmit, ShardedBoardPlans):
@@ -819,24 +837,6 @@ class ShardedLeaderboard(SyncSubmit, ShardedBoardPlans):
     ``ShardedLeaderboard(client, name, shards=8, **the options of Leaderboard)``
     """
 
-    submit_many = blocking(guarded(ShardedBoardPlans._plan_submit_many))
-    set_points = blocking(guarded(ShardedBoardPlans._plan_set_points))
-    remove = blocking(guarded(ShardedBoardPlans._plan_remove))
-    set_info = blocking(guarded(ShardedBoardPlans._plan_set_info))
-    rollover = blocking(ShardedBoardPlans._plan_rollover)
-    score = blocking(guarded(ShardedBoardPlans._plan_score))
-    rank = blocking(guarded(ShardedBoardPlans._plan_rank))
-    count = blocking(guarded(ShardedBoardPlans._plan_count))
-    rank_for = blocking(guarded(ShardedBoardPlans._plan_rank_for))
-    top = blocking(guarded(ShardedBoardPlans._plan_top))
-    standings = blocking(guarded(ShardedBoardPlans._plan_standings))
-    page = blocking(guarded(ShardedBoardPlans._plan_page))
-    around = blocking(guarded(ShardedBoardPlans._plan_around))
-    friends = blocking(guarded(ShardedBoardPlans._plan_friends))
-    percentile = blocking(guarded(ShardedBoardPlans._plan_percentile))
-    bucket = blocking(guarded(ShardedBoardPlans._plan_bucket))
-    info = blocking(guarded(ShardedBoardPlans._plan_info))
-    reshard = blocking(ShardedBoardPlans._plan_reshard)
 
     def iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
              season: Optional[Union[str, int]] = None) -> Iterator[Entry]:
