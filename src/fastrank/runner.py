@@ -25,6 +25,12 @@ half-built board) or let it propagate.
 asyncio one (``fastrank.asyncio.Engine``, ``redis.asyncio.Redis``,
 ``redis.asyncio.cluster.RedisCluster``). Nothing here knows any backend's
 internals: only redis-py's command methods are called.
+
+A class declares its two faces once: its plans class names each public
+method after its plan, ``rank = twin(_plan_rank)`` (``opens=True`` when the
+asyncio face must ``await self._opening()`` first); the sync face subclasses
+:class:`SyncFace` and the plans class, the asyncio face :class:`AsyncFace`
+and the plans class, and each gets ``rank`` (run, or awaited) from the twin.
 """
 from __future__ import annotations
 
