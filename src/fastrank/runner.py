@@ -39,8 +39,8 @@ import functools
 import hashlib
 import inspect
 from importlib import resources
-from typing import (TYPE_CHECKING, Any, Callable, Coroutine, Dict, Generator, Generic, List, NamedTuple,
-                    Optional, Sequence, Tuple, TypeVar, Union, overload)
+from typing import (TYPE_CHECKING, Any, AsyncIterator, Callable, Coroutine, Dict, Generator, Generic, Iterator, List,
+                    NamedTuple, Optional, Sequence, Tuple, TypeVar, Union, overload)
 
 from redis.exceptions import NoScriptError, ResponseError
 
@@ -280,16 +280,47 @@ def checked_client(face: Any, client: Any) -> Any:
 
 
 def _plan_result(annotation: Any) -> Any:
-    """``Plan[X]`` (or ``Steps[X]``, ``Direct[X]``), as a plan's return
-    annotation is written, → ``X``; anything else as it is."""
+    """``Plan[X]`` (or ``Steps[X]``, ``Direct[X]``, ``Pages[X]``), as a plan's
+    return annotation is written, → ``X``; anything else as it is."""
     if isinstance(annotation, str):
-        for prefix in ("Plan[", "Steps[", "Direct["):
+        for prefix in ("Plan[", "Steps[", "Direct[", "Pages["):
             if annotation.startswith(prefix) and annotation.endswith("]"):
                 return annotation[len(prefix):-1]
     return annotation
 
 
-class twin(Generic[_P, _T]):  # noqa: N801 -- used like a decorator, named like one
+class _Twinned:
+    """What :class:`twin` and :class:`twin_pages` share: the plan, its name, the methods made."""
+
+    #: the method's return annotation from the plan's result X: (sync face's, asyncio face's)
+    returns = ("{}", "{}")
+
+    def __init__(self, plan: Callable[..., Any], opens: bool,
+                 make: Callable[[Callable[..., Any], bool, bool], Callable[..., Any]]) -> None:
+        self.plan = plan
+        self.make = make
+        self.opens = opens
+        #: the method's name: the attribute's (set by the class), else the plan's without ``_plan_``
+        self.name = plan.__name__.replace("_plan_", "", 1)
+        self._methods: Dict[bool, Callable[..., Any]] = {}
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def _not_a_face(self, face: Any) -> TypeError:
+        return TypeError(f"{type(face).__name__}.{self.name} is a plan's method: call it on a sync or asyncio face "
+                         f"(a SyncFace or AsyncFace subclass), or call {self.plan.__name__} for the plan")
+
+    def method(self, is_async: bool) -> Callable[..., Any]:
+        """The method of the sync face (``is_async`` false) or of the asyncio face."""
+        made = self._methods.get(is_async)
+        if made is None:
+            made = self._methods[is_async] = _described(self.make(self.plan, self.opens, is_async), self,
+                                                        self.returns[is_async])
+        return made
+
+
+class twin(_Twinned, Generic[_P, _T]):  # noqa: N801 -- used like a decorator, named like one
     """A plan made a method of both faces: ``rank = twin(_plan_rank)`` in a
     plans class gives every sync face (a :class:`SyncFace` subclass) the
     method ``rank`` that runs the plan (:func:`run`), and every asyncio face
@@ -306,14 +337,7 @@ class twin(Generic[_P, _T]):  # noqa: N801 -- used like a decorator, named like 
     plan's signature would (bench/bench_plan_methods.py)."""
 
     def __init__(self, plan: Callable[Concatenate[Any, _P], Plan[_T]], *, opens: bool = False) -> None:
-        self.plan = plan
-        self.opens = opens
-        #: the method's name: the attribute's (set by the class), else the plan's without ``_plan_``
-        self.name = plan.__name__.replace("_plan_", "", 1)
-        self._methods: Dict[bool, Callable[..., Any]] = {}
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
+        super().__init__(plan, opens, _plan_method)
 
     @overload
     def __get__(self, face: None, owner: Any) -> "twin[_P, _T]": ...
@@ -327,20 +351,75 @@ class twin(Generic[_P, _T]):  # noqa: N801 -- used like a decorator, named like 
     def __get__(self, face: Any, owner: Any = None) -> Any:
         if face is None:
             return self
-        raise TypeError(f"{type(face).__name__}.{self.name} is a plan's method: call it on a sync or asyncio face "
-                        f"(a SyncFace or AsyncFace subclass), or call {self.plan.__name__} for the plan")
-
-    def method(self, is_async: bool) -> Callable[..., Any]:
-        """The method of the sync face (``is_async`` false) or of the asyncio face."""
-        made = self._methods.get(is_async)
-        if made is None:
-            made = self._methods[is_async] = _described(_coroutine(self.plan, self.opens) if is_async
-                                                        else PlanMethod(self.plan, run), self)
-        return made
+        raise self._not_a_face(face)
 
 
-def _coroutine(plan: Callable[..., Any], opens: bool) -> Callable[..., Any]:
-    """The coroutine function that awaits ``plan`` on ``self._client``."""
+Pages = Generator[Plan[List[_T]], List[_T], None]
+"""An iteration written once for both faces: a generator that yields the plan
+of each batch and is sent back that batch's items (which the face's iterator
+gives out), and ends after the last batch."""
+
+
+class twin_pages(_Twinned, Generic[_P, _T]):  # noqa: N801 -- used like a decorator, named like one
+    """:class:`twin` of an iteration: ``iter = twin_pages(_pages_iter)`` gives
+    the sync face a generator method and the asyncio face an async generator
+    method (``async for``) over the items of the :data:`Pages` the plan makes."""
+
+    returns = ("Iterator[{}]", "AsyncIterator[{}]")
+
+    def __init__(self, plan: Callable[Concatenate[Any, _P], Pages[_T]], *, opens: bool = False) -> None:
+        super().__init__(plan, opens, _pages_method)
+
+    @overload
+    def __get__(self, face: None, owner: Any) -> "twin_pages[_P, _T]": ...
+
+    @overload
+    def __get__(self, face: "SyncFace", owner: Any) -> Callable[_P, Iterator[_T]]: ...
+
+    @overload
+    def __get__(self, face: "AsyncFace", owner: Any) -> Callable[_P, AsyncIterator[_T]]: ...
+
+    def __get__(self, face: Any, owner: Any = None) -> Any:
+        if face is None:
+            return self
+        raise self._not_a_face(face)
+
+
+def _pages_method(pages: Callable[..., Any], opens: bool, is_async: bool) -> Callable[..., Any]:
+    """The (async) generator function that gives out the items of ``pages``'s batches."""
+    if is_async:
+        async def items_async(self: Any, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+            if opens and not self._opened:
+                await self._opening()
+            plans = pages(self, *args, **kwargs)
+            try:
+                plan = next(plans)
+                while True:
+                    batch = await run_async(self._client, plan)
+                    for item in batch:
+                        yield item
+                    plan = plans.send(batch)
+            except StopIteration:
+                return
+        return items_async
+
+    def items(self: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        plans = pages(self, *args, **kwargs)
+        try:
+            plan = next(plans)
+            while True:
+                batch = run(self._client, plan)
+                yield from batch
+                plan = plans.send(batch)
+        except StopIteration:
+            return
+    return items
+
+
+def _plan_method(plan: Callable[..., Any], opens: bool, is_async: bool) -> Callable[..., Any]:
+    """The sync face's method of ``plan`` (a PlanMethod) or the asyncio face's coroutine function."""
+    if not is_async:
+        return PlanMethod(plan, run)
     if opens:
         async def opened(self: Any, *args: Any, **kwargs: Any) -> Any:
             if not self._opened:
@@ -353,11 +432,14 @@ def _coroutine(plan: Callable[..., Any], opens: bool) -> Callable[..., Any]:
     return method
 
 
-def _described(method: Any, made: twin[Any, Any]) -> Any:
+def _described(method: Any, made: _Twinned, returns: str) -> Any:
     """``method`` named, documented and signed as ``made``'s plan (help() and
-    inspect show the plan's parameters and what the method returns)."""
+    inspect show the plan's parameters and what the method returns: the
+    plan's result X, as ``returns`` writes it)."""
     plan = made.plan
     returned = _plan_result(plan.__annotations__.get("return", inspect.Signature.empty))
+    if isinstance(returned, str):
+        returned = returns.format(returned)
     method.__name__ = method.__qualname__ = made.name
     method.__doc__ = plan.__doc__
     method.__module__ = plan.__module__
@@ -367,13 +449,13 @@ def _described(method: Any, made: twin[Any, Any]) -> Any:
 
 
 def _make_methods(face: type) -> None:
-    """Give ``face`` the method of each :class:`twin` it inherits (and does not override)."""
+    """Give ``face`` the method of each :class:`twin` (or :class:`twin_pages`) it inherits and does not override."""
     seen = set()
     for klass in face.__mro__:
         for name, value in vars(klass).items():
             if name not in seen:
                 seen.add(name)
-                if isinstance(value, twin):
+                if isinstance(value, _Twinned):
                     setattr(face, name, value.method(face.is_async))  # type: ignore[attr-defined]
 
 

@@ -64,7 +64,7 @@ from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, SCHEMA, UNSET
 from fastrank.leaderboard._entries import board_entries, board_friend_entries, board_top_entries
 from fastrank.leaderboard.periods import PERIODS, expiry_ms, season_of, zone
 from fastrank.runner import (AsyncFace, Call, Direct, Plan, Run, Steps, SyncFace, checked_client, direct_call, direct_run,
-                             packaged_script, run, run_async, steps, twin)
+                             packaged_script, Pages, run, run_async, steps, twin, twin_pages)
 from fastrank.leaderboard.parts import (SIZE_LIMIT, Ranker, as_text, count_arg, info_of, key_part, page_slice,
                                          player_id, tag_part)
 from fastrank.leaderboard.scorebits import Points, ScoreCodec, epoch_seconds
@@ -846,6 +846,24 @@ class BoardPlans:
             points = self.codec.points(score)
             yield Entry(ranker.rank_at(start + i, points), as_text(member), points)
 
+    def _pages_iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
+                    season: Optional[Union[str, int]] = None) -> Pages[Entry]:
+        """Every entry in rank order, fetched ``batch`` at a time (O(log n + batch)
+        a batch; a board written meanwhile may shift entries between batches)."""
+        ranker = self._iter_start(batch, ranking)
+        start = 0
+        while True:
+            entries = yield self._entries_page(ranker, start, batch, season)
+            if len(entries) < batch:
+                return
+            start += batch
+
+    def _entries_page(self, ranker: Ranker, start: int, batch: int,
+                      season: Optional[Union[str, int]]) -> Steps[List[Entry]]:
+        """The plan of ``batch`` entries from 0-based ``start``, ranked by ``ranker``."""
+        pairs = yield from steps(self.slice_plan(start, batch, season))
+        return list(self.entries_from(ranker, start, pairs))
+
     # the methods of both faces (fastrank.Leaderboard, fastrank.asyncio.Leaderboard: runner.twin)
     submit_many = twin(_plan_submit_many, opens=True)
     set_points = twin(_plan_set_points, opens=True)
@@ -866,6 +884,7 @@ class BoardPlans:
     percentile = twin(_plan_percentile, opens=True)
     bucket = twin(_plan_bucket, opens=True)
     info = twin(_plan_info, opens=True)
+    iter = twin_pages(_pages_iter, opens=True)
 
 
 class _Submits(Protocol):
@@ -950,16 +969,3 @@ class Leaderboard(SyncSubmit, BoardPlans):
     ranking="ordinal", rule="incr", point_bits=20, time_bits=33, period=None,
     tz=None, retain=None, epoch=0, tick="1s", subscore_bits=0, buckets=(1, 5, 10, 25, 50), cache_ttl=None, passed=3)``
     """
-
-    def iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
-             season: Optional[Union[str, int]] = None) -> Iterator[Entry]:
-        """Every entry in rank order, fetched ``batch`` at a time (O(log n + batch)
-        a batch; a board written meanwhile may shift entries between batches)."""
-        ranker = self._iter_start(batch, ranking)
-        start = 0
-        while True:
-            pairs = run(self._client, self.slice_plan(start, batch, season))
-            yield from self.entries_from(ranker, start, pairs)
-            if len(pairs) < batch:
-                return
-            start += batch

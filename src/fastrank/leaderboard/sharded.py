@@ -37,7 +37,7 @@ from fastrank.errors import SeasonFrozen
 from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, UNSET, Unset, check_given, descriptor_key, flat,
                                              stored_of)
 from fastrank.leaderboard.periods import recent_seasons
-from fastrank.runner import Call, Plan, Run, Steps, checked_client, run, steps, twin
+from fastrank.runner import Call, Pages, Plan, Run, Steps, checked_client, run, steps, twin, twin_pages
 from fastrank.leaderboard.scorebits import Points
 from fastrank.leaderboard.board import BoardPlans, Change, Entry, PlayerId, SyncSubmit, When
 from fastrank.leaderboard.parts import (SIZE_LIMIT, Ranker, as_bytes, as_text, count_arg, info_of, key_part, page_slice,
@@ -698,6 +698,24 @@ class ShardedBoardPlans:
             out.append(buffers[best].popleft())
         return out
 
+    def _pages_iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
+                    season: Optional[Union[str, int]] = None) -> Pages[Entry]:
+        """Every entry in rank order: a k-way merge of the shards, ``batch`` at a time."""
+        ranker = self.boards[0]._iter_start(batch, ranking)
+        state = self._iter_state()
+        position = 0
+        while True:
+            entries = yield self._merged_page(ranker, state, position, batch, season)
+            position += len(entries)
+            if len(entries) < batch:
+                return
+
+    def _merged_page(self, ranker: Ranker, state: Dict[str, Any], position: int, batch: int,
+                     season: Any) -> Steps[List[Entry]]:
+        """The plan of the next ``batch`` entries of the merge, the first at 0-based ``position``."""
+        pairs = yield from self._next_batch(state, batch, season)
+        return list(self.boards[0].entries_from(ranker, position, pairs))
+
     def _iter_state(self) -> Dict[str, Any]:
         return {"cursors": [0] * self.shards, "buffers": [deque() for _ in range(self.shards)],
                 "done": [False] * self.shards}
@@ -829,6 +847,7 @@ class ShardedBoardPlans:
     bucket = twin(guarded(_plan_bucket))
     info = twin(guarded(_plan_info))
     reshard = twin(_plan_reshard)
+    iter = twin_pages(_pages_iter, opens=True)
 
 
 class ShardedLeaderboard(SyncSubmit, ShardedBoardPlans):
@@ -836,17 +855,3 @@ class ShardedLeaderboard(SyncSubmit, ShardedBoardPlans):
 
     ``ShardedLeaderboard(client, name, shards=8, **the options of Leaderboard)``
     """
-
-
-    def iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
-             season: Optional[Union[str, int]] = None) -> Iterator[Entry]:
-        """Every entry in rank order: a k-way merge of the shards, ``batch`` at a time."""
-        ranker = self.boards[0]._iter_start(batch, ranking)
-        state = self._iter_state()
-        position = 0
-        while True:
-            pairs = run(self._client, self._next_batch(state, batch, season))
-            yield from self.boards[0].entries_from(ranker, position, pairs)
-            position += len(pairs)
-            if len(pairs) < batch:
-                return
