@@ -79,10 +79,11 @@ RANKINGS = {"ordinal": "o", "competition": "c", "dense": "d"}
 DEFAULT_BUCKETS = (1.0, 5.0, 10.0, 25.0, 50.0)
 BOARD_DEFAULTS: Dict[str, Any] = {"season": None, "order": "desc", "tiebreak": "earliest", "ranking": "ordinal",
                                   "rule": "incr", "point_bits": 20, "time_bits": 33, "period": None, "tz": None,
-                                  "retain": None, "epoch": 0, "tick": "1s", "subscore_bits": 0}
+                                  "retain": None, "epoch": 0, "tick": "1s", "subscore_bits": 0,
+                                  "score_form": "bits"}
 """The options a board stores in its descriptor, and a new board's defaults."""
 
-_QUIET_DEFAULTS = {"epoch": "0", "tick": "1s", "subscore_bits": "0"}
+_QUIET_DEFAULTS = {"epoch": "0", "tick": "1s", "subscore_bits": "0", "score_form": "bits"}
 """Options newer than the descriptor's first fields: stored only when not the
 default (a descriptor without them, from before they existed, means the
 default), so a default board's descriptor is what it always was."""
@@ -114,7 +115,7 @@ def _options_of(stored: Mapping[str, str]) -> Dict[str, Any]:
             options[option] = int(text) if text else default
         elif option == "retain":
             options[option] = int(text) if text else None
-        elif option in ("order", "ranking", "rule", "tick"):
+        elif option in ("order", "ranking", "rule", "tick", "score_form"):
             options[option] = text or default
         else:  # season, tiebreak, period: "" is None
             options[option] = text or None
@@ -223,6 +224,7 @@ class BoardPlans:
         epoch: Union[int, float, datetime, Unset] = UNSET,
         tick: Union[str, Unset] = UNSET,
         subscore_bits: Union[int, Unset] = UNSET,
+        score_form: Union[str, Unset] = UNSET,
         buckets: Sequence[float] = DEFAULT_BUCKETS,
         cache_ttl: Optional[float] = None,
         passed: int = 3,
@@ -230,9 +232,12 @@ class BoardPlans:
         given = {"season": season, "order": order, "tiebreak": tiebreak, "ranking": ranking, "rule": rule,
                  "point_bits": point_bits, "time_bits": time_bits, "period": period, "tz": tz, "retain": retain,
                  "epoch": epoch if epoch is UNSET else epoch_seconds(epoch), "tick": tick,
-                 "subscore_bits": subscore_bits}
+                 "subscore_bits": subscore_bits, "score_form": score_form}
         #: the stored options this process gave (checked against the descriptor when the board opens)
         self._given: Dict[str, Any] = {k: v for k, v in given.items() if v is not UNSET}
+        if score_form == "decimal" and any(self._given.get(bits, BOARD_DEFAULTS[bits]) != BOARD_DEFAULTS[bits]
+                                           for bits in ("point_bits", "time_bits")):
+            raise ValueError("score_form='decimal' has its own layout: it takes no point_bits or time_bits")
         if sorted(buckets) != list(buckets) or not buckets or not all(0 < b <= 100 for b in buckets):
             raise ValueError(f"buckets must be increasing percentages in (0, 100], not {buckets!r}")
         if cache_ttl is not None and not cache_ttl >= 0:
@@ -265,7 +270,7 @@ class BoardPlans:
         period, tz, retain = options["period"], options["tz"], options["retain"]
         epoch, tick, subscore_bits = options["epoch"], options["tick"], options["subscore_bits"]
         self.codec = ScoreCodec(order=order, tiebreak=tiebreak, point_bits=point_bits, time_bits=time_bits,
-                                epoch=epoch, tick=tick, subscore_bits=subscore_bits)
+                                epoch=epoch, tick=tick, subscore_bits=subscore_bits, form=options["score_form"])
         if ranking not in RANKINGS:
             raise ValueError(f"ranking must be one of {sorted(RANKINGS)}, not {ranking!r}")
         self.rule = self._rule(rule)
@@ -289,9 +294,10 @@ class BoardPlans:
         self.epoch = epoch
         self.tick = tick
         self.subscore_bits = subscore_bits
+        self.score_form = self.codec.form
         self.rank_style = RANKINGS[ranking]
         self.script_config = (b"%d" % self.codec.scale, b"1" if self.codec.desc else b"0",
-                      b"1" if self.codec.mirrored else b"0", b"1" if ranking == "dense" else b"0",
+                      b"1" if self.codec.script_mirrored else b"0", b"1" if ranking == "dense" else b"0",
                       b"%d" % self.codec.max_points)
         self._keys: Dict[Optional[str], Tuple[str, str, str, str, str]] = {}
         self._bytes_keys: Dict[Tuple[str, ...], Tuple[bytes, ...]] = {}
@@ -319,7 +325,7 @@ class BoardPlans:
         return {"season": self.season, "order": self.order, "tiebreak": self.tiebreak, "ranking": self.ranking,
                 "rule": self.rule, "point_bits": self.point_bits, "time_bits": self.time_bits,
                 "period": self.period, "tz": self.tz, "retain": self.retain, "epoch": self.epoch,
-                "tick": self.tick, "subscore_bits": self.subscore_bits}
+                "tick": self.tick, "subscore_bits": self.subscore_bits, "score_form": self.score_form}
 
     def _plan_open(self) -> Steps[None]:
         """Read the board's descriptor, writing it first if the board is new;
@@ -967,5 +973,5 @@ class Leaderboard(SyncSubmit, BoardPlans):
 
     ``Leaderboard(client, name, *, season=None, order="desc", tiebreak="earliest",
     ranking="ordinal", rule="incr", point_bits=20, time_bits=33, period=None,
-    tz=None, retain=None, epoch=0, tick="1s", subscore_bits=0, buckets=(1, 5, 10, 25, 50), cache_ttl=None, passed=3)``
+    tz=None, retain=None, epoch=0, tick="1s", subscore_bits=0, score_form="bits", buckets=(1, 5, 10, 25, 50), cache_ttl=None, passed=3)``
     """

@@ -35,6 +35,21 @@ mirrored board, so the script's own mirror (``scale - 1 - low``) turns it into
 the layout above. With the default epoch, tick and ``subscore_bits=0`` the
 low word is the whole seconds since 1970, as before.
 
+The decimal form (``form="decimal"``), the layout some systems use, stores
+``points + fraction`` with the unix second ``t`` in the fraction: ``t /
+10**10``, or ``(10**10 - t) / 10**10`` where the board's order ranks the
+earlier time first (the mirrored case above). A score then reads as the
+points with the time behind the decimal point. A double has 52 fraction
+bits: at magnitudes below 2**18 one unit in the last place is 2**-35
+(about 2.9e-11), under half the 1e-10 between two seconds, so
+``floor(score)`` is the points and ``round(fraction * 10**10)`` the second,
+both exact; at 2**18 and above two seconds can round to one score. So a
+decimal board holds points of magnitude up to :data:`DECIMAL_MAX_POINTS`
+(262,143) and times from 1970-01-01T00:00:01 until before 2286-11-20 (unix
+second 10**10), in whole seconds, with no subscore. The scripts see it as a
+board of ``scale`` 1 whose low word is the fraction, sent as exact text, and
+no mirror (the fraction is mirrored here).
+
 Without a tie-break (``tiebreak=None``) the score is the points themselves
 (any finite number of magnitude at most 2**53) and ties fall back to Redis's
 member order. The same arithmetic is done by the Lua scripts (``_prelude.lua``)
@@ -55,6 +70,15 @@ from fastrank.errors import PointsOutOfRange, TimeOutOfRange
 Points = Union[int, float]
 
 EXACT_LIMIT = 2 ** 53  # the largest magnitude a double holds with every integer below it
+
+DECIMAL_MAX_POINTS = 2 ** 18 - 1
+"""The largest magnitude of points a decimal-form board holds (see the module text)."""
+
+DECIMAL_TIME_END = 10 ** 10
+"""The decimal form's first unix second it cannot hold (the fraction's denominator)."""
+
+FORMS = ("bits", "decimal")
+"""The score layouts: ``bits`` (points over subscore and tick bits) and ``decimal``."""
 
 TICKS = {"1s": 1, "1min": 60, "1h": 3600}
 """The tie-break time's resolutions: seconds a tick counts."""
@@ -78,7 +102,7 @@ class ScoreCodec:
     """Encode, decode and validate the scores of one board's configuration."""
 
     def __init__(self, *, order: str, tiebreak: Optional[str], point_bits: int, time_bits: int,
-                 epoch: int = 0, tick: str = "1s", subscore_bits: int = 0) -> None:
+                 epoch: int = 0, tick: str = "1s", subscore_bits: int = 0, form: str = "bits") -> None:
         if order not in ("desc", "asc"):
             raise ValueError(f"order must be 'desc' or 'asc', not {order!r}")
         if tiebreak not in ("earliest", "latest", None):
@@ -97,6 +121,15 @@ class ScoreCodec:
             raise ValueError(f"tick must be one of {sorted(TICKS)}, not {tick!r}")
         if isinstance(epoch, bool) or not isinstance(epoch, int):
             raise TypeError(f"epoch must be whole unix seconds (epoch_seconds), not {epoch!r}")
+        if form not in FORMS:
+            raise ValueError(f"score_form must be one of {FORMS}, not {form!r}")
+        self.decimal = form == "decimal"
+        if self.decimal and tiebreak is None:
+            raise ValueError("score_form='decimal' stores a tie-break time: it needs tiebreak='earliest' or 'latest'")
+        if self.decimal and (epoch, tick, subscore_bits) != (0, "1s", 0):
+            raise ValueError("score_form='decimal' counts unix seconds with no subscore: it takes no epoch, "
+                             "tick or subscore_bits")
+        self.form = form
         self.epoch = epoch
         self.tick_name = tick
         self.tick_seconds = TICKS[tick]
@@ -118,6 +151,11 @@ class ScoreCodec:
         # Whole seconds in [0, tick_limit) are valid times as they are (tick_of's common case).
         plain = epoch == 0 and self.tick_seconds == 1
         self.tick_limit = (self.time_scale if plain else 0) if self.scale else EXACT_LIMIT
+        if self.decimal:
+            self.scale, self.max_points, self.tick_limit = 1, DECIMAL_MAX_POINTS, 0
+            self.first_second, self.end_second = 1, DECIMAL_TIME_END
+        #: the mirror flag the scripts get (ARGV 3): the decimal form mirrors its fraction here
+        self.script_mirrored = self.mirrored and not self.decimal
 
     @property
     def integer(self) -> bool:
@@ -156,6 +194,8 @@ class ScoreCodec:
 
     def limit_reason(self) -> str:
         """Why the points are bounded, for error messages."""
+        if self.decimal:
+            return "score_form='decimal': points and a second share one double's exact digits"
         if self.integer:
             return f"point_bits={self.point_bits}"
         return "2**53, the exact integers of a double"
@@ -181,7 +221,8 @@ class ScoreCodec:
             raise ValueError(f"at must be finite, not {seconds!r}")
         tick = math.floor(seconds)
         if self.integer and not self.first_second <= tick < self.end_second:
-            raise TimeOutOfRange(f"time {tick} does not fit in time_bits={self.time_bits}: it is outside "
+            layout = "score_form='decimal'" if self.decimal else f"time_bits={self.time_bits}"
+            raise TimeOutOfRange(f"time {tick} does not fit in {layout}: it is outside "
                                  f"the span this board holds, {self.span_text()}")
         return tick
 
@@ -192,8 +233,8 @@ class ScoreCodec:
             end = datetime.fromtimestamp(self.end_second, timezone.utc).isoformat()
         except (OverflowError, ValueError, OSError):
             end = f"unix second {self.end_second}"
-        return (f"from {first} (epoch {self.first_second}) until before {end}, "
-                f"in ticks of {self.tick_name}")
+        start = "" if self.decimal else f" (epoch {self.first_second})"
+        return f"from {first}{start} until before {end}, in ticks of {self.tick_name}"
 
     def check_subscore(self, subscore: Any) -> int:
         """``subscore`` as an int this board stores (0..2**subscore_bits-1), or ValueError/TypeError."""
@@ -212,13 +253,15 @@ class ScoreCodec:
                                    f"(subscore_bits={self.subscore_bits})")
         return value
 
-    def low_of(self, seconds: int, subscore: int = 0) -> int:
+    def low_of(self, seconds: int, subscore: int = 0) -> Union[int, float]:
         """The scripts' low word (submit.lua's ARGV 7) of a write at unix second
         ``seconds`` (from ``tick_of``) with ``subscore`` (checked): the script
         mirrors it as a whole on a mirrored board, so the subscore is sent
-        mirrored here and comes out as is."""
+        mirrored here and comes out as is. On a decimal board, the fraction."""
         if not self.integer:
             return seconds
+        if self.decimal:
+            return (DECIMAL_TIME_END - seconds if self.mirrored else seconds) / DECIMAL_TIME_END
         tick = (seconds - self.epoch) // self.tick_seconds
         if self.mirrored:
             return (self.max_subscore - subscore) * self.time_scale + tick
@@ -230,6 +273,8 @@ class ScoreCodec:
         subscore the low word is the unix second; else ``low_of`` makes it."""
         if not self.integer:
             return points
+        if self.decimal:
+            return int(points) + tick
         if self.mirrored:
             tick = self.scale - 1 - tick
         return int(points) * self.scale + tick
@@ -249,6 +294,9 @@ class ScoreCodec:
         if seconds.size and not (self.first_second <= seconds.min() and seconds.max() < self.end_second):
             raise TimeOutOfRange(f"a time does not fit in time_bits={self.time_bits}: it is outside the "
                                  f"span this board holds, {self.span_text()}")
+        if self.decimal:
+            fraction = (DECIMAL_TIME_END - seconds if self.mirrored else seconds) / DECIMAL_TIME_END
+            return np.asarray(points, dtype=np.int64).astype(np.float64) + fraction
         ticks = (seconds - self.epoch) // self.tick_seconds
         tick = (self.scale - 1) - ticks if self.mirrored else ticks
         encoded: np.ndarray[Any, np.dtype[np.float64]] = (np.asarray(points, dtype=np.int64) * self.scale
@@ -264,8 +312,11 @@ class ScoreCodec:
 
     def tick(self, score: Union[float, int, str, bytes]) -> int:
         """The tie-break tick of a sorted-set score (boards with a tie-break):
-        whole ``tick`` units since the board's epoch."""
+        whole ``tick`` units since the board's epoch (the unix second on a decimal board)."""
         value = float(score)
+        if self.decimal:
+            units = round((value - math.floor(value)) * DECIMAL_TIME_END)
+            return DECIMAL_TIME_END - units if self.mirrored else units
         low = int(value - math.floor(value / self.scale) * self.scale) % self.time_scale
         return self.time_scale - 1 - low if self.mirrored else low
 

@@ -134,10 +134,10 @@ class ServicePlans:
             raise ValueError("a ScoreService writes one season: give the board a season, not a period")
         if board.rule != "incr":
             raise ValueError(f"a ScoreService adds up points: the board's rule must be 'incr', not {board.rule!r}")
-        if (board.epoch, board.tick, board.subscore_bits) != (0, "1s", 0):
+        if (board.epoch, board.tick, board.subscore_bits, board.score_form) != (0, "1s", 0, "bits"):
             raise ValueError("a ScoreService writes boards that count time in seconds from 1970 without a "
-                             f"subscore; this board has epoch={board.epoch!r}, tick={board.tick!r}, "
-                             f"subscore_bits={board.subscore_bits}")
+                             f"subscore, in bits; this board has epoch={board.epoch!r}, tick={board.tick!r}, "
+                             f"subscore_bits={board.subscore_bits}, score_form={board.score_form!r}")
         if type(batch) is not int or batch < 1:
             raise ValueError(f"batch must be an int >= 1, not {batch!r}")
         if max_clock_skew is not None and not (isinstance(max_clock_skew, (int, float))
