@@ -420,15 +420,16 @@ def _plan_method(plan: Callable[..., Any], opens: bool, is_async: bool) -> Calla
     """The sync face's method of ``plan`` (a PlanMethod) or the asyncio face's coroutine function."""
     if not is_async:
         return PlanMethod(plan, run)
+    # (the object is args[0]: the arguments go on to the plan as one tuple, not rebuilt around it)
     if opens:
-        async def opened(self: Any, *args: Any, **kwargs: Any) -> Any:
-            if not self._opened:
-                await self._opening()
-            return await run_async(self._client, plan(self, *args, **kwargs))
+        async def opened(*args: Any, **kwargs: Any) -> Any:
+            if not args[0]._opened:
+                await args[0]._opening()
+            return await run_async(args[0]._client, plan(*args, **kwargs))
         return opened
 
-    async def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return await run_async(self._client, plan(self, *args, **kwargs))
+    async def method(*args: Any, **kwargs: Any) -> Any:
+        return await run_async(args[0]._client, plan(*args, **kwargs))
     return method
 
 
