@@ -31,6 +31,7 @@ method after its plan, ``rank = twin(_plan_rank)`` (``opens=True`` when the
 asyncio face must ``await self._opening()`` first); the sync face subclasses
 :class:`SyncFace` and the plans class, the asyncio face :class:`AsyncFace`
 and the plans class, and each gets ``rank`` (run, or awaited) from the twin.
+An iteration is ``iter = twin_pages(_pages_iter)``, over a :data:`Pages` plan.
 """
 from __future__ import annotations
 
