@@ -2,7 +2,8 @@
 and the Engine's compiled handlers), the leaderboard's entry builder
 (fastrank.leaderboard._entries), the Engine's native paths of the
 leaderboard's scripts (fastrank.natives._board) and the score
-service's reader of a SQLite store's totals, fastrank.service._totals.
+service's reader of a SQLite store's totals, fastrank.service._totals, and
+the sync face's method of a plan, fastrank._faces (plain C).
 
 FASTRANK_DEBUG=1 builds with -O0 -g and C assertions on; FASTRANK_NATIVE=1
 adds -march=native. The default is an optimised (-O3), portable build.
@@ -92,9 +93,17 @@ totals = Extension(
     extra_link_args=link_args,
 )
 
+# The sync face's method of a plan (fastrank.runner.twin): a plain C extension type.
+faces = Extension(
+    "fastrank._faces",
+    sources=[f"{SRC}/_faces.c"],
+    extra_compile_args=compile_args,
+    extra_link_args=link_args,
+)
+
 setup(
     ext_modules=cythonize(
-        [core, entries, natives, totals],
+        [core, entries, natives, totals, faces],
         language_level=3,
         include_path=["src", SRC, STRUCTURES, ENGINE_NATIVE, SERVICE_NATIVE],
         compiler_directives={

@@ -1,5 +1,5 @@
 """What the way a domain method is bound costs: ``Leaderboard.rank`` as the
-package makes it (written out from the plan's signature) against a plain
+package makes it (a ``fastrank._faces.PlanMethod``: runner.twin) against a plain
 ``(self, *args, **kwargs)`` closure around the same plan, on a 1,000-player
 board on the Engine, where the read itself is cheap.
 
@@ -37,7 +37,7 @@ def main() -> None:
         return min(times) / N * 1e6
 
     for _ in range(3):
-        print(f"written out {best(Leaderboard.rank):.3f} us   closure {best(closure):.3f} us")
+        print(f"package {best(Leaderboard.rank):.3f} us   closure {best(closure):.3f} us")
 
 
 if __name__ == "__main__":

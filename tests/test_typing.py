@@ -1,5 +1,5 @@
 """Typing (issue 5): ``mypy --strict`` is clean on src/fastrank, and the
-stubs of the compiled modules (``_core.pyi``, ``_entries.pyi``, ``_totals.pyi``)
+stubs of the compiled modules (``_core.pyi``, ``_faces.pyi``, ``_entries.pyi``, ``_totals.pyi``)
 match the modules (stubtest)."""
 import os
 import subprocess
@@ -47,7 +47,7 @@ def test_core_stub_matches_module():
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write(STUBTEST_ALLOWLIST)
     try:
-        proc = _run(["mypy.stubtest", "fastrank._core", "fastrank.leaderboard._entries", "fastrank.natives._board",
+        proc = _run(["mypy.stubtest", "fastrank._core", "fastrank._faces", "fastrank.leaderboard._entries", "fastrank.natives._board",
                      "fastrank.service._totals", "--allowlist", f.name])
     finally:
         os.unlink(f.name)

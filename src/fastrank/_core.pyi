@@ -647,6 +647,7 @@ def engine_lookup_type(self: Any, key: bytes, kind: type) -> Any:
 def queueing_method(name: str, word: str, fixed: int, rest: bool,
                     generic: Callable[..., Any]) -> Callable[..., Any]:
     """A Pipeline method queueing its positional arguments as command ``word``'s."""
+@disjoint_base
 class PipelineCalls:
     """The compiled base of fastrank.engine.pipeline.Pipeline: its state and
     its queue of prepared calls (engine/native/pipeline_calls.pxi)."""
@@ -671,11 +672,6 @@ class PipelineCalls:
         """Each queued call's argv (None for one redis-py answers itself)."""
     def execute(self, raise_on_error: bool = True) -> List[Any]:
         """Run the queued commands; their replies."""
-    # Provided by the Python subclass (fastrank.engine.pipeline.Pipeline).
-    def immediate_execute_command(self, *args: Any, **options: Any) -> Any: ...
-    def execute_general(self, raise_on_error: bool = True) -> List[Any]: ...
-    def raise_first_error(self, stack: List[Tuple[Tuple[Any, ...], Dict[str, Any]]],
-                          response: List[Any]) -> None: ...
 def plain_transaction(packed: List[Optional[List[bytes]]]) -> bool:
     """True when MULTI would queue every command of packed as it is."""
 

@@ -25,6 +25,13 @@ half-built board) or let it propagate.
 asyncio one (``fastrank.asyncio.Engine``, ``redis.asyncio.Redis``,
 ``redis.asyncio.cluster.RedisCluster``). Nothing here knows any backend's
 internals: only redis-py's command methods are called.
+
+A class declares its two faces once: its plans class names each public
+method after its plan, ``rank = twin(_plan_rank)`` (``opens=True`` when the
+asyncio face must ``await self._opening()`` first); the sync face subclasses
+:class:`SyncFace` and the plans class, the asyncio face :class:`AsyncFace`
+and the plans class, and each gets ``rank`` (run, or awaited) from the twin.
+An iteration is ``iter = twin_pages(_pages_iter)``, over a :data:`Pages` plan.
 """
 from __future__ import annotations
 
@@ -33,10 +40,12 @@ import functools
 import hashlib
 import inspect
 from importlib import resources
-from typing import (TYPE_CHECKING, Any, Callable, Coroutine, Dict, Generator, Generic, List, NamedTuple,
-                    Optional, Sequence, Tuple, TypeVar, Union)
+from typing import (TYPE_CHECKING, Any, AsyncIterator, Callable, Coroutine, Dict, Generator, Generic, Iterator, List,
+                    NamedTuple, Optional, Sequence, Tuple, TypeVar, Union, overload)
 
 from redis.exceptions import NoScriptError, ResponseError
+
+from fastrank._faces import PlanMethod
 
 _T = TypeVar("_T")
 
@@ -44,6 +53,8 @@ if TYPE_CHECKING:
     from typing_extensions import Concatenate, ParamSpec
 
     _P = ParamSpec("_P")
+else:
+    _P = TypeVar("_P")  # at run time a stand-in (Python 3.9 has no ParamSpec): only type checkers read it
 
 
 class Call(NamedTuple):
@@ -269,84 +280,204 @@ def checked_client(face: Any, client: Any) -> Any:
     return client
 
 
-def _runner_method(plan: Callable[..., Any], runner: Callable[..., Any], is_async: bool,
-                   opens: bool = False) -> Callable[..., Any]:
-    """A method with ``plan``'s own parameters (and defaults) that hands the
-    plan it makes to ``runner`` with ``self._client`` (awaiting it when
-    ``is_async``); named after the plan without its ``_plan_`` prefix. With
-    ``opens``, an asyncio method first awaits ``self._opening()`` until the
-    object is open (``self._opened``: a board reads its descriptor once).
-
-    Written out from the signature, not as ``(self, *args, **kwargs)``: a
-    call then packs and unpacks no tuple and dict of arguments, which cost
-    about as much as the rest of a leaderboard read (bench/results/leaderboard.md)."""
-    params: List[str] = []
-    passed: List[str] = []
-    kinds = inspect.Parameter
-    only = 0  # after the last positional-only parameter: the "/"
-    for p in inspect.signature(plan).parameters.values():
-        if p.kind is kinds.VAR_POSITIONAL:
-            params.append("*" + p.name)
-            passed.append("*" + p.name)
-        elif p.kind is kinds.VAR_KEYWORD:
-            params.append("**" + p.name)
-            passed.append("**" + p.name)
-        elif p.kind is kinds.KEYWORD_ONLY:
-            if not any(x.startswith("*") for x in params):
-                params.append("*")
-            params.append(p.name)
-            passed.append(f"{p.name}={p.name}")
-        else:
-            params.append(p.name)
-            passed.append(p.name)
-            if p.kind is kinds.POSITIONAL_ONLY:
-                only = len(params)
-    if only:
-        params.insert(only, "/")
-    name = plan.__name__.replace("_plan_", "", 1)
-    call = f"_runner_(self._client, _plan_({', '.join(passed)}))"
-    first = "    if not self._opened:\n        await self._opening()\n" if opens else ""
-    source = (f"async def {name}({', '.join(params)}):\n{first}    return await {call}\n" if is_async
-              else f"def {name}({', '.join(params)}):\n    return {call}\n")
-    scope: Dict[str, Any] = {"_plan_": plan, "_runner_": runner}
-    exec(source, scope)
-    method = scope[name]
-    functools.update_wrapper(method, plan)
-    own = inspect.unwrap(plan)  # a wrapped plan (sharded.guarded) has its plan's defaults
-    method.__defaults__, method.__kwdefaults__ = own.__defaults__, own.__kwdefaults__
-    method.__name__ = method.__qualname__ = name
-    # help() and inspect show what the method returns, not the plan's type
-    returned = _plan_result(plan.__annotations__.get("return", inspect.Signature.empty))
-    method.__annotations__ = {**plan.__annotations__, "return": returned}
-    method.__signature__ = inspect.signature(plan).replace(return_annotation=returned)
-    del method.__wrapped__
-    return method  # type: ignore[no-any-return]
-
-
 def _plan_result(annotation: Any) -> Any:
-    """``Plan[X]`` (or ``Steps[X]``, ``Direct[X]``), as a plan's return
-    annotation is written, → ``X``; anything else as it is."""
+    """``Plan[X]`` (or ``Steps[X]``, ``Direct[X]``, ``Pages[X]``), as a plan's
+    return annotation is written, → ``X``; anything else as it is."""
     if isinstance(annotation, str):
-        for prefix in ("Plan[", "Steps[", "Direct["):
+        for prefix in ("Plan[", "Steps[", "Direct[", "Pages["):
             if annotation.startswith(prefix) and annotation.endswith("]"):
                 return annotation[len(prefix):-1]
     return annotation
 
 
-def blocking(plan: Callable[Concatenate[Any, _P], Plan[_T]]) -> Callable[Concatenate[Any, _P], _T]:
-    """A sync method that runs ``plan`` on ``self._client`` (named after the plan
-    without its ``_plan_`` prefix)."""
-    return _runner_method(plan, run, False)
+class _Twinned:
+    """What :class:`twin` and :class:`twin_pages` share: the plan, its name, the methods made."""
+
+    #: the method's return annotation from the plan's result X: (sync face's, asyncio face's)
+    returns = ("{}", "{}")
+
+    def __init__(self, plan: Callable[..., Any], opens: bool,
+                 make: Callable[[Callable[..., Any], bool, bool], Callable[..., Any]]) -> None:
+        self.plan = plan
+        self.make = make
+        self.opens = opens
+        #: the method's name: the attribute's (set by the class), else the plan's without ``_plan_``
+        self.name = plan.__name__.replace("_plan_", "", 1)
+        self._methods: Dict[bool, Callable[..., Any]] = {}
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def _not_a_face(self, face: Any) -> TypeError:
+        return TypeError(f"{type(face).__name__}.{self.name} is a plan's method: call it on a sync or asyncio face "
+                         f"(a SyncFace or AsyncFace subclass), or call {self.plan.__name__} for the plan")
+
+    def method(self, is_async: bool) -> Callable[..., Any]:
+        """The method of the sync face (``is_async`` false) or of the asyncio face."""
+        made = self._methods.get(is_async)
+        if made is None:
+            made = self._methods[is_async] = _described(self.make(self.plan, self.opens, is_async), self,
+                                                        self.returns[is_async])
+        return made
 
 
-def awaiting(plan: Callable[Concatenate[Any, _P], Plan[_T]],
-             ) -> Callable[Concatenate[Any, _P], Coroutine[Any, Any, _T]]:
-    """A coroutine method that awaits ``plan`` on ``self._client`` (an asyncio client)."""
-    return _runner_method(plan, run_async, True)
+class twin(_Twinned, Generic[_P, _T]):  # noqa: N801 -- used like a decorator, named like one
+    """A plan made a method of both faces: ``rank = twin(_plan_rank)`` in a
+    plans class gives every sync face (a :class:`SyncFace` subclass) the
+    method ``rank`` that runs the plan (:func:`run`), and every asyncio face
+    (an :class:`AsyncFace` subclass) the coroutine ``rank`` that awaits it
+    (:func:`run_async`); both with the plan's signature and docstring.
+
+    With ``opens``, the coroutine first awaits ``self._opening()`` while
+    ``self._opened`` is false (an object that reads its stored description
+    once, before its first call; a sync face reads it when it is made).
+
+    The sync method is a :class:`fastrank._faces.PlanMethod`: the call's
+    arguments reach the plan as they came (no ``*args``/``**kwargs`` packed,
+    no Python frame between), so it costs what a method written out from the
+    plan's signature would (bench/bench_plan_methods.py)."""
+
+    def __init__(self, plan: Callable[Concatenate[Any, _P], Plan[_T]], *, opens: bool = False) -> None:
+        super().__init__(plan, opens, _plan_method)
+
+    @overload
+    def __get__(self, face: None, owner: Any) -> "twin[_P, _T]": ...
+
+    @overload
+    def __get__(self, face: "SyncFace", owner: Any) -> Callable[_P, _T]: ...
+
+    @overload
+    def __get__(self, face: "AsyncFace", owner: Any) -> Callable[_P, Coroutine[Any, Any, _T]]: ...
+
+    def __get__(self, face: Any, owner: Any = None) -> Any:
+        if face is None:
+            return self
+        raise self._not_a_face(face)
 
 
-def awaiting_opened(plan: Callable[Concatenate[Any, _P], Plan[_T]],
-                    ) -> Callable[Concatenate[Any, _P], Coroutine[Any, Any, _T]]:
-    """:func:`awaiting` for an object that reads its stored description once
-    before its first call (``await self._opening()`` while ``self._opened`` is false)."""
-    return _runner_method(plan, run_async, True, opens=True)
+Pages = Generator[Plan[List[_T]], List[_T], None]
+"""An iteration written once for both faces: a generator that yields the plan
+of each batch and is sent back that batch's items (which the face's iterator
+gives out), and ends after the last batch."""
+
+
+class twin_pages(_Twinned, Generic[_P, _T]):  # noqa: N801 -- used like a decorator, named like one
+    """:class:`twin` of an iteration: ``iter = twin_pages(_pages_iter)`` gives
+    the sync face a generator method and the asyncio face an async generator
+    method (``async for``) over the items of the :data:`Pages` the plan makes."""
+
+    returns = ("Iterator[{}]", "AsyncIterator[{}]")
+
+    def __init__(self, plan: Callable[Concatenate[Any, _P], Pages[_T]], *, opens: bool = False) -> None:
+        super().__init__(plan, opens, _pages_method)
+
+    @overload
+    def __get__(self, face: None, owner: Any) -> "twin_pages[_P, _T]": ...
+
+    @overload
+    def __get__(self, face: "SyncFace", owner: Any) -> Callable[_P, Iterator[_T]]: ...
+
+    @overload
+    def __get__(self, face: "AsyncFace", owner: Any) -> Callable[_P, AsyncIterator[_T]]: ...
+
+    def __get__(self, face: Any, owner: Any = None) -> Any:
+        if face is None:
+            return self
+        raise self._not_a_face(face)
+
+
+def _pages_method(pages: Callable[..., Any], opens: bool, is_async: bool) -> Callable[..., Any]:
+    """The (async) generator function that gives out the items of ``pages``'s batches."""
+    if is_async:
+        async def items_async(self: Any, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+            if opens and not self._opened:
+                await self._opening()
+            plans = pages(self, *args, **kwargs)
+            try:
+                plan = next(plans)
+                while True:
+                    batch = await run_async(self._client, plan)
+                    for item in batch:
+                        yield item
+                    plan = plans.send(batch)
+            except StopIteration:
+                return
+        return items_async
+
+    def items(self: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        plans = pages(self, *args, **kwargs)
+        try:
+            plan = next(plans)
+            while True:
+                batch = run(self._client, plan)
+                yield from batch
+                plan = plans.send(batch)
+        except StopIteration:
+            return
+    return items
+
+
+def _plan_method(plan: Callable[..., Any], opens: bool, is_async: bool) -> Callable[..., Any]:
+    """The sync face's method of ``plan`` (a PlanMethod) or the asyncio face's coroutine function."""
+    if not is_async:
+        return PlanMethod(plan, run)
+    # (the object is args[0]: the arguments go on to the plan as one tuple, not rebuilt around it)
+    if opens:
+        async def opened(*args: Any, **kwargs: Any) -> Any:
+            if not args[0]._opened:
+                await args[0]._opening()
+            return await run_async(args[0]._client, plan(*args, **kwargs))
+        return opened
+
+    async def method(*args: Any, **kwargs: Any) -> Any:
+        return await run_async(args[0]._client, plan(*args, **kwargs))
+    return method
+
+
+def _described(method: Any, made: _Twinned, returns: str) -> Any:
+    """``method`` named, documented and signed as ``made``'s plan (help() and
+    inspect show the plan's parameters and what the method returns: the
+    plan's result X, as ``returns`` writes it)."""
+    plan = made.plan
+    returned = _plan_result(plan.__annotations__.get("return", inspect.Signature.empty))
+    if isinstance(returned, str):
+        returned = returns.format(returned)
+    method.__name__ = method.__qualname__ = made.name
+    method.__doc__ = plan.__doc__
+    method.__module__ = plan.__module__
+    method.__annotations__ = {**plan.__annotations__, "return": returned}
+    method.__signature__ = inspect.signature(plan).replace(return_annotation=returned)
+    return method
+
+
+def _make_methods(face: type) -> None:
+    """Give ``face`` the method of each :class:`twin` (or :class:`twin_pages`) it inherits and does not override."""
+    seen = set()
+    for klass in face.__mro__:
+        for name, value in vars(klass).items():
+            if name not in seen:
+                seen.add(name)
+                if isinstance(value, _Twinned):
+                    setattr(face, name, value.method(face.is_async))  # type: ignore[attr-defined]
+
+
+class SyncFace:
+    """Base of a sync face (``fastrank.Leaderboard``...): each :class:`twin`
+    of its plans' classes becomes a method that runs the plan on ``self._client``."""
+
+    is_async = False  # the face this class is: checked against the client (checked_client)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _make_methods(cls)
+
+
+class AsyncFace:
+    """Base of an asyncio face (``fastrank.asyncio.Leaderboard``...): each
+    :class:`twin` of its plans' classes becomes a coroutine that awaits the plan."""
+
+    is_async = True  # the face this class is: checked against the client (checked_client)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _make_methods(cls)

@@ -100,10 +100,12 @@ class _Echo:
 
 
 def test_methods_keep_their_plans_signature_and_arguments():
-    from fastrank.runner import awaiting, blocking
+    from fastrank.runner import twin
 
-    sync, coroutine = blocking(_plan_echo), awaiting(_plan_echo)
+    made = twin(_plan_echo)
+    sync, coroutine = made.method(False), made.method(True)
     assert sync.__name__ == coroutine.__name__ == "echo"
+    assert sync.__doc__ == coroutine.__doc__ == _plan_echo.__doc__
     assert [(p.name, p.kind, p.default) for p in inspect.signature(sync, follow_wrapped=False).parameters.values()] \
         == [(p.name, p.kind, p.default) for p in inspect.signature(_plan_echo).parameters.values()]
     assert sync(_Echo(), 1, 2, 5, 6, third=4, x=7) == (1, 2, (5, 6), 4, {"x": 7})
@@ -118,3 +120,40 @@ def test_methods_keep_their_plans_signature_and_arguments():
     echo = _Echo()
     echo._client = _AsyncClient()
     assert asyncio.run(coroutine(echo, 1, 2, third=0)) == (1, 2, (), 0, {})
+
+
+def test_a_twin_gives_each_face_its_method():
+    """One ``twin`` in a plans class: the sync face runs the plan, the asyncio
+    face awaits it (after ``_opening`` with ``opens``); neither is on the plans class."""
+    from fastrank.runner import AsyncFace, SyncFace, twin
+
+    class EchoPlans:
+        _opened = False
+        echo = twin(_plan_echo)
+        echo_opened = twin(_plan_echo, opens=True)
+
+    class Sync(SyncFace, EchoPlans):
+        _client = _Echo._Client()
+
+    class _AsyncClient:
+        async def echo(self):
+            return None
+
+    class Async(AsyncFace, EchoPlans):
+        _client = _AsyncClient()
+        opened = 0
+
+        async def _opening(self):
+            self.opened += 1
+            self._opened = True
+
+    assert Sync().echo(1, 2) == (1, 2, (), 3, {})
+    assert Sync().echo_opened(1, 2, third=0) == (1, 2, (), 0, {})
+    assert inspect.iscoroutinefunction(Async.echo) and str(inspect.signature(Async().echo)) == \
+        str(inspect.signature(Sync().echo))
+    face = Async()
+    assert asyncio.run(face.echo(1, 2)) == (1, 2, (), 3, {}) and face.opened == 0
+    assert asyncio.run(face.echo_opened(1, 2)) == (1, 2, (), 3, {}) and face.opened == 1
+    assert asyncio.run(face.echo_opened(1, 2)) == (1, 2, (), 3, {}) and face.opened == 1
+    with pytest.raises(TypeError, match="face"):
+        EchoPlans().echo(1, 2)

@@ -62,7 +62,7 @@ def test_sdist_carries_the_sources(dist):
     paths = [p.relative_to(ROOT).as_posix() for p in sources]
     paths += ["src/fastrank/_core.pyx", "src/fastrank/_core.pyi", "src/fastrank/leaderboard/_entries.pyx",
               "src/fastrank/leaderboard/_entries.pyi", "src/fastrank/service/_totals.pyx",
-              "src/fastrank/service/_totals.pyi", "setup.py"]
+              "src/fastrank/service/_totals.pyi", "src/fastrank/_faces.c", "src/fastrank/_faces.pyi", "setup.py"]
     for source in paths:
         assert source in names, f"{source} missing from the sdist"
     for generated in ("_core.c", "leaderboard/_entries.c", "service/_totals.c"):   # generated at build time
@@ -72,7 +72,7 @@ def test_sdist_carries_the_sources(dist):
 def test_wheel_carries_the_module_only(dist):
     with zipfile.ZipFile(_one(dist, "fastrank-*.whl")) as whl:
         wheel_names = whl.namelist()
-    for module in ("_core", "leaderboard/_entries", "service/_totals"):
+    for module in ("_core", "_faces", "leaderboard/_entries", "service/_totals"):
         assert any(n.startswith(f"fastrank/{module}.") and n.endswith((".so", ".pyd")) for n in wheel_names)
     assert "fastrank/py.typed" in wheel_names and "fastrank/_core.pyi" in wheel_names
     assert "fastrank/bench/runner.py" in wheel_names and "fastrank/bench/peers.py" in wheel_names

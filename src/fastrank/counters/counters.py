@@ -48,7 +48,7 @@ from importlib import resources
 from typing import Any
 
 from fastrank.errors import BoardConfigMismatch
-from fastrank.runner import Call, Run, Script, Steps, blocking, checked_client, run
+from fastrank.runner import Call, Run, Script, Steps, SyncFace, checked_client, run, twin
 
 __all__ = ["GCounter", "GCounterReplica", "PNCounter", "PNCounterReplica", "ShardedCounter"]
 
@@ -471,8 +471,16 @@ class ShardedCounterPlans:
         cached = yield Call("get", (self.total_key,))
         return None if cached is None else int(cached)
 
+    # the methods of both faces (fastrank.ShardedCounter, fastrank.asyncio.ShardedCounter: runner.twin)
+    incr = twin(_plan_incr, opens=True)
+    decr = twin(_plan_decr, opens=True)
+    value = twin(_plan_value, opens=True)
+    resize = twin(_plan_resize, opens=True)
+    rollup = twin(_plan_rollup, opens=True)
+    cached_value = twin(_plan_cached_value)
 
-class ShardedCounter(ShardedCounterPlans):
+
+class ShardedCounter(SyncFace, ShardedCounterPlans):
     """A hot counter split over ``shards`` keys on different cluster slots.
 
     >>> import fastrank
@@ -482,12 +490,6 @@ class ShardedCounter(ShardedCounterPlans):
     (10, 10, 10)
     """
 
-    is_async = False  # the face this class is: checked against the client (runner.checked_client)
-
-    incr = blocking(ShardedCounterPlans._plan_incr)
-    decr = blocking(ShardedCounterPlans._plan_decr)
-    value = blocking(ShardedCounterPlans._plan_value)
-    resize = blocking(ShardedCounterPlans._plan_resize)
 
     def _made(self) -> None:
         run(self._client, self._plan_open())
@@ -496,8 +498,6 @@ class ShardedCounter(ShardedCounterPlans):
         """Read the stored shard count again (the counter reads it when it is made)."""
         run(self._client, self._plan_open())
         return self
-    rollup = blocking(ShardedCounterPlans._plan_rollup)
-    cached_value = blocking(ShardedCounterPlans._plan_cached_value)
 
 
 class _ReplicaPlans:
@@ -556,8 +556,14 @@ class GCounterReplicaPlans(_ReplicaPlans):
         state = yield from self._plan_state()
         return state.value()
 
+    # the methods of both faces (fastrank.GCounterReplica, fastrank.asyncio.GCounterReplica: runner.twin)
+    increment = twin(_plan_increment)
+    merge = twin(_plan_merge)
+    state = twin(_plan_state)
+    value = twin(_plan_value)
 
-class GCounterReplica(GCounterReplicaPlans):
+
+class GCounterReplica(SyncFace, GCounterReplicaPlans):
     """A G-Counter replica stored on a server (``fastrank.Engine``, Redis, a cluster).
 
     >>> import fastrank
@@ -568,12 +574,6 @@ class GCounterReplica(GCounterReplicaPlans):
     (1, 7)
     """
 
-    is_async = False  # the face this class is: checked against the client (runner.checked_client)
-
-    increment = blocking(GCounterReplicaPlans._plan_increment)
-    merge = blocking(GCounterReplicaPlans._plan_merge)
-    state = blocking(GCounterReplicaPlans._plan_state)
-    value = blocking(GCounterReplicaPlans._plan_value)
 
 
 class PNCounterReplicaPlans(_ReplicaPlans):
@@ -603,14 +603,14 @@ class PNCounterReplicaPlans(_ReplicaPlans):
         state = yield from self._plan_state()
         return state.value()
 
+    # the methods of both faces (fastrank.PNCounterReplica, fastrank.asyncio.PNCounterReplica: runner.twin)
+    increment = twin(_plan_increment)
+    decrement = twin(_plan_decrement)
+    merge = twin(_plan_merge)
+    state = twin(_plan_state)
+    value = twin(_plan_value)
 
-class PNCounterReplica(PNCounterReplicaPlans):
+
+class PNCounterReplica(SyncFace, PNCounterReplicaPlans):
     """A PN-Counter replica stored on a server (see :class:`GCounterReplica`)."""
 
-    is_async = False  # the face this class is: checked against the client (runner.checked_client)
-
-    increment = blocking(PNCounterReplicaPlans._plan_increment)
-    decrement = blocking(PNCounterReplicaPlans._plan_decrement)
-    merge = blocking(PNCounterReplicaPlans._plan_merge)
-    state = blocking(PNCounterReplicaPlans._plan_state)
-    value = blocking(PNCounterReplicaPlans._plan_value)

@@ -53,7 +53,7 @@ from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, UNSET, Unset,
 from fastrank.leaderboard.parts import Ranker, as_text, count_arg, key_part, player_id, tag_part
 from fastrank.leaderboard.scorebits import Points
 from fastrank.leaderboard.sharded import LayoutMoved, guarded
-from fastrank.runner import Call, Run, Steps, blocking, checked_client, packaged_script, run
+from fastrank.runner import Call, Run, Steps, SyncFace, checked_client, packaged_script, run, twin
 
 __all__ = ["BandPlans", "RangePartitionedLeaderboard", "bounds_of"]
 
@@ -487,8 +487,22 @@ class BandPlans:
         self._stored = {**self._stored, "bounds": _text(wanted), "generation": str(generation), "next": ""}
         return copied
 
+    submit = twin(guarded(_plan_submit))
+    submit_many = twin(guarded(_plan_submit_many))
+    set_points = twin(guarded(_plan_set_points))
+    remove = twin(guarded(_plan_remove))
+    score = twin(guarded(_plan_score))
+    rank = twin(guarded(_plan_rank))
+    rank_range = twin(guarded(_plan_rank_range))
+    bucket = twin(guarded(_plan_bucket))
+    count = twin(guarded(_plan_count))
+    top = twin(guarded(_plan_top))
+    around = twin(guarded(_plan_around))
+    band_of = twin(guarded(_plan_band_of))
+    band_sizes = twin(guarded(_plan_band_sizes))
+    rebalance = twin(_plan_rebalance)
 
-class RangePartitionedLeaderboard(BandPlans):
+class RangePartitionedLeaderboard(SyncFace, BandPlans):
     """A leaderboard split by score into bands (see the module docstring).
 
     ``RangePartitionedLeaderboard(client, name, bounds=[1000, 5000], *, order="desc",
@@ -496,7 +510,6 @@ class RangePartitionedLeaderboard(BandPlans):
     (the options of :class:`fastrank.Leaderboard` but its seasons).
     """
 
-    is_async = False  # the face this class is: checked against the client (runner.checked_client)
 
     def _made(self) -> None:
         run(self._client, self._plan_open())
@@ -506,18 +519,4 @@ class RangePartitionedLeaderboard(BandPlans):
         run(self._client, self._plan_open())
         return self
 
-    submit = blocking(guarded(BandPlans._plan_submit))
-    submit_many = blocking(guarded(BandPlans._plan_submit_many))
-    set_points = blocking(guarded(BandPlans._plan_set_points))
-    remove = blocking(guarded(BandPlans._plan_remove))
-    score = blocking(guarded(BandPlans._plan_score))
-    rank = blocking(guarded(BandPlans._plan_rank))
-    rank_range = blocking(guarded(BandPlans._plan_rank_range))
-    bucket = blocking(guarded(BandPlans._plan_bucket))
-    count = blocking(guarded(BandPlans._plan_count))
-    top = blocking(guarded(BandPlans._plan_top))
-    around = blocking(guarded(BandPlans._plan_around))
-    band_of = blocking(guarded(BandPlans._plan_band_of))
-    band_sizes = blocking(guarded(BandPlans._plan_band_sizes))
-    rebalance = blocking(BandPlans._plan_rebalance)
 

@@ -63,8 +63,8 @@ from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, SCHEMA, UNSET
                                              stored_of, tz_of, tz_text)
 from fastrank.leaderboard._entries import board_entries, board_friend_entries, board_top_entries
 from fastrank.leaderboard.periods import PERIODS, expiry_ms, season_of, zone
-from fastrank.runner import (Call, Direct, Plan, Run, Steps, blocking, checked_client, direct_call, direct_run,
-                             packaged_script, run, run_async, steps)
+from fastrank.runner import (AsyncFace, Call, Direct, Plan, Run, Steps, SyncFace, checked_client, direct_call, direct_run,
+                             packaged_script, Pages, run, run_async, steps, twin, twin_pages)
 from fastrank.leaderboard.parts import (SIZE_LIMIT, Ranker, as_text, count_arg, info_of, key_part, page_slice,
                                          player_id, tag_part)
 from fastrank.leaderboard.scorebits import Points, ScoreCodec, epoch_seconds
@@ -919,6 +919,50 @@ class BoardPlans:
             points = self.codec.points(score)
             yield Entry(ranker.rank_at(start + i, points), as_text(member), points)
 
+    def _pages_iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
+                    season: Optional[Union[str, int]] = None) -> Pages[Entry]:
+        """Every entry in rank order, fetched ``batch`` at a time (O(log n + batch)
+        a batch; a board written meanwhile may shift entries between batches)."""
+        ranker = self._iter_start(batch, ranking)
+        start = 0
+        while True:
+            entries = yield self._entries_page(ranker, start, batch, season)
+            if len(entries) < batch:
+                return
+            start += batch
+
+    def _entries_page(self, ranker: Ranker, start: int, batch: int,
+                      season: Optional[Union[str, int]]) -> Steps[List[Entry]]:
+        """The plan of ``batch`` entries from 0-based ``start``, ranked by ``ranker``."""
+        pairs = yield from steps(self.slice_plan(start, batch, season))
+        return list(self.entries_from(ranker, start, pairs))
+
+    # the methods of both faces (fastrank.Leaderboard, fastrank.asyncio.Leaderboard: runner.twin)
+    submit_many = twin(_plan_submit_many, opens=True)
+    set_points = twin(_plan_set_points, opens=True)
+    remove = twin(_plan_remove, opens=True)
+    set_info = twin(_plan_set_info, opens=True)
+    rollover = twin(_plan_rollover, opens=True)
+    score = twin(_plan_score, opens=True)
+    subscore = twin(_plan_subscore, opens=True)
+    reached = twin(_plan_reached, opens=True)
+    rank = twin(_plan_rank, opens=True)
+    count = twin(_plan_count, opens=True)
+    rank_for = twin(_plan_rank_for, opens=True)
+    top = twin(_plan_top, opens=True)
+    standings = twin(_plan_standings, opens=True)
+    page = twin(_plan_page, opens=True)
+    around = twin(_plan_around, opens=True)
+    friends = twin(_plan_friends, opens=True)
+    percentile = twin(_plan_percentile, opens=True)
+    bucket = twin(_plan_bucket, opens=True)
+    info = twin(_plan_info, opens=True)
+    snapshot = twin(_plan_snapshot, opens=True)
+    snapshots = twin(_plan_snapshots, opens=True)
+    drop_snapshot = twin(_plan_drop_snapshot, opens=True)
+    rank_change = twin(_plan_rank_change, opens=True)
+    iter = twin_pages(_pages_iter, opens=True)
+
 
 class _FixedKeys(BoardPlans):
     """Board plans whose every read uses one set of keys (a snapshot's: ``_reading``)."""
@@ -941,11 +985,9 @@ class _Submits(Protocol):
                      with_rank: bool = False, subscore: Optional[int] = None) -> Plan[Any]: ...
 
 
-class SyncSubmit:
+class SyncSubmit(SyncFace):
     """``submit`` of a sync board face (Leaderboard, ShardedLeaderboard),
     its return type following ``with_rank``."""
-
-    is_async = False  # the face this class is: checked against the client (runner.checked_client)
 
     def _made(self: _Submits) -> None:
         run(self._client, self._plan_open())
@@ -973,10 +1015,8 @@ class SyncSubmit:
                                                    with_rank=with_rank, subscore=subscore))
 
 
-class AsyncSubmit:
+class AsyncSubmit(AsyncFace):
     """``submit`` of an asyncio board face, its return type following ``with_rank``."""
-
-    is_async = True  # the face this class is: checked against the client (runner.checked_client)
 
     async def open(self: _SelfSubmits) -> _SelfSubmits:
         """Read the board's stored options (its descriptor), writing them if the
@@ -1016,45 +1056,8 @@ class Leaderboard(SyncSubmit, BoardPlans):
     tz=None, retain=None, epoch=0, tick="1s", subscore_bits=0, score_form="bits", buckets=(1, 5, 10, 25, 50), cache_ttl=None, passed=3)``
     """
 
-    submit_many = blocking(BoardPlans._plan_submit_many)
-    set_points = blocking(BoardPlans._plan_set_points)
-    remove = blocking(BoardPlans._plan_remove)
-    set_info = blocking(BoardPlans._plan_set_info)
-    rollover = blocking(BoardPlans._plan_rollover)
-    score = blocking(BoardPlans._plan_score)
-    subscore = blocking(BoardPlans._plan_subscore)
-    reached = blocking(BoardPlans._plan_reached)
-    rank = blocking(BoardPlans._plan_rank)
-    count = blocking(BoardPlans._plan_count)
-    rank_for = blocking(BoardPlans._plan_rank_for)
-    top = blocking(BoardPlans._plan_top)
-    standings = blocking(BoardPlans._plan_standings)
-    page = blocking(BoardPlans._plan_page)
-    around = blocking(BoardPlans._plan_around)
-    friends = blocking(BoardPlans._plan_friends)
-    percentile = blocking(BoardPlans._plan_percentile)
-    bucket = blocking(BoardPlans._plan_bucket)
-    info = blocking(BoardPlans._plan_info)
-    snapshot = blocking(BoardPlans._plan_snapshot)
-    snapshots = blocking(BoardPlans._plan_snapshots)
-    drop_snapshot = blocking(BoardPlans._plan_drop_snapshot)
-    rank_change = blocking(BoardPlans._plan_rank_change)
-
     def at_snapshot(self, label: str) -> SnapshotView:
         """The reads (``top``, ``rank``, ``around``, ``score``, ``count``) of
         the snapshot ``label``; each raises UnknownSnapshot for a label the
         season does not hold."""
         return SnapshotView(self, label)
-
-    def iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
-             season: Optional[Union[str, int]] = None) -> Iterator[Entry]:
-        """Every entry in rank order, fetched ``batch`` at a time (O(log n + batch)
-        a batch; a board written meanwhile may shift entries between batches)."""
-        ranker = self._iter_start(batch, ranking)
-        start = 0
-        while True:
-            pairs = run(self._client, self.slice_plan(start, batch, season))
-            yield from self.entries_from(ranker, start, pairs)
-            if len(pairs) < batch:
-                return
-            start += batch

@@ -25,7 +25,7 @@ from __future__ import annotations
 import enum
 from datetime import timedelta, timezone, tzinfo
 from importlib import resources
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union
 
 from fastrank.errors import BoardConfigMismatch
 from fastrank.leaderboard.parts import as_text, key_part

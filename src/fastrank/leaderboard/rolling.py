@@ -42,7 +42,7 @@ from fastrank.errors import BoardConfigMismatch
 from fastrank.leaderboard.board import BoardPlans, Entry, PlayerId, When
 from fastrank.leaderboard.descriptor import DESCRIBE, UNSET, Unset, bare_script, flat, stored_of
 from fastrank.leaderboard.scorebits import Points
-from fastrank.runner import Call, Plan, Run, Steps, blocking, checked_client, run, steps
+from fastrank.runner import Call, Plan, Run, Steps, SyncFace, checked_client, run, steps, twin
 
 __all__ = ["RollingLeaderboard", "RollingPlans", "seconds_of"]
 
@@ -298,8 +298,16 @@ class RollingPlans:
         """How many players the window holds. O(1)."""
         return self._fresh(self._board._plan_count())
 
+    submit = twin(_plan_submit, opens=True)
+    submit_many = twin(_plan_submit_many, opens=True)
+    refresh = twin(_plan_refresh, opens=True)
+    top = twin(_plan_top, opens=True)
+    rank = twin(_plan_rank, opens=True)
+    around = twin(_plan_around, opens=True)
+    score = twin(_plan_score, opens=True)
+    count = twin(_plan_count, opens=True)
 
-class RollingLeaderboard(RollingPlans):
+class RollingLeaderboard(SyncFace, RollingPlans):
     """A leaderboard of the last ``window`` (sliding, not calendar) over a
     redis-py style client (``fastrank.Engine``, ``redis.Redis``,
     ``redis.cluster.RedisCluster``).
@@ -311,7 +319,6 @@ class RollingLeaderboard(RollingPlans):
     tells the time of submits without ``at=`` and of the window.
     """
 
-    is_async = False
 
     def _made(self) -> None:
         run(self._client, self._plan_open())
@@ -321,11 +328,3 @@ class RollingLeaderboard(RollingPlans):
         run(self._client, self._plan_open())
         return self
 
-    submit = blocking(RollingPlans._plan_submit)
-    submit_many = blocking(RollingPlans._plan_submit_many)
-    refresh = blocking(RollingPlans._plan_refresh)
-    top = blocking(RollingPlans._plan_top)
-    rank = blocking(RollingPlans._plan_rank)
-    around = blocking(RollingPlans._plan_around)
-    score = blocking(RollingPlans._plan_score)
-    count = blocking(RollingPlans._plan_count)

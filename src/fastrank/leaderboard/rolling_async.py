@@ -8,15 +8,14 @@ from __future__ import annotations
 from typing import TypeVar
 
 from fastrank.leaderboard.rolling import RollingPlans
-from fastrank.runner import awaiting_opened, run_async
+from fastrank.runner import AsyncFace, run_async
 
 _Self = TypeVar("_Self", bound="RollingLeaderboard")
 
 
-class RollingLeaderboard(RollingPlans):
+class RollingLeaderboard(AsyncFace, RollingPlans):
     """:class:`fastrank.RollingLeaderboard` over an asyncio client: every method is a coroutine."""
 
-    is_async = True
 
     async def open(self: _Self) -> _Self:
         """Read the board's stored options (writing them if the board is new);
@@ -28,11 +27,3 @@ class RollingLeaderboard(RollingPlans):
         if not self._opened:
             await run_async(self._client, self._plan_open())
 
-    submit = awaiting_opened(RollingPlans._plan_submit)
-    submit_many = awaiting_opened(RollingPlans._plan_submit_many)
-    refresh = awaiting_opened(RollingPlans._plan_refresh)
-    top = awaiting_opened(RollingPlans._plan_top)
-    rank = awaiting_opened(RollingPlans._plan_rank)
-    around = awaiting_opened(RollingPlans._plan_around)
-    score = awaiting_opened(RollingPlans._plan_score)
-    count = awaiting_opened(RollingPlans._plan_count)

@@ -61,7 +61,7 @@ from __future__ import annotations
 import math
 import operator
 from datetime import datetime, timezone
-from typing import Any, List, Optional, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 

@@ -47,7 +47,7 @@ from fastrank.leaderboard.board import BoardPlans, Entry, PlayerId, When
 from fastrank.leaderboard.descriptor import DESCRIBE, UNSET, Unset, check_given, flat, stored_of
 from fastrank.leaderboard.parts import as_text, count_arg, key_part, player_id
 from fastrank.leaderboard.scorebits import Points
-from fastrank.runner import Plan, Run, Script, Steps, blocking, checked_client, direct_run, run
+from fastrank.runner import Plan, Run, Script, Steps, SyncFace, checked_client, direct_run, run, twin
 
 __all__ = ["SegmentedLeaderboard", "SegmentedBoardPlans", "DEFAULT_SEGMENTS"]
 
@@ -289,6 +289,17 @@ class SegmentedBoardPlans:
                              f"board made with bucket_width=")
         return self._read("approx", member, style, _approximate_rank)
 
+    submit = twin(_plan_submit, opens=True)
+    remove = twin(_plan_remove, opens=True)
+    refresh = twin(_plan_refresh, opens=True)
+    segment_of = twin(_plan_segment_of, opens=True)
+    score = twin(_plan_score, opens=True)
+    rank = twin(_plan_rank, opens=True)
+    top = twin(_plan_top, opens=True)
+    count = twin(_plan_count, opens=True)
+    global_top = twin(_plan_global_top, opens=True)
+    global_rank = twin(_plan_global_rank, opens=True)
+
 
 def _text_or_none(reply: Any) -> Optional[str]:
     return None if reply is None else as_text(reply)
@@ -306,7 +317,8 @@ def _approximate_rank(reply: Any) -> Optional[int]:
     return None if not reply else int(reply[0])
 
 
-class SegmentedLeaderboard(SegmentedBoardPlans):
+
+class SegmentedLeaderboard(SyncFace, SegmentedBoardPlans):
     """A board split by natural segments (region, league, platform) over a
     sync redis-py style client (``fastrank.Engine``, ``redis.Redis``,
     ``redis.cluster.RedisCluster``).
@@ -319,7 +331,6 @@ class SegmentedLeaderboard(SegmentedBoardPlans):
     whole board lives on one node (see :mod:`fastrank.leaderboard.segmented`).
     """
 
-    is_async = False  # the face this class is: checked against the client (runner.checked_client)
 
     def _made(self) -> None:
         run(self._client, self._plan_open())
@@ -329,13 +340,3 @@ class SegmentedLeaderboard(SegmentedBoardPlans):
         run(self._client, self._plan_open())
         return self
 
-    submit = blocking(SegmentedBoardPlans._plan_submit)
-    remove = blocking(SegmentedBoardPlans._plan_remove)
-    refresh = blocking(SegmentedBoardPlans._plan_refresh)
-    segment_of = blocking(SegmentedBoardPlans._plan_segment_of)
-    score = blocking(SegmentedBoardPlans._plan_score)
-    rank = blocking(SegmentedBoardPlans._plan_rank)
-    top = blocking(SegmentedBoardPlans._plan_top)
-    count = blocking(SegmentedBoardPlans._plan_count)
-    global_top = blocking(SegmentedBoardPlans._plan_global_top)
-    global_rank = blocking(SegmentedBoardPlans._plan_global_rank)

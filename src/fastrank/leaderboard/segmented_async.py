@@ -6,15 +6,14 @@ nothing is written twice.
 from __future__ import annotations
 
 from fastrank.leaderboard.segmented import SegmentedBoardPlans
-from fastrank.runner import awaiting_opened, run_async
+from fastrank.runner import AsyncFace, run_async
 
 __all__ = ["SegmentedLeaderboard"]
 
 
-class SegmentedLeaderboard(SegmentedBoardPlans):
+class SegmentedLeaderboard(AsyncFace, SegmentedBoardPlans):
     """:class:`fastrank.SegmentedLeaderboard` over an asyncio client: every method is a coroutine."""
 
-    is_async = True  # the face this class is: checked against the client (runner.checked_client)
 
     async def open(self) -> "SegmentedLeaderboard":
         """Read the board's stored options and segments (writing them if the
@@ -27,13 +26,3 @@ class SegmentedLeaderboard(SegmentedBoardPlans):
         if not self._opened:
             await run_async(self._client, self._plan_open())
 
-    submit = awaiting_opened(SegmentedBoardPlans._plan_submit)
-    remove = awaiting_opened(SegmentedBoardPlans._plan_remove)
-    refresh = awaiting_opened(SegmentedBoardPlans._plan_refresh)
-    segment_of = awaiting_opened(SegmentedBoardPlans._plan_segment_of)
-    score = awaiting_opened(SegmentedBoardPlans._plan_score)
-    rank = awaiting_opened(SegmentedBoardPlans._plan_rank)
-    top = awaiting_opened(SegmentedBoardPlans._plan_top)
-    count = awaiting_opened(SegmentedBoardPlans._plan_count)
-    global_top = awaiting_opened(SegmentedBoardPlans._plan_global_top)
-    global_rank = awaiting_opened(SegmentedBoardPlans._plan_global_rank)

@@ -31,14 +31,14 @@ import functools
 import zlib
 from datetime import datetime, timezone
 from collections import deque
-from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Protocol, Sequence, Tuple, TypeVar,
+from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, TypeVar,
                     Union)
 
 from fastrank.errors import SeasonFrozen
 from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, UNSET, Unset, check_given, descriptor_key, flat,
                                              stored_of)
 from fastrank.leaderboard.periods import recent_seasons
-from fastrank.runner import Call, Plan, Run, Steps, blocking, checked_client, run, steps
+from fastrank.runner import Call, Pages, Plan, Run, Steps, checked_client, steps, twin, twin_pages
 from fastrank.leaderboard.scorebits import Points
 from fastrank.leaderboard.board import BoardPlans, Change, Entry, PlayerId, SyncSubmit, When
 from fastrank.leaderboard.parts import (SIZE_LIMIT, Ranker, as_bytes, as_text, count_arg, info_of, key_part, page_slice,
@@ -716,6 +716,24 @@ class ShardedBoardPlans:
             out.append(buffers[best].popleft())
         return out
 
+    def _pages_iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
+                    season: Optional[Union[str, int]] = None) -> Pages[Entry]:
+        """Every entry in rank order: a k-way merge of the shards, ``batch`` at a time."""
+        ranker = self.boards[0]._iter_start(batch, ranking)
+        state = self._iter_state()
+        position = 0
+        while True:
+            entries = yield self._merged_page(ranker, state, position, batch, season)
+            position += len(entries)
+            if len(entries) < batch:
+                return
+
+    def _merged_page(self, ranker: Ranker, state: Dict[str, Any], position: int, batch: int,
+                     season: Any) -> Steps[List[Entry]]:
+        """The plan of the next ``batch`` entries of the merge, the first at 0-based ``position``."""
+        pairs = yield from self._next_batch(state, batch, season)
+        return list(self.boards[0].entries_from(ranker, position, pairs))
+
     def _iter_state(self) -> Dict[str, Any]:
         return {"cursors": [0] * self.shards, "buffers": [deque() for _ in range(self.shards)],
                 "done": [False] * self.shards}
@@ -828,7 +846,26 @@ class ShardedBoardPlans:
         self._stored = {**self._stored, "shards": str(new_count), "generation": str(generation), "next": ""}
         return moved
 
-
+    # the methods of both faces (fastrank.ShardedLeaderboard, fastrank.asyncio.ShardedLeaderboard: runner.twin)
+    submit_many = twin(guarded(_plan_submit_many))
+    set_points = twin(guarded(_plan_set_points))
+    remove = twin(guarded(_plan_remove))
+    set_info = twin(guarded(_plan_set_info))
+    rollover = twin(_plan_rollover)
+    score = twin(guarded(_plan_score))
+    rank = twin(guarded(_plan_rank))
+    count = twin(guarded(_plan_count))
+    rank_for = twin(guarded(_plan_rank_for))
+    top = twin(guarded(_plan_top))
+    standings = twin(guarded(_plan_standings))
+    page = twin(guarded(_plan_page))
+    around = twin(guarded(_plan_around))
+    friends = twin(guarded(_plan_friends))
+    percentile = twin(guarded(_plan_percentile))
+    bucket = twin(guarded(_plan_bucket))
+    info = twin(guarded(_plan_info))
+    reshard = twin(_plan_reshard)
+    iter = twin_pages(_pages_iter, opens=True)
 
 
 class ShardedLeaderboard(SyncSubmit, ShardedBoardPlans):
@@ -836,35 +873,3 @@ class ShardedLeaderboard(SyncSubmit, ShardedBoardPlans):
 
     ``ShardedLeaderboard(client, name, shards=8, **the options of Leaderboard)``
     """
-
-    submit_many = blocking(guarded(ShardedBoardPlans._plan_submit_many))
-    set_points = blocking(guarded(ShardedBoardPlans._plan_set_points))
-    remove = blocking(guarded(ShardedBoardPlans._plan_remove))
-    set_info = blocking(guarded(ShardedBoardPlans._plan_set_info))
-    rollover = blocking(ShardedBoardPlans._plan_rollover)
-    score = blocking(guarded(ShardedBoardPlans._plan_score))
-    rank = blocking(guarded(ShardedBoardPlans._plan_rank))
-    count = blocking(guarded(ShardedBoardPlans._plan_count))
-    rank_for = blocking(guarded(ShardedBoardPlans._plan_rank_for))
-    top = blocking(guarded(ShardedBoardPlans._plan_top))
-    standings = blocking(guarded(ShardedBoardPlans._plan_standings))
-    page = blocking(guarded(ShardedBoardPlans._plan_page))
-    around = blocking(guarded(ShardedBoardPlans._plan_around))
-    friends = blocking(guarded(ShardedBoardPlans._plan_friends))
-    percentile = blocking(guarded(ShardedBoardPlans._plan_percentile))
-    bucket = blocking(guarded(ShardedBoardPlans._plan_bucket))
-    info = blocking(guarded(ShardedBoardPlans._plan_info))
-    reshard = blocking(ShardedBoardPlans._plan_reshard)
-
-    def iter(self, batch: int = 1000, *, ranking: Optional[str] = None,
-             season: Optional[Union[str, int]] = None) -> Iterator[Entry]:
-        """Every entry in rank order: a k-way merge of the shards, ``batch`` at a time."""
-        ranker = self.boards[0]._iter_start(batch, ranking)
-        state = self._iter_state()
-        position = 0
-        while True:
-            pairs = run(self._client, self._next_batch(state, batch, season))
-            yield from self.boards[0].entries_from(ranker, position, pairs)
-            position += len(pairs)
-            if len(pairs) < batch:
-                return

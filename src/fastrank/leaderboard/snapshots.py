@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, List, NamedTuple, Optional
 from fastrank.leaderboard.parts import tag_part
 from fastrank.leaderboard.scorebits import Points
 from fastrank.leaderboard.descriptor import bare_script
-from fastrank.runner import Steps, awaiting_opened, blocking, steps
+from fastrank.runner import AsyncFace, Steps, SyncFace, steps, twin
 
 if TYPE_CHECKING:
     from fastrank.leaderboard.board import BoardPlans, Entry, PlayerId
@@ -105,30 +105,21 @@ class SnapshotViewPlans:
         count: int = yield from steps(reader._plan_count())
         return count
 
+    top = twin(_plan_top, opens=True)
+    rank = twin(_plan_rank, opens=True)
+    around = twin(_plan_around, opens=True)
+    score = twin(_plan_score, opens=True)
+    count = twin(_plan_count, opens=True)
 
-class SnapshotView(SnapshotViewPlans):
+
+class SnapshotView(SyncFace, SnapshotViewPlans):
     """``Leaderboard.at_snapshot(label)``: the reads of a snapshot, on a sync client."""
 
-    is_async = False
 
-    top = blocking(SnapshotViewPlans._plan_top)
-    rank = blocking(SnapshotViewPlans._plan_rank)
-    around = blocking(SnapshotViewPlans._plan_around)
-    score = blocking(SnapshotViewPlans._plan_score)
-    count = blocking(SnapshotViewPlans._plan_count)
-
-
-class AsyncSnapshotView(SnapshotViewPlans):
+class AsyncSnapshotView(AsyncFace, SnapshotViewPlans):
     """``fastrank.asyncio.Leaderboard.at_snapshot(label)``: the reads of a snapshot as coroutines."""
-
-    is_async = True
 
     async def _opening(self) -> None:
         opening: Any = getattr(self._board, "_opening")
         await opening()
 
-    top = awaiting_opened(SnapshotViewPlans._plan_top)
-    rank = awaiting_opened(SnapshotViewPlans._plan_rank)
-    around = awaiting_opened(SnapshotViewPlans._plan_around)
-    score = awaiting_opened(SnapshotViewPlans._plan_score)
-    count = awaiting_opened(SnapshotViewPlans._plan_count)

@@ -52,7 +52,7 @@ from fastrank.leaderboard.board import DEFAULT_BUCKETS, BoardPlans, Entry, Playe
 from fastrank.leaderboard.descriptor import UNSET, Unset, check_given
 from fastrank.leaderboard.parts import SIZE_LIMIT, as_text, count_arg, key_part, player_id, tag_part
 from fastrank.leaderboard.scorebits import Points
-from fastrank.runner import Call, Plan, Run, Steps, blocking, direct_call, direct_run, packaged_script
+from fastrank.runner import Call, Plan, Run, Steps, direct_call, direct_run, packaged_script, twin
 
 TEAMS = packaged_script("teams")
 AGGREGATES = ("sum", "best", "top")
@@ -314,6 +314,18 @@ class TeamPlans(BoardPlans):
             return _no_members()
         return self._slice(key, 0, size - 1, lambda pairs: self._entries(pairs, 0, 1, style))
 
+    submit_many = twin(_plan_submit_many, opens=True)
+    remove = twin(_plan_remove, opens=True)
+    rollover = twin(_plan_rollover, opens=True)
+    join = twin(_plan_join, opens=True)
+    leave = twin(_plan_leave, opens=True)
+    team_of = twin(_plan_team_of, opens=True)
+    team_score = twin(_plan_team_score, opens=True)
+    team_rank = twin(_plan_team_rank, opens=True)
+    team_top = twin(_plan_team_top, opens=True)
+    team_count = twin(_plan_team_count, opens=True)
+    members = twin(_plan_members, opens=True)
+
 
 def _no_members() -> Steps[List[Entry]]:
     """The plan of ``members(team, 0)``: nothing to send."""
@@ -323,6 +335,7 @@ def _no_members() -> Steps[List[Entry]]:
 
 def _text_or_none(value: Optional[Union[str, bytes]]) -> Optional[str]:
     return None if value is None else as_text(value)
+
 
 
 class TeamLeaderboard(SyncSubmit, TeamPlans):
@@ -335,30 +348,3 @@ class TeamLeaderboard(SyncSubmit, TeamPlans):
     ``"top"`` (with ``k``). The player side reads as a :class:`fastrank.Leaderboard`.
     """
 
-    submit_many = blocking(TeamPlans._plan_submit_many)
-    set_points = blocking(TeamPlans._plan_set_points)
-    remove = blocking(TeamPlans._plan_remove)
-    set_info = blocking(TeamPlans._plan_set_info)
-    rollover = blocking(TeamPlans._plan_rollover)
-    score = blocking(TeamPlans._plan_score)
-    subscore = blocking(TeamPlans._plan_subscore)
-    reached = blocking(TeamPlans._plan_reached)
-    rank = blocking(TeamPlans._plan_rank)
-    count = blocking(TeamPlans._plan_count)
-    rank_for = blocking(TeamPlans._plan_rank_for)
-    top = blocking(TeamPlans._plan_top)
-    standings = blocking(TeamPlans._plan_standings)
-    page = blocking(TeamPlans._plan_page)
-    around = blocking(TeamPlans._plan_around)
-    friends = blocking(TeamPlans._plan_friends)
-    percentile = blocking(TeamPlans._plan_percentile)
-    bucket = blocking(TeamPlans._plan_bucket)
-    info = blocking(TeamPlans._plan_info)
-    join = blocking(TeamPlans._plan_join)
-    leave = blocking(TeamPlans._plan_leave)
-    team_of = blocking(TeamPlans._plan_team_of)
-    team_score = blocking(TeamPlans._plan_team_score)
-    team_rank = blocking(TeamPlans._plan_team_rank)
-    team_top = blocking(TeamPlans._plan_team_top)
-    team_count = blocking(TeamPlans._plan_team_count)
-    members = blocking(TeamPlans._plan_members)

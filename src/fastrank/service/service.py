@@ -50,7 +50,7 @@ from redis.exceptions import ResponseError
 
 from fastrank.errors import PointsOutOfRange, SeasonFrozen
 from fastrank.service.columns import ZaddColumns, ZaddPacked
-from fastrank.runner import Call, Do, Run, Steps, blocking, checked_client, packaged_script, steps
+from fastrank.runner import Call, Do, Run, Steps, SyncFace, checked_client, packaged_script, steps, twin
 from fastrank.leaderboard.board import BoardPlans, Entry
 from fastrank.leaderboard.teams import TeamPlans
 from fastrank.leaderboard.parts import EMPTY_PLAYER, Ranker, count_arg, page_slice
@@ -887,8 +887,34 @@ class ServicePlans:
         events = yield Do(self.store.history, (self._player(player), self.season), {"board": self.board_key})
         return list(events)
 
+    # the methods of both faces (fastrank.ScoreService, fastrank.asyncio.ScoreService: runner.twin)
+    submit = twin(_plan_submit)
+    submit_match = twin(_plan_submit_match)
+    submit_matches = twin(_plan_submit_matches)
+    apply_pending = twin(_plan_apply_pending)
+    recover = twin(_plan_recover)
+    tombstone = twin(_plan_tombstone)
+    tombstone_match = twin(_plan_tombstone_match)
+    rebuild = twin(_plan_rebuild)
+    archive = twin(_plan_archive)
+    rebuilding = twin(_plan_rebuilding)
+    top = twin(_plan_top)
+    rank = twin(_plan_rank)
+    page = twin(_plan_page)
+    around = twin(_plan_around)
+    friends = twin(_plan_friends)
+    history = twin(_plan_history)
+    rejected = twin(_plan_rejected)
+    flags = twin(_plan_flags)
+    approve = twin(_plan_approve)
+    reject = twin(_plan_reject_flag)
+    erase_player = twin(_plan_erase_player)
+    ban = twin(_plan_ban)
+    unban = twin(_plan_unban)
+    bans = twin(_plan_bans)
 
-class ScoreService(ServicePlans):
+
+class ScoreService(SyncFace, ServicePlans):
     """The durable score service over a sync board (see the module docstring).
 
     ``ScoreService(board, store, *, max_points_per_match=None,
@@ -901,30 +927,4 @@ class ScoreService(ServicePlans):
     (``apply_pending`` / ``fastrank apply``).
     """
 
-    is_async = False  # the face this class is: checked against the client (runner.checked_client)
-
-    submit = blocking(ServicePlans._plan_submit)
-    submit_match = blocking(ServicePlans._plan_submit_match)
-    submit_matches = blocking(ServicePlans._plan_submit_matches)
-    apply_pending = blocking(ServicePlans._plan_apply_pending)
-    recover = blocking(ServicePlans._plan_recover)
-    tombstone = blocking(ServicePlans._plan_tombstone)
-    tombstone_match = blocking(ServicePlans._plan_tombstone_match)
-    rebuild = blocking(ServicePlans._plan_rebuild)
-    archive = blocking(ServicePlans._plan_archive)
-    rebuilding = blocking(ServicePlans._plan_rebuilding)
-    top = blocking(ServicePlans._plan_top)
-    rank = blocking(ServicePlans._plan_rank)
-    page = blocking(ServicePlans._plan_page)
-    around = blocking(ServicePlans._plan_around)
-    friends = blocking(ServicePlans._plan_friends)
-    history = blocking(ServicePlans._plan_history)
-    rejected = blocking(ServicePlans._plan_rejected)
-    flags = blocking(ServicePlans._plan_flags)
-    approve = blocking(ServicePlans._plan_approve)
-    reject = blocking(ServicePlans._plan_reject_flag)
-    erase_player = blocking(ServicePlans._plan_erase_player)
-    ban = blocking(ServicePlans._plan_ban)
-    unban = blocking(ServicePlans._plan_unban)
-    bans = blocking(ServicePlans._plan_bans)
 
