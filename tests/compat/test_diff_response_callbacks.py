@@ -490,3 +490,36 @@ def test_a_watching_pipelines_immediate_replies_go_through_its_own_callbacks(
     for i, (mine, expected) in enumerate(zip(ours, theirs)):
         assert mine == expected, i
     assert len(ours) == len(theirs) and engine._fast.stock_callbacks
+
+
+def test_asyncio_watching_pipelines_blocking_replies_go_through_its_own_callbacks(redis_server: Any,
+                                                                                    real: Any) -> None:
+    """A blocking command run at once by an asyncio pipeline in WATCH's
+    immediate mode answers through the pipeline's callbacks too: one that
+    finds a member, and one that times out."""
+    async def run(client: Any, sync_client: Any) -> List[Any]:
+        _fill_all(sync_client)
+        out: List[Any] = []
+        async with client.pipeline(transaction=True) as pipe:
+            pipe.response_callbacks = {"BZPOPMIN": _recording, "BZPOPMAX": _recording, "BZMPOP": _recording}
+            await pipe.watch("watched")
+            out.append(await pipe.bzpopmin(["z"], timeout=1))
+            out.append(await pipe.bzpopmax(["nothing"], timeout=0.05))
+            out.append(await pipe.execute_command("BZMPOP", "0.05", "1", "z", "MAX"))
+            pipe.response_callbacks = {}
+            out.append(await pipe.bzpopmin(["z"], timeout=1))
+            await pipe.unwatch()
+        out.append(await client.bzpopmin(["z"], timeout=1))
+        return out
+
+    async def both() -> Tuple[List[Any], List[Any]]:
+        ours_client = fa.Engine()
+        theirs_client = redis.asyncio.Redis(host="127.0.0.1", port=redis_server.port)
+        try:
+            return await run(ours_client, ours_client.sync_engine), await run(theirs_client, real)
+        finally:
+            await theirs_client.aclose()
+
+    ours, theirs = asyncio.run(both())
+    assert ours == theirs
+    assert theirs[0][0] == "raw" and theirs[1][0] == "raw"

@@ -333,13 +333,20 @@ class Engine(AsyncCoreCommands):
             return await self._blocking(args, options)
         return self._sync.execute_command(*args, **options)
 
-    async def _blocking(self, args: Tuple[Any, ...], options: Dict[str, Any]) -> Any:
+    async def _blocking(self, args: Tuple[Any, ...], options: Dict[str, Any],
+                        run: Optional[Callable[..., Any]] = None) -> Any:
+        """A blocking command: tried at once, then again after each write to
+        its keys until its timeout. ``run`` runs one try (default: this
+        Engine's ``execute_command``, through its callbacks; a pipeline in
+        WATCH's immediate mode passes its own)."""
         core = self._sync
+        if run is None:
+            run = core.execute_command
         argv = pack_args(args)
         word = argv[0].upper()
         cmd = COMMANDS.get(word)
         if cmd is None or not cmd.blocking:
-            return core.execute_command(*args, **options)
+            return run(*args, **options)
         keys: Sequence[bytes] = ()
         deadline: Optional[float] = None
         started = False
@@ -348,7 +355,7 @@ class Engine(AsyncCoreCommands):
                 no_block, core._no_block = core._no_block, True
                 core._retrying = started  # a retry: keys of another type are passed over
                 try:
-                    reply = core.execute_command(*args, **options)
+                    reply = run(*args, **options)
                 finally:
                     core._no_block = no_block
                     core._retrying = False
@@ -372,7 +379,7 @@ class Engine(AsyncCoreCommands):
                 pass
             finally:
                 self._wakeups.remove(fut)
-        return await asyncio.to_thread(core.execute_command, *args, **options)
+        return await asyncio.to_thread(run, *args, **options)
 
 
 def _install_engine_methods() -> None:
@@ -521,8 +528,8 @@ class Pipeline(AsyncCoreCommands):
         return self
 
     async def immediate_execute_command(self, *args: Any, **options: Any) -> Any:
-        if _is_blocking(args[0]):
-            return await self._engine.execute_command(*args, **options)
+        if _is_blocking(args[0]):  # waits on the loop; its replies through this pipeline's callbacks
+            return await self._engine._blocking(args, options, self._pipe.immediate_execute_command)
         return self._pipe.immediate_execute_command(*args, **options)
 
     async def watch(self, *names: Any) -> Any:  # type: ignore[override]
