@@ -7,7 +7,8 @@ survive), plain sets (score 1), missing keys and now and then a string
 (WRONGTYPE before any change); scores and weights include +-inf, 0, -0.0
 and huge values, so inf * 0 and inf + -inf (NaN, counted 0 in Redis's
 rules) and the sign of zero are all met under SUM, MIN and MAX. Every
-reply is compared (scores bit-exactly), the destination read back.
+reply is compared (scores bit-exactly), the destination read back, its
+scores also by ZSCORE (whose reply shows a stored -0.0).
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ LONG = "L" * 65
 SCORES = [0.0, -0.0, 1.0, -1.0, 2.5, INF, -INF, 1e308, -1e308, 5e-324, 3.0]
 WEIGHTS = [1.0, 0.0, -0.0, -1.0, 0.5, 2.0, INF, -INF, 1e308]
 SMALL_MEMBERS = ["a", "b", "c", "d", "e", LONG]
+PROBES = SMALL_MEMBERS + ["m0000", "m0150", "m0170", "m0201", "m0250", "m0399"]
 
 scores = st.sampled_from(SCORES)
 small_zset = st.dictionaries(st.sampled_from(SMALL_MEMBERS), scores, min_size=1, max_size=6)
@@ -52,6 +54,15 @@ source = st.one_of(
     st.tuples(st.just("missing"), st.none()),
     st.tuples(st.just("string"), st.none()),
 )
+
+
+def _read_back(pair: Pair, dest: str) -> None:
+    """dest's pairs, and the scores ZSCORE gives bit-exactly (its reply keeps
+    the sign of a zero a skiplist holds)."""
+    pair.quiet("zrange", dest, 0, -1, withscores=True)
+    pair.quiet("exists", dest)
+    for member in PROBES:
+        pair.quiet("zscore", dest, member)
 
 
 def _load(pair: Pair, key: str, kind: str, content: Any) -> None:
@@ -89,11 +100,10 @@ def test_algebra_matches_redis(pair: Pair, sources: List[Any], weights: List[flo
     pair.quiet("zintercard", len(keys), keys, limit=3)
     for command in ("zunionstore", "zinterstore"):
         pair.quiet(command, dest, names, **kw)
-        pair.quiet("zrange", dest, 0, -1, withscores=True)
-        pair.quiet("exists", dest)
+        _read_back(pair, dest)
         if dest_first:                          # restore the source the store replaced
             pair.delete(dest)
             _load(pair, dest, *sources[0])
     pair.quiet("zdiffstore", dest, keys)
-    pair.quiet("zrange", dest, 0, -1, withscores=True)
+    _read_back(pair, dest)
     pair.check_keyspace()
