@@ -192,7 +192,7 @@ cdef SortedSet _union(list sources, list weights, int how):
 cdef SortedSet _inter(list sources, list weights, int how):
     cdef SortedSet out = SortedSet()
     cdef _SourceWalk w
-    cdef Py_ssize_t i, j, k, got, first
+    cdef Py_ssize_t j, k, got, first
     cdef uint64_t added = 0
     cdef double score, value, first_weight
     order = sorted(range(len(sources)), key=lambda j: _size(sources[j]))
