@@ -691,6 +691,8 @@ def zlexcount(db: Engine, argv: List[bytes]) -> int:
     """ZLEXCOUNT's handler."""
 def zmscore(db: Engine, argv: List[bytes]) -> List[Optional[float]]:
     """ZMSCORE's handler."""
+def zset_algebra(op: str, sources: List[Any], weights: List[float], how: bytes) -> SortedSet:
+    """The fold of ZUNION / ZINTER / ZDIFF (op "union", "inter", "diff") as a new SortedSet."""
 def zrange_generic(db: Engine, args: List[bytes], store: Optional[bytes] = None,
                    rangetype: Optional[str] = None, reverse: Optional[bool] = None) -> Any:
     """The ZRANGE family (with store: the scored items and whether by rank)."""

@@ -71,6 +71,8 @@ The includes, in order:
   commands (ZCARD, ZCOUNT, ZLEXCOUNT, ZMSCORE, the ZRANGE family with its
   BYSCORE / BYLEX commands) and the Engine's front doors for ZMSCORE and the
   by-score / by-lex ranges.
+- ``engine/native/zset_algebra.pxi``: ``zset_algebra``, the fold of ZUNION,
+  ZINTER, ZDIFF, their STORE forms and ZINTERCARD (WEIGHTS, AGGREGATE).
 - ``engine/native/zincrby_handler.pxi``: ZINCRBY's handler, its common case compiled.
 - ``engine/native/zadd_handler.pxi``: ZADD's handler, its common case compiled.
 - ``engine/native/point_reads.pxi``: the compiled handlers of GET, HGET, SISMEMBER,
@@ -96,6 +98,7 @@ include "engine/native/hash_writes.pxi"
 include "engine/native/dispatch.pxi"
 include "engine/native/pipeline_calls.pxi"
 include "engine/native/zset_commands.pxi"
+include "engine/native/zset_algebra.pxi"
 include "engine/native/zincrby_handler.pxi"
 include "engine/native/zadd_handler.pxi"
 include "engine/native/point_reads.pxi"

@@ -2628,31 +2628,61 @@ fail:
     return -1;
 }
 
+/* m's record inside a bulk load, added (score 0.0, *added incremented) when
+ * absent; 0 when out of memory. */
+static fr_zset_ref fr_zset_bulk_ref(fr_zset *s, const char *m, size_t len, uint64_t *added)
+{
+    uint64_t h = fr_zset_hash(m, len, s->seed);
+    fr_zset_ref r = fr_zset_hash_find(s, m, len, h);
+    assert(s->bulk);
+    if (r)
+        return r;
+    if (s->hcount >= s->bulk_cap || fr_zset_hash_reserve(s, s->hcount + 1))
+        return 0;
+    r = fr_zset_node_alloc(s, m, len);
+    if (!r)
+        return 0;
+    fr_zset_hash_put(s, r, h);
+    (*added)++;
+    FR_ZSET_N(s, r)->score = 0.0;
+    FR_ZSET_N(s, r)->leaf = FR_ZSET_UNLINKED;
+    s->bulk_new++;
+    return r;
+}
+
 /* Sets m's score (not NaN), adding m if absent (*added is incremented); an
  * equal score is no change (an existing 0.0 stays 0.0 when -0.0 comes, as
  * in fr_zset_add).  The tree is rebuilt by fr_zset_bulk_end.  0, or -1 no
  * memory. */
 int fr_zset_bulk_put(fr_zset *s, const char *m, size_t len, double score, uint64_t *added)
 {
-    uint64_t h = fr_zset_hash(m, len, s->seed);
-    fr_zset_ref r = fr_zset_hash_find(s, m, len, h);
-    assert(s->bulk);
-    if (!r) {
-        if (s->hcount >= s->bulk_cap || fr_zset_hash_reserve(s, s->hcount + 1))
-            return -1;
-        r = fr_zset_node_alloc(s, m, len);
-        if (!r)
-            return -1;
-        fr_zset_hash_put(s, r, h);
-        (*added)++;
+    uint64_t before = *added;
+    fr_zset_ref r = fr_zset_bulk_ref(s, m, len, added);
+    if (!r)
+        return -1;
+    if (*added != before) {
         FR_ZSET_N(s, r)->score = score;
-        FR_ZSET_N(s, r)->leaf = FR_ZSET_UNLINKED;
-        s->bulk_new++;
     } else if (FR_ZSET_N(s, r)->score != score) {
         FR_ZSET_N(s, r)->score = score;
         s->bulk_moved = 1;
     }
     return 0;
+}
+
+/* The score of m inside a bulk load, for the caller to read and overwrite
+ * with any value but NaN (a fold: ZUNIONSTORE's aggregate, -0.0 kept as
+ * written); m is added with score 0.0 when absent (*added is incremented).
+ * Valid until the next call that may add a member; NULL when out of
+ * memory. */
+double *fr_zset_bulk_slot(fr_zset *s, const char *m, size_t len, uint64_t *added)
+{
+    uint64_t before = *added;
+    fr_zset_ref r = fr_zset_bulk_ref(s, m, len, added);
+    if (!r)
+        return NULL;
+    if (*added == before)
+        s->bulk_moved = 1;
+    return &FR_ZSET_N(s, r)->score;
 }
 
 /* Releases the tree under node (ids and counters kept right). */

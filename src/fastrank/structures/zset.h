@@ -241,6 +241,7 @@ int fr_zset_lex_ref_lte_max(const fr_zset *s, fr_zset_ref x, const fr_zset_lexra
 /* ---- bulk load ------------------------------------------------------------ */
 int fr_zset_bulk_begin(fr_zset *s, uint64_t extra);
 int fr_zset_bulk_put(fr_zset *s, const char *m, size_t len, double score, uint64_t *added);
+double *fr_zset_bulk_slot(fr_zset *s, const char *m, size_t len, uint64_t *added);
 void fr_zset_bulk_end(fr_zset *s);
 
 /* ---- diagnostics and helpers for the Python layer ------------------------- */

@@ -94,6 +94,7 @@ cdef extern from "zset.h" nogil:
     # bulk load
     int fr_zset_bulk_begin(fr_zset *s, uint64_t extra)
     int fr_zset_bulk_put(fr_zset *s, const char *m, size_t len, double score, uint64_t *added)
+    double *fr_zset_bulk_slot(fr_zset *s, const char *m, size_t len, uint64_t *added)
     void fr_zset_bulk_end(fr_zset *s)
 
     # diagnostics, helpers

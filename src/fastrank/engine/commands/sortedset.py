@@ -40,7 +40,7 @@ from fastrank import errors as E
 from fastrank._core import (SortedSet, lex_range, score_range, zcard, zcount, zlexcount, zmscore,
                             zrank, zrevrank, zscore,
                             zrange_generic, zrangebylex, zrangebyscore, zrevrangebylex,
-                            zrevrangebyscore, zincrby_command, zadd_command)
+                            zrevrangebyscore, zincrby_command, zadd_command, zset_algebra)
 from fastrank.engine.commands.table import (CommandError, check_random_reply, command, random_count,
                                             syntax_error, to_int, to_score)
 from fastrank.engine.commands._numbers import (
@@ -570,27 +570,10 @@ def zrandmember(db: Engine, args: list[bytes]) -> Any:
 # -- set algebra -------------------------------------------------------------------
 
 
-def _source_items(value: _Source) -> list[tuple[bytes, float]]:
-    """(member, score) pairs of a zset or a plain set (scores 1)."""
-    if value is None:
-        return []
-    if isinstance(value, set):  # (a zset is a SortedSet, never a set)
-        return [(m, 1.0) for m in value]
-    return value.items()
-
-
-def _aggregate(target: float, value: float, how: bytes) -> float:
-    if how == b"SUM":
-        total = target + value
-        return 0.0 if total != total else total
-    if how == b"MIN":
-        return value if value < target else target
-    return value if value > target else target
-
-
 def setop_generic(db: Engine, args: list[bytes], name: str, op: str, store: bool = False,
-                  card_only: bool = False) -> tuple[dict[bytes, float], bool, int]:
-    """Redis zunionInterDiffGenericCommand from numkeys on: the (member, score) result."""
+                  card_only: bool = False) -> tuple[SortedSet, bool, int]:
+    """Redis zunionInterDiffGenericCommand from numkeys on: the result (a new
+    SortedSet, folded by the compiled ``zset_algebra``), WITHSCORES, LIMIT."""
     numkeys = to_int(args[0])
     if numkeys < 1:
         raise CommandError(E.AT_LEAST_ONE_KEY % name)
@@ -626,67 +609,26 @@ def setop_generic(db: Engine, args: list[bytes], name: str, op: str, store: bool
             j += 2
         else:
             raise syntax_error()
-    result = _compute(op, sources, weights, how)
+    result = zset_algebra(op, sources, weights, how)
     return result, withscores, limit
-
-
-def _compute(op: str, sources: list[_Source], weights: list[float],
-             how: bytes) -> dict[bytes, float]:
-    """member → score of the union/intersection/difference, Redis's order of folding."""
-    weighted = [(_source_items(s), w) for s, w in zip(sources, weights)]
-    if op == "diff":
-        first, others = weighted[0][0], [s for s in sources[1:] if s is not None]
-        return {m: s for m, s in first if not any(m in o for o in others)}
-    order = sorted(range(len(weighted)), key=lambda i: len(weighted[i][0]))
-    acc: dict[bytes, float] = {}
-    if op == "union":
-        for i in order:
-            items, w = weighted[i]
-            for m, s in items:
-                score = s * w
-                if score != score:
-                    score = 0.0
-                acc[m] = _aggregate(acc[m], score, how) if m in acc else score
-        return acc
-    first_items, first_w = weighted[order[0]]
-    lookups = [dict(weighted[i][0]) for i in order[1:]]
-    rest_w = [weighted[i][1] for i in order[1:]]
-    for m, s in first_items:
-        score = s * first_w
-        if score != score:
-            score = 0.0
-        for table, w in zip(lookups, rest_w):
-            if m not in table:
-                break
-            score = _aggregate(score, table[m] * w, how)
-        else:
-            acc[m] = score
-    return acc
-
-
-def _sorted_items(result: dict[bytes, float]) -> list[tuple[bytes, float]]:
-    return sorted(result.items(), key=lambda kv: (kv[1], kv[0]))
 
 
 def _setop_reply(db: Engine, args: list[bytes], name: str, op: str) -> list[Any]:
     result, withscores, _ = setop_generic(db, args, name, op)
-    items = _sorted_items(result)
+    items = result.items()  # by (score, member), as Redis replies
     return pairs(items) if withscores else [m for m, _ in items]
 
 
 def _setop_store(db: Engine, args: list[bytes], name: str, op: str) -> int:
     result, _, _ = setop_generic(db, args[1:], name, op, store=True)
     # Redis builds a skiplist, then zsetConvertToListpackIfNeeded.
-    listpack = len(result) <= LISTPACK_ENTRIES and all(
-        len(m) <= LISTPACK_VALUE for m in result)
-    z = ListpackZSet() if listpack else SortedSet()
-    if listpack:
-        for member, score in result.items():
-            z.add_status(member, 0.0 if score == 0.0 else score)
-    else:
-        for member, score in result.items():
-            z.add_status(member, score)
-    return store_result(db, args[0], z)
+    if len(result) <= LISTPACK_ENTRIES:
+        items = result.items()
+        if all(len(m) <= LISTPACK_VALUE for m, _ in items):
+            result = ListpackZSet()
+            for member, score in items:
+                result.add_status(member, 0.0 if score == 0.0 else score)
+    return store_result(db, args[0], result)
 
 
 @command("zunion", -3)
