@@ -35,8 +35,8 @@ from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol
                     Union)
 
 from fastrank.errors import SeasonFrozen
-from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, UNSET, Unset, check_given, descriptor_key, flat,
-                                             stored_of)
+from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, UNSET, Unset, bare_script, check_given,
+                                             descriptor_key, flat, stored_of)
 from fastrank.leaderboard.periods import recent_seasons
 from fastrank.runner import Call, Pages, Plan, Run, Steps, checked_client, steps, twin, twin_pages
 from fastrank.leaderboard.scorebits import Points
@@ -54,6 +54,9 @@ _T = TypeVar("_T")
 __all__ = ["LayoutMoved", "ShardedLeaderboard", "ShardedBoardPlans", "Layered", "guarded"]
 
 Pair = Tuple[Any, float]
+
+TIE_PLACE = bare_script("tie_place", "_bytes")
+"""Where a (score, member) falls on one shard, without reading the players tied on the score."""
 
 
 class LayoutMoved(Exception):
@@ -296,26 +299,23 @@ class ShardedBoardPlans:
 
     # -- rank helpers: plans that answer in one pipelined round --------------------
 
+    def _tie_place(self, key: str, score: float, member: Any, window: int = 0) -> Call:
+        """The call of :data:`TIE_PLACE` on one shard: ``[ahead, present, tied rows]``.
+        A plain EVAL (the script is short): a cluster pipeline refuses EVALSHA and
+        has no ``eval`` method, but queues the command itself, routed by its key."""
+        desc = "1" if self._desc else "0"
+        return Call("execute_command", ("EVAL", TIE_PLACE.source, 1, key, repr(float(score)), member, desc, window))
+
     def _ordinal_ranks(self, targets: Sequence[Tuple[Any, float]], season: Any = None) -> Steps[List[int]]:
-        """The 1-based ordinal rank of each (member, score) among all shards."""
+        """The 1-based ordinal rank of each (member, score) among all shards: per shard
+        one script counts the players ahead (O(log² n), however many are tied)."""
         if not targets:
             return []
-        calls: List[Call] = []
-        for member, score in targets:
-            for board in self.boards:
-                key = self._key(board, season)
-                calls.append(Call("zcount", (key, *self._strict_bounds(score))))
-                text = repr(float(score))
-                calls.append(Call("zrangebyscore", (key, text, text)))
+        calls = [self._tie_place(self._key(board, season), score, member)
+                 for member, score in targets for board in self.boards]
         replies = yield calls
-        ranks = []
-        per = 2 * self.shards
-        for t, (member, score) in enumerate(targets):
-            chunk = replies[t * per:(t + 1) * per]
-            ahead = sum(int(c) for c in chunk[0::2])
-            ahead += sum(1 for group in chunk[1::2] for m in group if self._ahead_of(score, member, (m, score)))
-            ranks.append(ahead + 1)
-        return ranks
+        n = self.shards
+        return [1 + sum(int(r[0]) for r in replies[t * n:(t + 1) * n]) for t in range(len(targets))]
 
     def _points_ranks(self, points: Sequence[Points], style: str, season: Any = None) -> Steps[List[int]]:
         """The competition (``c``) or dense (``d``) rank each points value has."""
