@@ -59,6 +59,12 @@ TIE_PLACE = bare_script("tie_place", "_bytes")
 """Where a (score, member) falls on one shard, without reading the players tied on the score."""
 
 
+def _tied_rows(reply: Sequence[Any]) -> List[Pair]:
+    """The tied rows of a :data:`TIE_PLACE` reply, as (member, score) pairs."""
+    flat_rows = reply[2]
+    return [(flat_rows[i], float(flat_rows[i + 1])) for i in range(0, len(flat_rows), 2)]
+
+
 class LayoutMoved(Exception):
     """The board's layout moved under a plan (another process resharded it,
     or rebalanced a range-partitioned board): :func:`guarded` runs it again."""
@@ -398,20 +404,19 @@ class ShardedBoardPlans:
                  season: Optional[Union[str, int]] = None) -> Steps[List[Pair]]:
         """Up to ``limit`` players ranked between a player's new place and their old
         one, nearest first: per shard the first ``limit`` strictly between the two
-        scores, and the players tied on either score."""
+        scores, the ``limit`` tied on the new score just after the player (found by
+        :data:`TIE_PLACE`) and the best ``limit`` tied on the old score."""
         calls: List[Call] = []
+        ranged = "zrevrangebyscore" if self._desc else "zrangebyscore"
         for b in self.boards:
             key = self._key(b, season)
-            if self._desc:
-                calls.append(Call("zrevrangebyscore", (key, "(" + repr(new), "(" + repr(old)),
-                                  {"start": 0, "num": limit, "withscores": True}))
-            else:
-                calls.append(Call("zrangebyscore", (key, "(" + repr(new), "(" + repr(old)),
-                                  {"start": 0, "num": limit, "withscores": True}))
-            for edge in (new, old):
-                calls.append(Call("zrangebyscore", (key, repr(edge), repr(edge)), {"withscores": True}))
+            calls.append(Call(ranged, (key, "(" + repr(new), "(" + repr(old)),
+                              {"start": 0, "num": limit, "withscores": True}))
+            calls.append(Call(ranged, (key, repr(old), repr(old)), {"start": 0, "num": limit, "withscores": True}))
+            calls.append(self._tie_place(key, new, member, limit))
         replies = yield calls
-        rows = {as_bytes(m): (m, float(sc)) for group in replies for m, sc in group}
+        groups = [_tied_rows(r) if i % 3 == 2 else r for i, r in enumerate(replies)]
+        rows = {as_bytes(m): (m, float(sc)) for group in groups for m, sc in group}
         rows.pop(as_bytes(member), None)
         between = [p for p in rows.values()
                    if self._ahead_of(old, member, p) and not self._ahead_of(new, member, p)]
@@ -603,13 +608,17 @@ class ShardedBoardPlans:
         calls: List[Call] = []
         for b in self.boards:
             key = self._key(b, season)
-            calls.append(Call("zrangebyscore", (key, "(" + text, "+inf"),
-                              {"start": 0, "num": radius, "withscores": True}))
-            calls.append(Call("zrevrangebyscore", (key, "(" + text, "-inf"),
-                              {"start": 0, "num": radius, "withscores": True}))
-            calls.append(Call("zrangebyscore", (key, text, text), {"withscores": True}))
-        replies = yield calls if radius else [c for c in calls if "num" not in c.kwargs]
-        rows = {as_bytes(m): (m, float(s)) for group in replies for m, s in group}
+            if radius:
+                calls.append(Call("zrangebyscore", (key, "(" + text, "+inf"),
+                                  {"start": 0, "num": radius, "withscores": True}))
+                calls.append(Call("zrevrangebyscore", (key, "(" + text, "-inf"),
+                                  {"start": 0, "num": radius, "withscores": True}))
+            calls.append(self._tie_place(key, score, member, radius))
+        replies = yield calls
+        per = len(calls) // self.shards  # the tie_place reply ends each shard's group
+        groups = [_tied_rows(r) if i % per == per - 1 else r for i, r in enumerate(replies)]
+        rows = {as_bytes(m): (m, float(s)) for group in groups for m, s in group}
+        rows[as_bytes(member)] = (member, score)
         ordered = self._sorted(list(rows.values()))
         mine = next(i for i, (m, _) in enumerate(ordered) if as_bytes(m) == as_bytes(member))
         window = ordered[max(0, mine - radius):mine + radius + 1]
