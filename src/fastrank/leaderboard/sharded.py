@@ -14,12 +14,15 @@ board fed the same events answers:
 
 - ``top(n)``: every shard's top n, merged (O(N·n)); ``page`` fetches every
   shard's first ``start + size`` (deep pages cost more than on one board).
-- ``rank``: the player's score, then per shard the players strictly ahead
-  (ZCOUNT, plus the players tied on the exact score ordered before them);
-  competition counts better points; dense unites the shards' distinct better
-  values (O(N·log n), dense O(N·d) for d distinct better values).
-- ``around``: per shard the nearest ``radius`` on each side of the player,
-  merged around them.
+- ``rank``: the player's score, then per shard one script
+  (``scripts/tie_place.lua``) counts the players ahead: ZCOUNT of the better
+  scores plus the players tied on the exact score ordered before them, found
+  by a binary search over the tie run in member byte order (no tie is read,
+  O(N·log² n) however many are tied); competition counts better points; dense
+  unites the shards' distinct better values (dense O(N·d) for d distinct
+  better values).
+- ``around``: per shard the nearest ``radius`` on each side of the player
+  (the tied ones from the same script's window), merged around them.
 - ``friends``: ZMSCORE per shard in one round, then their global ranks.
 - ``reshard(new_count)`` copies every shard into the new layout while reads
   go on answering from the old one (writes are refused meanwhile: the old
