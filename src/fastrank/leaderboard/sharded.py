@@ -289,6 +289,11 @@ class ShardedBoardPlans:
         mine, theirs = (score, as_bytes(member)), (float(pair[1]), as_bytes(pair[0]))
         return theirs > mine if self._desc else theirs < mine
 
+    def _strict_bounds(self, score: float) -> Tuple[str, str]:
+        """ZCOUNT bounds of the scores strictly better than ``score``."""
+        text = repr(float(score))
+        return ("(" + text, "+inf") if self._desc else ("-inf", "(" + text)
+
     def _points_bounds(self, points: Points, better: bool = True, *, equals: bool = False) -> Tuple[str, str]:
         """ZCOUNT bounds of the encoded scores whose points are better (or worse) than ``points``."""
         codec, text = self.codec, self.codec.text
