@@ -46,7 +46,7 @@ def per_call(fn: Callable[[str], Any], picks: List[str]) -> float:
 
 
 def measure(client: Any, args: argparse.Namespace, baseline: Any, label: str) -> Dict[str, Dict[str, List[float]]]:
-    options = {"tiebreak": None, "ranking": "dense"}
+    options = {"tiebreak": None, "ranking": "ordinal"}
     one = Leaderboard(client, f"one{label}", **options)
     now = ShardedLeaderboard(client, f"ties{label}", shards=3, **options)
     for start in range(0, args.players, 5000):
@@ -60,7 +60,7 @@ def measure(client: Any, args: argparse.Namespace, baseline: Any, label: str) ->
     for _ in range(args.rounds):
         for name, board in boards.items():
             ops: Dict[str, Callable[[str], Any]] = {
-                "rank": lambda p: board.rank(p, ranking="ordinal"),
+                "rank": lambda p: board.rank(p),
                 "around(5)": lambda p: board.around(p, 5),
                 "submit with_rank (+1 value)": lambda p: board.submit(p, 1, at=T0, with_rank=True),
             }

@@ -61,6 +61,10 @@ Pair = Tuple[Any, float]
 TIE_PLACE = bare_script("tie_place", "_bytes")
 """Where a (score, member) falls on one shard, without reading the players tied on the score."""
 
+TIE_READ = 16
+"""A rank reads up to this many players tied on the exact score per shard; a longer tie run
+is counted by :data:`TIE_PLACE` instead (one more round, but no tie read)."""
+
 
 def _tied_rows(reply: Sequence[Any]) -> List[Pair]:
     """The tied rows of a :data:`TIE_PLACE` reply, as (member, score) pairs."""
@@ -317,14 +321,34 @@ class ShardedBoardPlans:
 
     def _ordinal_ranks(self, targets: Sequence[Tuple[Any, float]], season: Any = None) -> Steps[List[int]]:
         """The 1-based ordinal rank of each (member, score) among all shards: per shard
-        one script counts the players ahead (O(log² n), however many are tied)."""
+        ZCOUNT of the better scores and the first :data:`TIE_READ` tied players, ordered
+        here; a shard holding more ties counts them with :data:`TIE_PLACE` in one more
+        round (O(log² n), however many are tied)."""
         if not targets:
             return []
-        calls = [self._tie_place(self._key(board, season), score, member)
-                 for member, score in targets for board in self.boards]
+        calls: List[Call] = []
+        for member, score in targets:
+            text = repr(float(score))
+            for board in self.boards:
+                key = self._key(board, season)
+                calls.append(Call("zcount", (key, *self._strict_bounds(score))))
+                calls.append(Call("zrangebyscore", (key, text, text), {"start": 0, "num": TIE_READ}))
         replies = yield calls
-        n = self.shards
-        return [1 + sum(int(r[0]) for r in replies[t * n:(t + 1) * n]) for t in range(len(targets))]
+        ahead = [0] * len(targets)
+        long_runs: List[Tuple[int, Call]] = []
+        for i, (member, score) in enumerate((t for t in targets for _ in self.boards)):
+            count, tied = replies[2 * i], replies[2 * i + 1]
+            t = i // self.shards
+            if len(tied) < TIE_READ:
+                ahead[t] += int(count) + sum(1 for m in tied if self._ahead_of(score, member, (m, score)))
+            else:
+                key = self._key(self.boards[i % self.shards], season)
+                long_runs.append((t, self._tie_place(key, score, member)))
+        if long_runs:
+            placed = yield [call for _, call in long_runs]
+            for (t, _), reply in zip(long_runs, placed):
+                ahead[t] += int(reply[0])
+        return [a + 1 for a in ahead]
 
     def _points_ranks(self, points: Sequence[Points], style: str, season: Any = None) -> Steps[List[int]]:
         """The competition (``c``) or dense (``d``) rank each points value has."""
