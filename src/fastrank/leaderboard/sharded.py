@@ -14,15 +14,15 @@ board fed the same events answers:
 
 - ``top(n)``: every shard's top n, merged (O(N·n)); ``page`` fetches every
   shard's first ``start + size`` (deep pages cost more than on one board).
-- ``rank``: the player's score, then per shard one script
-  (``scripts/tie_place.lua``) counts the players ahead: ZCOUNT of the better
-  scores plus the players tied on the exact score ordered before them, found
-  by a binary search over the tie run in member byte order (no tie is read,
-  O(N·log² n) however many are tied); competition counts better points; dense
-  unites the shards' distinct better values (dense O(N·d) for d distinct
-  better values).
+- ``rank``: the player's score, then per shard the players strictly ahead
+  (ZCOUNT) plus the players tied on the exact score ordered before them: read
+  when a shard holds fewer than 16 such ties, else counted by a script
+  (``scripts/tie_place.lua``) that binary-searches the tie run in member byte
+  order, in one more round (O(N·log² n) however many are tied); competition
+  counts better points; dense unites the shards' distinct better values
+  (dense O(N·d) for d distinct better values).
 - ``around``: per shard the nearest ``radius`` on each side of the player
-  (the tied ones from the same script's window), merged around them.
+  (the tied ones read, or from the same script's window), merged around them.
 - ``friends``: ZMSCORE per shard in one round, then their global ranks.
 - ``reshard(new_count)`` copies every shard into the new layout while reads
   go on answering from the old one (writes are refused meanwhile: the old
@@ -319,6 +319,23 @@ class ShardedBoardPlans:
         desc = "1" if self._desc else "0"
         return Call("execute_command", ("EVAL", TIE_PLACE.source, 1, key, repr(float(score)), member, desc, window))
 
+    def _tie_runs(self, keys: Sequence[str], score: float, member: Any, window: int,
+                  read: Sequence[Any]) -> Steps[List[List[Pair]]]:
+        """Each shard's players tied on ``score`` near ``member``: the ``read`` ones (its
+        first :data:`TIE_READ`, with scores) when the run is shorter, else the ``window``
+        on each side found by :data:`TIE_PLACE` (one more round, for those shards only)."""
+        runs = [list(r) for r in read]
+        long_runs = [i for i, r in enumerate(runs) if len(r) >= TIE_READ]
+        if long_runs:
+            placed = yield [self._tie_place(keys[i], score, member, window) for i in long_runs]
+            for i, reply in zip(long_runs, placed):
+                runs[i] = _tied_rows(reply)
+        return runs
+
+    def _tie_read(self, key: str, score: float) -> Call:
+        text = repr(float(score))
+        return Call("zrangebyscore", (key, text, text), {"start": 0, "num": TIE_READ, "withscores": True})
+
     def _ordinal_ranks(self, targets: Sequence[Tuple[Any, float]], season: Any = None) -> Steps[List[int]]:
         """The 1-based ordinal rank of each (member, score) among all shards: per shard
         ZCOUNT of the better scores and the first :data:`TIE_READ` tied players, ordered
@@ -431,18 +448,19 @@ class ShardedBoardPlans:
                  season: Optional[Union[str, int]] = None) -> Steps[List[Pair]]:
         """Up to ``limit`` players ranked between a player's new place and their old
         one, nearest first: per shard the first ``limit`` strictly between the two
-        scores, the ``limit`` tied on the new score just after the player (found by
-        :data:`TIE_PLACE`) and the best ``limit`` tied on the old score."""
+        scores, the ``limit`` tied on the new score just after the player (see
+        :meth:`_tie_runs`) and the best ``limit`` tied on the old score."""
         calls: List[Call] = []
         ranged = "zrevrangebyscore" if self._desc else "zrangebyscore"
-        for b in self.boards:
-            key = self._key(b, season)
+        keys = [self._key(b, season) for b in self.boards]
+        for key in keys:
             calls.append(Call(ranged, (key, "(" + repr(new), "(" + repr(old)),
                               {"start": 0, "num": limit, "withscores": True}))
             calls.append(Call(ranged, (key, repr(old), repr(old)), {"start": 0, "num": limit, "withscores": True}))
-            calls.append(self._tie_place(key, new, member, limit))
+            calls.append(self._tie_read(key, new))
         replies = yield calls
-        groups = [_tied_rows(r) if i % 3 == 2 else r for i, r in enumerate(replies)]
+        tied = yield from self._tie_runs(keys, new, member, limit, replies[2::3])
+        groups = [*replies[0::3], *replies[1::3], *tied]
         rows = {as_bytes(m): (m, float(sc)) for group in groups for m, sc in group}
         rows.pop(as_bytes(member), None)
         between = [p for p in rows.values()
@@ -633,17 +651,18 @@ class ShardedBoardPlans:
         score = float(score)
         text = repr(score)
         calls: List[Call] = []
-        for b in self.boards:
-            key = self._key(b, season)
+        keys = [self._key(b, season) for b in self.boards]
+        for key in keys:
             if radius:
                 calls.append(Call("zrangebyscore", (key, "(" + text, "+inf"),
                                   {"start": 0, "num": radius, "withscores": True}))
                 calls.append(Call("zrevrangebyscore", (key, "(" + text, "-inf"),
                                   {"start": 0, "num": radius, "withscores": True}))
-            calls.append(self._tie_place(key, score, member, radius))
+            calls.append(self._tie_read(key, score))
         replies = yield calls
-        per = len(calls) // self.shards  # the tie_place reply ends each shard's group
-        groups = [_tied_rows(r) if i % per == per - 1 else r for i, r in enumerate(replies)]
+        per = len(calls) // self.shards  # the tie read ends each shard's group
+        tied = yield from self._tie_runs(keys, score, member, radius, replies[per - 1::per])
+        groups = [r for i, r in enumerate(replies) if i % per != per - 1] + tied
         rows = {as_bytes(m): (m, float(s)) for group in groups for m, s in group}
         rows[as_bytes(member)] = (member, score)
         ordered = self._sorted(list(rows.values()))
