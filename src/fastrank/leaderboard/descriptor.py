@@ -51,9 +51,11 @@ class Unset(enum.Enum):
 UNSET = Unset.UNSET
 
 
-def bare_script(name: str) -> Script:
-    """The script ``scripts/<name>.lua`` as it is (no board prelude: it names its own keys)."""
-    source = resources.files("fastrank.leaderboard").joinpath("scripts", f"{name}.lua").read_text(encoding="utf-8")
+def bare_script(name: str, *shared: str) -> Script:
+    """The script ``scripts/<name>.lua`` (no board prelude: it names its own keys),
+    after the shared parts ``scripts/<part>.lua`` named in ``shared``."""
+    folder = resources.files("fastrank.leaderboard").joinpath("scripts")
+    source = "".join(folder.joinpath(f"{part}.lua").read_text(encoding="utf-8") for part in (*shared, name))
     return Script(name, source)
 
 

@@ -62,9 +62,9 @@ MAX_GLOBAL_SIZE = 10_000
 
 
 def _script(name: str) -> Script:
-    """``scripts/<name>.lua`` after the board prelude and the segmented boards' shared part."""
+    """``scripts/<name>.lua`` after the board prelude, member byte order and the segmented boards' shared part."""
     folder = resources.files("fastrank.leaderboard").joinpath("scripts")
-    parts = [folder.joinpath(f"{part}.lua").read_text(encoding="utf-8") for part in ("_prelude", "_segments", name)]
+    parts = [folder.joinpath(f"{part}.lua").read_text(encoding="utf-8") for part in ("_prelude", "_bytes", "_segments", name)]
     return Script(name, "".join(parts))
 
 

@@ -15,11 +15,14 @@ board fed the same events answers:
 - ``top(n)``: every shard's top n, merged (O(N·n)); ``page`` fetches every
   shard's first ``start + size`` (deep pages cost more than on one board).
 - ``rank``: the player's score, then per shard the players strictly ahead
-  (ZCOUNT, plus the players tied on the exact score ordered before them);
-  competition counts better points; dense unites the shards' distinct better
-  values (O(N·log n), dense O(N·d) for d distinct better values).
-- ``around``: per shard the nearest ``radius`` on each side of the player,
-  merged around them.
+  (ZCOUNT) plus the players tied on the exact score ordered before them: read
+  when a shard holds fewer than 16 such ties, else counted by a script
+  (``scripts/tie_place.lua``) that binary-searches the tie run in member byte
+  order, in one more round (O(N·log² n) however many are tied); competition
+  counts better points; dense unites the shards' distinct better values
+  (dense O(N·d) for d distinct better values).
+- ``around``: per shard the nearest ``radius`` on each side of the player
+  (the tied ones read, or from the same script's window), merged around them.
 - ``friends``: ZMSCORE per shard in one round, then their global ranks.
 - ``reshard(new_count)`` copies every shard into the new layout while reads
   go on answering from the old one (writes are refused meanwhile: the old
@@ -35,8 +38,8 @@ from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol
                     Union)
 
 from fastrank.errors import SeasonFrozen
-from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, UNSET, Unset, check_given, descriptor_key, flat,
-                                             stored_of)
+from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, UNSET, Unset, bare_script, check_given,
+                                             descriptor_key, flat, stored_of)
 from fastrank.leaderboard.periods import recent_seasons
 from fastrank.runner import Call, Pages, Plan, Run, Steps, checked_client, steps, twin, twin_pages
 from fastrank.leaderboard.scorebits import Points
@@ -54,6 +57,19 @@ _T = TypeVar("_T")
 __all__ = ["LayoutMoved", "ShardedLeaderboard", "ShardedBoardPlans", "Layered", "guarded"]
 
 Pair = Tuple[Any, float]
+
+TIE_PLACE = bare_script("tie_place", "_bytes")
+"""Where a (score, member) falls on one shard, without reading the players tied on the score."""
+
+TIE_READ = 16
+"""A rank reads up to this many players tied on the exact score per shard; a longer tie run
+is counted by :data:`TIE_PLACE` instead (one more round, but no tie read)."""
+
+
+def _tied_rows(reply: Sequence[Any]) -> List[Pair]:
+    """The tied rows of a :data:`TIE_PLACE` reply, as (member, score) pairs."""
+    flat_rows = reply[2]
+    return [(flat_rows[i], float(flat_rows[i + 1])) for i in range(0, len(flat_rows), 2)]
 
 
 class LayoutMoved(Exception):
@@ -296,26 +312,60 @@ class ShardedBoardPlans:
 
     # -- rank helpers: plans that answer in one pipelined round --------------------
 
+    def _tie_place(self, key: str, score: float, member: Any, window: int = 0) -> Call:
+        """The call of :data:`TIE_PLACE` on one shard: ``[ahead, present, tied rows]``.
+        A plain EVAL (the script is short): a cluster pipeline refuses EVALSHA and
+        has no ``eval`` method, but queues the command itself, routed by its key."""
+        desc = "1" if self._desc else "0"
+        return Call("execute_command", ("EVAL", TIE_PLACE.source, 1, key, repr(float(score)), member, desc, window))
+
+    def _tie_runs(self, keys: Sequence[str], score: float, member: Any, window: int,
+                  read: Sequence[Any]) -> Steps[List[List[Pair]]]:
+        """Each shard's players tied on ``score`` near ``member``: the ``read`` ones (its
+        first :data:`TIE_READ`, with scores) when the run is shorter, else the ``window``
+        on each side found by :data:`TIE_PLACE` (one more round, for those shards only)."""
+        runs = [list(r) for r in read]
+        long_runs = [i for i, r in enumerate(runs) if len(r) >= TIE_READ]
+        if long_runs:
+            placed = yield [self._tie_place(keys[i], score, member, window) for i in long_runs]
+            for i, reply in zip(long_runs, placed):
+                runs[i] = _tied_rows(reply)
+        return runs
+
+    def _tie_read(self, key: str, score: float) -> Call:
+        text = repr(float(score))
+        return Call("zrangebyscore", (key, text, text), {"start": 0, "num": TIE_READ, "withscores": True})
+
     def _ordinal_ranks(self, targets: Sequence[Tuple[Any, float]], season: Any = None) -> Steps[List[int]]:
-        """The 1-based ordinal rank of each (member, score) among all shards."""
+        """The 1-based ordinal rank of each (member, score) among all shards: per shard
+        ZCOUNT of the better scores and the first :data:`TIE_READ` tied players, ordered
+        here; a shard holding more ties counts them with :data:`TIE_PLACE` in one more
+        round (O(log² n), however many are tied)."""
         if not targets:
             return []
         calls: List[Call] = []
         for member, score in targets:
+            text = repr(float(score))
             for board in self.boards:
                 key = self._key(board, season)
                 calls.append(Call("zcount", (key, *self._strict_bounds(score))))
-                text = repr(float(score))
-                calls.append(Call("zrangebyscore", (key, text, text)))
+                calls.append(Call("zrangebyscore", (key, text, text), {"start": 0, "num": TIE_READ}))
         replies = yield calls
-        ranks = []
-        per = 2 * self.shards
-        for t, (member, score) in enumerate(targets):
-            chunk = replies[t * per:(t + 1) * per]
-            ahead = sum(int(c) for c in chunk[0::2])
-            ahead += sum(1 for group in chunk[1::2] for m in group if self._ahead_of(score, member, (m, score)))
-            ranks.append(ahead + 1)
-        return ranks
+        ahead = [0] * len(targets)
+        long_runs: List[Tuple[int, Call]] = []
+        for i, (member, score) in enumerate((t for t in targets for _ in self.boards)):
+            count, tied = replies[2 * i], replies[2 * i + 1]
+            t = i // self.shards
+            if len(tied) < TIE_READ:
+                ahead[t] += int(count) + sum(1 for m in tied if self._ahead_of(score, member, (m, score)))
+            else:
+                key = self._key(self.boards[i % self.shards], season)
+                long_runs.append((t, self._tie_place(key, score, member)))
+        if long_runs:
+            placed = yield [call for _, call in long_runs]
+            for (t, _), reply in zip(long_runs, placed):
+                ahead[t] += int(reply[0])
+        return [a + 1 for a in ahead]
 
     def _points_ranks(self, points: Sequence[Points], style: str, season: Any = None) -> Steps[List[int]]:
         """The competition (``c``) or dense (``d``) rank each points value has."""
@@ -398,20 +448,20 @@ class ShardedBoardPlans:
                  season: Optional[Union[str, int]] = None) -> Steps[List[Pair]]:
         """Up to ``limit`` players ranked between a player's new place and their old
         one, nearest first: per shard the first ``limit`` strictly between the two
-        scores, and the players tied on either score."""
+        scores, the ``limit`` tied on the new score just after the player (see
+        :meth:`_tie_runs`) and the best ``limit`` tied on the old score."""
         calls: List[Call] = []
-        for b in self.boards:
-            key = self._key(b, season)
-            if self._desc:
-                calls.append(Call("zrevrangebyscore", (key, "(" + repr(new), "(" + repr(old)),
-                                  {"start": 0, "num": limit, "withscores": True}))
-            else:
-                calls.append(Call("zrangebyscore", (key, "(" + repr(new), "(" + repr(old)),
-                                  {"start": 0, "num": limit, "withscores": True}))
-            for edge in (new, old):
-                calls.append(Call("zrangebyscore", (key, repr(edge), repr(edge)), {"withscores": True}))
+        ranged = "zrevrangebyscore" if self._desc else "zrangebyscore"
+        keys = [self._key(b, season) for b in self.boards]
+        for key in keys:
+            calls.append(Call(ranged, (key, "(" + repr(new), "(" + repr(old)),
+                              {"start": 0, "num": limit, "withscores": True}))
+            calls.append(Call(ranged, (key, repr(old), repr(old)), {"start": 0, "num": limit, "withscores": True}))
+            calls.append(self._tie_read(key, new))
         replies = yield calls
-        rows = {as_bytes(m): (m, float(sc)) for group in replies for m, sc in group}
+        tied = yield from self._tie_runs(keys, new, member, limit, replies[2::3])
+        groups = [*replies[0::3], *replies[1::3], *tied]
+        rows = {as_bytes(m): (m, float(sc)) for group in groups for m, sc in group}
         rows.pop(as_bytes(member), None)
         between = [p for p in rows.values()
                    if self._ahead_of(old, member, p) and not self._ahead_of(new, member, p)]
@@ -601,15 +651,20 @@ class ShardedBoardPlans:
         score = float(score)
         text = repr(score)
         calls: List[Call] = []
-        for b in self.boards:
-            key = self._key(b, season)
-            calls.append(Call("zrangebyscore", (key, "(" + text, "+inf"),
-                              {"start": 0, "num": radius, "withscores": True}))
-            calls.append(Call("zrevrangebyscore", (key, "(" + text, "-inf"),
-                              {"start": 0, "num": radius, "withscores": True}))
-            calls.append(Call("zrangebyscore", (key, text, text), {"withscores": True}))
-        replies = yield calls if radius else [c for c in calls if "num" not in c.kwargs]
-        rows = {as_bytes(m): (m, float(s)) for group in replies for m, s in group}
+        keys = [self._key(b, season) for b in self.boards]
+        for key in keys:
+            if radius:
+                calls.append(Call("zrangebyscore", (key, "(" + text, "+inf"),
+                                  {"start": 0, "num": radius, "withscores": True}))
+                calls.append(Call("zrevrangebyscore", (key, "(" + text, "-inf"),
+                                  {"start": 0, "num": radius, "withscores": True}))
+            calls.append(self._tie_read(key, score))
+        replies = yield calls
+        per = len(calls) // self.shards  # the tie read ends each shard's group
+        tied = yield from self._tie_runs(keys, score, member, radius, replies[per - 1::per])
+        groups = [r for i, r in enumerate(replies) if i % per != per - 1] + tied
+        rows = {as_bytes(m): (m, float(s)) for group in groups for m, s in group}
+        rows[as_bytes(member)] = (member, score)
         ordered = self._sorted(list(rows.values()))
         mine = next(i for i, (m, _) in enumerate(ordered) if as_bytes(m) == as_bytes(member))
         window = ordered[max(0, mine - radius):mine + radius + 1]

@@ -15,14 +15,7 @@ local mode, prefix = ARGV[6], ARGV[7]
 local size, width = tonumber(ARGV[8]), tonumber(ARGV[9])
 local style = ARGV[11]
 
--- byte order (as a sorted set orders members), whatever the server's locale
-local function bytes_before(a, b)
-  for i = 1, math.min(#a, #b) do
-    local x, y = string.byte(a, i), string.byte(b, i)
-    if x ~= y then return x < y end
-  end
-  return #a < #b
-end
+-- bytes_before comes from _bytes.lua
 
 local function rebuild()
   redis.call('DEL', global_key)
