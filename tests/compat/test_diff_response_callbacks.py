@@ -23,7 +23,7 @@ callback and with ``response_callbacks = {}``, directly, in pipelines
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable, List, Tuple
+from typing import Any, Awaitable, Callable, List, Tuple
 
 import pytest
 import redis
@@ -435,6 +435,21 @@ def test_a_pipelines_own_callbacks_are_its_own(engine: Any, real: Any, transacti
     assert engine._fast.stock_callbacks
 
 
+def _on_both_asyncio(redis_server: Any, real: Any,
+                     run: Callable[[Any, Any], Awaitable[List[Any]]]) -> Tuple[List[Any], List[Any]]:
+    """``run(client, its sync client)`` on a fastrank.asyncio.Engine and on
+    redis.asyncio against the real server: (ours, theirs)."""
+    async def both() -> Tuple[List[Any], List[Any]]:
+        ours_client = fa.Engine()
+        theirs_client = redis.asyncio.Redis(host="127.0.0.1", port=redis_server.port)
+        try:
+            return await run(ours_client, ours_client.sync_engine), await run(theirs_client, real)
+        finally:
+            await theirs_client.aclose()
+
+    return asyncio.run(both())
+
+
 def test_asyncio_pipelines_own_callbacks_are_its_own(redis_server: Any, real: Any) -> None:
     async def run(client: Any, sync_client: Any) -> List[Any]:
         _fill_all(sync_client)
@@ -444,15 +459,7 @@ def test_asyncio_pipelines_own_callbacks_are_its_own(redis_server: Any, real: An
             raw = await pipe.execute()
         return [raw, await client.zscore("z", "a")]
 
-    async def both() -> Tuple[List[Any], List[Any]]:
-        ours_client = fa.Engine()
-        theirs_client = redis.asyncio.Redis(host="127.0.0.1", port=redis_server.port)
-        try:
-            return await run(ours_client, ours_client.sync_engine), await run(theirs_client, real)
-        finally:
-            await theirs_client.aclose()
-
-    ours, theirs = asyncio.run(both())
+    ours, theirs = _on_both_asyncio(redis_server, real, run)
     assert ours == theirs
     assert theirs[0][0] == 1.5 and theirs[1] == 1.5
 
@@ -512,14 +519,6 @@ def test_asyncio_watching_pipelines_blocking_replies_go_through_its_own_callback
         out.append(await client.bzpopmin(["z"], timeout=1))
         return out
 
-    async def both() -> Tuple[List[Any], List[Any]]:
-        ours_client = fa.Engine()
-        theirs_client = redis.asyncio.Redis(host="127.0.0.1", port=redis_server.port)
-        try:
-            return await run(ours_client, ours_client.sync_engine), await run(theirs_client, real)
-        finally:
-            await theirs_client.aclose()
-
-    ours, theirs = asyncio.run(both())
+    ours, theirs = _on_both_asyncio(redis_server, real, run)
     assert ours == theirs
     assert theirs[0][0] == "raw" and theirs[1][0] == "raw"
