@@ -332,6 +332,8 @@ ZSET_RANGE_NAN = "min or max is not a number (NaN)"
 ZSET_SCORE_NAN = "score is not a number (NaN)"
 ZSET_INCREMENT_NAN = "increment is not a number (NaN)"
 ZSET_RESULT_NAN = "resulting score is not a number (NaN)"
+ZSET_UNDO_OUT_OF_MEMORY = ("out of memory, and again while undoing: the set is whole, but some "
+                           "of the batch's pairs stay applied")
 ZSET_COPY_CLASS = "cls must be SortedSet or a subclass of it"
 ZSET_COUNT_NEGATIVE = "count must be non-negative"
 ZSET_CHANGED_DURING_ITERATION = "SortedSet changed during iteration"

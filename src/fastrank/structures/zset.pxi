@@ -949,9 +949,10 @@ cdef class SortedSet:
     def incr_many(self, members, deltas):
         """incr for each pair in order; the new scores (float64 array).  O(m log n).
 
-        All or nothing: NaN deltas or a length mismatch raise before any
-        change; a NaN result part-way (inf + -inf) undoes the earlier pairs
-        and raises ValueError, leaving the set as it was.
+        All or nothing: NaN deltas, a length mismatch or a NaN result
+        part-way (inf + -inf, found before any change) raise ValueError and
+        leave the set as it was.  Out of memory part-way undoes the pairs
+        done and raises MemoryError.
 
         >>> z = SortedSet(); z.incr_many(["a", "b", "a"], [1, 2, 3])
         array([1., 2., 4.])
@@ -963,6 +964,7 @@ cdef class SortedSet:
         cdef Py_ssize_t i, j, g, k, done = 0
         cdef _Batch b = _Batch.__new__(_Batch)
         cdef int rc = 0
+        cdef bint undone = True
         cdef fr_zset_ref *refs = NULL
         cdef double *olds = NULL
         cdef uint8_t *news = NULL
@@ -970,6 +972,7 @@ cdef class SortedSet:
         ms.validate()
         if ms.n == 0:
             return out
+        self._refuse_nan_results(ms, dv)
         refs = <fr_zset_ref *>malloc(ms.n * sizeof(fr_zset_ref))
         olds = <double *>malloc(ms.n * sizeof(double))
         news = <uint8_t *>malloc(ms.n)
@@ -983,9 +986,7 @@ cdef class SortedSet:
                 for j in range(k):
                     news[i + j] = <uint8_t>b.news[j]
                 done = i + k
-                if k < g:
-                    if rc == -1:
-                        raise ValueError(_zset_err.ZSET_RESULT_NAN)
+                if k < g:  # out of memory (NaN results were refused above)
                     raise MemoryError()
             done = -1
         finally:
@@ -993,12 +994,42 @@ cdef class SortedSet:
                 for i in range(done - 1, -1, -1):
                     if news[i]:
                         fr_zset_delete_ref(self._s, refs[i])
-                    else:
-                        fr_zset_set_score(self._s, refs[i], olds[i])
+                    elif fr_zset_set_score(self._s, refs[i], olds[i]) != 0:
+                        undone = False
             free(refs)
             free(olds)
             free(news)
+            if not undone:  # the set holds the pairs whose undo found no memory
+                raise MemoryError(_zset_err.ZSET_UNDO_OUT_OF_MEMORY)
         return out
+
+    cdef int _refuse_nan_results(self, _Members ms, const double[::1] dv) except -1:
+        """ValueError when adding the deltas in order would make a NaN score
+        (inf + -inf), before anything changes.  Only an infinite delta can:
+        finite sums overflow to an infinity, never to NaN."""
+        cdef Py_ssize_t i
+        cdef const char *p
+        cdef Py_ssize_t n
+        cdef fr_zset_ref r
+        cdef dict running
+        for i in range(ms.n):
+            if dv[i] - dv[i] != 0:
+                break
+        else:
+            return 0
+        running = {}
+        for i in range(ms.n):
+            keep = ms.get(i, &p, &n)
+            member = PyBytes_FromStringAndSize(p, n)
+            score = running.get(member)
+            if score is None:
+                r = fr_zset_find(self._s, p, <size_t>n)
+                score = fr_zset_score(self._s, r) if r != FR_ZSET_NIL else 0.0
+            score = <double>score + dv[i]
+            if score != score:
+                raise ValueError(_zset_err.ZSET_RESULT_NAN)
+            running[member] = score
+        return 0
 
     def rank_many(self, members, bint reverse=False):
         """rank of each member, -1 where missing (int64 array).  O(m log n).

@@ -82,7 +82,8 @@ def random_call(rng):
 # Score and lex bounds: the forms read in C and the rarer ones left to the Python rules.
 SCORE_BOUNDS = [0, 1, -1, 2.5, "(1", "(1e2", "-inf", "+inf", "inf", "(-inf", "nan", "0x1p3",
                 "1e999", "-1e999", "", "(", b"1\x00x", " 1", "1e", ".5", "5.", "+1", "x",
-                2**70, 130, "(130", "1E2", None]
+                2**70, 130, "(130", "1E2", None, -0.0, 0.1, 1e300, float("inf"), float("nan"),
+                2**53, 2**53 + 1, -(2**53) - 1, 1e16, b"(2.5", b"+inf", "1.5e1", True, "(-0"]
 LEX_BOUNDS = ["-", "+", "[a", "(a", "[m1", "(m5", "[", "(", "", "a", b"+\x00z", "+x", "-x",
               "[\xe9", b"[\xff", 1, "[z"]
 LIMITS = [(None, None), (0, 10), (1, 2), (-1, 5), (0, -1), (2, 0), (None, 3), (3, None),

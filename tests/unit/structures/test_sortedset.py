@@ -678,6 +678,40 @@ def test_incr_many_all_or_nothing():
     z._check()
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_incr_many_with_infinities_matches_a_model(seed):
+    """Batches larger than one lookup batch, with repeated members, new
+    members, infinite deltas and infinite scores: either every pair applies
+    (as a dict model adds them in order) or a NaN result is refused and the
+    set is unchanged."""
+    rng = random.Random(seed)
+    z = SortedSet()
+    model = {}
+    for m in range(300):
+        model[str(m).encode()] = float(rng.randint(-5, 5))
+    z.add_many(list(model), list(model.values()))
+    deltas = [1.0, -2.5, 0.0, 1e308, -1e308, INF, -INF]
+    for _ in range(30):
+        size = rng.randint(1, 90)
+        members = [str(rng.randint(0, 400)).encode() for _ in range(size)]
+        ds = [rng.choice(deltas) if rng.random() < 0.3 else float(rng.randint(-3, 3))
+              for _ in range(size)]
+        want, results = dict(model), []
+        for m, d in zip(members, ds):
+            want[m] = want.get(m, 0.0) + d
+            results.append(want[m])
+        if any(math.isnan(v) for v in results):
+            before = z.items()
+            with pytest.raises(ValueError, match="resulting score is not a number"):
+                z.incr_many(members, ds)
+            assert z.items() == before
+        else:
+            assert z.incr_many(members, ds).tolist() == results
+            model = want
+        z._check()
+        assert dict(z.items()) == model
+
+
 def test_rank_many_and_score_many(abcde):
     ranks = abcde.rank_many(["a", "e", "x", b"c"])
     assert ranks.dtype == np.int64 and ranks.tolist() == [0, 4, -1, 2]
