@@ -25,7 +25,8 @@
 # on fastrank.Engine: they pack the words redis-py would send, run them
 # through the dispatch path with the options redis-py passes to its response
 # callback, and decline anything unusual to redis-py's own method
-# (``_GENERIC``).
+# (``_GENERIC``).  engine_zcount first counts, under the lock, bounds given
+# as numbers or plain text itself (``_number_bound``).
 
 from libc.math cimport INFINITY
 from libc.stdlib cimport strtod
