@@ -1,17 +1,18 @@
 /* zset_ab.c -- two builds of zset.c in one process, timed round by round in
  * alternation, so a loaded machine slows both alike: ZREVRANK
- * (fr_zset_rank_of) and ZINCRBY by 1..100 (fr_zset_incr, a move) at N
- * members, 20,000 calls a round, each build a set of its own.
+ * (fr_zset_rank_of), a ZCOUNT bound (fr_zset_first_in_range from a random
+ * score) and ZINCRBY by 1..100 (fr_zset_incr, a move) at N members, 20,000
+ * calls a round, each build a set of its own.
  *
  * Each side is this file compiled with -DSIDE=A_ (or B_) and linked with
- * one zset.c into an object that exports only the side's three functions;
+ * one zset.c into an object that exports only the side's four functions;
  * then this file without SIDE is the driver.  From the project root, with
  * the older zset.c/zset.h in /tmp/zold:
  *
  *     side() { cc -O3 -DNDEBUG -c -I$2 -DSIDE=$1 bench/zset_ab.c -o /tmp/$1d.o &&
  *              cc -O3 -DNDEBUG -c -I$2 $2/zset.c -o /tmp/$1z.o &&
  *              ld -r /tmp/$1d.o /tmp/$1z.o -o /tmp/$1r.o &&
- *              objcopy -G $1build -G $1ranks -G $1incrs /tmp/$1r.o /tmp/$1.o; }
+ *              objcopy -G $1build -G $1ranks -G $1counts -G $1incrs /tmp/$1r.o /tmp/$1.o; }
  *     side A_ /tmp/zold && side B_ src/fastrank/structures &&
  *         cc -O2 bench/zset_ab.c /tmp/A_.o /tmp/B_.o -o /tmp/zset_ab -lm
  *     /tmp/zset_ab 1000000 120      # members, rounds (at most 400)
@@ -49,6 +50,18 @@ uint64_t NAME(ranks)(void *s, char (*member)[16], const size_t *len, const size_
     return sink;
 }
 
+uint64_t NAME(counts)(void *s, const double *bound, size_t ops)
+{
+    uint64_t sink = 0, rank;
+    size_t i;
+    for (i = 0; i < ops; i++) {
+        fr_zset_range r = {bound[i], 1e300, 0, 0};
+        if (fr_zset_first_in_range((fr_zset *)s, &r, &rank))
+            sink += rank;
+    }
+    return sink;
+}
+
 void NAME(incrs)(void *s, char (*member)[16], const size_t *len, const size_t *pick,
                  const double *amount, size_t ops)
 {
@@ -66,6 +79,7 @@ void NAME(incrs)(void *s, char (*member)[16], const size_t *len, const size_t *p
 #define SIDE_API(P)                                                                              \
     void *P##build(size_t, char (*)[16], const size_t *, const double *);                       \
     uint64_t P##ranks(void *, char (*)[16], const size_t *, const size_t *, size_t);             \
+    uint64_t P##counts(void *, const double *, size_t);                                          \
     void P##incrs(void *, char (*)[16], const size_t *, const size_t *, const double *, size_t);
 SIDE_API(A_)
 SIDE_API(B_)
@@ -118,7 +132,9 @@ int main(int argc, char **argv)
     char (*member)[16] = malloc(n * sizeof *member);
     size_t *len = malloc(n * sizeof *len), *pick = malloc(ops * sizeof *pick);
     double *score = malloc(n * sizeof *score), *amount = malloc(ops * sizeof *amount);
+    double *bound = malloc(ops * sizeof *bound);
     static double ra[MAX_ROUNDS], rb[MAX_ROUNDS], ia[MAX_ROUNDS], ib[MAX_ROUNDS];
+    static double ca[MAX_ROUNDS], cb[MAX_ROUNDS];
     uint64_t sink = 0;
     void *a, *b;
     if (rounds < 4 || rounds > MAX_ROUNDS)
@@ -136,21 +152,27 @@ int main(int argc, char **argv)
         for (i = 0; i < ops; i++) {
             pick[i] = rng() % n;
             amount[i] = (double)(1 + rng() % 100);
+            bound[i] = (double)(rng() % 1000000);
         }
         if (b_first) {
             t = now(), sink += B_ranks(b, member, len, pick, ops), rb[r] = now() - t;
             t = now(), sink += A_ranks(a, member, len, pick, ops), ra[r] = now() - t;
+            t = now(), sink += B_counts(b, bound, ops), cb[r] = now() - t;
+            t = now(), sink += A_counts(a, bound, ops), ca[r] = now() - t;
             t = now(), B_incrs(b, member, len, pick, amount, ops), ib[r] = now() - t;
             t = now(), A_incrs(a, member, len, pick, amount, ops), ia[r] = now() - t;
         } else {
             t = now(), sink += A_ranks(a, member, len, pick, ops), ra[r] = now() - t;
             t = now(), sink += B_ranks(b, member, len, pick, ops), rb[r] = now() - t;
+            t = now(), sink += A_counts(a, bound, ops), ca[r] = now() - t;
+            t = now(), sink += B_counts(b, bound, ops), cb[r] = now() - t;
             t = now(), A_incrs(a, member, len, pick, amount, ops), ia[r] = now() - t;
             t = now(), B_incrs(b, member, len, pick, amount, ops), ib[r] = now() - t;
         }
     }
     printf("%zu members, %zu rounds of %zu calls, ns per call\n", n, rounds, ops);
     report("rank", ra, rb, rounds, ops);
+    report("count", ca, cb, rounds, ops);
     report("incr", ia, ib, rounds, ops);
     return sink == 42;
 }
