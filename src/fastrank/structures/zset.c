@@ -29,7 +29,11 @@
  *
  * A search touches about four cache lines a level and three or four levels
  * at a million members; the skip list this replaced chased 15-30 dependent
- * pointers (one miss each) for the same answer.  Figures:
+ * pointers (one miss each) for the same answer.  A single descent requests
+ * the next node's separator, count and child lines at once (one latency a
+ * level, not three: a ZCOUNT bound 14% faster at 1M members, 28% at 10M);
+ * sixteen descents in lock step request only the separators, so their lines
+ * in flight do not queue.  Figures:
  * bench/results/zset-bptree.md.
  *
  * OPERATIONS
