@@ -2947,13 +2947,11 @@ static void fr_zset_build(fr_zset *s, const fr_zset_rec *recs, uint64_t n)
     assert(nl <= s->bulk_nleaf && ni <= s->bulk_ninner);
     level = s->bulk_nodes; /* reused in place: node j of a level goes to slot j */
     for (k = 0; k < nl; k++) {
-        /* the size the leaf was reserved with (fr_zset_bulk_begin) */
-        uint32_t cap = s->bulk_nleaf == 1 ? fr_zset_root_cap(s->bulk_cap) : FR_ZSET_LEAF_CAP, m;
+        uint32_t m;
         fr_zset_leaf *l;
         fr_zset_ref *refs;
-        l = (fr_zset_leaf *)s->bulk_nodes[k];
+        l = (fr_zset_leaf *)s->bulk_nodes[k]; /* its cap set by fr_zset_bulk_begin */
         m = (uint32_t)(n / nl + (k < n % nl));
-        assert(l->cap == cap);
         l->n = m;
         l->parent = NULL;
         l->prev = prev;
