@@ -73,8 +73,16 @@
  *     reserved by fr_zset_bulk_begin.
  *   - memory: a new set has no tree; the first member brings a root leaf of
  *     4 entries that doubles up to 64 before the first split, so a small set
- *     costs bytes, not kilobytes.  Merges give nodes back; fr_zset_shrink
- *     compacts the record arena and the lone root leaf.
+ *     costs bytes, not kilobytes.  The record arena and the index go on
+ *     huge pages once they pass 4 MiB; tree nodes are malloc'd until the
+ *     tree has FR_ZSET_POOL_MIN_NODES (2048) nodes, then new ones come
+ *     from the set's NODE POOL: 64-byte aligned slots for full leaves and
+ *     inner nodes carved from 2 MiB chunks that become huge pages once
+ *     full, so a descent at 10M members costs cache misses but few TLB
+ *     misses (see "THE NODE POOL" below).  Merges give nodes back to the
+ *     pool's free lists; fr_zset_shrink moves the nodes of a pool more than
+ *     half free into compact storage, and compacts the record arena and the
+ *     lone root leaf.
  *
  * WHERE IT DEPARTS FROM REDIS
  * ---------------------------
@@ -92,8 +100,11 @@
  * members.  A leaf slot index in every record (so next() need not scan its
  * leaf) was not built: every shift inside a leaf would rewrite up to 63
  * cold records.  Measured at 1M members and dropped as no gain beyond
- * noise: leaves and inner nodes on MADV_HUGEPAGE memory, and prefetching
- * the parent's child and count lines during the slot scan.
+ * noise: prefetching the parent's child and count lines during the slot
+ * scan.  (Nodes on huge pages were first dropped too, measured at 1M
+ * members only, where they were within noise; at 10M, running with
+ * glibc's malloc on huge pages made moves 10 to 25% faster and ZCOUNT
+ * bounds 10 to 20%, hence the node pool: bench/results/zset-bptree.md.)
  *
  * INVARIANTS (verified by fr_zset_check)
  * --------------------------------------
@@ -107,13 +118,17 @@
  *     INNER_CAP children; the root inner node at least 2;
  *   - parent links mirror child arrays; cnt[i] is the number of members
  *     under child i; separator i (i >= 1) is the smallest key under child i;
+ *   - every node flagged pooled lies in a chunk of the pool and every other
+ *     node outside it; the pool's slots in use are the tree's and the
+ *     stash's pooled nodes, its free lists hold nfree slots each, and
+ *     carved slots plus the uncarved rest fill its chunks;
  *   - the index holds exactly the tree's records, each under its hash tag;
  *     the arena's records tile it and the live ones are the tree's;
  *   - while hint_version == version, record hint_ref has rank hint_rank.
  *
- * Sections: helpers; arena; hash index; records; tree nodes; keys;
- * searches; insertion; deletion; point operations; batch lookups; ranges;
- * bulk load; life cycle; checker.
+ * Sections: helpers; arena; hash index; records; tree nodes (the node
+ * pool); keys; searches; insertion; deletion; point operations; batch
+ * lookups; ranges; bulk load; life cycle; checker.
  */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* mmap, mremap, madvise(MADV_HUGEPAGE) under -std=c99 */
@@ -911,7 +926,7 @@ static void fr_zset_node_free(fr_zset *s, fr_zset_ref r)
 }
 
 /* ======================================================================
- * Tree nodes: allocation, leaf ids, the stash
+ * Tree nodes: the node pool, allocation, leaf ids, the stash
  * ====================================================================== */
 
 static inline size_t fr_zset_leaf_size(uint32_t cap)
