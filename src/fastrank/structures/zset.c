@@ -80,9 +80,9 @@
  *     inner nodes carved from 2 MiB chunks that become huge pages once
  *     full, so a descent at 10M members costs cache misses but few TLB
  *     misses (see "THE NODE POOL" below).  Merges give nodes back to the
- *     pool's free lists; fr_zset_shrink moves the nodes of a pool more than
- *     half free into compact storage, and compacts the record arena and the
- *     lone root leaf.
+ *     pool's free lists; fr_zset_shrink moves the nodes of a pool whose
+ *     slots are more than half free into compact storage, and compacts the
+ *     record arena and the lone root leaf.
  *
  * WHERE IT DEPARTS FROM REDIS
  * ---------------------------
@@ -3304,8 +3304,8 @@ fail:
 /* COMPACTION.  Freed records go to free lists, so a set that lost most of
  * its members (a board trimmed to its top N) would keep its peak arena,
  * and the pool its peak chunks (merges give nodes back to free lists, not
- * to the system).  fr_zset_shrink moves a pool more than half free into
- * compact storage (fr_zset_compact_nodes: each costs O(nodes) against the
+ * to the system).  fr_zset_shrink moves a pool with more bytes in free
+ * slots than in live ones into compact storage (fr_zset_compact_nodes: each costs O(nodes) against the
  * >= nodes / 2 merges that made it due), then
  * the live records, in order, into a fresh arena of exactly their size
  * when they fill less than a quarter of an arena of more than
@@ -3334,7 +3334,9 @@ static void fr_zset_rename_seps(const fr_zset *old, void *node, int h)
     }
 }
 
-/* Moves every node of a pool that is more than half free into fresh
+/* Moves every node of a pool whose free slots outweigh its slots in use
+ * (the uncarved rest of the newest chunk, never touched, does not count)
+ * into fresh
  * storage (a compact pool, or malloc once the tree is below
  * FR_ZSET_POOL_MIN_NODES nodes) and unmaps the old chunks: a copy of the
  * tree in leaf order, then the old tree goes.  The spare nodes are
@@ -3345,9 +3347,11 @@ static int fr_zset_compact_nodes(fr_zset *s)
     fr_zset t;
     fr_zset_leaf *prev = NULL, *l;
     void *root;
-    if (!s->pool.nchunks || (s->pool.live[FR_ZSET_PLEAF] * fr_zset_slot_size(FR_ZSET_PLEAF) +
-                             s->pool.live[FR_ZSET_PINNER] * fr_zset_slot_size(FR_ZSET_PINNER)) * 2 >=
-                                (uint64_t)s->pool.nchunks * FR_ZSET_POOL_CHUNK)
+    const fr_zset_pool *p = &s->pool;
+    if (p->nfree[FR_ZSET_PLEAF] * fr_zset_slot_size(FR_ZSET_PLEAF) +
+            p->nfree[FR_ZSET_PINNER] * fr_zset_slot_size(FR_ZSET_PINNER) <=
+        p->live[FR_ZSET_PLEAF] * fr_zset_slot_size(FR_ZSET_PLEAF) +
+            p->live[FR_ZSET_PINNER] * fr_zset_slot_size(FR_ZSET_PINNER))
         return 0; /* the common case: one look (called after every removal) */
     fr_zset_stash_free(s);
     if (!s->pool.nchunks) /* the stash held the last pooled nodes */

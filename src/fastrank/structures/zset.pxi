@@ -1057,7 +1057,7 @@ cdef class SortedSet:
         """Bytes allocated by the C structures (struct, record arena, tree
         nodes, index, long members).  O(1).  Removals give memory back: tree
         nodes merge, a big set's node pool is compacted when more than half
-        of it is free, the arena when its live records fill less than a
+        of its slots are free, the arena when its live records fill less than a
         quarter of it (and it is over 64 KiB), the index when under 1/8
         full."""
         return fr_zset_memory(self._s)
