@@ -77,8 +77,16 @@
  *     reserved by fr_zset_bulk_begin.
  *   - memory: a new set has no tree; the first member brings a root leaf of
  *     4 entries that doubles up to 64 before the first split, so a small set
- *     costs bytes, not kilobytes.  Merges give nodes back; fr_zset_shrink
- *     compacts the record arena and the lone root leaf.
+ *     costs bytes, not kilobytes.  The record arena and the index go on
+ *     huge pages once they pass 4 MiB; tree nodes are malloc'd until the
+ *     tree has FR_ZSET_POOL_MIN_NODES (2048) nodes, then new ones come
+ *     from the set's NODE POOL: 64-byte aligned slots for full leaves and
+ *     inner nodes carved from 2 MiB chunks that become huge pages once
+ *     full, so a descent at 10M members costs cache misses but few TLB
+ *     misses (see "THE NODE POOL" below).  Merges give nodes back to the
+ *     pool's free lists; fr_zset_shrink moves the nodes of a pool whose
+ *     slots are more than half free into compact storage, and compacts the
+ *     record arena and the lone root leaf.
  *
  * WHERE IT DEPARTS FROM REDIS
  * ---------------------------
@@ -96,8 +104,13 @@
  * members.  A leaf slot index in every record (so next() need not scan its
  * leaf) was not built: every shift inside a leaf would rewrite up to 63
  * cold records.  Measured at 1M members and dropped as no gain beyond
- * noise: leaves and inner nodes on MADV_HUGEPAGE memory, and prefetching
- * the parent's child and count lines during the slot scan.
+ * noise: prefetching the parent's child and count lines during the slot
+ * scan.  (Nodes on huge pages were first dropped too, measured at 1M
+ * members only, where they were within noise; at 10M, running with
+ * glibc's malloc on huge pages made moves 10 to 25% faster and ZCOUNT
+ * bounds 10 to 20%.  Hence the node pool, which at 10M measured rank and
+ * moves about 15% faster and ZCOUNT bounds 20%, at 1M 5 to 10%, for 0.6
+ * to 0.9% more memory: bench/results/zset-bptree.md.)
  *
  * INVARIANTS (verified by fr_zset_check)
  * --------------------------------------
@@ -111,13 +124,17 @@
  *     INNER_CAP children; the root inner node at least 2;
  *   - parent links mirror child arrays; cnt[i] is the number of members
  *     under child i; separator i (i >= 1) is the smallest key under child i;
+ *   - every node flagged pooled lies in a chunk of the pool and every other
+ *     node outside it; the pool's slots in use are the tree's and the
+ *     stash's pooled nodes, its free lists hold nfree slots each, and
+ *     carved slots plus the uncarved rest fill its chunks;
  *   - the index holds exactly the tree's records, each under its hash tag;
  *     the arena's records tile it and the live ones are the tree's;
  *   - while hint_version == version, record hint_ref has rank hint_rank.
  *
- * Sections: helpers; arena; hash index; records; tree nodes; keys;
- * searches; insertion; deletion; point operations; batch lookups; ranges;
- * bulk load; life cycle; checker.
+ * Sections: helpers; arena; hash index; records; tree nodes (the node
+ * pool); keys; searches; insertion; deletion; point operations; batch
+ * lookups; ranges; bulk load; life cycle; checker.
  */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* mmap, mremap, madvise(MADV_HUGEPAGE) under -std=c99 */
@@ -332,6 +349,9 @@ uint64_t fr_zset_hash(const void *key, size_t len, uint64_t seed)
 #else
 #define FR_ZSET_MMAP 0
 #endif
+#if FR_ZSET_MMAP && !defined(MADV_COLLAPSE) && (defined(__x86_64__) || defined(__aarch64__))
+#define MADV_COLLAPSE 25 /* Linux 6.1's value; C libraries before 2.37 lack the name */
+#endif
 #define FR_ZSET_HUGE ((size_t)2 << 20)
 #define FR_ZSET_BIG_MIN ((size_t)4 << 20)
 
@@ -343,26 +363,33 @@ static inline size_t fr_zset_big_size(size_t len)
     return len;
 }
 
+#if FR_ZSET_MMAP
+/* len bytes mapped at an address aligned to align (a power of two),
+ * with madvise advice (MADV_HUGEPAGE, MADV_NOHUGEPAGE), or NULL. */
+static void *fr_zset_map(size_t len, size_t align, int advice)
+{
+    size_t maplen = len + align, head;
+    char *p = (char *)mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *a;
+    if (p == MAP_FAILED)
+        return NULL;
+    a = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+    head = (size_t)(a - p);
+    if (head)
+        munmap(p, head);
+    if (maplen - head - len)
+        munmap(a + len, maplen - head - len);
+    (void)madvise(a, len, advice);
+    return a;
+}
+#endif
+
 /* A buffer of len bytes (zeroed when zero is set), or NULL. */
 static void *fr_zset_big_alloc(size_t len, int zero)
 {
 #if FR_ZSET_MMAP
-    if (len >= FR_ZSET_BIG_MIN) {
-        size_t used = fr_zset_big_size(len), maplen = used + FR_ZSET_HUGE, head;
-        char *p = (char *)mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                               -1, 0);
-        char *a;
-        if (p == MAP_FAILED)
-            return NULL;
-        a = (char *)(((uintptr_t)p + FR_ZSET_HUGE - 1) & ~(uintptr_t)(FR_ZSET_HUGE - 1));
-        head = (size_t)(a - p);
-        if (head)
-            munmap(p, head);
-        if (maplen - head - used)
-            munmap(a + used, maplen - head - used);
-        (void)madvise(a, used, MADV_HUGEPAGE);
-        return a; /* anonymous maps are zeroed */
-    }
+    if (len >= FR_ZSET_BIG_MIN)
+        return fr_zset_map(fr_zset_big_size(len), FR_ZSET_HUGE, MADV_HUGEPAGE); /* anonymous maps are zeroed */
 #endif
     return zero ? calloc(1, len) : malloc(len);
 }
@@ -905,12 +932,225 @@ static void fr_zset_node_free(fr_zset *s, fr_zset_ref r)
 }
 
 /* ======================================================================
- * Tree nodes: allocation, leaf ids, the stash
+ * Tree nodes: the node pool, allocation, leaf ids, the stash
  * ====================================================================== */
 
 static inline size_t fr_zset_leaf_size(uint32_t cap)
 {
     return sizeof(fr_zset_leaf) + (size_t)cap * (sizeof(double) + sizeof(fr_zset_ref));
+}
+
+/* THE NODE POOL.  At millions of members the tree's nodes take hundreds
+ * of megabytes and a search touches a node per level: on 4 KiB pages each
+ * is a TLB miss on top of its cache miss.  So past FR_ZSET_POOL_MIN_NODES
+ * nodes, new full leaves and inner nodes come from fixed-size slots (two
+ * classes, each rounded up to 64 bytes so a node starts on a cache line)
+ * carved front to back from chunks of FR_ZSET_POOL_CHUNK bytes mapped
+ * aligned (plain malloc off Linux).  The newest chunk is on small pages
+ * (MADV_NOHUGEPAGE), so the part not carved yet costs nothing and is not
+ * counted; once full it is turned into a huge page (MADV_HUGEPAGE, and
+ * MADV_COLLAPSE where the kernel has it, Linux 6.1: synchronous, one copy
+ * of 2 MiB per ~2,500 leaves; else khugepaged does it in time).  That
+ * keeps a set's memory within a few hundred bytes of what its nodes use
+ * instead of up to 2 MiB more (2 bytes a member at 1M).  Released slots go on
+ * their class's free list; a pool with no slot in use is unmapped at once,
+ * and fr_zset_shrink moves the live nodes of a mostly free pool into
+ * compact storage (fr_zset_compact_nodes).  Each node's `pooled` field says
+ * where it came from, so it goes back there.
+ *
+ * The threshold: 2048 nodes are about 1.7 MB of nodes (some 100,000
+ * members).  Below that the nodes' 4 KiB pages fit a second-level TLB
+ * (1,500 to 2,000 entries, 6 to 8 MiB) next to the huge-page arena and
+ * index, so huge pages would gain nothing, while a chunk would be a 2 MiB
+ * step in a set of a few MB.  Past it a chunk adds at most a third to the
+ * set, and less as the set grows.  The tests set it low. */
+#ifndef FR_ZSET_POOL_MIN_NODES
+#define FR_ZSET_POOL_MIN_NODES 2048u
+#endif
+#ifndef FR_ZSET_POOL_CHUNK /* a power of two; the tests map small chunks */
+#define FR_ZSET_POOL_CHUNK FR_ZSET_HUGE
+#endif
+#define FR_ZSET_PLEAF 0  /* slot class of full-capacity leaves */
+#define FR_ZSET_PINNER 1 /* slot class of inner nodes */
+
+static inline size_t fr_zset_slot_size(int cls)
+{
+    size_t b = cls == FR_ZSET_PLEAF ? fr_zset_leaf_size(FR_ZSET_LEAF_CAP) : sizeof(fr_zset_inner);
+    return (b + 63) & ~(size_t)63;
+}
+
+static inline char *fr_zset_chunk_base(char *c)
+{
+    return (char *)(((uintptr_t)c + 63) & ~(uintptr_t)63);
+}
+
+/* Unmaps every chunk and empties the pool. */
+static void fr_zset_pool_release(fr_zset_pool *p)
+{
+    uint32_t i;
+    for (i = 0; i < p->nchunks; i++) {
+#if FR_ZSET_MMAP
+        munmap(p->chunks[i], FR_ZSET_POOL_CHUNK);
+#else
+        free(p->chunks[i]);
+#endif
+    }
+    free(p->chunks);
+    memset(p, 0, sizeof *p);
+}
+
+/* Maps one more chunk (its bytes become bump..end; what was left of the
+ * one before, when it holds a leaf slot, goes on the leaf free list).
+ * 0 or -1. */
+static int fr_zset_pool_grow(fr_zset_pool *p)
+{
+    char *c;
+    if (p->nchunks == p->chunkcap) {
+        uint32_t ncap = p->chunkcap ? p->chunkcap * 2 : 8;
+        char **cs = (char **)realloc(p->chunks, ncap * sizeof *cs);
+        if (!cs)
+            return -1;
+        p->chunks = cs;
+        p->chunkcap = ncap;
+    }
+#if FR_ZSET_MMAP
+    c = (char *)fr_zset_map(FR_ZSET_POOL_CHUNK, FR_ZSET_POOL_CHUNK, MADV_NOHUGEPAGE);
+#else
+    c = (char *)malloc(FR_ZSET_POOL_CHUNK);
+#endif
+    if (!c)
+        return -1;
+#if FR_ZSET_MMAP
+    if (p->nchunks) { /* the chunk before is full: onto a huge page */
+        (void)madvise(p->chunks[p->nchunks - 1], FR_ZSET_POOL_CHUNK, MADV_HUGEPAGE);
+#ifdef MADV_COLLAPSE
+        (void)madvise(p->chunks[p->nchunks - 1], FR_ZSET_POOL_CHUNK, MADV_COLLAPSE);
+#endif
+    }
+#endif
+    if ((size_t)(p->end - p->bump) >= fr_zset_slot_size(FR_ZSET_PLEAF)) {
+        memcpy(p->bump, &p->free[FR_ZSET_PLEAF], sizeof(void *));
+        p->free[FR_ZSET_PLEAF] = p->bump;
+        p->nfree[FR_ZSET_PLEAF]++;
+    }
+    p->chunks[p->nchunks++] = c;
+    p->bump = fr_zset_chunk_base(c);
+    p->end = c + FR_ZSET_POOL_CHUNK;
+    return 0;
+}
+
+/* A slot of class cls: from the free list, the newest chunk's rest, or
+ * (when may_map) a new chunk.  NULL when none. */
+static void *fr_zset_pool_take(fr_zset_pool *p, int cls, int may_map)
+{
+    size_t sz = fr_zset_slot_size(cls);
+    void *x = p->free[cls];
+    if (x) {
+        memcpy(&p->free[cls], x, sizeof(void *));
+        p->nfree[cls]--;
+    } else {
+        if ((size_t)(p->end - p->bump) < sz && (!may_map || fr_zset_pool_grow(p)))
+            return NULL;
+        x = p->bump;
+        p->bump += sz;
+    }
+    p->live[cls]++;
+    return x;
+}
+
+/* Gives slot x of class cls back; the last slot in use unmaps the pool. */
+static void fr_zset_pool_give(fr_zset_pool *p, void *x, int cls)
+{
+    memcpy(x, &p->free[cls], sizeof(void *));
+    p->free[cls] = x;
+    p->nfree[cls]++;
+    p->live[cls]--;
+    if (p->live[FR_ZSET_PLEAF] + p->live[FR_ZSET_PINNER] == 0)
+        fr_zset_pool_release(p);
+}
+
+/* Bytes the pool holds: its full chunks, and the carved pages of the
+ * newest (the rest of it is not touched yet; see above). */
+static size_t fr_zset_pool_bytes(const fr_zset_pool *p)
+{
+    size_t newest;
+    if (!p->nchunks)
+        return 0;
+    newest = FR_ZSET_MMAP ? (((size_t)(p->bump - p->chunks[p->nchunks - 1]) + 4095) & ~(size_t)4095)
+                          : FR_ZSET_POOL_CHUNK;
+    return (size_t)(p->nchunks - 1) * FR_ZSET_POOL_CHUNK + newest + (size_t)p->chunkcap * sizeof(char *);
+}
+
+/* Does the pool hold address x (in one of its chunks)? */
+static int fr_zset_pool_holds(const fr_zset_pool *p, const void *x)
+{
+    uint32_t i;
+    for (i = 0; i < p->nchunks; i++)
+        if ((const char *)x >= p->chunks[i] && (const char *)x < p->chunks[i] + FR_ZSET_POOL_CHUNK)
+            return 1;
+    return 0;
+}
+
+/* A leaf of capacity cap for a tree of `nodes` nodes (pooled when it is a
+ * full leaf and the pool has a slot or the tree is big enough for a
+ * chunk; else, or when no chunk can be mapped, malloc'd), with its cap and
+ * pooled fields set; NULL when out of memory. */
+static fr_zset_leaf *fr_zset_leaf_alloc(fr_zset *s, uint32_t cap, uint64_t nodes)
+{
+    fr_zset_leaf *l = NULL;
+    if (cap == FR_ZSET_LEAF_CAP)
+        l = (fr_zset_leaf *)fr_zset_pool_take(&s->pool, FR_ZSET_PLEAF, nodes >= FR_ZSET_POOL_MIN_NODES);
+    if (l) {
+        l->pooled = 1;
+    } else {
+        if (!(l = (fr_zset_leaf *)malloc(fr_zset_leaf_size(cap))))
+            return NULL;
+        l->pooled = 0;
+        s->heap_node_bytes += fr_zset_leaf_size(cap);
+    }
+    l->cap = cap;
+    return l;
+}
+
+static void fr_zset_leaf_free(fr_zset *s, fr_zset_leaf *l)
+{
+    if (l->pooled) {
+        fr_zset_pool_give(&s->pool, l, FR_ZSET_PLEAF);
+    } else {
+        s->heap_node_bytes -= fr_zset_leaf_size(l->cap);
+        free(l);
+    }
+}
+
+/* An inner node for a tree of `nodes` nodes, as fr_zset_leaf_alloc. */
+static fr_zset_inner *fr_zset_inner_alloc(fr_zset *s, uint64_t nodes)
+{
+    fr_zset_inner *x = (fr_zset_inner *)fr_zset_pool_take(&s->pool, FR_ZSET_PINNER,
+                                                          nodes >= FR_ZSET_POOL_MIN_NODES);
+    if (x) {
+        x->pooled = 1;
+    } else {
+        if (!(x = (fr_zset_inner *)malloc(sizeof *x)))
+            return NULL;
+        x->pooled = 0;
+        s->heap_node_bytes += sizeof *x;
+    }
+    return x;
+}
+
+static void fr_zset_inner_free(fr_zset *s, fr_zset_inner *x)
+{
+    if (x->pooled) {
+        fr_zset_pool_give(&s->pool, x, FR_ZSET_PINNER);
+    } else {
+        s->heap_node_bytes -= sizeof *x;
+        free(x);
+    }
+}
+
+static inline uint64_t fr_zset_tree_nodes(const fr_zset *s)
+{
+    return s->nleaves + s->ninners;
 }
 
 /* Makes room in the leaf id table for `more` new ids.  0 or -1. */
@@ -950,7 +1190,7 @@ static fr_zset_leaf *fr_zset_leaf_new(fr_zset *s, uint32_t cap)
         l = s->stash_leaf;
         s->stash_leaf = NULL;
     } else {
-        l = (fr_zset_leaf *)malloc(fr_zset_leaf_size(cap));
+        l = fr_zset_leaf_alloc(s, cap, fr_zset_tree_nodes(s));
         if (!l)
             return NULL;
     }
@@ -965,11 +1205,8 @@ static fr_zset_leaf *fr_zset_leaf_new(fr_zset *s, uint32_t cap)
     l->parent = NULL;
     l->prev = l->next = NULL;
     l->n = 0;
-    l->cap = cap;
     l->id = id;
-    l->spare_ = 0;
     s->nleaves++;
-    s->leaf_bytes += fr_zset_leaf_size(cap);
     return l;
 }
 
@@ -978,14 +1215,13 @@ static void fr_zset_leaf_release(fr_zset *s, fr_zset_leaf *l)
     s->leaves[l->id] = NULL;
     s->free_ids[s->nfree_ids++] = l->id;
     s->nleaves--;
-    s->leaf_bytes -= fr_zset_leaf_size(l->cap);
-    free(l);
+    fr_zset_leaf_free(s, l);
 }
 
 static void fr_zset_inner_release(fr_zset *s, fr_zset_inner *x)
 {
     s->ninners--;
-    free(x);
+    fr_zset_inner_free(s, x);
 }
 
 /* Ensures the nodes a worst-case insertion needs (a split on every level
@@ -998,12 +1234,12 @@ static int fr_zset_stash_fill(fr_zset *s)
     if (fr_zset_ids_reserve(s, 2))
         return -1;
     if (!s->stash_leaf) {
-        s->stash_leaf = (fr_zset_leaf *)malloc(fr_zset_leaf_size(FR_ZSET_LEAF_CAP));
+        s->stash_leaf = fr_zset_leaf_alloc(s, FR_ZSET_LEAF_CAP, fr_zset_tree_nodes(s));
         if (!s->stash_leaf)
             return -1;
     }
     while (s->nstash < need) {
-        fr_zset_inner *x = (fr_zset_inner *)malloc(sizeof *x);
+        fr_zset_inner *x = fr_zset_inner_alloc(s, fr_zset_tree_nodes(s));
         if (!x)
             return -1;
         s->stash[s->nstash++] = x;
@@ -1014,15 +1250,18 @@ static int fr_zset_stash_fill(fr_zset *s)
 static void fr_zset_stash_free(fr_zset *s)
 {
     while (s->nstash)
-        free(s->stash[--s->nstash]);
-    free(s->stash_leaf);
+        fr_zset_inner_free(s, s->stash[--s->nstash]);
+    if (s->stash_leaf)
+        fr_zset_leaf_free(s, s->stash_leaf);
     s->stash_leaf = NULL;
 }
 
-/* Frees the subtree under node (h inner levels above its leaves; NULL
- * children are skipped), not touching ids or counters. */
+/* Frees the malloc'd nodes of the subtree under node (h inner levels above
+ * its leaves; NULL children are skipped), not touching ids or counters;
+ * the pooled ones go when their pool is released. */
 static void fr_zset_tree_free(void *node, int h)
 {
+    int pooled;
     if (!node)
         return;
     if (h > 0) {
@@ -1030,8 +1269,12 @@ static void fr_zset_tree_free(void *node, int h)
         uint32_t i;
         for (i = 0; i < x->n; i++)
             fr_zset_tree_free(x->child[i], h - 1);
+        pooled = (int)x->pooled;
+    } else {
+        pooled = (int)((fr_zset_leaf *)node)->pooled;
     }
-    free(node);
+    if (!pooled)
+        free(node);
 }
 
 /* ======================================================================
@@ -1435,7 +1678,6 @@ static fr_zset_inner *fr_zset_stash_take(fr_zset *s)
     fr_zset_inner *x = s->stash[--s->nstash];
     x->parent = NULL;
     x->n = 0;
-    x->spare_ = 0;
     s->ninners++;
     return x;
 }
@@ -1545,21 +1787,29 @@ static fr_zset_leaf *fr_zset_split_leaf(fr_zset *s, fr_zset_leaf *l)
     return r;
 }
 
+/* Moves the lone root leaf l into g (capacity and pooled set, room for
+ * l's entries) and frees l. */
+static void fr_zset_root_move(fr_zset *s, fr_zset_leaf *g, fr_zset_leaf *l)
+{
+    uint32_t cap = g->cap, pooled = g->pooled;
+    memcpy(g, l, sizeof *l);
+    g->cap = cap;
+    g->pooled = pooled;
+    memcpy(g->score, l->score, l->n * sizeof(double));
+    memcpy(FR_ZSET_LREF(g), FR_ZSET_LREF(l), l->n * sizeof(fr_zset_ref));
+    s->leaves[g->id] = g;
+    s->root = s->head = s->tail = g;
+    fr_zset_leaf_free(s, l);
+}
+
 /* Grows the root leaf (the only leaf that may be small) to hold more. */
 static int fr_zset_grow_root(fr_zset *s, fr_zset_leaf *l)
 {
     uint32_t ncap = l->cap * 2 > FR_ZSET_LEAF_CAP ? FR_ZSET_LEAF_CAP : l->cap * 2;
-    fr_zset_leaf *g = (fr_zset_leaf *)malloc(fr_zset_leaf_size(ncap));
+    fr_zset_leaf *g = fr_zset_leaf_alloc(s, ncap, fr_zset_tree_nodes(s));
     if (!g)
         return -1;
-    memcpy(g, l, sizeof *l);
-    memcpy(g->score, l->score, l->n * sizeof(double));
-    g->cap = ncap;
-    memcpy(FR_ZSET_LREF(g), FR_ZSET_LREF(l), l->n * sizeof(fr_zset_ref));
-    s->leaf_bytes += fr_zset_leaf_size(ncap) - fr_zset_leaf_size(l->cap);
-    s->leaves[g->id] = g;
-    s->root = s->head = s->tail = g;
-    free(l);
+    fr_zset_root_move(s, g, l);
     return 0;
 }
 
@@ -2591,13 +2841,17 @@ static void fr_zset_build_shape(uint64_t n, uint64_t *nl, uint64_t *ni)
     }
 }
 
+/* Frees the reserved nodes still in bulk_nodes: bulk_nleaf leaves, then
+ * bulk_ninner inner nodes. */
 static void fr_zset_bulk_nodes_free(fr_zset *s)
 {
     uint64_t j;
     if (!s->bulk_nodes)
         return;
-    for (j = 0; j < s->bulk_nleaf + s->bulk_ninner; j++)
-        free(s->bulk_nodes[j]);
+    for (j = 0; j < s->bulk_nleaf; j++)
+        fr_zset_leaf_free(s, (fr_zset_leaf *)s->bulk_nodes[j]);
+    for (; j < s->bulk_nleaf + s->bulk_ninner; j++)
+        fr_zset_inner_free(s, (fr_zset_inner *)s->bulk_nodes[j]);
     free(s->bulk_nodes);
     s->bulk_nodes = NULL;
     s->bulk_nleaf = s->bulk_ninner = 0;
@@ -2609,7 +2863,7 @@ static void fr_zset_bulk_nodes_free(fr_zset *s)
  * fr_zset_bulk_end only fr_zset_bulk_put may be called. */
 int fr_zset_bulk_begin(fr_zset *s, uint64_t extra)
 {
-    uint64_t n = s->length + extra, nl, ni, j;
+    uint64_t n = s->length + extra, nl, ni, j, nodes;
     if (fr_zset_hash_reserve(s, s->hcount + extra))
         return -1;
     if (n > SIZE_MAX / (2 * sizeof(fr_zset_rec)) || n > ((uint64_t)1 << 40))
@@ -2621,30 +2875,26 @@ int fr_zset_bulk_begin(fr_zset *s, uint64_t extra)
     s->bulk_buf = malloc((size_t)(n ? n : 1) * 2 * sizeof(fr_zset_rec));
     if (!s->bulk_nodes || !s->bulk_buf)
         goto fail;
+    /* pooled as for the tree to be when that is the bigger */
+    nodes = nl + ni > fr_zset_tree_nodes(s) ? nl + ni : fr_zset_tree_nodes(s);
     for (j = 0; j < nl + ni; j++) {
-        size_t sz = j < nl ? fr_zset_leaf_size(nl == 1 ? fr_zset_root_cap(n) : FR_ZSET_LEAF_CAP)
-                           : sizeof(fr_zset_inner);
-        if (!(s->bulk_nodes[j] = malloc(sz))) {
-            s->bulk_nleaf = j < nl ? j : nl;
-            s->bulk_ninner = j < nl ? 0 : j - nl;
+        void *x = j < nl ? (void *)fr_zset_leaf_alloc(s, nl == 1 ? fr_zset_root_cap(n) : FR_ZSET_LEAF_CAP, nodes)
+                         : (void *)fr_zset_inner_alloc(s, nodes);
+        if (!x)
             goto fail;
-        }
+        s->bulk_nodes[j] = x;
+        s->bulk_nleaf = j < nl ? j + 1 : nl;
+        s->bulk_ninner = j < nl ? 0 : j + 1 - nl;
     }
-    s->bulk_nleaf = nl;
-    s->bulk_ninner = ni;
     s->bulk_cap = n;
     s->bulk_new = 0;
     s->bulk_moved = 0;
     s->bulk = 1;
     return 0;
 fail:
-    if (s->bulk_nodes) {
-        for (j = 0; j < nl + ni && s->bulk_nodes[j]; j++)
-            free(s->bulk_nodes[j]);
-        free(s->bulk_nodes);
-    }
+    fr_zset_bulk_nodes_free(s);
+    free(s->bulk_nodes); /* when no node was reserved */
     s->bulk_nodes = NULL;
-    s->bulk_nleaf = s->bulk_ninner = 0;
     free(s->bulk_buf);
     s->bulk_buf = NULL;
     return -1;
@@ -2736,18 +2986,15 @@ static void fr_zset_build(fr_zset *s, const fr_zset_rec *recs, uint64_t n)
     assert(nl <= s->bulk_nleaf && ni <= s->bulk_ninner);
     level = s->bulk_nodes; /* reused in place: node j of a level goes to slot j */
     for (k = 0; k < nl; k++) {
-        /* the size the leaf was reserved with (fr_zset_bulk_begin) */
-        uint32_t cap = s->bulk_nleaf == 1 ? fr_zset_root_cap(s->bulk_cap) : FR_ZSET_LEAF_CAP, m;
+        uint32_t m;
         fr_zset_leaf *l;
         fr_zset_ref *refs;
-        l = (fr_zset_leaf *)s->bulk_nodes[k];
+        l = (fr_zset_leaf *)s->bulk_nodes[k]; /* its cap set by fr_zset_bulk_begin */
         m = (uint32_t)(n / nl + (k < n % nl));
-        l->cap = cap;
         l->n = m;
         l->parent = NULL;
         l->prev = prev;
         l->next = NULL;
-        l->spare_ = 0;
         if (prev)
             prev->next = l;
         else
@@ -2756,7 +3003,6 @@ static void fr_zset_build(fr_zset *s, const fr_zset_rec *recs, uint64_t n)
         l->id = s->nfree_ids ? s->free_ids[--s->nfree_ids] : (s->nids ? s->nids++ : (s->nids += 2) - 1);
         s->leaves[l->id] = l;
         s->nleaves++;
-        s->leaf_bytes += fr_zset_leaf_size(cap);
         refs = FR_ZSET_LREF(l);
         for (j = 0; j < m; j++, at++) {
             refs[j] = recs[at].ref;
@@ -2776,7 +3022,6 @@ static void fr_zset_build(fr_zset *s, const fr_zset_rec *recs, uint64_t n)
             used++;
             x->parent = NULL;
             x->n = kn;
-            x->spare_ = 0;
             for (q = 0; q < kn; q++, c++) {
                 void *ch = level[c];
                 const void *lm = ch;
@@ -2804,8 +3049,8 @@ static void fr_zset_build(fr_zset *s, const fr_zset_rec *recs, uint64_t n)
     s->root = level[0];
     s->height = h;
     s->length = n;
-    /* the nodes not used stay in bulk_nodes[used..] for freeing: move the
-     * unused inner nodes' pointers down past the used ones */
+    /* the nodes not used stay in bulk_nodes for freeing: the unused
+     * leaves, then the unused inner nodes, moved down past the used ones */
     {
         uint64_t ui = used - nl, j2;
         void **rest = s->bulk_nodes;
@@ -2814,8 +3059,9 @@ static void fr_zset_build(fr_zset *s, const fr_zset_rec *recs, uint64_t n)
             rest[w++] = s->bulk_nodes[j2];
         for (j2 = s->bulk_nleaf + ui; j2 < s->bulk_nleaf + s->bulk_ninner; j2++)
             rest[w++] = s->bulk_nodes[j2];
-        s->bulk_nleaf = w;
-        s->bulk_ninner = 0;
+        s->bulk_ninner -= ui;
+        s->bulk_nleaf -= nl;
+        assert(w == s->bulk_nleaf + s->bulk_ninner);
     }
 }
 
@@ -2915,6 +3161,7 @@ static void fr_zset_release_all(fr_zset *s)
     fr_zset_stash_free(s);
     fr_zset_bulk_nodes_free(s);
     free(s->bulk_buf);
+    fr_zset_pool_release(&s->pool);
 }
 
 fr_zset *fr_zset_new(void)
@@ -2949,18 +3196,23 @@ int fr_zset_clear(fr_zset *s)
     return 0;
 }
 
-/* Copies the subtree under node (h inner levels) into c, leaves keeping
- * their ids; *prev threads the leaf list.  NULL when out of memory (what
- * was copied is reachable from c->leaves for freeing). */
+/* Copies the subtree under node (h inner levels) into c's nodes (pooled
+ * as c's node counts say), leaves keeping their ids; *prev threads the
+ * leaf list, c->leaves[id], c->head and c->tail follow.  NULL when out of
+ * memory (the malloc'd nodes of the partial copy are freed, the pooled
+ * ones stay in c's pool). */
 static void *fr_zset_copy_tree(fr_zset *c, const void *node, int h, fr_zset_inner *parent,
                                fr_zset_leaf **prev)
 {
     if (h == 0) {
         const fr_zset_leaf *l = (const fr_zset_leaf *)node;
-        fr_zset_leaf *d = (fr_zset_leaf *)malloc(fr_zset_leaf_size(l->cap));
+        fr_zset_leaf *d = fr_zset_leaf_alloc(c, l->cap, fr_zset_tree_nodes(c));
+        uint32_t pooled;
         if (!d)
             return NULL;
+        pooled = d->pooled;
         memcpy(d, l, fr_zset_leaf_size(l->cap));
+        d->pooled = pooled;
         d->parent = parent;
         d->prev = *prev;
         d->next = NULL;
@@ -2974,11 +3226,13 @@ static void *fr_zset_copy_tree(fr_zset *c, const void *node, int h, fr_zset_inne
         return d;
     } else {
         const fr_zset_inner *x = (const fr_zset_inner *)node;
-        fr_zset_inner *y = (fr_zset_inner *)malloc(sizeof *y);
-        uint32_t i;
+        fr_zset_inner *y = fr_zset_inner_alloc(c, fr_zset_tree_nodes(c));
+        uint32_t i, pooled;
         if (!y)
             return NULL;
+        pooled = y->pooled;
         memcpy(y, x, sizeof *y);
+        y->pooled = pooled;
         y->parent = parent;
         for (i = 0; i < x->n; i++)
             y->child[i] = NULL;
@@ -3011,6 +3265,8 @@ fr_zset *fr_zset_copy(const fr_zset *s)
     c->stash_leaf = NULL;
     c->root = NULL;
     c->head = c->tail = NULL;
+    c->heap_node_bytes = 0;
+    memset(&c->pool, 0, sizeof c->pool);
     c->ext_count = 0; /* counted back as the long members are copied */
     c->ext_bytes = 0;
     c->cap = s->top;
@@ -3062,20 +3318,25 @@ fail:
     fr_zset_big_free(c->slots, (size_t)c->nslots * sizeof(uint64_t));
     free(c->leaves);
     free(c->free_ids);
+    fr_zset_pool_release(&c->pool);
     free(c);
     return NULL;
 }
 
 /* COMPACTION.  Freed records go to free lists, so a set that lost most of
- * its members (a board trimmed to its top N) would keep its peak arena
- * (the tree gives its nodes back as it merges them).  fr_zset_shrink moves
+ * its members (a board trimmed to its top N) would keep its peak arena,
+ * and the pool its peak chunks (merges give nodes back to free lists, not
+ * to the system).  fr_zset_shrink moves a pool with more bytes in free
+ * slots than in live ones into compact storage (fr_zset_compact_nodes: each costs O(nodes) against the
+ * >= nodes / 2 merges that made it due), then
  * the live records, in order, into a fresh arena of exactly their size
  * when they fill less than a quarter of an arena of more than
  * FR_ZSET_SHRINK_MIN units; each shrink costs O(n) against the >= 3n
  * removals that made it due.  Every ref changes: callers only shrink
  * between whole operations, never while they hold refs.  A lone root leaf
  * far bigger than its members is made small again, and a tree down to one
- * leaf drops its spare nodes. */
+ * leaf drops its spare nodes.  1 when records or nodes moved, 0 when
+ * nothing was due, -1 when out of memory. */
 #ifndef FR_ZSET_SHRINK_MIN /* the C property test sets it low */
 #define FR_ZSET_SHRINK_MIN 8192u /* 64 KiB */
 #endif
@@ -3095,36 +3356,74 @@ static void fr_zset_rename_seps(const fr_zset *old, void *node, int h)
     }
 }
 
+/* Moves every node of a pool whose free slots outweigh its slots in use
+ * (the uncarved rest of the newest chunk, never touched, does not count)
+ * into fresh
+ * storage (a compact pool, or malloc once the tree is below
+ * FR_ZSET_POOL_MIN_NODES nodes) and unmaps the old chunks: a copy of the
+ * tree in leaf order, then the old tree goes.  The spare nodes are
+ * dropped first (the next insertion takes them again).  1 (moved), 0
+ * (nothing to do), or -1 when out of memory (nothing changed). */
+static int fr_zset_compact_nodes(fr_zset *s)
+{
+    fr_zset t;
+    fr_zset_leaf *prev = NULL, *l;
+    void *root;
+    const fr_zset_pool *p = &s->pool;
+    if (p->nfree[FR_ZSET_PLEAF] * fr_zset_slot_size(FR_ZSET_PLEAF) +
+            p->nfree[FR_ZSET_PINNER] * fr_zset_slot_size(FR_ZSET_PINNER) <=
+        p->live[FR_ZSET_PLEAF] * fr_zset_slot_size(FR_ZSET_PLEAF) +
+            p->live[FR_ZSET_PINNER] * fr_zset_slot_size(FR_ZSET_PINNER))
+        return 0; /* the common case: one look (called after every removal) */
+    fr_zset_stash_free(s);
+    if (!s->pool.nchunks) /* the stash held the last pooled nodes */
+        return 1;
+    t = *s;
+    t.heap_node_bytes = 0;
+    memset(&t.pool, 0, sizeof t.pool);
+    root = fr_zset_copy_tree(&t, s->root, s->height, NULL, &prev);
+    if (!root) { /* the copy renamed leaves in the shared id table: back */
+        for (l = s->head; l; l = l->next)
+            s->leaves[l->id] = l;
+        fr_zset_pool_release(&t.pool);
+        return -1;
+    }
+    fr_zset_tree_free(s->root, s->height);
+    fr_zset_pool_release(&s->pool);
+    s->root = root;
+    s->head = t.head;
+    s->tail = t.tail;
+    s->heap_node_bytes = t.heap_node_bytes;
+    s->pool = t.pool;
+    s->version++;
+    return 1;
+}
+
 int fr_zset_shrink(fr_zset *s)
 {
     fr_zset old = *s;
     fr_zset_leaf *lw, **ids;
     uint32_t *fids, idcap;
     uint64_t need, j;
+    int moved;
     if (s->bulk)
         return 0;
     if (s->height == 0) {
         fr_zset_stash_free(s);
         if (s->root && ((fr_zset_leaf *)s->root)->cap > FR_ZSET_SMALL_LEAF &&
             ((fr_zset_leaf *)s->root)->n * 4 <= ((fr_zset_leaf *)s->root)->cap) {
-            fr_zset_leaf *r = (fr_zset_leaf *)s->root, *g;
-            uint32_t nc = fr_zset_root_cap(r->n);
-            g = (fr_zset_leaf *)malloc(fr_zset_leaf_size(nc));
-            if (g) {
-                memcpy(g, r, sizeof *r);
-                g->cap = nc;
-                memcpy(g->score, r->score, r->n * sizeof(double));
-                memcpy(FR_ZSET_LREF(g), FR_ZSET_LREF(r), r->n * sizeof(fr_zset_ref));
-                s->leaf_bytes -= fr_zset_leaf_size(r->cap) - fr_zset_leaf_size(nc);
-                s->leaves[g->id] = g;
-                s->root = s->head = s->tail = g;
-                free(r);
-            }
+            fr_zset_leaf *r = (fr_zset_leaf *)s->root;
+            fr_zset_leaf *g = fr_zset_leaf_alloc(s, fr_zset_root_cap(r->n), 1);
+            if (g)
+                fr_zset_root_move(s, g, r);
         }
-        old = *s;
     }
+    moved = fr_zset_compact_nodes(s);
+    if (moved < 0)
+        return -1;
+    old = *s;
     if (s->cap <= FR_ZSET_SHRINK_MIN || (1 + s->live_units) * 4 >= s->cap)
-        return 0;
+        return moved;
     need = 1 + s->live_units;
     idcap = (uint32_t)s->nleaves + 3;
     s->arena = (char *)fr_zset_big_alloc((size_t)need * 8, 0);
@@ -3178,15 +3477,14 @@ int fr_zset_shrink(fr_zset *s)
     return 1;
 }
 
-/* Bytes allocated for the set: struct, arena, index, tree, long members. */
+/* Bytes allocated for the set: struct, arena, index, tree nodes (malloc'd
+ * ones, and the pool's chunks with their free slots), long members. */
 size_t fr_zset_memory(const fr_zset *s)
 {
     return sizeof *s + fr_zset_big_size((size_t)s->cap * 8) +
            fr_zset_big_size((size_t)s->nslots * sizeof(uint64_t)) + s->ext_bytes +
-           (size_t)s->leaf_bytes + (size_t)s->ninners * sizeof(fr_zset_inner) +
-           (size_t)s->idcap * (sizeof(fr_zset_leaf *) + sizeof(uint32_t)) +
-           (size_t)s->nstash * sizeof(fr_zset_inner) +
-           (s->stash_leaf ? fr_zset_leaf_size(FR_ZSET_LEAF_CAP) : 0);
+           (size_t)s->heap_node_bytes + fr_zset_pool_bytes(&s->pool) +
+           (size_t)s->idcap * (sizeof(fr_zset_leaf *) + sizeof(uint32_t));
 }
 
 /* ======================================================================
@@ -3199,11 +3497,70 @@ size_t fr_zset_memory(const fr_zset *s)
         return -1;                                                         \
     } while (0)
 
+/* Nodes seen by the checker: in the tree, and where they live. */
+typedef struct fr_zset_tally {
+    uint64_t leaves, inners; /* in the tree */
+    uint64_t pooled[2];      /* pool slots in use, by class */
+    uint64_t heap;           /* bytes of malloc'd nodes */
+} fr_zset_tally;
+
+/* Counts node x (a leaf of capacity cap, or an inner node when cap is 0)
+ * in *t; -1 when its pooled flag and its address disagree. */
+static int fr_zset_check_home(const fr_zset *s, const void *x, uint32_t pooled, uint32_t cap,
+                              fr_zset_tally *t)
+{
+    int in_pool = fr_zset_pool_holds(&s->pool, x);
+    if (pooled != (uint32_t)in_pool || (pooled && (((uintptr_t)x & 63) || (cap && cap != FR_ZSET_LEAF_CAP))))
+        return -1;
+    if (pooled)
+        t->pooled[cap ? FR_ZSET_PLEAF : FR_ZSET_PINNER]++;
+    else
+        t->heap += cap ? fr_zset_leaf_size(cap) : sizeof(fr_zset_inner);
+    return 0;
+}
+
+/* Checks the pool's bookkeeping against the nodes tallied in *t (the
+ * tree's and the stash's): slots in use, free lists, chunk bytes. */
+static int fr_zset_check_pool(const fr_zset *s, const fr_zset_tally *t, char *err, size_t errlen)
+{
+    const fr_zset_pool *p = &s->pool;
+    uint64_t carved = 0;
+    int c;
+    if (t->heap != s->heap_node_bytes)
+        FR_ZSET_FAIL("malloc'd nodes: %llu bytes, recorded %llu", (unsigned long long)t->heap,
+                     (unsigned long long)s->heap_node_bytes);
+    for (c = 0; c < 2; c++) {
+        uint64_t k = 0;
+        const void *x;
+        if (t->pooled[c] != p->live[c])
+            FR_ZSET_FAIL("pool class %d: %llu slots in use, recorded %llu", c,
+                         (unsigned long long)t->pooled[c], (unsigned long long)p->live[c]);
+        for (x = p->free[c]; x; memcpy(&x, x, sizeof x)) {
+            if (++k > p->nfree[c] || !fr_zset_pool_holds(p, x) || ((uintptr_t)x & 63))
+                FR_ZSET_FAIL("pool class %d: free list broken after %llu slots", c, (unsigned long long)k);
+        }
+        if (k != p->nfree[c])
+            FR_ZSET_FAIL("pool class %d: %llu free slots, recorded %llu", c, (unsigned long long)k,
+                         (unsigned long long)p->nfree[c]);
+        carved += (p->live[c] + p->nfree[c]) * fr_zset_slot_size(c);
+    }
+    if (p->nchunks == 0 && (carved || p->bump != p->end))
+        FR_ZSET_FAIL("pool: slots without chunks");
+    if (p->nchunks && (p->live[FR_ZSET_PLEAF] + p->live[FR_ZSET_PINNER] == 0 || p->nchunks > p->chunkcap ||
+                       !fr_zset_pool_holds(p, p->end - 1) || p->bump > p->end ||
+                       carved + (uint64_t)(p->end - p->bump) > (uint64_t)p->nchunks * FR_ZSET_POOL_CHUNK ||
+                       carved + (uint64_t)(p->end - p->bump) + (uint64_t)p->nchunks * (64 + fr_zset_slot_size(FR_ZSET_PLEAF) + fr_zset_slot_size(FR_ZSET_PINNER)) <
+                           (uint64_t)p->nchunks * FR_ZSET_POOL_CHUNK))
+        FR_ZSET_FAIL("pool: %u chunks, %llu bytes carved, %llu uncarved", (unsigned)p->nchunks,
+                     (unsigned long long)carved, (unsigned long long)(p->end - p->bump));
+    return 0;
+}
+
 /* Checks the subtree under node (h inner levels, parent p): fill, parent
- * links, counts, separators, leaf ids; *count receives its members, *lvl
- * the depth of its leaves (all equal), *leaves its leaves. */
+ * links, counts, separators, leaf ids, where each node lives; *count
+ * receives its members, *t its nodes. */
 static int fr_zset_check_node(const fr_zset *s, const void *node, int h, const fr_zset_inner *p,
-                              uint64_t *count, uint64_t *leaves, uint64_t *inners, char *err, size_t errlen)
+                              uint64_t *count, fr_zset_tally *t, char *err, size_t errlen)
 {
     uint32_t i;
     if (h == 0) {
@@ -3218,6 +3575,9 @@ static int fr_zset_check_node(const fr_zset *s, const void *node, int h, const f
             FR_ZSET_FAIL("leaf %u: underfull (%u)", (unsigned)l->id, (unsigned)l->n);
         if (l->id == 0 || l->id >= s->nids || s->leaves[l->id] != l)
             FR_ZSET_FAIL("leaf %u: not in the id table", (unsigned)l->id);
+        if (fr_zset_check_home(s, l, l->pooled, l->cap, t))
+            FR_ZSET_FAIL("leaf %u: pooled %u, in the pool %d", (unsigned)l->id, (unsigned)l->pooled,
+                         fr_zset_pool_holds(&s->pool, l));
         for (i = 0; i < l->n; i++) {
             const fr_zset_node *xn = FR_ZSET_N(s, refs[i]);
             if (refs[i] == 0 || refs[i] >= s->top || !fr_zset_chunk_live(s, refs[i]))
@@ -3229,13 +3589,16 @@ static int fr_zset_check_node(const fr_zset *s, const void *node, int h, const f
                 FR_ZSET_FAIL("record %u: score differs from its leaf's", (unsigned)refs[i]);
         }
         *count = l->n;
-        (*leaves)++;
+        t->leaves++;
         return 0;
     } else {
         const fr_zset_inner *x = (const fr_zset_inner *)node;
-        (*inners)++;
+        t->inners++;
         if (x->parent != p)
             FR_ZSET_FAIL("inner node: wrong parent");
+        if (fr_zset_check_home(s, x, x->pooled, 0, t))
+            FR_ZSET_FAIL("inner node at height %d: pooled %u, in the pool %d", h, (unsigned)x->pooled,
+                         fr_zset_pool_holds(&s->pool, x));
         if (x->n > FR_ZSET_INNER_CAP || x->n < (p ? FR_ZSET_IMIN : 2))
             FR_ZSET_FAIL("inner node at height %d: %u children", h, (unsigned)x->n);
         *count = 0;
@@ -3243,7 +3606,7 @@ static int fr_zset_check_node(const fr_zset *s, const void *node, int h, const f
             uint64_t c;
             const void *lm = x->child[i];
             int hh = h - 1;
-            if (fr_zset_check_node(s, x->child[i], h - 1, x, &c, leaves, inners, err, errlen))
+            if (fr_zset_check_node(s, x->child[i], h - 1, x, &c, t, err, errlen))
                 return -1;
             if (c != x->cnt[i])
                 FR_ZSET_FAIL("inner node at height %d: child %u counts %llu, holds %llu", h, i,
@@ -3272,19 +3635,29 @@ static int fr_zset_check_node(const fr_zset *s, const void *node, int h, const f
  * message in err.  O(n). */
 int fr_zset_check(const fr_zset *s, char *err, size_t errlen)
 {
-    uint64_t n = 0, leaves = 0, inners = 0, u, live = 0, live_units = 0, slots = 0, j, rank = 0;
+    uint64_t n = 0, leaves, inners, u, live = 0, live_units = 0, slots = 0, j, rank = 0;
     const fr_zset_leaf *l, *prev = NULL;
     fr_zset_ref last = FR_ZSET_NIL;
+    fr_zset_tally t;
+    memset(&t, 0, sizeof t);
     if (s->bulk)
         FR_ZSET_FAIL("inside a bulk load");
+    for (j = 0; j < s->nstash; j++)
+        if (fr_zset_check_home(s, s->stash[j], s->stash[j]->pooled, 0, &t))
+            FR_ZSET_FAIL("spare inner node %llu: pooled %u", (unsigned long long)j,
+                         (unsigned)s->stash[j]->pooled);
+    if (s->stash_leaf && fr_zset_check_home(s, s->stash_leaf, s->stash_leaf->pooled, s->stash_leaf->cap, &t))
+        FR_ZSET_FAIL("spare leaf: pooled %u", (unsigned)s->stash_leaf->pooled);
     if (!s->root) {
         if (s->length || s->head || s->tail || s->height)
             FR_ZSET_FAIL("no tree, but length %llu", (unsigned long long)s->length);
     } else {
         if (s->height < 0 || s->height >= FR_ZSET_MAXH)
             FR_ZSET_FAIL("bad height %d", s->height);
-        if (fr_zset_check_node(s, s->root, s->height, NULL, &n, &leaves, &inners, err, errlen))
+        if (fr_zset_check_node(s, s->root, s->height, NULL, &n, &t, err, errlen))
             return -1;
+        leaves = t.leaves;
+        inners = t.inners;
         if (n != s->length)
             FR_ZSET_FAIL("tree holds %llu, length %llu", (unsigned long long)n,
                          (unsigned long long)s->length);
@@ -3326,6 +3699,8 @@ int fr_zset_check(const fr_zset *s, char *err, size_t errlen)
         if (j != leaves || s->tail != prev)
             FR_ZSET_FAIL("leaf list: %llu leaves, tail mismatch", (unsigned long long)j);
     }
+    if (fr_zset_check_pool(s, &t, err, errlen))
+        return -1;
     if (s->hcount != s->length)
         FR_ZSET_FAIL("index holds %llu, tree %llu", (unsigned long long)s->hcount,
                      (unsigned long long)s->length);

@@ -8,11 +8,14 @@
  * per member (score, member bytes, the id of the leaf that holds it).  A
  * record is named by a 32-bit reference, its offset in units (fr_zset_ref;
  * 0 is "no member"); the hash index and the tree's leaves store these
- * 4-byte references.  The order lives in a B+-tree of malloc'd nodes:
- * LEAVES hold up to FR_ZSET_LEAF_CAP (score, ref) pairs in two parallel
+ * 4-byte references.  The order lives in a B+-tree: LEAVES hold up to FR_ZSET_LEAF_CAP (score, ref) pairs in two parallel
  * arrays, INNER nodes up to FR_ZSET_INNER_CAP children with the 64-bit
  * number of members under each child and a separator per child (the
- * child's smallest key: score, first 4 member bytes, record ref).  Because
+ * child's smallest key: score, first 4 member bytes, record ref).  Nodes
+ * are malloc'd while the tree is small; past FR_ZSET_POOL_MIN_NODES nodes
+ * new ones come from the set's NODE POOL (fr_zset_pool): fixed-size slots,
+ * one class for full leaves and one for inner nodes, carved from 2 MiB
+ * chunks on huge pages where the system has them.  Because
  * the arena may move when it grows, a C pointer to a record (FR_ZSET_N) is
  * valid only until the next allocation; code that keeps a member across
  * calls keeps its fr_zset_ref.  A ref stays valid until its member is
@@ -80,18 +83,20 @@ typedef struct fr_zset_ext {
     char *ptr;
 } fr_zset_ext;
 
-/* A leaf: n (score, ref) pairs in key order; score[cap] then ref[cap]. */
+/* A leaf: n (score, ref) pairs in key order; score[cap] then ref[cap].
+ * pooled: 1 when the leaf sits in a pool slot, 0 when it was malloc'd. */
 typedef struct fr_zset_leaf {
     struct fr_zset_inner *parent;
     struct fr_zset_leaf *prev, *next;
-    uint32_t n, cap, id, spare_;
+    uint32_t n, cap, id, pooled;
     double score[];
 } fr_zset_leaf;
 
-/* An inner node: n children; sep*[i] (i >= 1) is child i's smallest key. */
+/* An inner node: n children; sep*[i] (i >= 1) is child i's smallest key;
+ * pooled as in a leaf. */
 typedef struct fr_zset_inner {
     struct fr_zset_inner *parent;
-    uint32_t n, spare_;
+    uint32_t n, pooled;
     uint64_t cnt[FR_ZSET_INNER_CAP];      /* members under child i */
     double sep[FR_ZSET_INNER_CAP];        /* its score */
     uint32_t pfx[FR_ZSET_INNER_CAP];      /* its first 4 member bytes, big-endian */
@@ -100,6 +105,19 @@ typedef struct fr_zset_inner {
 } fr_zset_inner;
 
 #define FR_ZSET_LREF(l) ((fr_zset_ref *)((l)->score + (l)->cap))
+
+/* The node pool: slot class 0 holds full-capacity leaves, class 1 inner
+ * nodes, each slot rounded up to 64 bytes.  Chunks are carved front to
+ * back (bump..end is the uncarved rest of the newest); a released slot
+ * goes on its class's free list (the link in its first 8 bytes). */
+typedef struct fr_zset_pool {
+    char **chunks;              /* the mapped chunks */
+    uint32_t nchunks, chunkcap;
+    char *bump, *end;
+    void *free[2];              /* free slots by class */
+    uint64_t nfree[2];          /* slots on each free list */
+    uint64_t live[2];           /* slots handed out (tree, stash, bulk load) */
+} fr_zset_pool;
 
 typedef struct fr_zset {
     char *arena;        /* unit u is at arena + 8u; unit 0 is unused */
@@ -121,7 +139,8 @@ typedef struct fr_zset {
     fr_zset_inner *stash[FR_ZSET_MAXH + 2];
     fr_zset_leaf *stash_leaf;   /* a spare full-size leaf */
     uint64_t nleaves, ninners;  /* nodes in the tree */
-    uint64_t leaf_bytes;        /* bytes of the leaves (root leaf may be small) */
+    uint64_t heap_node_bytes;   /* bytes of the malloc'd nodes (tree, stash, bulk load) */
+    fr_zset_pool pool;          /* the pooled nodes */
     uint64_t seed;      /* hash seed */
     uint64_t version;   /* bumped by every change (iterators check it) */
     /* The rank a write just learned: record hint_ref has 1-based rank

@@ -1087,9 +1087,10 @@ cdef class SortedSet:
     def memory_usage(self):
         """Bytes allocated by the C structures (struct, record arena, tree
         nodes, index, long members).  O(1).  Removals give memory back: tree
-        nodes merge, the arena is compacted when its live records fill less
-        than a quarter of it (and it is over
-        64 KiB), the index when under 1/8 full."""
+        nodes merge, a big set's node pool is compacted when more than half
+        of its slots are free, the arena when its live records fill less than a
+        quarter of it (and it is over 64 KiB), the index when under 1/8
+        full."""
         return fr_zset_memory(self._s)
 
     def _check(self):

@@ -8,7 +8,9 @@ ranks, next/prev, gather by rank and from a member, score and lex ranges,
 counts) and runs the checker (fr_zset_check: counts, order, fill, parent
 links, separators, index, arena) after every step.  Built with leaves and inner nodes of 4 (and
 8 / 5) entries, splits, merges, borrows and root changes happen on almost
-every step; the default sizes run too.
+every step; the default sizes run too.  The node pool starts at 8 nodes
+with 4 KiB chunks, so its slots, free lists, chunk mapping, unmapping and
+compaction are exercised too (the checker verifies its bookkeeping).
 """
 import shutil
 import subprocess
@@ -32,7 +34,8 @@ def programs(tmp_path_factory):
         subprocess.run([CC, "-std=c99", "-g", "-O1", "-Wall", "-Wextra", "-Werror",
                         "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
                         f"-DFR_ZSET_LEAF_CAP={leaf}", f"-DFR_ZSET_INNER_CAP={inner}",
-                        "-DFR_ZSET_SHRINK_MIN=16", f"-I{CORE}", str(HERE / "zset_model.c"),
+                        "-DFR_ZSET_SHRINK_MIN=16", "-DFR_ZSET_POOL_MIN_NODES=8",
+                        "-DFR_ZSET_POOL_CHUNK=4096", f"-I{CORE}", str(HERE / "zset_model.c"),
                         str(CORE / "zset.c"), "-o", str(exe), "-lm"], check=True)
         out[(leaf, inner)] = exe
     return out
@@ -46,3 +49,6 @@ def test_c_core_matches_model(programs, leaf, inner, seed, universe):
                          env={"ASAN_OPTIONS": "detect_leaks=1", "UBSAN_OPTIONS": "halt_on_error=1"})
     assert run.returncode == 0, run.stdout + run.stderr[-4000:]
     assert run.stdout.startswith("ok 4000 steps"), run.stdout
+    if leaf != "64":  # the node pool (from 8 nodes, 4 KiB chunks here) served most steps
+        pooled = int(run.stdout.split(", ")[-1].split()[0])
+        assert pooled > 1000, run.stdout

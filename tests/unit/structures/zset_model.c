@@ -84,6 +84,7 @@ static int idx_of(const fr_zset *s, fr_zset_ref r)
 
 static long step;
 static long shrinks;
+static long pooled_steps; /* steps that ended with tree nodes in the pool */
 
 static void verify(const fr_zset *s)
 {
@@ -363,9 +364,10 @@ int main(int argc, char **argv)
         verify(s);
         check_ranges(s);
         check_lex(s);
+        pooled_steps += s->pool.nchunks > 0;
     }
-    printf("ok %ld steps, %llu members, memory %zu, %ld compactions\n", steps,
-           (unsigned long long)fr_zset_len(s), fr_zset_memory(s), shrinks);
+    printf("ok %ld steps, %llu members, memory %zu, %ld compactions, %ld steps pooled\n", steps,
+           (unsigned long long)fr_zset_len(s), fr_zset_memory(s), shrinks, pooled_steps);
     fr_zset_free(s);
     for (i = 0; i < universe; i++)
         free(mem[i]);
