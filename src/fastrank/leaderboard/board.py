@@ -61,7 +61,7 @@ from fastrank import errors as _errors
 from fastrank.errors import BoardConfigMismatch, SeasonFrozen
 from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, SCHEMA, UNSET, Unset, check_given, descriptor_key, flat,
                                              stored_of, tz_of, tz_text)
-from fastrank.leaderboard._entries import board_entries, board_friend_entries, board_top_entries
+from fastrank.leaderboard._entries import board_entries, board_friend_entries, board_top_entries, friend_members
 from fastrank.leaderboard.periods import PERIODS, expiry_ms, season_of, zone
 from fastrank.runner import (AsyncFace, Call, Direct, Plan, Run, Steps, SyncFace, checked_client, direct_call, direct_run,
                              packaged_script, Pages, run, run_async, steps, twin, twin_pages)
@@ -796,7 +796,7 @@ class BoardPlans:
         around ZMSCORE; O(k log n) for k players."""
         if isinstance(friend_ids, (str, bytes)):
             raise TypeError("friend_ids must be a sequence of player ids, not one id")
-        members = list(dict.fromkeys([player_id(player)] + [f if type(f) is str and f else player_id(f) for f in friend_ids]))
+        members = friend_members(player, friend_ids, player_id)
         style = self.rank_style if ranking is None else self._style_of(ranking)
         args = (*self.script_config, style, "1" if with_info else "0", *members)
         return direct_run(FRIENDS, self._encoded(self.keys(season)), args,
