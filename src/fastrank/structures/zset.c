@@ -2271,6 +2271,106 @@ void fr_zset_count_below_batch(const fr_zset *s, const double *x, int inclusive,
     }
 }
 
+/* fr_zset_count_below_batch for ascending bounds x[0..g) (no NaN) under
+ * node (h: its inner levels), base members before it: each node is read
+ * once for all the bounds that lead into it, the children they lead to are
+ * prefetched before the first is entered, and in a leaf the bounds are
+ * merged with the scores (a binary search for the first). */
+static void fr_zset_count_sorted_under(const void *node, int h, const double *x, int inclusive, size_t g,
+                                       uint64_t base, uint64_t *out)
+{
+    size_t j = 0, first[FR_ZSET_INNER_CAP + 1];
+    uint32_t i, c, lo, hi;
+    if (h == 0) {
+        const fr_zset_leaf *l = (const fr_zset_leaf *)node;
+        lo = 0, hi = l->n; /* the first score not below x[0] */
+        while (lo < hi) {
+            uint32_t mid = (lo + hi) / 2;
+            if (inclusive ? l->score[mid] <= x[0] : l->score[mid] < x[0])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (c = lo; j < g; j++) {
+            if (inclusive) {
+                while (c < l->n && l->score[c] <= x[j])
+                    c++;
+            } else {
+                while (c < l->n && l->score[c] < x[j])
+                    c++;
+            }
+            out[j] = base + c;
+        }
+        return;
+    } else {
+        const fr_zset_inner *y = (const fr_zset_inner *)node;
+        first[0] = 0; /* child i gets bounds first[i] .. first[i + 1] */
+        for (i = 1; i <= y->n; i++) {
+            if (i < y->n) {
+                if (inclusive) {
+                    while (j < g && !(y->sep[i] <= x[j]))
+                        j++;
+                } else {
+                    while (j < g && !(y->sep[i] < x[j]))
+                        j++;
+                }
+            } else {
+                j = g;
+            }
+            first[i] = j;
+            if (j > first[i - 1])
+                fr_zset_prefetch_keys(y->child[i - 1], h - 1);
+        }
+        for (i = 0; i < y->n; i++) {
+            if (first[i + 1] > first[i])
+                fr_zset_count_sorted_under(y->child[i], h - 1, x + first[i], inclusive, first[i + 1] - first[i],
+                                           base, out + first[i]);
+            base += y->cnt[i];
+        }
+    }
+}
+
+/* out[j] = how many members score below x[j] (at most x[j] when
+ * inclusive), for j < g, any g and any order: what fr_zset_count_below_batch
+ * answers, the bounds sorted first (a NaN counts 0) and the tree walked
+ * once for all of them (fr_zset_count_sorted_under), so a node many
+ * descents would read is read once.  0, or -1 when out of memory or g is
+ * 2**32 or more (out not written). */
+int fr_zset_count_below_many(const fr_zset *s, const double *x, int inclusive, size_t g, uint64_t *out)
+{
+    fr_zset_rec *rec;
+    double *sorted;
+    uint64_t *counts;
+    size_t j, k = 0;
+    if (g == 0)
+        return 0;
+    if ((uint64_t)g > UINT32_MAX)
+        return -1;
+    rec = (fr_zset_rec *)malloc((g + g / 2 + 1) * sizeof *rec + g * (sizeof *sorted + sizeof *counts));
+    if (!rec)
+        return -1;
+    sorted = (double *)(rec + g + g / 2 + 1);
+    counts = (uint64_t *)(sorted + g);
+    for (j = 0; j < g; j++) {
+        out[j] = 0;
+        if (x[j] == x[j]) { /* key, then position: no two records compare equal (no member is read) */
+            rec[k].key = fr_zset_score_key(x[j]);
+            rec[k].pre = (uint32_t)j;
+            rec[k].ref = FR_ZSET_NIL;
+            k++;
+        }
+    }
+    fr_zset_msort(s, rec, rec + g, k);
+    for (j = 0; j < k; j++)
+        sorted[j] = x[rec[j].pre];
+    if (s->length && k)
+        fr_zset_count_sorted_under(s->root, s->height, sorted, inclusive, k, 0, counts);
+    for (j = 0; j < k; j++)
+        out[rec[j].pre] = s->length ? counts[j] : 0;
+    free(rec);
+    return 0;
+}
+
 /* fr_zset_incr of pairs j < g in order, pair j writing newscore[j], ref[j],
  * oldscore[j] and was_new[j]; the members are found (and their records
  * prefetched) together first.  Returns the number of pairs done; when
