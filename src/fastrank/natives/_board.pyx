@@ -29,7 +29,6 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes
 from libc.math cimport floor as _c_floor
 from libc.stdint cimport uint64_t
 from libc.stdio cimport snprintf
-from libc.stdlib cimport free, malloc
 
 from zset cimport *
 from fastrank._core cimport (native_canonical_i64, native_is_skiplist, native_is_zset, native_live, native_state,
@@ -701,35 +700,33 @@ def board_range(db, list keys, list args):
     return [start, first, items, infos]
 
 
-cdef uint64_t _LOCK_STEP_MIN = 65536  # members from which _friends_batched runs descents together
+cdef uint64_t _LOCK_STEP_MIN = 65536  # members from which _friends_batched runs descents in lock step
 
 
 cdef bint _friends_batched(_Board b, object style, list players, list scores, list ranks) except -1:
     """friends.lua's loop over ``players`` (each's score and rank in ``style``,
-    into ``scores`` and ``ranks``) on a board that exists. The lookups run
-    FR_ZSET_BATCH players at a time in lock step (fr_zset_find_batch), so a
-    batch's cache misses overlap; on a set of _LOCK_STEP_MIN members or more
-    so do the rank descents: ZREVRANK/ZRANK a batch at a time
-    (fr_zset_rank_batch), the ZCOUNT of players or of distinct values with
-    better points in one walk of the tree for every player found
-    (fr_zset_count_below_many: the bounds sorted, each node read once).  A
-    smaller set stays in cache, and there the lock step's bookkeeping costs
-    more than it saves (figures in bench/results/leaderboard.md, "friends in
-    lock step"): its ranks come one by one, as the loop finds them
-    (``rank_in``).  The same answers as the loop, which runs instead when
-    this returns False (nothing appended): no board, or a player not given
-    as bytes."""
+    into ``scores`` and ``ranks``) on a board that exists, FR_ZSET_BATCH
+    players at a time: their lookups run in lock step (fr_zset_find_batch),
+    so a batch's cache misses overlap, and so do their rank descents
+    (ZREVRANK/ZRANK, or the ZCOUNT of players or of distinct values with
+    better points: fr_zset_rank_batch, fr_zset_count_below_batch) on a set
+    of _LOCK_STEP_MIN members or more.  A smaller set stays in cache, and
+    there the lock step's bookkeeping costs more than it saves (figures in
+    bench/results/leaderboard.md, "friends in lock step"): its ranks come one by one, as the loop finds them (``rank_in``).  The
+    same answers as the loop, which runs instead when this returns False
+    (nothing appended): no board, or a player not given as bytes."""
     cdef const char *m[FR_ZSET_BATCH]
     cdef size_t lens[FR_ZSET_BATCH]
-    cdef Py_ssize_t n = len(players), base, j, g, hits = 0
+    cdef fr_zset_ref refs[FR_ZSET_BATCH]
+    cdef fr_zset_ref found[FR_ZSET_BATCH]
+    cdef double bound[FR_ZSET_BATCH]
+    cdef uint64_t out[FR_ZSET_BATCH]
+    cdef Py_ssize_t n = len(players), base, j, g, hits
     cdef fr_zset *s
     cdef fr_zset *counted = NULL  # the set whose ZCOUNT gives the rank (styles c, d)
     cdef uint64_t counted_len = 0, length
     cdef double points, score
     cdef bint ordinal = style == b"o", inclusive = False, lock_step
-    cdef fr_zset_ref *refs
-    cdef double *bound
-    cdef uint64_t *out
     for player in players:
         if type(player) is not bytes:
             return False
@@ -748,34 +745,31 @@ cdef bint _friends_batched(_Board b, object style, list players, list scores, li
     if counted != NULL:
         counted_len = fr_zset_len(counted)
     lock_step = length >= _LOCK_STEP_MIN if ordinal else counted_len >= _LOCK_STEP_MIN
-    refs = <fr_zset_ref *>malloc(<size_t>(n + 1) * (sizeof(fr_zset_ref) + sizeof(double) + sizeof(uint64_t)) + 8)
-    if refs == NULL:
-        raise MemoryError()
-    out = <uint64_t *>(<char *>refs + ((<size_t>(n + 1) * sizeof(fr_zset_ref) + 7) & ~<size_t>7))  # 8-aligned
-    bound = <double *>(out + n + 1)
-    try:
-        for base in range(0, n, FR_ZSET_BATCH):
-            g = min(<Py_ssize_t>FR_ZSET_BATCH, n - base)
+    for base in range(0, n, FR_ZSET_BATCH):
+        g = min(<Py_ssize_t>FR_ZSET_BATCH, n - base)
+        for j in range(g):
+            player = players[base + j]
+            m[j], lens[j] = PyBytes_AS_STRING(player), <size_t>PyBytes_GET_SIZE(player)
+        fr_zset_find_batch(s, m, lens, <size_t>g, refs)
+        if lock_step:  # the batch's descents, for the players present
+            hits = 0
             for j in range(g):
-                player = players[base + j]
-                m[j], lens[j] = PyBytes_AS_STRING(player), <size_t>PyBytes_GET_SIZE(player)
-            fr_zset_find_batch(s, m, lens, <size_t>g, refs + base)
-            if lock_step and ordinal:
-                fr_zset_rank_batch(s, refs + base, <size_t>g, out + base)
-        if lock_step and not ordinal:  # the bounds ZCOUNT gets for the players present
-            for j in range(n):
                 if refs[j] == FR_ZSET_NIL:
                     continue
-                points = b.points_of(fr_zset_score(s, refs[j]))
-                if style == b"c" and b.scale != 0:  # the bounds better() sends
-                    bound[hits] = (points + 1) * b.scale if b.desc else points * b.scale
-                else:
-                    bound[hits] = points
+                found[hits] = refs[j]
+                if not ordinal:
+                    points = b.points_of(fr_zset_score(s, refs[j]))
+                    if style == b"c" and b.scale != 0:  # the bounds better() sends
+                        bound[hits] = (points + 1) * b.scale if b.desc else points * b.scale
+                    else:
+                        bound[hits] = points
                 hits += 1
-            if fr_zset_count_below_many(counted, bound, inclusive, <size_t>hits, out) != 0:
-                raise MemoryError()
+            if ordinal:
+                fr_zset_rank_batch(s, found, <size_t>hits, out)
+            else:
+                fr_zset_count_below_batch(counted, bound, inclusive, <size_t>hits, out)
         hits = 0
-        for j in range(n):
+        for j in range(g):
             if refs[j] == FR_ZSET_NIL:
                 scores.append(None)
                 ranks.append(0)
@@ -784,15 +778,13 @@ cdef bint _friends_batched(_Board b, object style, list players, list scores, li
             scores.append(_num(score))
             if ordinal:  # index_of + 1
                 if not lock_step:
-                    out[j] = fr_zset_rank(s, refs[j])
-                ranks.append(<Py_ssize_t>(length - out[j]) + 1 if b.desc else <Py_ssize_t>out[j])
+                    out[hits] = fr_zset_rank(s, refs[j])
+                ranks.append(<Py_ssize_t>(length - out[hits]) + 1 if b.desc else <Py_ssize_t>out[hits])
             elif lock_step:  # ZCOUNT (bound, +inf] / [bound, +inf] in desc, [-inf, bound) in asc, + 1
                 ranks.append(<Py_ssize_t>((counted_len - out[hits]) if b.desc else out[hits]) + 1)
             else:
                 ranks.append(b.rank_in(style, 0, b.points_of(score)))
             hits += 1
-    finally:
-        free(refs)
     return True
 
 

@@ -74,7 +74,6 @@ cdef extern from "zset.h" nogil:
                         fr_zset_ref *out)
     void fr_zset_rank_batch(const fr_zset *s, const fr_zset_ref *refs, size_t g, uint64_t *out)
     void fr_zset_count_below_batch(const fr_zset *s, const double *x, int inclusive, size_t g, uint64_t *out)
-    int fr_zset_count_below_many(const fr_zset *s, const double *x, int inclusive, size_t g, uint64_t *out)
     size_t fr_zset_incr_batch(fr_zset *s, const char **m, const size_t *len, const double *delta,
                           size_t g, double *newscore, fr_zset_ref *ref, double *oldscore,
                           int *was_new, int *rc)
