@@ -165,6 +165,11 @@ def _one_based(index: Optional[int]) -> Optional[int]:
     return None if index is None else int(index) + 1
 
 
+def _as_list(items: Any) -> List[Any]:
+    """A reply's array as a list (the list itself when it is one: not copied)."""
+    return items if type(items) is list else list(items)
+
+
 def _one_more(count: int) -> int:
     return int(count) + 1
 
@@ -783,7 +788,7 @@ class BoardPlans:
                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """The entries within ``radius`` places of a player (clipped at the ends,
         the player included); empty if absent. O(log n + radius)."""
-        member = player if type(player) is str and player else player_id(player)
+        member = player if type(player) is str and player else str(player) if type(player) is int else player_id(player)
         if not (type(radius) is int and 0 <= radius <= SIZE_LIMIT):
             radius = count_arg(radius, "radius")
         style = self.rank_style if ranking is None else self._style_of(ranking)
@@ -806,8 +811,8 @@ class BoardPlans:
                         with_info: bool) -> List[Entry]:
         scores, ranks, infos = reply
         codec = self.codec
-        return board_friend_entries(Entry, list(scores), list(ranks), list(infos) if with_info else None, members,
-                                    codec.desc, codec.scale, codec.points, style, info_of)
+        return board_friend_entries(Entry, _as_list(scores), _as_list(ranks), _as_list(infos) if with_info else None,
+                                    members, codec.desc, codec.scale, codec.points, style, info_of)
 
     def _standing(self, player: PlayerId, parse: Callable[[Optional[Tuple[int, int, int]]], _T],
                   season: Optional[Union[str, int]] = None) -> Direct[_T]:
