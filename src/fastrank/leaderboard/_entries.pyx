@@ -10,7 +10,9 @@
 # board's style.  This is that loop in C.  It is a pure function of the reply
 # -- the same for every backend (Engine, Redis, Cluster) -- and knows nothing
 # of the Engine; the leaderboard keeps the rules (fastrank.leaderboard.scorebits for the
-# score layout).  O(len(items)).
+# score layout).  O(len(items)).  A friends read also names its members
+# here (``friend_members``: the distinct ids, ints formatted in C), the
+# list its entries are made for.
 
 # cython: language_level=3
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
