@@ -11,3 +11,5 @@ def board_friend_entries(entry_type: Any, scores: List[Any], ranks: List[Any], i
                          members: List[Any], desc: bool, scale: float, points_of: Any, style: str,
                          info_of: Any) -> List[Any]:
     """friends.lua's reply as the entries of the members present, in board order."""
+def friend_members(player: Any, friend_ids: Any, player_id: Any) -> List[Any]:
+    """The distinct members a friends read names, the first of each in order."""

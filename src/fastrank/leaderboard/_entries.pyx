@@ -10,7 +10,9 @@
 # board's style.  This is that loop in C.  It is a pure function of the reply
 # -- the same for every backend (Engine, Redis, Cluster) -- and knows nothing
 # of the Engine; the leaderboard keeps the rules (fastrank.leaderboard.scorebits for the
-# score layout).  O(len(items)).
+# score layout).  O(len(items)).  A friends read also names its members
+# here (``friend_members``: the distinct ids, ints formatted in C), the
+# list its entries are made for.
 
 # cython: language_level=3
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
@@ -20,12 +22,13 @@ from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_SET_ITEM
 from cpython.object cimport PyTypeObject
 from python_extra cimport PyType_GenericAlloc
-from libc.string cimport memcmp, strlen
+from libc.string cimport memcmp, memcpy, strlen
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
-from cpython.unicode cimport PyUnicode_DecodeUTF8
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
+from cpython.long cimport PyLong_AsLongLongAndOverflow
 from libc.math cimport floor as _entry_floor
-from libc.stdlib cimport free, malloc, qsort
+from libc.stdlib cimport free, malloc
 
 
 cdef extern from "Python.h":
@@ -89,6 +92,43 @@ cdef inline object _entry(object entry_type, bint plain, object rank, object pla
     return row
 
 
+cdef object _last_row_type = None  # the entry type _plain_row_type answered last, and its answer
+cdef bint _last_row_plain = False
+
+
+cdef bint _plain_row_type(object entry_type) except -1:
+    """entry_type is a tuple subclass with no fields of its own (its rows
+    are allocated directly, by its tp_alloc)."""
+    global _last_row_type, _last_row_plain
+    if entry_type is not _last_row_type:
+        _last_row_plain = (isinstance(entry_type, type) and issubclass(entry_type, tuple)
+                           and entry_type.__basicsize__ == tuple.__basicsize__
+                           and entry_type.__itemsize__ == tuple.__itemsize__)
+        _last_row_type = entry_type
+    return _last_row_plain
+
+
+cdef inline object _player_text(object member):
+    """A member as an entry's player: a str as is, bytes decoded (UTF-8, surrogateescape)."""
+    if type(member) is bytes:
+        return PyUnicode_DecodeUTF8(PyBytes_AS_STRING(member), PyBytes_GET_SIZE(member), "surrogateescape")
+    if type(member) is str:
+        return member
+    return member.decode("utf-8", "surrogateescape")
+
+
+cdef inline Py_ssize_t _rank_next(bint ordinal, bint competition, Py_ssize_t i, Py_ssize_t start,
+                                  Py_ssize_t first, Py_ssize_t rank, object points, object last) except? -1:
+    """The rank of entry i of a slice (``rank``: entry i - 1's; ``last``: its
+    points): ``first + i`` when ordinal, else the rank before unless the
+    points differ (then ``start + i + 1`` in competition, one more in dense)."""
+    if ordinal:
+        return first + i
+    if i and points != last:
+        return start + i + 1 if competition else rank + 1
+    return rank
+
+
 def board_entries(entry_type, list items, bint flat, double scale, points_of, str style,
                   Py_ssize_t start, Py_ssize_t first, infos, info_of, global_ranks):
     """The entries of a slice of a board in rank order.
@@ -107,10 +147,7 @@ def board_entries(entry_type, list items, bint flat, double scale, points_of, st
     cdef Py_ssize_t n = len(items) // 2 if flat else len(items)
     cdef Py_ssize_t i, rank = first
     cdef bint ordinal = style == "o", competition = style == "c"
-    # A tuple subclass with no fields of its own is allocated directly (its tp_alloc).
-    cdef bint plain = (isinstance(entry_type, type) and issubclass(entry_type, tuple)
-                       and entry_type.__basicsize__ == tuple.__basicsize__
-                       and entry_type.__itemsize__ == tuple.__itemsize__)
+    cdef bint plain = _plain_row_type(entry_type)
     cdef list out = []
     last = None
     for i in range(n):
@@ -119,17 +156,8 @@ def board_entries(entry_type, list items, bint flat, double scale, points_of, st
         else:
             member, raw = items[i]
         points = _score_points(raw, scale) if scale else points_of(raw)
-        if type(member) is bytes:
-            player = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(member), PyBytes_GET_SIZE(member),
-                                          "surrogateescape")
-        elif type(member) is str:
-            player = member
-        else:
-            player = member.decode("utf-8", "surrogateescape")
-        if ordinal:
-            rank = first + i
-        elif i and points != last:
-            rank = start + i + 1 if competition else rank + 1
+        player = _player_text(member)
+        rank = _rank_next(ordinal, competition, i, start, first, rank, points, last)
         last = points
         out.append(_entry(entry_type, plain, rank, player, points,
                           None if global_ranks is None else global_ranks[i],
@@ -185,26 +213,96 @@ def board_top_entries(list memo, entry_type, double scale, points_of, str style,
 
 cdef struct _FriendRow:
     double score
-    const char *member
+    const char *member  # its bytes, NULL until a tie on score needs them
     Py_ssize_t length
     Py_ssize_t index
 
 
-cdef int _by_score_then_member(const void *a, const void *b) noexcept nogil:
-    """The order of a sorted set: score, then member bytes (as bytes compare)."""
-    cdef const _FriendRow *x = <const _FriendRow *>a
-    cdef const _FriendRow *y = <const _FriendRow *>b
+cdef inline bint _row_before(const _FriendRow *a, const _FriendRow *b, bint desc) noexcept nogil:
+    """a sorts before b in a sorted set's order (score, then member bytes
+    compared as bytes compare; both reversed when ``desc``); rows alike in
+    both (no bytes yet, or the same bytes) keep their order in the reply."""
     cdef int c
-    if x.score != y.score:
-        return -1 if x.score < y.score else 1
-    c = memcmp(x.member, y.member, <size_t>(x.length if x.length < y.length else y.length))
-    if c:
-        return c
-    return -1 if x.length < y.length else (1 if x.length > y.length else 0)
+    if a.score != b.score:
+        return a.score > b.score if desc else a.score < b.score
+    if a.member != NULL and b.member != NULL:
+        c = memcmp(a.member, b.member, <size_t>(a.length if a.length < b.length else b.length))
+        if c == 0 and a.length != b.length:
+            c = -1 if a.length < b.length else 1
+        if c:
+            return c > 0 if desc else c < 0
+    return a.index < b.index
 
 
-cdef int _by_score_then_member_desc(const void *a, const void *b) noexcept nogil:
-    return -_by_score_then_member(a, b)
+cdef void _sort_rows(_FriendRow *a, _FriendRow *tmp, Py_ssize_t n, bint desc) noexcept nogil:
+    """Merge sort of a[:n] by _row_before (tmp: room for n // 2 rows)."""
+    cdef Py_ssize_t i, j, k, half
+    cdef _FriendRow x
+    if n <= 16:
+        for i in range(1, n):
+            x = a[i]
+            j = i
+            while j > 0 and _row_before(&x, &a[j - 1], desc):
+                a[j] = a[j - 1]
+                j -= 1
+            a[j] = x
+        return
+    half = n // 2
+    _sort_rows(a, tmp, half, desc)
+    _sort_rows(a + half, tmp, n - half, desc)
+    if not _row_before(&a[half], &a[half - 1], desc):
+        return
+    memcpy(tmp, a, <size_t>half * sizeof(_FriendRow))
+    i, j, k = 0, half, 0
+    while i < half and j < n:
+        if _row_before(&a[j], &tmp[i], desc):
+            a[k] = a[j]
+            j += 1
+        else:
+            a[k] = tmp[i]
+            i += 1
+        k += 1
+    while i < half:
+        a[k] = tmp[i]
+        i += 1
+        k += 1
+
+
+cdef int _sort_by_board_order(_FriendRow *rows, Py_ssize_t k, list members, bint desc) except -1:
+    """Sorts rows[:k] (their scores and reply positions set) in the board's
+    order: by score first; then each run of equal scores by its members'
+    bytes, read only for those (a str's UTF-8, kept by the str itself; with
+    lone surrogates, its surrogateescape bytes, kept in a list)."""
+    cdef _FriendRow *tmp = <_FriendRow *>malloc(<size_t>(k // 2 + 1) * sizeof(_FriendRow))
+    cdef Py_ssize_t i = 0, j, t, n
+    cdef const char *p
+    cdef list kept = []
+    if tmp == NULL:
+        raise MemoryError()
+    try:
+        _sort_rows(rows, tmp, k, desc)
+        while i < k:
+            j = i + 1
+            while j < k and rows[j].score == rows[i].score:
+                j += 1
+            if j - i > 1:
+                for t in range(i, j):
+                    member = members[rows[t].index]
+                    if type(member) is bytes:
+                        p, n = PyBytes_AS_STRING(member), PyBytes_GET_SIZE(member)
+                    else:
+                        try:
+                            p = PyUnicode_AsUTF8AndSize(member, &n)
+                        except UnicodeEncodeError:
+                            data = member.encode("utf-8", "surrogateescape")
+                            kept.append(data)
+                            p, n = PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data)
+                    rows[t].member, rows[t].length = p, n
+                _sort_rows(rows + i, tmp, j - i, desc)
+            i = j
+    finally:
+        free(tmp)
+    return 0
 
 
 def board_friend_entries(entry_type, list scores, list ranks, list infos, list members, bint desc,
@@ -214,9 +312,13 @@ def board_friend_entries(entry_type, list scores, list ranks, list infos, list m
     one's entry data, or None) as the entries of the members present, in the
     board's order (score, then member bytes; reversed on a descending
     board), ranked among themselves in ``style``, each with its global rank.
-    ``members`` are distinct (str or bytes). O(k log k) for k members."""
-    cdef Py_ssize_t n = len(members), i, k = 0
-    cdef list raw = []  # each member's bytes, kept alive while rows point into them
+    ``members`` are distinct (str or bytes). The rows are made as
+    ``board_entries`` makes them, from the sorted reply. O(k log k) for k
+    members."""
+    cdef Py_ssize_t n = len(members), i, k = 0, index, rank = 1
+    cdef bint ordinal = style == "o", competition = style == "c"
+    cdef bint plain = _plain_row_type(entry_type)
+    cdef list out = []
     cdef _FriendRow *rows = <_FriendRow *>malloc(<size_t>(n if n else 1) * sizeof(_FriendRow))
     if rows == NULL:
         raise MemoryError()
@@ -224,19 +326,69 @@ def board_friend_entries(entry_type, list scores, list ranks, list infos, list m
         for i in range(n):
             if scores[i] is None:
                 continue
-            member = members[i]
-            data = member if type(member) is bytes else member.encode("utf-8", "surrogateescape")
-            raw.append(data)
             rows[k].score = _score_value(scores[i])
-            rows[k].member = PyBytes_AS_STRING(data)
-            rows[k].length = PyBytes_GET_SIZE(data)
+            rows[k].member = NULL
+            rows[k].length = 0
             rows[k].index = i
             k += 1
-        qsort(rows, <size_t>k, sizeof(_FriendRow),
-              _by_score_then_member_desc if desc else _by_score_then_member)
-        pairs = [(members[rows[i].index], scores[rows[i].index]) for i in range(k)]
-        globals_ = [int(ranks[rows[i].index]) for i in range(k)]
-        chosen = None if infos is None else [infos[rows[i].index] for i in range(k)]
+        _sort_by_board_order(rows, k, members, desc)
+        last = None
+        for i in range(k):
+            index = rows[i].index
+            points = PyLong_FromDouble(_entry_floor(rows[i].score / scale)) if scale else points_of(scores[index])
+            rank = _rank_next(ordinal, competition, i, 0, 1, rank, points, last)
+            last = points
+            global_rank = ranks[index]
+            out.append(_entry(entry_type, plain, rank, _player_text(members[index]), points,
+                              global_rank if type(global_rank) is int else int(global_rank),
+                              None if infos is None else info_of(infos[index])))
     finally:
         free(rows)
-    return board_entries(entry_type, pairs, False, scale, points_of, style, 0, 1, chosen, info_of, globals_)
+    return out
+
+
+cdef inline str _int_text(object x):
+    """str(x) of an int (exactly int)."""
+    cdef char buf[24]
+    cdef int overflow = 0
+    cdef long long v = PyLong_AsLongLongAndOverflow(x, &overflow)
+    cdef unsigned long long u
+    cdef int n = 0, i
+    cdef char c
+    if overflow:
+        return str(x)
+    u = <unsigned long long>(-(v + 1)) + 1 if v < 0 else <unsigned long long>v
+    while True:
+        buf[n] = <char>(c'0' + u % 10)
+        n += 1
+        u //= 10
+        if u == 0:
+            break
+    if v < 0:
+        buf[n] = c'-'
+        n += 1
+    for i in range(n // 2):
+        c = buf[i]
+        buf[i] = buf[n - 1 - i]
+        buf[n - 1 - i] = c
+    return PyUnicode_DecodeASCII(buf, n, NULL)
+
+
+def friend_members(player, friend_ids, player_id):
+    """The members a friends read names: ``list(dict.fromkeys([player_id(player)]
+    + [player_id(f) for f in friend_ids]))`` (the first of each, in order),
+    ``player_id`` the leaderboard's id check. When the player and every
+    friend are ints (of type int exactly) they are told apart as ints and only the
+    distinct ones are formatted (each as str(f)), in C: the same list.
+    O(k) for k ids."""
+    cdef list ids
+    if type(player) is int:
+        ids = friend_ids if type(friend_ids) is list else list(friend_ids)
+        for f in ids:
+            if type(f) is not int:
+                break
+        else:
+            return [_int_text(x) for x in dict.fromkeys([player] + ids)]
+        friend_ids = ids
+    return list(dict.fromkeys([player_id(player)] + [f if type(f) is str and f else player_id(f)
+                                                     for f in friend_ids]))

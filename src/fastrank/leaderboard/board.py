@@ -61,7 +61,7 @@ from fastrank import errors as _errors
 from fastrank.errors import BoardConfigMismatch, SeasonFrozen
 from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, SCHEMA, UNSET, Unset, check_given, descriptor_key, flat,
                                              stored_of, tz_of, tz_text)
-from fastrank.leaderboard._entries import board_entries, board_friend_entries, board_top_entries
+from fastrank.leaderboard._entries import board_entries, board_friend_entries, board_top_entries, friend_members
 from fastrank.leaderboard.periods import PERIODS, expiry_ms, season_of, zone
 from fastrank.runner import (AsyncFace, Call, Direct, Plan, Run, Steps, SyncFace, checked_client, direct_call, direct_run,
                              packaged_script, Pages, run, run_async, steps, twin, twin_pages)
@@ -163,6 +163,11 @@ class Change(NamedTuple):
 
 def _one_based(index: Optional[int]) -> Optional[int]:
     return None if index is None else int(index) + 1
+
+
+def _as_list(items: Any) -> List[Any]:
+    """A reply's array as a list (the list itself when it is one: not copied)."""
+    return items if type(items) is list else list(items)
 
 
 def _one_more(count: int) -> int:
@@ -783,7 +788,7 @@ class BoardPlans:
                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """The entries within ``radius`` places of a player (clipped at the ends,
         the player included); empty if absent. O(log n + radius)."""
-        member = player if type(player) is str and player else player_id(player)
+        member = player if type(player) is str and player else str(player) if type(player) is int else player_id(player)
         if not (type(radius) is int and 0 <= radius <= SIZE_LIMIT):
             radius = count_arg(radius, "radius")
         style = self.rank_style if ranking is None else self._style_of(ranking)
@@ -796,7 +801,7 @@ class BoardPlans:
         around ZMSCORE; O(k log n) for k players."""
         if isinstance(friend_ids, (str, bytes)):
             raise TypeError("friend_ids must be a sequence of player ids, not one id")
-        members = list(dict.fromkeys([player_id(player)] + [f if type(f) is str and f else player_id(f) for f in friend_ids]))
+        members = friend_members(player, friend_ids, player_id)
         style = self.rank_style if ranking is None else self._style_of(ranking)
         args = (*self.script_config, style, "1" if with_info else "0", *members)
         return direct_run(FRIENDS, self._encoded(self.keys(season)), args,
@@ -806,8 +811,8 @@ class BoardPlans:
                         with_info: bool) -> List[Entry]:
         scores, ranks, infos = reply
         codec = self.codec
-        return board_friend_entries(Entry, list(scores), list(ranks), list(infos) if with_info else None, members,
-                                    codec.desc, codec.scale, codec.points, style, info_of)
+        return board_friend_entries(Entry, _as_list(scores), _as_list(ranks), _as_list(infos) if with_info else None,
+                                    members, codec.desc, codec.scale, codec.points, style, info_of)
 
     def _standing(self, player: PlayerId, parse: Callable[[Optional[Tuple[int, int, int]]], _T],
                   season: Optional[Union[str, int]] = None) -> Direct[_T]:

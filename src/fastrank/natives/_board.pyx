@@ -107,17 +107,31 @@ cdef inline bytes _mbytes(const fr_zset *s, fr_zset_ref r):
     return PyBytes_FromStringAndSize(p, <Py_ssize_t>n)
 
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define fr_board_prefetch_record(s, r) __builtin_prefetch(FR_ZSET_N((s), (r)))
+    #else
+    #define fr_board_prefetch_record(s, r) ((void)0)
+    #endif
+    """
+    void _prefetch_record "fr_board_prefetch_record"(const fr_zset *s, fr_zset_ref r) nogil
+
+
 cdef int _append_slice(const fr_zset *s, uint64_t rank, Py_ssize_t count, bint reverse, bint withscores,
                        list flat) except -1:
     """Appends ``count`` members (with their scores when asked) from 1-based
     ``rank`` on, descending when ``reverse``, gathered from the tree's leaves
-    a block at a time (no search per member)."""
+    a block at a time (no search per member), the block's records requested
+    together before any is read."""
     cdef fr_zset_ref buf[64]
     cdef size_t got, k
     while count > 0:
         got = fr_zset_gather(s, rank, <size_t>(count if count < 64 else 64), reverse, buf)
         if got == 0:
             break
+        for k in range(got):  # the records' misses overlap, not one per member made
+            _prefetch_record(s, buf[k])
         for k in range(got):
             flat.append(_mbytes(s, buf[k]))
             if withscores:
@@ -129,9 +143,17 @@ cdef int _append_slice(const fr_zset *s, uint64_t rank, Py_ssize_t count, bint r
 
 
 cdef inline Py_ssize_t _count(fr_zset *s, double low, double high, bint low_open, bint high_open):
-    """ZCOUNT of the sorted set s between the bounds (none is NaN)."""
+    """ZCOUNT of the sorted set s between the bounds (none is NaN): one
+    descent when a bound is an infinity it includes (every count a script
+    asks for), else two."""
     cdef fr_zset_range rg
     cdef uint64_t r1, r2
+    if high == _INF and not high_open:  # [low, +inf] or (low, +inf]: all but those below (or at) low
+        fr_zset_count_below_batch(s, &low, low_open, 1, &r1)
+        return <Py_ssize_t>(fr_zset_len(s) - r1)
+    if low == -_INF and not low_open:  # [-inf, high] or [-inf, high): those below (or at) high
+        fr_zset_count_below_batch(s, &high, not high_open, 1, &r1)
+        return <Py_ssize_t>r1
     rg.min, rg.max, rg.minex, rg.maxex = low, high, low_open, high_open
     if fr_zset_first_in_range(s, &rg, &r1) == FR_ZSET_NIL:
         return 0
