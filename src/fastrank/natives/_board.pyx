@@ -143,22 +143,10 @@ cdef int _append_slice(const fr_zset *s, uint64_t rank, Py_ssize_t count, bint r
 
 
 cdef inline Py_ssize_t _count(fr_zset *s, double low, double high, bint low_open, bint high_open):
-    """ZCOUNT of the sorted set s between the bounds (none is NaN): one
-    descent when a bound is an infinity it includes (every count a script
-    asks for), else two."""
+    """ZCOUNT of the sorted set s between the bounds (none is NaN)."""
     cdef fr_zset_range rg
-    cdef uint64_t r1, r2
-    if high == _INF and not high_open:  # [low, +inf] or (low, +inf]: all but those below (or at) low
-        fr_zset_count_below_batch(s, &low, low_open, 1, &r1)
-        return <Py_ssize_t>(fr_zset_len(s) - r1)
-    if low == -_INF and not low_open:  # [-inf, high] or [-inf, high): those below (or at) high
-        fr_zset_count_below_batch(s, &high, not high_open, 1, &r1)
-        return <Py_ssize_t>r1
     rg.min, rg.max, rg.minex, rg.maxex = low, high, low_open, high_open
-    if fr_zset_first_in_range(s, &rg, &r1) == FR_ZSET_NIL:
-        return 0
-    fr_zset_last_in_range(s, &rg, &r2)
-    return <Py_ssize_t>(r2 - r1 + 1)
+    return <Py_ssize_t>fr_zset_count_in_range(s, &rg)
 
 
 cdef class _BoardConf:

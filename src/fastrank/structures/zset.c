@@ -142,6 +142,7 @@
 #include "zset.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -2794,14 +2795,32 @@ uint64_t fr_zset_delete_range_by_rank(fr_zset *s, uint64_t start, uint64_t end)
     return removed;
 }
 
+/* The members before range r's first and up to its last: [*a, *b) in
+ * 0-based positions.  A bound that is an infinity it includes costs no
+ * descent (-inf: none before; +inf: all up to the end), any other one. */
+static void fr_zset_range_span(const fr_zset *s, const fr_zset_range *r, uint64_t *a, uint64_t *b)
+{
+    *a = r->min == -INFINITY && !r->minex ? 0 : fr_zset_count_below(s, r->min, r->minex);
+    *b = r->max == INFINITY && !r->maxex ? s->length : fr_zset_count_below(s, r->max, !r->maxex);
+}
+
+/* ZCOUNT: the members with score in r. */
+uint64_t fr_zset_count_in_range(const fr_zset *s, const fr_zset_range *r)
+{
+    uint64_t a, b;
+    if (fr_zset_range_empty(r) || !s->length)
+        return 0;
+    fr_zset_range_span(s, r, &a, &b);
+    return b > a ? b - a : 0;
+}
+
 /* ZREMRANGEBYSCORE; the number removed. */
 uint64_t fr_zset_delete_range_by_score(fr_zset *s, const fr_zset_range *r)
 {
     uint64_t a, b;
     if (fr_zset_range_empty(r) || !s->length)
         return 0;
-    a = fr_zset_count_below(s, r->min, r->minex);
-    b = fr_zset_count_below(s, r->max, !r->maxex);
+    fr_zset_range_span(s, r, &a, &b);
     return b > a ? fr_zset_delete_range_by_rank(s, a + 1, b) : 0;
 }
 

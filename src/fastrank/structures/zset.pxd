@@ -81,6 +81,7 @@ cdef extern from "zset.h" nogil:
     # ranges
     fr_zset_ref fr_zset_first_in_range(const fr_zset *s, const fr_zset_range *r, uint64_t *rank)
     fr_zset_ref fr_zset_last_in_range(const fr_zset *s, const fr_zset_range *r, uint64_t *rank)
+    uint64_t fr_zset_count_in_range(const fr_zset *s, const fr_zset_range *r)
     fr_zset_ref fr_zset_first_in_lex(const fr_zset *s, const fr_zset_lexrange *r, uint64_t *rank)
     fr_zset_ref fr_zset_last_in_lex(const fr_zset *s, const fr_zset_lexrange *r, uint64_t *rank)
     uint64_t fr_zset_count_in_lex(const fr_zset *s, const fr_zset_lexrange *r)

@@ -693,11 +693,7 @@ cdef class SortedSet:
 
     cdef Py_ssize_t _count(self, const fr_zset_range *rg):
         """count for a parsed range (no NaN bound)."""
-        cdef uint64_t r1, r2
-        if fr_zset_first_in_range(self._s, rg, &r1) == FR_ZSET_NIL:
-            return 0
-        fr_zset_last_in_range(self._s, rg, &r2)
-        return <Py_ssize_t>(r2 - r1 + 1)
+        return <Py_ssize_t>fr_zset_count_in_range(self._s, rg)
 
     def range_by_lex(self, min, max, *, bint min_exclusive=False, bint max_exclusive=False,
                      bint reverse=False, Py_ssize_t offset=0, Py_ssize_t count=-1):
