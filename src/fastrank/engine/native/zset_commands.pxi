@@ -119,27 +119,32 @@ cdef inline bint _small_integer(const char *p, Py_ssize_t n, double *value):
     return True
 
 
-cdef int _score_bound(bytes arg, double *value, int *exclusive) except -1:
-    """A ZCOUNT / BYSCORE bound (Redis zslParseRange): plain decimal and the
-    infinities here, any other text by ``_numbers.parse_bound``."""
-    cdef const char *p = PyBytes_AS_STRING(arg)
-    cdef Py_ssize_t n = PyBytes_GET_SIZE(arg)
+cdef inline bint _plain_bound(const char *p, Py_ssize_t n, double *value, int *exclusive):
+    """A score bound's text read in C: an optional ``(``, then plain decimal
+    or an infinity; False for any other text (the Python rule decides)."""
     cdef char *end
     exclusive[0] = n > 0 and p[0] == c'('
     if exclusive[0]:
         p += 1
         n -= 1
     if _small_integer(p, n, value):
-        return 0
+        return True
     if _plain_decimal(p, n):
         value[0] = strtod(p, &end)
-        if end == p + n:  # (else a locale's decimal point: the Python rule decides)
-            return 0
-    elif n == 3 and memcmp(p, b"inf", 3) == 0:
+        return end == p + n  # (else a locale's decimal point: the Python rule decides)
+    if n == 3 and memcmp(p, b"inf", 3) == 0:
         value[0] = INFINITY
-        return 0
-    elif n == 4 and (memcmp(p, b"+inf", 4) == 0 or memcmp(p, b"-inf", 4) == 0):
+        return True
+    if n == 4 and (memcmp(p, b"+inf", 4) == 0 or memcmp(p, b"-inf", 4) == 0):
         value[0] = -INFINITY if p[0] == c'-' else INFINITY
+        return True
+    return False
+
+
+cdef int _score_bound(bytes arg, double *value, int *exclusive) except -1:
+    """A ZCOUNT / BYSCORE bound (Redis zslParseRange): plain decimal and the
+    infinities here, any other text by ``_numbers.parse_bound``."""
+    if _plain_bound(PyBytes_AS_STRING(arg), PyBytes_GET_SIZE(arg), value, exclusive):
         return 0
     bound = _parse_bound(arg)
     if bound is None:
@@ -473,16 +478,12 @@ cdef inline bint _usual_limit(object start, object num):
 
 cdef inline bint _number_bound(object x, double *value, int *exclusive):
     """A ZCOUNT bound given as an int of at most 53 bits, a finite float, or
-    bytes or str holding a plain decimal or an infinity: its value read here, as
+    bytes or ASCII str that ``_plain_bound`` reads: its value read here, as
     ``_score_bound`` would read the text redis-py packs for it (an int's
-    digits, a float's repr, which strtod reads back to the same double; an
-    ASCII str as its bytes).
+    digits, a float's repr, which strtod reads back to the same double).
     False for anything else: the packed path answers it, errors included."""
     cdef long long v
     cdef int overflow = 0
-    cdef const char *p
-    cdef Py_ssize_t n
-    cdef char *end
     exclusive[0] = 0
     kind = type(x)
     if kind is int:
@@ -495,25 +496,9 @@ cdef inline bint _number_bound(object x, double *value, int *exclusive):
         value[0] = PyFloat_AS_DOUBLE(x)
         return value[0] - value[0] == 0  # finite
     if kind is bytes:
-        p = PyBytes_AS_STRING(x)
-        n = PyBytes_GET_SIZE(x)
-    elif kind is str and PyUnicode_IS_COMPACT_ASCII(x):
-        p = <const char *>PyUnicode_DATA(x)
-        n = PyUnicode_GET_LENGTH(x)
-    else:
-        return False
-    if n > 0 and p[0] == c'(':
-        exclusive[0] = 1
-        p += 1
-        n -= 1
-    if _small_integer(p, n, value):
-        return True
-    if n == 4 and (memcmp(p, b"+inf", 4) == 0 or memcmp(p, b"-inf", 4) == 0):
-        value[0] = -INFINITY if p[0] == c'-' else INFINITY
-        return True
-    if _plain_decimal(p, n):
-        value[0] = strtod(p, &end)
-        return end == p + n
+        return _plain_bound(PyBytes_AS_STRING(x), PyBytes_GET_SIZE(x), value, exclusive)
+    if kind is str and PyUnicode_IS_COMPACT_ASCII(x):
+        return _plain_bound(<const char *>PyUnicode_DATA(x), PyUnicode_GET_LENGTH(x), value, exclusive)
     return False
 
 
