@@ -74,7 +74,7 @@ void NAME(incrs)(void *s, char (*member)[16], const size_t *len, const size_t *p
     }
 }
 #else
-#include <time.h>
+#include "bench_clock.h"
 
 #define SIDE_API(P)                                                                              \
     void *P##build(size_t, char (*)[16], const size_t *, const double *);                       \
@@ -85,23 +85,6 @@ SIDE_API(A_)
 SIDE_API(B_)
 
 #define MAX_ROUNDS 400
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static uint64_t rng_state = 1;
-
-static uint64_t rng(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 static int by_value(const void *x, const void *y)
 {
