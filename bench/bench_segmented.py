@@ -25,6 +25,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import fastrank
 from fastrank import Leaderboard, SegmentedLeaderboard
 from fastrank.testing import free_port, start_redis
+from timing import per_call
 
 T0 = 1_790_000_000
 SEGMENT_COUNTS = (8, 64)
@@ -53,15 +54,6 @@ def load(client: Any, board: Any, players: int, batch: int = 1000) -> float:
             client.script_load(script.source)
         pipe.execute()
     return time.perf_counter() - t
-
-
-def per_call(fn: Callable[[int], Any], ops: int, seed: int) -> float:
-    rnd = random.Random(seed)
-    args = [rnd.randrange(1 << 30) for _ in range(ops)]
-    t = time.perf_counter()
-    for a in args:
-        fn(a)
-    return (time.perf_counter() - t) / ops * 1e6
 
 
 def operations(board: Any, players: int) -> Dict[str, Callable[[int], Any]]:

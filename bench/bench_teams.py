@@ -19,12 +19,12 @@ import random
 import statistics
 import sys
 import tempfile
-import time
 from typing import Any, Callable, Dict, List, Tuple
 
 import fastrank
 from fastrank import Leaderboard, TeamLeaderboard
 from fastrank.testing import free_port, start_redis
+from timing import per_call
 
 T0 = 1_790_000_000
 
@@ -37,15 +37,6 @@ def load(board: Any, players: int, team_size: int, batch: int = 2000) -> None:
     for start in range(0, players, batch):
         board.submit_many({f"player:{i}": rnd.randrange(1_000) for i in range(start, min(players, start + batch))},
                           at=T0)
-
-
-def per_call(fn: Callable[[int], Any], ops: int, seed: int) -> float:
-    rnd = random.Random(seed)
-    args = [rnd.randrange(1 << 30) for _ in range(ops)]
-    t = time.perf_counter()
-    for a in args:
-        fn(a)
-    return (time.perf_counter() - t) / ops * 1e6
 
 
 def operations(board: Any, players: int, teams: int) -> Dict[str, Callable[[int], Any]]:
