@@ -11,7 +11,7 @@
 # -- the same for every backend (Engine, Redis, Cluster) -- and knows nothing
 # of the Engine; the leaderboard keeps the rules (fastrank.leaderboard.scorebits for the
 # score layout).  O(len(items)).  A friends read also names its members
-# here (``friend_members``: the distinct ids, ints formatted in C), the
+# here (``friend_members``: the distinct ids, ints told apart as ints), the
 # list its entries are made for.
 
 # cython: language_level=3
@@ -25,8 +25,7 @@ from python_extra cimport PyType_GenericAlloc
 from libc.string cimport memcmp, memcpy, strlen
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
-from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
-from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeUTF8
 from libc.math cimport floor as _entry_floor
 from libc.stdlib cimport free, malloc
 
@@ -347,39 +346,12 @@ def board_friend_entries(entry_type, list scores, list ranks, list infos, list m
     return out
 
 
-cdef inline str _int_text(object x):
-    """str(x) of an int (exactly int)."""
-    cdef char buf[24]
-    cdef int overflow = 0
-    cdef long long v = PyLong_AsLongLongAndOverflow(x, &overflow)
-    cdef unsigned long long u
-    cdef int n = 0, i
-    cdef char c
-    if overflow:
-        return str(x)
-    u = <unsigned long long>(-(v + 1)) + 1 if v < 0 else <unsigned long long>v
-    while True:
-        buf[n] = <char>(c'0' + u % 10)
-        n += 1
-        u //= 10
-        if u == 0:
-            break
-    if v < 0:
-        buf[n] = c'-'
-        n += 1
-    for i in range(n // 2):
-        c = buf[i]
-        buf[i] = buf[n - 1 - i]
-        buf[n - 1 - i] = c
-    return PyUnicode_DecodeASCII(buf, n, NULL)
-
-
 def friend_members(player, friend_ids, player_id):
     """The members a friends read names: ``list(dict.fromkeys([player_id(player)]
     + [player_id(f) for f in friend_ids]))`` (the first of each, in order),
     ``player_id`` the leaderboard's id check. When the player and every
     friend are ints (of type int exactly) they are told apart as ints and only the
-    distinct ones are formatted (each as str(f)), in C: the same list.
+    distinct ones are formatted (each as str(f)): the same list.
     O(k) for k ids."""
     cdef list ids
     if type(player) is int:
@@ -388,7 +360,7 @@ def friend_members(player, friend_ids, player_id):
             if type(f) is not int:
                 break
         else:
-            return [_int_text(x) for x in dict.fromkeys([player] + ids)]
+            return [str(x) for x in dict.fromkeys([player] + ids)]
         friend_ids = ids
     return list(dict.fromkeys([player_id(player)] + [f if type(f) is str and f else player_id(f)
                                                      for f in friend_ids]))
