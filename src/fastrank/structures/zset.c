@@ -1099,7 +1099,7 @@ static size_t fr_zset_pool_bytes(const fr_zset_pool *p)
     size_t newest;
     if (!p->nchunks)
         return 0;
-    newest = FR_ZSET_MMAP ? (((size_t)(p->bump - p->chunks[p->nchunks - 1]) + 4095) & ~(size_t)4095)
+    newest = FR_ZSET_MMAP ? (((size_t)(p->bump - p->chunks[p->nchunks - 1]) + FR_ZSET_PAGE - 1) & ~(FR_ZSET_PAGE - 1))
                           : FR_ZSET_POOL_CHUNK;
     return (size_t)(p->nchunks - 1) * FR_ZSET_POOL_CHUNK + newest + (size_t)p->chunkcap * sizeof(char *);
 }
