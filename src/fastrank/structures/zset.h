@@ -5,7 +5,7 @@
  * THE SHAPE IN ONE PARAGRAPH
  * --------------------------
  * A set (fr_zset) owns one growable ARENA of 8-byte units holding a RECORD
- * per member (score, member bytes, the id of the leaf that holds it).  A
+ * per member (score, member bytes, the name of the leaf that holds it).  A
  * record is named by a 32-bit reference, its offset in units (fr_zset_ref;
  * 0 is "no member"); the hash index and the tree's leaves store these
  * 4-byte references.  The order lives in a B+-tree: LEAVES hold up to FR_ZSET_LEAF_CAP (score, ref) pairs in two parallel
@@ -26,9 +26,12 @@
  *     0       8        12     13      14
  *     +-------+--------+------+-------+--------+
  *     | score | leaf   | mlen | units | member |
- *     | f64   | u32 id | u8   | u8    | bytes  |
+ *     | f64   | u32    | u8   | u8    | bytes  |
+ *     |       | name   |      |       |        |
  *     +-------+--------+------+-------+--------+
  *
+ *   - leaf: the name of the leaf holding the member (zset.c, LEAF NAMES):
+ *     a pooled leaf's place in the node pool, else its id in the leaf table.
  *   - mlen 0..254: the member is inline; mlen 255 (FR_ZSET_LONG): a
  *     fr_zset_ext {length, malloc'd pointer} sits where the member would be.
  *   - units: the record's size in 8-byte units (free lists by size, arena
@@ -84,7 +87,8 @@ typedef struct fr_zset_ext {
 } fr_zset_ext;
 
 /* A leaf: n (score, ref) pairs in key order; score[cap] then ref[cap].
- * pooled: 1 when the leaf sits in a pool slot, 0 when it was malloc'd. */
+ * id: its name, as its records hold it.  pooled: 1 when the leaf sits in
+ * a pool slot, 0 when it was malloc'd. */
 typedef struct fr_zset_leaf {
     struct fr_zset_inner *parent;
     struct fr_zset_leaf *prev, *next;
@@ -132,7 +136,7 @@ typedef struct fr_zset {
     int height;         /* inner levels above the leaves (0: root is a leaf) */
     int bulk;           /* inside fr_zset_bulk_begin .. fr_zset_bulk_end */
     fr_zset_leaf *head, *tail;  /* first and last leaf */
-    fr_zset_leaf **leaves;      /* leaf by id (NULL: id free) */
+    fr_zset_leaf **leaves;      /* malloc'd leaf by id (NULL: id free; pooled leaves are named by place) */
     uint32_t *free_ids;         /* stack of free leaf ids */
     uint32_t nids, idcap, nfree_ids;
     uint32_t nstash;            /* spare inner nodes kept for splits */
