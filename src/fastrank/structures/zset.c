@@ -65,12 +65,18 @@
  *     separator that names it (fr_zset_fix_min).
  *   - score change: when the new key still belongs between the neighbouring
  *     leaves, the entry moves inside its leaf (a memmove, no count changes);
- *     otherwise delete + insert.  The leaf's lines and its neighbours'
+ *     when it belongs in the next or the previous leaf (the parent's
+ *     separators tell, without reading that leaf's far lines) and neither
+ *     leaf needs a split or a merge, it moves over, the counts changing
+ *     below the two leaves' common ancestor only (fr_zset_move_to_neighbour:
+ *     moves by 1..100 at 1M members 9% faster); otherwise delete + insert.  The leaf's lines and its neighbours'
  *     first lines are requested up front.  Among equal scores a leaf has
  *     no member prefixes, so each tie compared reads a cold record: with
  *     integer scores that is a large share of a move (see the figures).  The rank the write learns is kept as the
  *     RANK HINT (record, rank, version) so that "add points, then ask my
- *     place" costs no second walk.
+ *     place" costs no second walk; a write that would need a walk up only
+ *     to learn it (a move inside a leaf or to a neighbour, the hint on
+ *     another member) drops the hint instead.
  *   - bulk load: records are written first, then all are sorted (LSD radix
  *     sort on score bits and the 4-byte prefix, merge sort for the rest of
  *     the ties) and the tree is rebuilt packed, bottom up, from nodes
@@ -2325,10 +2331,89 @@ static fr_zset_ref fr_zset_insert(fr_zset *s, const char *m, size_t len, double 
     return r;
 }
 
+/* A score change whose new key belongs in the leaf next to r's (r at slot
+ * j of l, c entries of l other than r below the new key): the entry moves
+ * over directly, when neither leaf needs a split or a merge for it.  The
+ * counts change only below the two leaves' lowest common ancestor (most
+ * often their parent) and nothing descends from the root: about half the
+ * moves by a few places leave their leaf this way.  1 when done (ranks as
+ * fr_zset_set_score_ranked's), 0 when the general path must do it
+ * (nothing changed). */
+static int fr_zset_move_to_neighbour(fr_zset *s, fr_zset_leaf *l, uint32_t j, uint32_t c,
+                                     const fr_zset_key *key, uint64_t ranks[2])
+{
+    fr_zset_leaf *nb;
+    fr_zset_ref *refs = FR_ZSET_LREF(l), *nrefs, r = refs[j];
+    fr_zset_inner *pa, *pb;
+    void *a, *b;
+    uint32_t cn, i;
+    uint64_t old = 0;
+    if (l->n <= FR_ZSET_LMIN) /* l would need a merge or a borrow */
+        return 0;
+    if (c == l->n - 1 && l->next) { /* every other entry of l is below the key */
+        nb = l->next;         /* and nb's first: the key is in nb if below the next separator */
+        pb = nb->parent;
+        i = fr_zset_child_index(pb, nb);
+        if (i + 1 == pb->n || fr_zset_cmp_sep(s, pb, i + 1, key) < 0)
+            return 0; /* maybe further right: the general path */
+    } else if (c == 0 && l->prev) { /* every entry of l is above the key, and prev's last */
+        nb = l->prev;                 /* so it is in nb if above nb's separator */
+        pb = nb->parent;
+        i = fr_zset_child_index(pb, nb);
+        if (i == 0 || fr_zset_cmp_sep(s, pb, i, key) > 0)
+            return 0;
+    } else {
+        return 0;
+    }
+    if (nb->n == nb->cap)
+        return 0;
+    cn = fr_zset_leaf_lower(s, nb, key);
+    if (ranks)
+        old = fr_zset_hint_holds(s, r) ? s->hint_rank : fr_zset_rank_at(l, j);
+    memmove(l->score + j, l->score + j + 1, (l->n - j - 1) * sizeof(double));
+    memmove(refs + j, refs + j + 1, (l->n - j - 1) * sizeof(fr_zset_ref));
+    l->n--;
+    nrefs = FR_ZSET_LREF(nb);
+    memmove(nb->score + cn + 1, nb->score + cn, (nb->n - cn) * sizeof(double));
+    memmove(nrefs + cn + 1, nrefs + cn, (nb->n - cn) * sizeof(fr_zset_ref));
+    nb->score[cn] = key->score;
+    nrefs[cn] = r;
+    nb->n++;
+    FR_ZSET_N(s, r)->score = key->score;
+    FR_ZSET_N(s, r)->leaf = nb->id;
+    a = l;
+    b = nb;
+    pa = l->parent;
+    pb = nb->parent;
+    while (pa != pb) { /* leaves are at one depth: the paths meet */
+        pa->cnt[fr_zset_child_index(pa, a)]--;
+        pb->cnt[fr_zset_child_index(pb, b)]++;
+        a = pa;
+        b = pb;
+        pa = pa->parent;
+        pb = pb->parent;
+    }
+    pa->cnt[fr_zset_child_index(pa, a)]--;
+    pa->cnt[fr_zset_child_index(pa, b)]++;
+    if (j == 0)
+        fr_zset_fix_min(s, l, 0);
+    if (cn == 0)
+        fr_zset_fix_min(s, nb, 0);
+    s->version++; /* the rank hint goes: a new one would cost a walk up */
+    if (ranks) {
+        ranks[0] = old;
+        ranks[1] = fr_zset_rank_at(nb, cn);
+        fr_zset_set_hint(s, r, ranks[1]);
+    }
+    return 1;
+}
+
 /* Gives member record r a new score (not NaN).  When the new key still
  * belongs in r's leaf (between the last key of the leaf before and the
  * first of the leaf after) the entry moves inside the leaf: no count
- * changes.  Otherwise it is taken out and put back (two O(log n) walks).
+ * changes.  When it belongs in the leaf before or after, it moves there
+ * (fr_zset_move_to_neighbour).  Otherwise it is taken out and put back
+ * (two O(log n) walks).
  * With ranks (else NULL), also r's 1-based rank before (ranks[0]) and after
  * (ranks[1]).  0, or -1 when out of memory (nothing changed). */
 int fr_zset_set_score_ranked(fr_zset *s, fr_zset_ref r, double score, uint64_t ranks[2])
@@ -2354,9 +2439,9 @@ int fr_zset_set_score_ranked(fr_zset *s, fr_zset_ref r, double score, uint64_t r
         c--; /* r's own old entry is below the new key */
     if ((c > 0 || !l->prev || fr_zset_cmp_entry(s, l->prev, l->prev->n - 1, &key) < 0) &&
         (c < l->n - 1 || !l->next || fr_zset_cmp_entry(s, l->next, 0, &key) > 0)) {
-        int held = s->hint_version == s->version;
-        if (ranks || held)
-            old = fr_zset_hint_holds(s, r) ? s->hint_rank : fr_zset_rank_at(l, j);
+        int held = s->hint_version == s->version, mine = held && s->hint_ref == r;
+        if (ranks || mine) /* a hint on another member is not worth a walk up */
+            old = mine ? s->hint_rank : fr_zset_rank_at(l, j);
         if (c < j) {
             memmove(l->score + c + 1, l->score + c, (j - c) * sizeof(double));
             memmove(refs + c + 1, refs + c, (j - c) * sizeof(fr_zset_ref));
@@ -2373,7 +2458,7 @@ int fr_zset_set_score_ranked(fr_zset *s, fr_zset_ref r, double score, uint64_t r
         if (c == j) {
             if (held)
                 s->hint_version = s->version; /* no rank changed */
-        } else if (ranks || held) {
+        } else if (ranks || mine) {
             fr_zset_set_hint(s, r, old + c - j);
         }
         if (ranks) {
@@ -2382,6 +2467,8 @@ int fr_zset_set_score_ranked(fr_zset *s, fr_zset_ref r, double score, uint64_t r
         }
         return 0;
     }
+    if (fr_zset_move_to_neighbour(s, l, j, c, &key, ranks))
+        return 0;
     if (fr_zset_stash_fill(s))
         return -1;
     if (ranks)
