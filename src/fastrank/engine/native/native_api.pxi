@@ -10,22 +10,25 @@
 
 
 cdef fr_zset *native_zset_of(object value):
-    """The C sorted set inside a sorted-set value (a skip list, or a small set
-    Redis would keep as a listpack: a SortedSet subclass); NULL for any other
-    value or None. Reads only: a listpack-kind set has write rules of its own."""
+    """The C sorted set inside a sorted-set value (one Redis would keep in its
+    skiplist encoding, or a small one it would keep as a listpack: a SortedSet
+    subclass; both are the core's B+-tree); NULL for any other value or None.
+    Reads only: a listpack-kind set has write rules of its own."""
     if isinstance(value, SortedSet):
         return (<SortedSet>value)._s
     return NULL
 
 
 cdef bint native_is_zset(object value):
-    """A sorted-set value of the keyspace (skip list or listpack kind)."""
+    """A sorted-set value of the keyspace (of Redis's skiplist or listpack kind)."""
     return type(value) is SortedSet or type(value) is _ListpackZSet
 
 
 cdef bint native_is_skiplist(object value):
-    """A sorted set kept as a skip list, which a native path may write to
-    directly (fr_zset_add and friends), as ZADD's handler does."""
+    """A sorted set of Redis's skiplist encoding (a plain SortedSet; the
+    name is the encoding's, the structure is the core's B+-tree), which a
+    native path may write to directly (fr_zset_add and friends), as ZADD's
+    handler does."""
     return type(value) is SortedSet
 
 
