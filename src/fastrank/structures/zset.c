@@ -2637,6 +2637,23 @@ void fr_zset_rank_batch(const fr_zset *s, const fr_zset_ref *refs, size_t g, uin
                          : 0;
 }
 
+/* How many of a[from..cap) are below x (at most x when inclusive), only
+ * the first n counting: every slot is compared and the rest masked out (see
+ * fr_zset_descend_score). */
+static inline uint32_t fr_zset_count_masked(const double *a, uint32_t from, uint32_t cap, uint32_t n,
+                                            double x, int inclusive)
+{
+    uint32_t i, c = 0;
+    if (inclusive) {
+        for (i = from; i < cap; i++)
+            c += (a[i] <= x) & (i < n);
+    } else {
+        for (i = from; i < cap; i++)
+            c += (a[i] < x) & (i < n);
+    }
+    return c;
+}
+
 /* Descends to where score x belongs: the leaf, *slot the number of its
  * entries scoring below x (at most x when inclusive); returns the number
  * of members before that leaf in *below. */
@@ -2645,7 +2662,7 @@ static const fr_zset_leaf *fr_zset_descend_score(const fr_zset *s, double x, int
 {
     const void *node = s->root;
     uint64_t t = 0;
-    uint32_t i, c, j;
+    uint32_t c;
     int h;
     const fr_zset_leaf *l;
     /* Every slot of a node is compared, those past its length masked out
@@ -2656,15 +2673,8 @@ static const fr_zset_leaf *fr_zset_descend_score(const fr_zset *s, double x, int
      * length (bench/results/zset-bptree.md). */
     for (h = s->height; h > 0; h--) {
         const fr_zset_inner *y = (const fr_zset_inner *)node;
-        uint32_t n = y->n;
-        c = 0;
-        if (inclusive) {
-            for (i = 1; i < FR_ZSET_INNER_CAP; i++)
-                c += (y->sep[i] <= x) & (i < n);
-        } else {
-            for (i = 1; i < FR_ZSET_INNER_CAP; i++)
-                c += (y->sep[i] < x) & (i < n);
-        }
+        uint32_t i;
+        c = fr_zset_count_masked(y->sep, 1, FR_ZSET_INNER_CAP, y->n, x, inclusive);
         node = y->child[c];
         fr_zset_prefetch_keys(node, h - 1);
         if (h > 1)
@@ -2673,23 +2683,9 @@ static const fr_zset_leaf *fr_zset_descend_score(const fr_zset *s, double x, int
             t += i < c ? y->cnt[i] : 0;
     }
     l = (const fr_zset_leaf *)node;
-    c = 0;
-    if (l->cap == FR_ZSET_LEAF_CAP) { /* a small root leaf has shorter arrays */
-        uint32_t n = l->n;
-        if (inclusive) {
-            for (j = 0; j < FR_ZSET_LEAF_CAP; j++)
-                c += (l->score[j] <= x) & (j < n);
-        } else {
-            for (j = 0; j < FR_ZSET_LEAF_CAP; j++)
-                c += (l->score[j] < x) & (j < n);
-        }
-    } else if (inclusive) {
-        for (j = 0; j < l->n; j++)
-            c += l->score[j] <= x;
-    } else {
-        for (j = 0; j < l->n; j++)
-            c += l->score[j] < x;
-    }
+    c = l->cap == FR_ZSET_LEAF_CAP /* a constant length unrolls; a small root leaf is shorter */
+            ? fr_zset_count_masked(l->score, 0, FR_ZSET_LEAF_CAP, l->n, x, inclusive)
+            : fr_zset_count_masked(l->score, 0, l->cap, l->n, x, inclusive);
     *below = t;
     *slot = c;
     return l;
