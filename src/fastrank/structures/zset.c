@@ -2335,8 +2335,10 @@ static fr_zset_ref fr_zset_insert(fr_zset *s, const char *m, size_t len, double 
  * j of l, c entries of l other than r below the new key): the entry moves
  * over directly, when neither leaf needs a split or a merge for it.  The
  * counts change only below the two leaves' lowest common ancestor (most
- * often their parent) and nothing descends from the root: about half the
- * moves by a few places leave their leaf this way.  1 when done (ranks as
+ * often their parent) and nothing descends from the root.  Of 200,000
+ * moves by 1..100 at 1M members (integer scores in [0, 1e6)), 47% go this
+ * way, 27% stay in their leaf and 26% take the general path; at 10M
+ * members (ten a score) 5%.  1 when done (ranks as
  * fr_zset_set_score_ranked's), 0 when the general path must do it
  * (nothing changed). */
 static int fr_zset_move_to_neighbour(fr_zset *s, fr_zset_leaf *l, uint32_t j, uint32_t c,
@@ -3093,7 +3095,7 @@ static inline size_t fr_zset_bulk_buf_size(uint64_t cap)
  * fr_zset_bulk_end only fr_zset_bulk_put may be called. */
 int fr_zset_bulk_begin(fr_zset *s, uint64_t extra)
 {
-    uint64_t n = s->length + extra, nl, ni, j, nodes;
+    uint64_t n = s->length + extra, nl, ni, j, nodes, heap_leaves;
     if (fr_zset_hash_reserve(s, s->hcount + extra))
         return -1;
     if (n > SIZE_MAX / (2 * sizeof(fr_zset_rec)) || n > ((uint64_t)1 << 40))
@@ -3114,9 +3116,9 @@ int fr_zset_bulk_begin(fr_zset *s, uint64_t extra)
         s->bulk_nleaf = j < nl ? j + 1 : nl;
         s->bulk_ninner = j < nl ? 0 : j + 1 - nl;
     }
-    for (j = 0, nodes = 1; j < nl; j++) /* table ids for the malloc'd leaves */
-        nodes += !((fr_zset_leaf *)s->bulk_nodes[j])->pooled;
-    if (fr_zset_ids_reserve(s, nodes))
+    for (j = 0, heap_leaves = 0; j < nl; j++) /* they take table ids; pooled ones are named by place */
+        heap_leaves += !((fr_zset_leaf *)s->bulk_nodes[j])->pooled;
+    if (fr_zset_ids_reserve(s, heap_leaves + 1))
         goto fail;
     s->bulk_cap = n;
     s->bulk_new = 0;
