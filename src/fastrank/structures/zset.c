@@ -1118,14 +1118,21 @@ static size_t fr_zset_pool_bytes(const fr_zset_pool *p)
     return (size_t)(p->nchunks - 1) * FR_ZSET_POOL_CHUNK + newest + (size_t)p->chunkcap * sizeof(char *);
 }
 
+/* The number of the pool's chunk holding address x, or nchunks when none
+ * does. */
+static uint32_t fr_zset_pool_chunk_of(const fr_zset_pool *p, const void *x)
+{
+    uint32_t i = p->nchunks;
+    while (i-- > 0) /* the newest first: where new nodes come from */
+        if ((const char *)x >= p->chunks[i] && (const char *)x < p->chunks[i] + FR_ZSET_POOL_CHUNK)
+            return i;
+    return p->nchunks;
+}
+
 /* Does the pool hold address x (in one of its chunks)? */
 static int fr_zset_pool_holds(const fr_zset_pool *p, const void *x)
 {
-    uint32_t i;
-    for (i = 0; i < p->nchunks; i++)
-        if ((const char *)x >= p->chunks[i] && (const char *)x < p->chunks[i] + FR_ZSET_POOL_CHUNK)
-            return 1;
-    return 0;
+    return fr_zset_pool_chunk_of(p, x) < p->nchunks;
 }
 
 /* LEAF NAMES.  A record names the leaf that holds it in 32 bits (its leaf
@@ -1147,14 +1154,9 @@ static int fr_zset_pool_holds(const fr_zset_pool *p, const void *x)
 /* The name of pooled slot x (a leaf in one of the pool's chunks). */
 static uint32_t fr_zset_pool_name(const fr_zset_pool *p, const void *x)
 {
-    uint32_t i = p->nchunks;
-    while (i-- > 0) { /* the newest first: where new leaves come from */
-        const char *base = fr_zset_chunk_base(p->chunks[i]);
-        if ((const char *)x >= p->chunks[i] && (const char *)x < p->chunks[i] + FR_ZSET_POOL_CHUNK)
-            return FR_ZSET_NAMED_SLOT | i << 15 | (uint32_t)(((const char *)x - base) >> 6);
-    }
-    assert(0 && "a pooled leaf outside the pool");
-    return 0;
+    uint32_t i = fr_zset_pool_chunk_of(p, x);
+    assert(i < p->nchunks && "a pooled leaf outside the pool");
+    return FR_ZSET_NAMED_SLOT | i << 15 | (uint32_t)(((const char *)x - fr_zset_chunk_base(p->chunks[i])) >> 6);
 }
 
 /* The leaf named id. */
@@ -1255,6 +1257,24 @@ static int fr_zset_ids_reserve(fr_zset *s, uint64_t more)
     return 0;
 }
 
+/* A table id never given before (the table must have room). */
+static uint32_t fr_zset_fresh_id(fr_zset *s)
+{
+    uint32_t id = s->nids++;
+    if (id == 0) /* id 0 is never used: a record's leaf 0 means "none" */
+        id = s->nids++;
+    return id;
+}
+
+/* Points the records of leaf l at its name. */
+static void fr_zset_leaf_own(fr_zset *s, const fr_zset_leaf *l)
+{
+    const fr_zset_ref *refs = FR_ZSET_LREF(l);
+    uint32_t k;
+    for (k = 0; k < l->n; k++)
+        FR_ZSET_N(s, refs[k])->leaf = l->id;
+}
+
 /* A name for leaf l, just placed: its place when pooled, else a table id
  * (the table must have room: ids in use + 1 <= idcap). */
 static uint32_t fr_zset_leaf_take_name(fr_zset *s, fr_zset_leaf *l)
@@ -1262,13 +1282,7 @@ static uint32_t fr_zset_leaf_take_name(fr_zset *s, fr_zset_leaf *l)
     uint32_t id;
     if (l->pooled)
         return fr_zset_pool_name(&s->pool, l);
-    if (s->nfree_ids) {
-        id = s->free_ids[--s->nfree_ids];
-    } else {
-        id = s->nids++;
-        if (id == 0) /* id 0 is never used: a record's leaf 0 means "none" */
-            id = s->nids++;
-    }
+    id = s->nfree_ids ? s->free_ids[--s->nfree_ids] : fr_zset_fresh_id(s);
     s->leaves[id] = l;
     return id;
 }
@@ -1287,8 +1301,6 @@ static void fr_zset_leaf_drop_name(fr_zset *s, uint32_t id)
  * takes one (the table must have room); its records follow. */
 static void fr_zset_leaf_rename(fr_zset *s, fr_zset_leaf *l, uint32_t was)
 {
-    const fr_zset_ref *refs = FR_ZSET_LREF(l);
-    uint32_t k;
     if (!l->pooled && !(was & FR_ZSET_NAMED_SLOT)) {
         l->id = was;
         s->leaves[was] = l;
@@ -1296,8 +1308,7 @@ static void fr_zset_leaf_rename(fr_zset *s, fr_zset_leaf *l, uint32_t was)
     }
     fr_zset_leaf_drop_name(s, was);
     l->id = fr_zset_leaf_take_name(s, l);
-    for (k = 0; k < l->n; k++)
-        FR_ZSET_N(s, refs[k])->leaf = l->id;
+    fr_zset_leaf_own(s, l);
 }
 
 /* A leaf of capacity cap with a fresh name (the id table must have room:
@@ -1876,7 +1887,7 @@ static void fr_zset_add_child(fr_zset *s, fr_zset_inner *x, void *c, uint64_t cc
 static fr_zset_leaf *fr_zset_split_leaf(fr_zset *s, fr_zset_leaf *l)
 {
     fr_zset_leaf *r = fr_zset_leaf_new(s, FR_ZSET_LEAF_CAP);
-    uint32_t half = l->n / 2, m = l->n - half, k;
+    uint32_t half = l->n / 2, m = l->n - half;
     fr_zset_ref *rr;
     assert(r);
     rr = FR_ZSET_LREF(r);
@@ -1884,8 +1895,7 @@ static fr_zset_leaf *fr_zset_split_leaf(fr_zset *s, fr_zset_leaf *l)
     memcpy(rr, FR_ZSET_LREF(l) + half, m * sizeof(fr_zset_ref));
     r->n = m;
     l->n = half;
-    for (k = 0; k < m; k++)
-        FR_ZSET_N(s, rr[k])->leaf = r->id;
+    fr_zset_leaf_own(s, r);
     r->next = l->next;
     r->prev = l;
     if (l->next)
@@ -3468,17 +3478,8 @@ static void *fr_zset_copy_tree(fr_zset *c, const void *node, int h, fr_zset_inne
         memcpy(d, l, fr_zset_leaf_size(l->cap));
         d->pooled = pooled;
         if (pooled || (l->id & FR_ZSET_NAMED_SLOT)) {
-            const fr_zset_ref *refs = FR_ZSET_LREF(d);
-            uint32_t k;
-            if (pooled) {
-                d->id = fr_zset_pool_name(&c->pool, d);
-            } else {
-                d->id = c->nids++;
-                if (d->id == 0)
-                    d->id = c->nids++;
-            }
-            for (k = 0; k < d->n; k++)
-                FR_ZSET_N(c, refs[k])->leaf = d->id;
+            d->id = pooled ? fr_zset_pool_name(&c->pool, d) : fr_zset_fresh_id(c);
+            fr_zset_leaf_own(c, d);
         }
         d->parent = parent;
         d->prev = *prev;
@@ -3654,12 +3655,8 @@ static int fr_zset_compact_nodes(fr_zset *s)
     memset(&t.pool, 0, sizeof t.pool);
     root = fr_zset_copy_tree(&t, s->root, s->height, NULL, &prev);
     if (!root) { /* the copy renamed records of the shared arena: back */
-        for (l = s->head; l; l = l->next) {
-            const fr_zset_ref *refs = FR_ZSET_LREF(l);
-            uint32_t k;
-            for (k = 0; k < l->n; k++)
-                FR_ZSET_N(s, refs[k])->leaf = l->id;
-        }
+        for (l = s->head; l; l = l->next)
+            fr_zset_leaf_own(s, l);
         fr_zset_pool_release(&t.pool);
         return -1;
     }
