@@ -14,7 +14,7 @@
  *      (except in fr_zset_shrink), so its 32-bit offset (fr_zset_ref) names
  *      the member everywhere.
  *   2. AN ORDER-STATISTIC B+-TREE (the counted B-tree of the literature):
- *      leaves of up to FR_ZSET_LEAF_CAP = 64 entries, each entry a score
+ *      leaves of up to FR_ZSET_LEAF_CAP = 66 entries, each entry a score
  *      (in a score array) and a record ref (in a parallel ref array); inner
  *      nodes of up to FR_ZSET_INNER_CAP = 32 children, each with the 64-bit
  *      number of members below it and a SEPARATOR: the child's smallest key
@@ -82,7 +82,7 @@
  *     the ties) and the tree is rebuilt packed, bottom up, from nodes
  *     reserved by fr_zset_bulk_begin.
  *   - memory: a new set has no tree; the first member brings a root leaf of
- *     4 entries that doubles up to 64 before the first split, so a small set
+ *     4 entries that doubles up to 64 (then 66) before the first split, so a small set
  *     costs bytes, not kilobytes.  The record arena and the index go on
  *     huge pages once they pass 4 MiB; tree nodes are malloc'd until the
  *     tree has FR_ZSET_POOL_MIN_NODES (2048) nodes, then new ones come
@@ -108,7 +108,7 @@
  * file: arena nodes with 32-bit links, line padding, lock-step batch
  * descents); its rank walk could not go below ~15 dependent misses at 1M
  * members.  A leaf slot index in every record (so next() need not scan its
- * leaf) was not built: every shift inside a leaf would rewrite up to 63
+ * leaf) was not built: every shift inside a leaf would rewrite up to 65
  * cold records.  Measured at 1M members and dropped as no gain beyond
  * noise: prefetching the parent's child and count lines during the slot
  * scan.  (Nodes on huge pages were first dropped too, measured at 1M
