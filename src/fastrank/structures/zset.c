@@ -113,8 +113,8 @@
  * members.  A leaf slot index in every record (so next() need not scan its
  * leaf) was not built: every shift inside a leaf would rewrite up to 65
  * cold records.  Measured at 1M members and dropped as no gain beyond
- * noise: prefetching the parent's child and count lines during the slot
- * scan.  (Nodes on huge pages were first dropped too, measured at 1M
+ * noise: prefetching the parent's child and count lines during a rank's
+ * slot scan (a move requests them up front, see OPERATIONS).  (Nodes on huge pages were first dropped too, measured at 1M
  * members only, where they were within noise; at 10M, running with
  * glibc's malloc on huge pages made moves 10 to 25% faster and ZCOUNT
  * bounds 10 to 20%.  Hence the node pool, which at 10M measured rank and
@@ -176,7 +176,7 @@
  * AVX-512 (x86-64-v4) feature sets, from one body, and the first call
  * picks the version the CPU and the OS support (__builtin_cpu_supports).
  * Same C, same answers: only the instructions differ.  At 1M members
- * AVX-512 made a ZCOUNT bound 37% faster and a move 9-11%
+ * AVX-512 made a ZCOUNT bound 37% faster and a move about 5%
  * (bench/results/zset-bptree.md).  FR_ZSET_ISA=0/1/2 at compile time
  * forces one version (the C model test runs each); other compilers and
  * CPUs build the baseline only. */
