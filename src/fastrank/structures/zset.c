@@ -1711,9 +1711,12 @@ FR_ZSET_BODY fr_zset_leaf *fr_zset_descend_key_body(const fr_zset *s, const fr_z
             idx[s->height - h] = c;
         }
         node = x->child[c];
-        fr_zset_prefetch_keys(node, h - 1);
-        if (h > 1)
+        if (h > 1) {
+            fr_zset_prefetch_keys(node, h - 1);
             fr_zset_prefetch_counted((const fr_zset_inner *)node);
+        } else { /* the leaf: its refs too (equal scores read them, an insertion shifts them) */
+            fr_zset_prefetch_leaf((const fr_zset_leaf *)node, 1);
+        }
     }
     *below = t;
     *slot = fr_zset_leaf_lower(s, (const fr_zset_leaf *)node, k);
