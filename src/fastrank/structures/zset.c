@@ -2533,6 +2533,8 @@ FR_ZSET_BODY int fr_zset_set_score_ranked_body(fr_zset *s, fr_zset_ref r, double
     j = fr_zset_slot_of(l, r);
     m = fr_zset_member(s, r, &len);
     key = fr_zset_key_of(score, m, len);
+    if (l->parent) /* where the key goes, if under the same parent: fetched while l is looked at */
+        fr_zset_prefetch_leaf((const fr_zset_leaf *)l->parent->child[fr_zset_pick_key(s, l->parent, &key)], 1);
     c = fr_zset_leaf_lower(s, l, &key);
     if (c > j)
         c--; /* r's own old entry is below the new key */
