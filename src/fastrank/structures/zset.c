@@ -76,9 +76,10 @@
  *     cache miss: moves 9% faster there), and as soon as the parent's
  *     separators arrive, the lines of the leaf under it where the new key
  *     falls (where a move by a little lands; 3% at 10M).  A descent by
- *     key requests its leaf's refs with its scores.  Among equal scores a leaf has
- *     no member prefixes, so each tie compared reads a cold record: with
- *     integer scores that is a large share of a move (see the figures).  The rank the write learns is kept as the
+ *     key requests its leaf's refs with its scores.  Among equal scores
+ *     a leaf has no member prefixes, so each tie compared reads a cold
+ *     record: with integer scores that is a large share of a move (see
+ *     the figures).  The rank the write learns is kept as the
  *     RANK HINT (record, rank, version) so that "add points, then ask my
  *     place" costs no second walk; a write that would need a walk up only
  *     to learn it (a move inside a leaf or to a neighbour, the hint on
@@ -115,9 +116,15 @@
  * descents); its rank walk could not go below ~15 dependent misses at 1M
  * members.  A leaf slot index in every record (so next() need not scan its
  * leaf) was not built: every shift inside a leaf would rewrite up to 65
- * cold records.  Measured at 1M members and dropped as no gain beyond
- * noise: prefetching the parent's child and count lines during a rank's
- * slot scan (a move requests them up front, see OPERATIONS).  (Nodes on huge pages were first dropped too, measured at 1M
+ * cold records.  Measured and dropped: prefetching the parent's child and
+ * count lines during a rank's slot scan (no gain beyond noise at 1M; a
+ * move requests them up front, see OPERATIONS); the leaf's name beside
+ * each index slot, so that a rank could fetch the leaf with the record
+ * (ranks 10% faster at 1M, but 4 bytes a slot, or the slot's hash tag
+ * given up); requesting all equal-score records before a leaf's tie
+ * comparisons (no gain at 10M); a rank's parent walk with every child slot
+ * compared, no early exit (15-25% slower: the exit lets the processor run
+ * ahead).  (Nodes on huge pages were first dropped too, measured at 1M
  * members only, where they were within noise; at 10M, running with
  * glibc's malloc on huge pages made moves 10 to 25% faster and ZCOUNT
  * bounds 10 to 20%.  Hence the node pool, which at 10M measured rank and
