@@ -1244,11 +1244,17 @@ static uint32_t fr_zset_pool_name(const fr_zset_pool *p, const void *x)
     return FR_ZSET_NAMED_SLOT | i << 15 | (uint32_t)(((const char *)x - fr_zset_chunk_base(p->chunks[i])) >> 6);
 }
 
+/* The chunk number in a pooled leaf's name. */
+static inline uint32_t fr_zset_name_chunk(uint32_t id)
+{
+    return (id >> 15) & 0xffff;
+}
+
 /* The leaf named id. */
 static inline fr_zset_leaf *fr_zset_leaf_named(const fr_zset *s, uint32_t id)
 {
     if (id & FR_ZSET_NAMED_SLOT)
-        return (fr_zset_leaf *)(fr_zset_chunk_base(s->pool.chunks[(id >> 15) & 0xffff]) +
+        return (fr_zset_leaf *)(fr_zset_chunk_base(s->pool.chunks[fr_zset_name_chunk(id)]) +
                                 ((size_t)(id & 0x7fff) << 6));
     return s->leaves[id];
 }
@@ -2114,6 +2120,28 @@ static fr_zset_leaf *fr_zset_spill(fr_zset *s, fr_zset_leaf *l, uint32_t *slot)
     return NULL;
 }
 
+/* Puts record r with score at slot j of leaf l (which has room) and
+ * points r at l; no count changes. */
+static inline void fr_zset_leaf_insert_at(fr_zset *s, fr_zset_leaf *l, uint32_t j, double score, fr_zset_ref r)
+{
+    fr_zset_ref *refs = FR_ZSET_LREF(l);
+    memmove(l->score + j + 1, l->score + j, (l->n - j) * sizeof(double));
+    memmove(refs + j + 1, refs + j, (l->n - j) * sizeof(fr_zset_ref));
+    l->score[j] = score;
+    refs[j] = r;
+    l->n++;
+    FR_ZSET_N(s, r)->leaf = l->id;
+}
+
+/* Takes the entry at slot j out of leaf l; no count changes. */
+static inline void fr_zset_leaf_remove_at(fr_zset_leaf *l, uint32_t j)
+{
+    fr_zset_ref *refs = FR_ZSET_LREF(l);
+    memmove(l->score + j, l->score + j + 1, (l->n - j - 1) * sizeof(double));
+    memmove(refs + j, refs + j + 1, (l->n - j - 1) * sizeof(fr_zset_ref));
+    l->n--;
+}
+
 /* Puts record r (its score set, not in the tree) at its place; returns its
  * 1-based rank.  fr_zset_reserve_insert must have succeeded. */
 static uint64_t fr_zset_link(fr_zset *s, fr_zset_ref r)
@@ -2126,7 +2154,6 @@ static uint64_t fr_zset_link(fr_zset *s, fr_zset_ref r)
     const char *m = fr_zset_node_member(xn, &len);
     fr_zset_key key = fr_zset_key_of(xn->score, m, len);
     fr_zset_leaf *l = fr_zset_descend_key(s, &key, path, idx, &below, &slot);
-    fr_zset_ref *refs;
     uint64_t rank = below + slot + 1;
     if (l->n == l->cap) {
         fr_zset_leaf *to = fr_zset_spill(s, l, &slot);
@@ -2153,13 +2180,7 @@ static uint64_t fr_zset_link(fr_zset *s, fr_zset_ref r)
         for (k = 0; k < (uint32_t)s->height; k++)
             path[k]->cnt[idx[k]]++;
     }
-    refs = FR_ZSET_LREF(l);
-    memmove(l->score + slot + 1, l->score + slot, (l->n - slot) * sizeof(double));
-    memmove(refs + slot + 1, refs + slot, (l->n - slot) * sizeof(fr_zset_ref));
-    l->score[slot] = key.score;
-    refs[slot] = r;
-    l->n++;
-    FR_ZSET_N(s, r)->leaf = l->id;
+    fr_zset_leaf_insert_at(s, l, slot, key.score, r);
     s->length++;
     s->version++;
     fr_zset_set_hint(s, r, rank);
@@ -2383,12 +2404,9 @@ static void fr_zset_unlink(fr_zset *s, fr_zset_ref r)
 {
     fr_zset_leaf *l = fr_zset_leaf_of(s, r);
     uint32_t j = fr_zset_slot_of(l, r);
-    fr_zset_ref *refs = FR_ZSET_LREF(l);
     void *c = l;
     fr_zset_inner *p = l->parent;
-    memmove(l->score + j, l->score + j + 1, (l->n - j - 1) * sizeof(double));
-    memmove(refs + j, refs + j + 1, (l->n - j - 1) * sizeof(fr_zset_ref));
-    l->n--;
+    fr_zset_leaf_remove_at(l, j);
     while (p) {
         p->cnt[fr_zset_child_index(p, c)]--;
         c = p;
@@ -2448,7 +2466,7 @@ static int fr_zset_move_to_neighbour(fr_zset *s, fr_zset_leaf *l, uint32_t j, ui
                                      const fr_zset_key *key, uint64_t ranks[2])
 {
     fr_zset_leaf *nb;
-    fr_zset_ref *refs = FR_ZSET_LREF(l), *nrefs, r = refs[j];
+    fr_zset_ref r = FR_ZSET_LREF(l)[j];
     fr_zset_inner *pa, *pb;
     void *a, *b;
     uint32_t cn, i;
@@ -2475,17 +2493,9 @@ static int fr_zset_move_to_neighbour(fr_zset *s, fr_zset_leaf *l, uint32_t j, ui
     cn = fr_zset_leaf_lower(s, nb, key);
     if (ranks)
         old = fr_zset_hint_holds(s, r) ? s->hint_rank : fr_zset_rank_at(l, j);
-    memmove(l->score + j, l->score + j + 1, (l->n - j - 1) * sizeof(double));
-    memmove(refs + j, refs + j + 1, (l->n - j - 1) * sizeof(fr_zset_ref));
-    l->n--;
-    nrefs = FR_ZSET_LREF(nb);
-    memmove(nb->score + cn + 1, nb->score + cn, (nb->n - cn) * sizeof(double));
-    memmove(nrefs + cn + 1, nrefs + cn, (nb->n - cn) * sizeof(fr_zset_ref));
-    nb->score[cn] = key->score;
-    nrefs[cn] = r;
-    nb->n++;
+    fr_zset_leaf_remove_at(l, j);
+    fr_zset_leaf_insert_at(s, nb, cn, key->score, r);
     FR_ZSET_N(s, r)->score = key->score;
-    FR_ZSET_N(s, r)->leaf = nb->id;
     a = l;
     b = nb;
     pa = l->parent;
@@ -3958,7 +3968,7 @@ static int fr_zset_check_node(const fr_zset *s, const void *node, int h, const f
         if (fr_zset_check_home(s, l, l->pooled, l->cap, t))
             FR_ZSET_FAIL("leaf %u: pooled %u, in the pool %d", (unsigned)l->id, (unsigned)l->pooled,
                          fr_zset_pool_holds(&s->pool, l));
-        if (l->pooled ? !(l->id & FR_ZSET_NAMED_SLOT) || ((l->id >> 15) & 0xffff) >= s->pool.nchunks ||
+        if (l->pooled ? !(l->id & FR_ZSET_NAMED_SLOT) || fr_zset_name_chunk(l->id) >= s->pool.nchunks ||
                             fr_zset_leaf_named(s, l->id) != l
                       : (l->id & FR_ZSET_NAMED_SLOT) || l->id == 0 || l->id >= s->nids || s->leaves[l->id] != l)
             FR_ZSET_FAIL("leaf %u: its name does not lead to it", (unsigned)l->id);
