@@ -19,7 +19,7 @@
  *      structure counts best (the tree: fr_zset_count_in_range, one
  *      descent, what ZCOUNT runs; the skip list: the rank of the first
  *      member in range, fr_zset_first_in_range) and 16 at a time
- *      (fr_zset_count_below_batch), the first member from a bound with its
+ *      (fr_zset_count_below_batch: a batch call), the first member from a bound with its
  *      rank (fr_zset_first_in_range on both: where ZRANGEBYSCORE starts),
  *      the around-me window of a leaderboard
  *      (the member's rank, then the 11 members from 5 places above it, as
@@ -164,7 +164,7 @@ int main(int argc, char **argv)
     printf("  rank of a member (ZREVRANK)        %7.0f\n", best[0] / (double)ops * 1e9);
     printf("  incr by 1..100 (ZINCRBY, a move)   %7.0f\n", best[1] / (double)ops * 1e9);
     printf("  count below a bound, one by one    %7.0f\n", best[2] / (double)ops * 1e9);
-    printf("  count below a bound, 16 in step    %7.0f\n", best[3] / (double)ops * 1e9);
+    printf("  count below a bound, 16 a batch    %7.0f\n", best[3] / (double)ops * 1e9);
     printf("  first member from a bound, rank    %7.0f\n", best[5] / (double)ops * 1e9);
     printf("  around me (rank, then 11 members)  %7.0f\n", best[4] / (double)ops * 1e9);
     printf("  bytes per member (fr_zset_memory)  %7.1f\n", (double)fr_zset_memory(s) / (double)n);

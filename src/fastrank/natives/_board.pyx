@@ -696,9 +696,10 @@ cdef bint _friends_batched(_Board b, object style, list players, list scores, li
     into ``scores`` and ``ranks``) on a board that exists, FR_ZSET_BATCH
     players at a time: their lookups run in lock step (fr_zset_find_batch),
     so a batch's cache misses overlap, and so do their rank descents
-    (ZREVRANK/ZRANK, or the ZCOUNT of players or of distinct values with
-    better points: fr_zset_rank_batch, fr_zset_count_below_batch) on a set
-    of _LOCK_STEP_MIN members or more.  A smaller set stays in cache, and
+    (ZREVRANK/ZRANK: fr_zset_rank_batch; the ZCOUNT of players or of
+    distinct values with better points: fr_zset_count_below_batch, whose
+    descents the processor overlaps one after another) on a set of
+    _LOCK_STEP_MIN members or more.  A smaller set stays in cache, and
     there the lock step's bookkeeping costs more than it saves (figures in
     bench/results/leaderboard.md, "friends in lock step"): its ranks come one by one, as the loop finds them (``rank_in``).  The
     same answers as the loop, which runs instead when this returns False

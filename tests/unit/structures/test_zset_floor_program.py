@@ -21,5 +21,5 @@ def test_zset_floor_builds_and_prints_every_row(tmp_path):
     assert "dependent load, by working set:" in out and "     2 MB" in out
     assert "zset of 2000 members" in out
     for row in ("rank of a member (ZREVRANK)", "incr by 1..100 (ZINCRBY, a move)",
-                "count below a bound, one by one", "count below a bound, 16 in step"):
+                "count below a bound, one by one", "count below a bound, 16 a batch"):
         assert row in out
