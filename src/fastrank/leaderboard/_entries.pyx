@@ -25,7 +25,8 @@ from python_extra cimport PyType_GenericAlloc
 from libc.string cimport memcmp, memcpy, strlen
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
-from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeUTF8
+from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
 from libc.math cimport floor as _entry_floor
 from libc.stdlib cimport free, malloc
 
@@ -108,12 +109,43 @@ cdef bint _plain_row_type(object entry_type) except -1:
 
 
 cdef inline object _player_text(object member):
-    """A member as an entry's player: a str as is, bytes decoded (UTF-8, surrogateescape)."""
+    """A member as an entry's player: a str as is, bytes decoded (UTF-8,
+    surrogateescape), an int (friends' ids) as its decimal text."""
+    cdef char buf[24]
+    cdef Py_ssize_t n
     if type(member) is bytes:
         return PyUnicode_DecodeUTF8(PyBytes_AS_STRING(member), PyBytes_GET_SIZE(member), "surrogateescape")
     if type(member) is str:
         return member
+    if type(member) is int:
+        n = _int_digits(member, buf)
+        return PyUnicode_DecodeASCII(buf, n, NULL) if n else str(member)
     return member.decode("utf-8", "surrogateescape")
+
+
+cdef inline Py_ssize_t _int_digits(object value, char *buf):
+    """An int's decimal text into buf (room for 24 bytes), its length; 0
+    when it does not fit in 64 bits (the caller formats it then)."""
+    cdef int overflow = 0
+    cdef long long v = PyLong_AsLongLongAndOverflow(value, &overflow)
+    cdef unsigned long long u
+    cdef char digits[24]
+    cdef Py_ssize_t n = 0, k = 0, i
+    if overflow:
+        return 0
+    u = <unsigned long long>(-(v + 1)) + 1 if v < 0 else <unsigned long long>v
+    while True:
+        digits[n] = c'0' + <char>(u % 10)
+        n += 1
+        u //= 10
+        if u == 0:
+            break
+    if v < 0:
+        buf[0] = c'-'
+        k = 1
+    for i in range(n):
+        buf[k + i] = digits[n - 1 - i]
+    return k + n
 
 
 cdef inline Py_ssize_t _rank_next(bint ordinal, bint competition, Py_ssize_t i, Py_ssize_t start,
@@ -287,6 +319,9 @@ cdef int _sort_by_board_order(_FriendRow *rows, Py_ssize_t k, list members, bint
             if j - i > 1:
                 for t in range(i, j):
                     member = members[rows[t].index]
+                    if type(member) is int:  # friends' ids given as ints: their text's bytes
+                        member = str(member).encode()
+                        kept.append(member)
                     if type(member) is bytes:
                         p, n = PyBytes_AS_STRING(member), PyBytes_GET_SIZE(member)
                     else:
@@ -311,7 +346,7 @@ def board_friend_entries(entry_type, list scores, list ranks, list infos, list m
     one's entry data, or None) as the entries of the members present, in the
     board's order (score, then member bytes; reversed on a descending
     board), ranked among themselves in ``style``, each with its global rank.
-    ``members`` are distinct (str or bytes). The rows are made as
+    ``members`` are distinct (str, bytes or int). The rows are made as
     ``board_entries`` makes them, from the sorted reply. O(k log k) for k
     members."""
     cdef Py_ssize_t n = len(members), i, k = 0, index, rank = 1
@@ -350,9 +385,11 @@ def friend_members(player, friend_ids, player_id):
     """The members a friends read names: ``list(dict.fromkeys([player_id(player)]
     + [player_id(f) for f in friend_ids]))`` (the first of each, in order),
     ``player_id`` the leaderboard's id check. When the player and every
-    friend are ints (of type int exactly) they are told apart as ints and only the
-    distinct ones are formatted (each as str(f)): the same list.
-    O(k) for k ids."""
+    friend are ints (of type int exactly) the distinct ints themselves, in
+    the same order: every client sends an int as its decimal text (str(f),
+    what player_id makes of it), the Engine's front door formats it in C,
+    and the entries take their player text from it (``_player_text``), so
+    no str is made twice. O(k) for k ids."""
     cdef list ids
     if type(player) is int:
         ids = friend_ids if type(friend_ids) is list else list(friend_ids)
@@ -360,7 +397,7 @@ def friend_members(player, friend_ids, player_id):
             if type(f) is not int:
                 break
         else:
-            return [str(x) for x in dict.fromkeys([player] + ids)]
+            return list(dict.fromkeys([player] + ids))
         friend_ids = ids
     return list(dict.fromkeys([player_id(player)] + [f if type(f) is str and f else player_id(f)
                                                      for f in friend_ids]))

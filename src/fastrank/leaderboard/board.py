@@ -807,7 +807,7 @@ class BoardPlans:
         return direct_run(FRIENDS, self._encoded(self.keys(season)), args,
                           lambda reply: self._friend_entries(reply, members, style, with_info))
 
-    def _friend_entries(self, reply: Any, members: List[Union[str, bytes]], style: str,
+    def _friend_entries(self, reply: Any, members: List[Union[str, bytes, int]], style: str,
                         with_info: bool) -> List[Entry]:
         scores, ranks, infos = reply
         codec = self.codec
