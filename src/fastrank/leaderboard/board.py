@@ -302,6 +302,10 @@ class BoardPlans:
         self.subscore_bits = subscore_bits
         self.score_form = self.codec.form
         self.rank_style = RANKINGS[ranking]
+        #: ticks below which a plain submit (the board's rule but "decr", an
+        #: int, at a whole second or now) takes _plan_submit's short path; 0: never
+        self._plain_ticks = (self.codec.tick_limit if period is None and not self.codec.subscore_bits
+                             and self.rule != "decr" else 0)
         self.script_config = (b"%d" % self.codec.scale, b"1" if self.codec.desc else b"0",
                       b"1" if self.codec.script_mirrored else b"0", b"1" if ranking == "dense" else b"0",
                       b"%d" % self.codec.max_points)
@@ -528,6 +532,20 @@ class BoardPlans:
         :class:`Change` with ``with_rank=True``. ``subscore`` (boards made with
         ``subscore_bits``) breaks ties on points before the time; it is stored
         with the time whenever the points change. One atomic script; O(log n)."""
+        if rule is None and not with_rank and subscore is None and type(points) is int and self._plain_ticks:
+            # the common call, its arguments made as _write_args makes them (an
+            # int in range, a whole second in range, no period, no subscore)
+            tick = at if type(at) is int else -1
+            if at is None:
+                now = time.time()
+                tick = int(now) if now >= 0.0 else -1
+            limit = self.codec.max_points
+            if 0 <= tick < self._plain_ticks and -limit <= points <= limit:
+                member = player if type(player) is str and player else str(player) if type(player) is int \
+                    else player_id(player)
+                return (SUBMIT, self._encoded(self.keys()),
+                        (*self.script_config, self.rule, tick, "", self.passed, 0, member, str(points)),
+                        self._new_points, self.translate_error)
         keys, args = self._write_args(((player, points),), at, rule, self.rank_style if with_rank else "", subscore)
         return direct_run(SUBMIT, self._encoded(keys), args, self._changed if with_rank else self._new_points,
                           self.translate_error)
