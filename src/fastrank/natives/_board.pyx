@@ -245,6 +245,7 @@ cdef class _Board:
             self.db.drop_if_empty(key, z)
 
     cdef object hincrby(self, object field, long long delta):
+        cdef char buf[24]
         db = self.db
         h = self.value(self.counts_key)
         if h is None:
@@ -255,7 +256,7 @@ cdef class _Board:
         if old is not None and not native_canonical_i64(old, &held):  # count_is_integer said it is
             held = int(old)
         held += delta
-        (<dict>h)[field] = b"%d" % held
+        (<dict>h)[field] = PyBytes_FromStringAndSize(buf, fr_zset_format_i64(held, buf))
         native_touched(db, self.counts_key)
         return held
 
