@@ -303,9 +303,11 @@ class BoardPlans:
         self.score_form = self.codec.form
         self.rank_style = RANKINGS[ranking]
         #: ticks below which a plain submit (the board's rule but "decr", an
-        #: int, at a whole second or now) takes _plan_submit's short path; 0: never
+        #: int, at a whole second or now) takes _plan_submit's short path; 0:
+        #: never (a period, subscores, or a subclass writing elsewhere)
         self._plain_ticks = (self.codec.tick_limit if period is None and not self.codec.subscore_bits
-                             and self.rule != "decr" else 0)
+                             and self.rule != "decr" and type(self)._write_target is BoardPlans._write_target
+                             else 0)
         self.script_config = (b"%d" % self.codec.scale, b"1" if self.codec.desc else b"0",
                       b"1" if self.codec.script_mirrored else b"0", b"1" if ranking == "dense" else b"0",
                       b"%d" % self.codec.max_points)

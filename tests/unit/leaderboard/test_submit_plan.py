@@ -108,3 +108,13 @@ def test_the_short_path_words():
     assert args == (*board.script_config, "incr", 1_790_000_000, "", 3, 0, "7", "10")
     with mock.patch.object(time, "time", return_value=NOW):
         assert board._plan_submit("ann", -2)[2][5:] == ("incr", int(NOW), "", 3, 0, "ann", "-2")
+
+
+def test_a_board_that_writes_elsewhere_never_takes_the_short_path():
+    from fastrank.leaderboard.rolling import _WindowBoard
+
+    window = _WindowBoard(fastrank.Engine(), "w")
+    assert window._plain_ticks == 0
+    now = int(time.time())
+    _, keys, _, _, _ = window._plan_submit(7, 10, at=now)
+    assert keys == window._encoded(window._write_target(now)[0]) != window._encoded(window.keys())
