@@ -534,7 +534,7 @@ class BoardPlans:
         :class:`Change` with ``with_rank=True``. ``subscore`` (boards made with
         ``subscore_bits``) breaks ties on points before the time; it is stored
         with the time whenever the points change. One atomic script; O(log n)."""
-        if rule is None and not with_rank and subscore is None and type(points) is int and self._plain_ticks:
+        if rule is None and subscore is None and type(points) is int and self._plain_ticks:
             # the common call, its arguments made as _write_args makes them (an
             # int in range, a whole second in range, no period, no subscore)
             tick = at if type(at) is int else -1
@@ -546,8 +546,9 @@ class BoardPlans:
                 member = player if type(player) is str and player else str(player) if type(player) is int \
                     else player_id(player)
                 return (SUBMIT, self._encoded(self.keys()),
-                        (*self.script_config, self.rule, tick, "", self.passed, 0, member, str(points)),
-                        self._new_points, self.translate_error)
+                        (*self.script_config, self.rule, tick, self.rank_style if with_rank else "", self.passed, 0,
+                         member, str(points)),
+                        self._changed if with_rank else self._new_points, self.translate_error)
         keys, args = self._write_args(((player, points),), at, rule, self.rank_style if with_rank else "", subscore)
         return direct_run(SUBMIT, self._encoded(keys), args, self._changed if with_rank else self._new_points,
                           self.translate_error)

@@ -1,5 +1,5 @@
 """``Leaderboard.submit``'s short path (an int, a whole second or now, the
-board's own rule) sends exactly what the general path (``_write_args``)
+board's own rule, with or without the rank) sends exactly what the general path (``_write_args``)
 sends, and anything else still takes the general path: the same script,
 keys, arguments and reply parser, or the same error, for random boards and
 inputs."""
@@ -91,13 +91,13 @@ plain_boards = st.fixed_dictionaries({
 
 
 @settings(max_examples=400, deadline=None)
-@given(plain_boards, players, points, moments)
-def test_plain_submits_send_what_the_general_path_sends(options, player, pts, at):
+@given(plain_boards, players, points, moments, st.booleans())
+def test_plain_submits_send_what_the_general_path_sends(options, player, pts, at, with_rank):
     board = Leaderboard(fastrank.Engine(), "b", **options)
     assert board._plain_ticks > 0
     with mock.patch.object(time, "time", return_value=NOW):
-        assert outcome(short, board, player, pts, at, None, False, None) == \
-            outcome(general, board, player, pts, at, None, False, None)
+        assert outcome(short, board, player, pts, at, None, with_rank, None) == \
+            outcome(general, board, player, pts, at, None, with_rank, None)
 
 
 def test_the_short_path_words():
