@@ -311,6 +311,10 @@ class BoardPlans:
         self.script_config = (b"%d" % self.codec.scale, b"1" if self.codec.desc else b"0",
                       b"1" if self.codec.script_mirrored else b"0", b"1" if ranking == "dense" else b"0",
                       b"%d" % self.codec.max_points)
+        # the short path's constant words, as every client sends them (bytes)
+        self._plain_head = (*self.script_config, self.rule.encode())
+        self._plain_styles = (b"", self.rank_style.encode())
+        self._plain_tail = (b"%d" % self.passed, b"0")
         self._keys: Dict[Optional[str], Tuple[str, str, str, str, str]] = {}
         self._bytes_keys: Dict[Tuple[str, ...], Tuple[bytes, ...]] = {}
         # top(): the parser of each rank style's replies (it remembers the last one)
@@ -546,7 +550,7 @@ class BoardPlans:
                 member = player if type(player) is str and player else str(player) if type(player) is int \
                     else player_id(player)
                 return (SUBMIT, self._encoded(self.keys()),
-                        (*self.script_config, self.rule, tick, self.rank_style if with_rank else "", self.passed, 0,
+                        (*self._plain_head, tick, self._plain_styles[1 if with_rank else 0], *self._plain_tail,
                          member, str(points)),
                         self._changed if with_rank else self._new_points, self.translate_error)
         keys, args = self._write_args(((player, points),), at, rule, self.rank_style if with_rank else "", subscore)

@@ -11,6 +11,7 @@ from unittest import mock
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from redis.connection import Encoder
 
 import fastrank
 from fastrank import Leaderboard
@@ -37,10 +38,18 @@ moments = st.one_of(st.none(), st.integers(-5, 2 ** 34), st.integers(1_700_000_0
                     st.floats(1e9, 2e9), st.just(datetime(2026, 12, 4, tzinfo=timezone.utc)), st.text(max_size=2))
 
 
+WIRE = Encoder("utf-8", "strict", False)
+
+
+def on_the_wire(words):
+    """The words as redis-py (and the Engine's front door) send them: bytes."""
+    return tuple(WIRE.encode(w) for w in words)
+
+
 def general(board: Leaderboard, player, pts, at, rule, with_rank, subscore):
     """What _plan_submit made before its short path: _write_args, always."""
     keys, args = board._write_args(((player, pts),), at, rule, board.rank_style if with_rank else "", subscore)
-    return board._encoded(keys), args, with_rank
+    return board._encoded(keys), on_the_wire(args), with_rank
 
 
 def short(board: Leaderboard, player, pts, at, rule, with_rank, subscore):
@@ -48,7 +57,7 @@ def short(board: Leaderboard, player, pts, at, rule, with_rank, subscore):
                                                          subscore=subscore)
     assert fail == board.translate_error
     assert parse == (board._changed if with_rank else board._new_points)
-    return keys, args, with_rank
+    return keys, on_the_wire(args), with_rank
 
 
 def outcome(fn, *args):
@@ -105,9 +114,10 @@ def test_the_short_path_words():
     _, keys, args, _, _ = board._plan_submit(7, 10, at=1_790_000_000)
     assert keys == (b"{lb:words}", b"{lb:words}:dense", b"{lb:words}:counts", b"{lb:words}:meta",
                     b"{lb:words}:info")
-    assert args == (*board.script_config, "incr", 1_790_000_000, "", 3, 0, "7", "10")
+    assert args == (*board.script_config, b"incr", 1_790_000_000, b"", b"3", b"0", "7", "10")
     with mock.patch.object(time, "time", return_value=NOW):
-        assert board._plan_submit("ann", -2)[2][5:] == ("incr", int(NOW), "", 3, 0, "ann", "-2")
+        assert board._plan_submit("ann", -2)[2][5:] == (b"incr", int(NOW), b"", b"3", b"0", "ann", "-2")
+        assert board._plan_submit("ann", -2, with_rank=True)[2][7] == b"d"
 
 
 def test_a_board_that_writes_elsewhere_never_takes_the_short_path():
