@@ -196,8 +196,10 @@ cdef class _Board:
 
     # -- the commands the scripts send ---------------------------------------
 
-    cdef object zscore(self, object member):
-        """ZSCORE as a double, or None."""
+    cdef object zscore(self, object member, bint moving=False):
+        """ZSCORE as a double, or None.  ``moving``: the member's score is
+        about to change, so its leaf's lines are requested now, to arrive
+        while the caller looks at the counts (fr_zset_prefetch_move)."""
         cdef const char *p
         cdef Py_ssize_t n
         cdef char buf[24]
@@ -208,7 +210,11 @@ cdef class _Board:
         keep = _member(member, buf, &p, &n)
         cdef fr_zset *s = native_zset_of(z)
         r = fr_zset_find(s, p, <size_t>n)
-        return None if r == FR_ZSET_NIL else fr_zset_score(s, r)
+        if r == FR_ZSET_NIL:
+            return None
+        if moving:
+            fr_zset_prefetch_move(s, r)
+        return fr_zset_score(s, r)
 
     cdef Py_ssize_t zcount(self, object key, double low, double high, bint low_open, bint high_open) except -1:
         z = self.value(key)
@@ -577,7 +583,7 @@ cdef object _submit_one(_Board b, list keys, object player, double given, object
     cdef double old_points = 0.0, new_points
     cdef Py_ssize_t previous_index = -1, index = -1, previous_rank = 0
     cdef bint moved = False
-    old = b.zscore(player)
+    old = b.zscore(player, True)
     cdef bint had = old is not None
     if had:
         old_points = b.points_of(old)

@@ -2611,6 +2611,15 @@ FR_ZSET_BODY int fr_zset_set_score_ranked_body(fr_zset *s, fr_zset_ref r, double
 FR_ZSET_DISPATCHED(, int, fr_zset_set_score_ranked, (fr_zset *s, fr_zset_ref r, double score, uint64_t ranks[2]),
                    (s, r, score, ranks))
 
+/* Requests the leaf lines a score change of record r reads first (its
+ * header, scores and refs), for a caller with other work to do before the
+ * change: a hint, that changes nothing. */
+void fr_zset_prefetch_move(const fr_zset *s, fr_zset_ref r)
+{
+    if (r)
+        fr_zset_prefetch_leaf(fr_zset_leaf_of(s, r), 1);
+}
+
 /* fr_zset_set_score_ranked without the ranks. */
 int fr_zset_set_score(fr_zset *s, fr_zset_ref r, double score)
 {

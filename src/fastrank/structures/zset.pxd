@@ -59,6 +59,7 @@ cdef extern from "zset.h" nogil:
     void fr_zset_delete_ref(fr_zset *s, fr_zset_ref r)
     int fr_zset_set_score(fr_zset *s, fr_zset_ref r, double score)
     int fr_zset_set_score_ranked(fr_zset *s, fr_zset_ref r, double score, uint64_t *ranks)
+    void fr_zset_prefetch_move(const fr_zset *s, fr_zset_ref r)
     uint64_t fr_zset_rank(const fr_zset *s, fr_zset_ref r)
     uint64_t fr_zset_rank_of(const fr_zset *s, const char *m, size_t len)
     fr_zset_ref fr_zset_at_rank(const fr_zset *s, uint64_t rank)

@@ -256,6 +256,7 @@ int main(int argc, char **argv)
                 FAIL("find");
             if (x) {
                 uint64_t ranks[2], want;
+                fr_zset_prefetch_move(s, x); /* a hint: reads only the leaf's lines */
                 model_sort();
                 if (fr_zset_set_score_ranked(s, x, sc, ranks))
                     FAIL("set_score failed");
