@@ -20,6 +20,7 @@ def test_zset_floor_builds_and_prints_every_row(tmp_path):
     out = subprocess.run([str(program), "2000", "2"], check=True, capture_output=True, text=True).stdout
     assert "dependent load, by working set:" in out and "     2 MB" in out
     assert "zset of 2000 members" in out
-    for row in ("rank of a member (ZREVRANK)", "incr by 1..100 (ZINCRBY, a move)",
-                "count below a bound, one by one", "count below a bound, 16 a batch"):
+    for row in ("rank of a member (ZREVRANK)", "rank, the member's bytes in cache",
+                "incr by 1..100 (ZINCRBY, a move)", "count below a bound, one by one",
+                "count below a bound, 16 a batch"):
         assert row in out
