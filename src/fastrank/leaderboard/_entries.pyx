@@ -22,7 +22,7 @@ from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_SET_ITEM
 from cpython.object cimport PyTypeObject
 from python_extra cimport PyType_GenericAlloc
-from libc.string cimport memcmp, memcpy, strlen
+from libc.string cimport memcmp, memcpy, memset, strlen
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.long cimport PyLong_AsLongLongAndOverflow
@@ -381,6 +381,43 @@ def board_friend_entries(entry_type, list scores, list ranks, list infos, list m
     return out
 
 
+cdef list _distinct_ints(object player, list ids):
+    """``list(dict.fromkeys([player] + ids))`` for ints (of type int
+    exactly): their 64-bit values told apart in a small open-addressing
+    table in C (a dict hashes and stores each int object); any int past 64
+    bits, and the dict does it."""
+    cdef Py_ssize_t n = len(ids) + 1, size = 16, i, slot
+    cdef int overflow = 0, shift = 60  # 64 - log2(size): the hash's top bits pick the slot
+    cdef long long v
+    cdef unsigned long long *seen
+    cdef unsigned char *used
+    cdef list out = []
+    while size < 2 * n:
+        size *= 2
+        shift -= 1
+    seen = <unsigned long long *>malloc(<size_t>size * (sizeof(unsigned long long) + 1))
+    if seen == NULL:
+        raise MemoryError()
+    used = <unsigned char *>(seen + size)
+    memset(used, 0, <size_t>size)
+    try:
+        for i in range(n):
+            x = player if i == 0 else ids[i - 1]
+            v = PyLong_AsLongLongAndOverflow(x, &overflow)
+            if overflow:
+                return list(dict.fromkeys([player] + ids))
+            slot = <Py_ssize_t>(((<unsigned long long>v) * 0x9E3779B97F4A7C15ULL) >> shift)
+            while used[slot] and seen[slot] != <unsigned long long>v:
+                slot = (slot + 1) & (size - 1)
+            if not used[slot]:
+                used[slot] = 1
+                seen[slot] = <unsigned long long>v
+                out.append(x)
+    finally:
+        free(seen)
+    return out
+
+
 def friend_members(player, friend_ids, player_id):
     """The members a friends read names: ``list(dict.fromkeys([player_id(player)]
     + [player_id(f) for f in friend_ids]))`` (the first of each, in order),
@@ -397,7 +434,7 @@ def friend_members(player, friend_ids, player_id):
             if type(f) is not int:
                 break
         else:
-            return list(dict.fromkeys([player] + ids))
+            return _distinct_ints(player, ids)
         friend_ids = ids
     return list(dict.fromkeys([player_id(player)] + [f if type(f) is str and f else player_id(f)
                                                      for f in friend_ids]))

@@ -54,6 +54,12 @@ def test_int_ids_stay_ints_and_name_what_their_text_names(player, friend_ids):
     assert on_the_wire(got) == members_by_definition(player, friend_ids)
 
 
+def test_a_long_list_of_int_ids_keeps_the_first_of_each():
+    friend_ids = [(k * 7919) % 5003 - 2500 for k in range(20_000)] + [-2 ** 63, 2 ** 63 - 1, -2 ** 63]
+    got = friend_members(17, friend_ids, player_id)
+    assert got == list(dict.fromkeys([17] + friend_ids)) and len(got) == 5003 + 2
+
+
 def test_a_bad_friend_id_raises_as_player_id_does():
     with pytest.raises(TypeError):
         friend_members(1, [2, 2.5], player_id)
