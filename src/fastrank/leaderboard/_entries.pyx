@@ -31,6 +31,11 @@ from libc.math cimport floor as _entry_floor
 from libc.stdlib cimport free, malloc
 
 
+cdef extern from "decimal_text.h" nogil:
+    enum: FR_DEC_MAX
+    size_t fr_dec_i64(long long v, char *buf)
+
+
 cdef extern from "Python.h":
     double PyOS_string_to_double(const char *s, char **endptr, object overflow_exception) except? -1.0
 
@@ -111,41 +116,17 @@ cdef bint _plain_row_type(object entry_type) except -1:
 cdef inline object _player_text(object member):
     """A member as an entry's player: a str as is, bytes decoded (UTF-8,
     surrogateescape), an int (friends' ids) as its decimal text."""
-    cdef char buf[24]
-    cdef Py_ssize_t n
+    cdef char buf[FR_DEC_MAX]
+    cdef int overflow = 0
+    cdef long long v
     if type(member) is bytes:
         return PyUnicode_DecodeUTF8(PyBytes_AS_STRING(member), PyBytes_GET_SIZE(member), "surrogateescape")
     if type(member) is str:
         return member
     if type(member) is int:
-        n = _int_digits(member, buf)
-        return PyUnicode_DecodeASCII(buf, n, NULL) if n else str(member)
+        v = PyLong_AsLongLongAndOverflow(member, &overflow)
+        return str(member) if overflow else PyUnicode_DecodeASCII(buf, <Py_ssize_t>fr_dec_i64(v, buf), NULL)
     return member.decode("utf-8", "surrogateescape")
-
-
-cdef inline Py_ssize_t _int_digits(object value, char *buf):
-    """An int's decimal text into buf (room for 24 bytes), its length; 0
-    when it does not fit in 64 bits (the caller formats it then)."""
-    cdef int overflow = 0
-    cdef long long v = PyLong_AsLongLongAndOverflow(value, &overflow)
-    cdef unsigned long long u
-    cdef char digits[24]
-    cdef Py_ssize_t n = 0, k = 0, i
-    if overflow:
-        return 0
-    u = <unsigned long long>(-(v + 1)) + 1 if v < 0 else <unsigned long long>v
-    while True:
-        digits[n] = c'0' + <char>(u % 10)
-        n += 1
-        u //= 10
-        if u == 0:
-            break
-    if v < 0:
-        buf[0] = c'-'
-        k = 1
-    for i in range(n):
-        buf[k + i] = digits[n - 1 - i]
-    return k + n
 
 
 cdef inline Py_ssize_t _rank_next(bint ordinal, bint competition, Py_ssize_t i, Py_ssize_t start,
