@@ -161,6 +161,7 @@
 #define _GNU_SOURCE /* mmap, mremap, madvise(MADV_HUGEPAGE) under -std=c99 */
 #endif
 #include "zset.h"
+#include "decimal_text.h"
 
 #include <assert.h>
 #include <math.h>
@@ -331,28 +332,17 @@ static inline int fr_zset_cmp_key(const fr_zset_node *n, double score, const cha
     return fr_zset_memcmp(nm, nl, m, len);
 }
 
-/* Formats v in decimal into buf (>= 20 bytes, not terminated); the length. */
+/* Formats v in decimal into buf (>= 20 bytes, not terminated); the length
+ * (decimal_text.h's formatter, which the sketches share). */
 int fr_zset_format_u64(uint64_t v, char *buf)
 {
-    char tmp[20];
-    int n = 0, i;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (i = 0; i < n; i++)
-        buf[i] = tmp[n - 1 - i];
-    return n;
+    return (int)fr_dec_u64(v, 0, buf);
 }
 
 /* Formats v in decimal into buf (>= 21 bytes, not terminated); the length. */
 int fr_zset_format_i64(int64_t v, char *buf)
 {
-    if (v < 0) {
-        buf[0] = '-';
-        return 1 + fr_zset_format_u64(0 - (uint64_t)v, buf + 1);
-    }
-    return fr_zset_format_u64((uint64_t)v, buf);
+    return (int)fr_dec_i64(v, buf);
 }
 
 /* 64x64 -> 128 multiply folded to 64 bits (low ^ high). */
