@@ -71,14 +71,19 @@ def programs(tmp_path_factory):
     return out
 
 
+def _run_model(exe, seed, universe):
+    """Runs a model program for 4000 steps; its report, after checking it ran clean."""
+    run = subprocess.run([str(exe), str(seed), "4000", str(universe)], capture_output=True, text=True,
+                         timeout=600, env={"ASAN_OPTIONS": "detect_leaks=1", "UBSAN_OPTIONS": "halt_on_error=1"})
+    assert run.returncode == 0, run.stdout + run.stderr[-4000:]
+    assert run.stdout.startswith("ok 4000 steps"), run.stdout
+    return run
+
+
 @pytest.mark.parametrize("leaf,inner", SIZES)
 @pytest.mark.parametrize("seed,universe", [(1, 300), (2, 60), (3, 1200)])
 def test_c_core_matches_model(programs, leaf, inner, seed, universe):
-    run = subprocess.run([str(programs[(leaf, inner)]), str(seed), "4000", str(universe)],
-                         capture_output=True, text=True, timeout=600,
-                         env={"ASAN_OPTIONS": "detect_leaks=1", "UBSAN_OPTIONS": "halt_on_error=1"})
-    assert run.returncode == 0, run.stdout + run.stderr[-4000:]
-    assert run.stdout.startswith("ok 4000 steps"), run.stdout
+    run = _run_model(programs[(leaf, inner)], seed, universe)
     if leaf != "66":  # the node pool (from 8 nodes, 4 KiB chunks here) served most steps
         pooled = int(run.stdout.split(", ")[-1].split()[0])
         assert pooled > 1000, run.stdout
@@ -88,8 +93,4 @@ def test_c_core_matches_model(programs, leaf, inner, seed, universe):
 def test_each_instruction_set_version_matches_model(programs, leaf, inner, isa):
     """The searches compiled for the baseline, AVX2 and AVX-512 (each the
     machine runs), forced, give the model's answers."""
-    run = subprocess.run([str(programs[(leaf, inner, isa)]), "5", "4000", "300"],
-                         capture_output=True, text=True, timeout=600,
-                         env={"ASAN_OPTIONS": "detect_leaks=1", "UBSAN_OPTIONS": "halt_on_error=1"})
-    assert run.returncode == 0, run.stdout + run.stderr[-4000:]
-    assert run.stdout.startswith("ok 4000 steps"), run.stdout
+    _run_model(programs[(leaf, inner, isa)], 5, 300)
