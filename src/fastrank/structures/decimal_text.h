@@ -5,7 +5,10 @@
  * "5", CMS.INCRBY k 5 1 counts "5"), so the numpy batch paths make that
  * text for each integer without a Python object.  Shared by HyperLogLog
  * (decimal_text_hash.h hashes the text in place with MurmurHash64A) and the
- * Count-Min Sketch / Top-K (murmurhash2.h users, MurmurHash2).
+ * Count-Min Sketch / Top-K (murmurhash2.h users, MurmurHash2); fr_dec_i64
+ * is also every integer reply and argument the Engine formats
+ * (fr_zset_format_i64 in zset.c) and a friends entry's player text
+ * (leaderboard/_entries.pyx).
  *
  *   v (magnitude, < 2^64) = A * 10^16 + B * 10^8 + C,   A < 1845, B, C < 10^8
  *
