@@ -15,7 +15,7 @@ exports:
 ========  ==========  ====================================================
 stem      C prefix    what it is
 ========  ==========  ====================================================
-zset      fr_zset_    skip list with rank spans and a member index
+zset      fr_zset_    order-statistic B+-tree and a member index
 hll       fr_hll_     Redis 7.0's HyperLogLog strings, sparse and dense
 cms       fr_cms_     RedisBloom 2.8's Count-Min Sketch
 topk      fr_topk_    RedisBloom 2.8's HeavyKeeper Top-K
@@ -45,7 +45,7 @@ The includes, in order:
 
 - ``structures/batch_gate.pxi``: ``_BatchGate`` -- the busy gate that makes other
   threads wait while a threaded batch works on an object.
-- ``structures/zset.pxi``: ``SortedSet`` -- the skip list (``zset.c``).
+- ``structures/zset.pxi``: ``SortedSet`` -- the order-statistic B+-tree (``zset.c``).
 - ``structures/cms.pxi``: ``CountMinSketch`` (``cms.c``), plus ``murmurhash2``,
   the item helpers Top-K shares and the RedisBloom error names.
 - ``structures/topk.pxi``: ``TopK`` (``topk.c``).
@@ -81,7 +81,7 @@ The includes, in order:
   ``redis.call`` sequence, run without Lua (``fastrank.engine.lua.plans``).
 - ``engine/native/script_front_door.pxi``: the compiled front door of ``Engine.evalsha``.
 - ``engine/native/native_api.pxi``: the C-level interface native script
-  paths use (declared in ``_core.pxd``): a value's skip list, the live value
+  paths use (declared in ``_core.pxd``): a value's sorted set, the live value
   at a key, what a write does for WATCH. The leaderboard's natives
   (``fastrank.natives._board``, an extension of its own) cimport it.
 """
