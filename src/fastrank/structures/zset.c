@@ -44,8 +44,12 @@
  *     counts of the children left of the path.  No key comparison at all.
  *     The leaf's header and ref lines are requested together (the ref
  *     array of a full-capacity leaf is at a fixed offset), so the leaf
- *     costs one memory latency, not two; at 1M members what is left is
- *     three dependent misses (index slot, record, leaf) and the parent.
+ *     costs one memory latency, not two; the parent's count and child
+ *     lines are requested as soon as the leaf's header names it, so they
+ *     arrive with the refs (6% at 1M).  What is left is three dependent
+ *     misses (index slot, record, leaf).  The AVX-512 copy of the walk up
+ *     (see CPU DISPATCH) compares and sums every slot of a parent under a
+ *     mask instead of stopping at the child (3-4% more).
  *   - at_rank: down from the root subtracting counts; the last leaf is
  *     answered without a descent.  Range replies walk the leaf chain
  *     (fr_zset_gather from a rank, fr_zset_gather_from from a member: the
@@ -117,18 +121,19 @@
  * descents); its rank walk could not go below ~15 dependent misses at 1M
  * members.  A leaf slot index in every record (so next() need not scan its
  * leaf) was not built: every shift inside a leaf would rewrite up to 65
- * cold records.  Measured and dropped: prefetching the parent's child and
- * count lines during a rank's slot scan (no gain beyond noise at 1M; a
- * move requests them up front, see OPERATIONS); the leaf's name beside
- * each index slot, so that a rank could fetch the leaf with the record
- * (ranks 10% faster at 1M, but 4 bytes a slot, or the slot's hash tag
- * given up); requesting all equal-score records before a leaf's tie
- * comparisons (no gain at 10M); a rank's parent walk with every child slot
- * compared, no early exit (15-25% slower: the exit lets the processor run
- * ahead).  (Nodes on huge pages were first dropped too, measured at 1M
- * members only, where they were within noise; at 10M, running with
- * glibc's malloc on huge pages made moves 10 to 25% faster and ZCOUNT
- * bounds 10 to 20%.  Hence the node pool, which at 10M measured rank and
+ * cold records.  Measured and dropped: the leaf's name beside each index
+ * slot, so that a rank could fetch the leaf with the record (ranks 10%
+ * faster at 1M, but 4 bytes a slot, or the slot's hash tag given up);
+ * requesting all equal-score records before a leaf's tie comparisons (no
+ * gain at 10M); a rank's parent walk with every child slot compared, no
+ * early exit, in the baseline and AVX2 copies (20% slower and the same:
+ * the exit lets the processor run ahead), and in a move's child lookups
+ * (fr_zset_child_index: moves 10% slower).  Requesting a rank's parent
+ * lines early measured as noise once (leaves of 64, no dispatch) and 6%
+ * later (leaves of 66): kept.  (Nodes on huge pages were first dropped
+ * too, measured at 1M members only, where they were within noise; at
+ * 10M, running with glibc's malloc on huge pages made moves 10 to 25%
+ * faster and ZCOUNT bounds 10 to 20%.  Hence the node pool, which at 10M measured rank and
  * moves about 15% faster and ZCOUNT bounds 20%, at 1M 5 to 10%, for 0.6
  * to 0.9% more memory: bench/results/zset-bptree.md.)
  *
@@ -182,13 +187,15 @@
  * spend their time in loops over a node's arrays (count the scores below
  * x, find a ref) that the compiler vectorises: two doubles a compare with
  * the baseline x86-64 instructions, four with AVX2, eight (and mask
- * registers instead of blends) with AVX-512.  Those three functions
- * (fr_zset_descend_score, fr_zset_descend_key, fr_zset_set_score_ranked)
- * are each compiled three times, for the baseline, AVX2 (x86-64-v3) and
- * AVX-512 (x86-64-v4) feature sets, from one body, and the first call
- * picks the version the CPU and the OS support (__builtin_cpu_supports).
- * Same C, same answers: only the instructions differ.  At 1M members
- * AVX-512 made a ZCOUNT bound 37% faster and a move about 5%
+ * registers instead of blends) with AVX-512.  Those four functions
+ * (fr_zset_descend_score, fr_zset_descend_key, fr_zset_set_score_ranked,
+ * fr_zset_rank) are each compiled three times, for the baseline, AVX2
+ * (x86-64-v3) and AVX-512 (x86-64-v4) feature sets, from one body, and
+ * the first call picks the version the CPU and the OS support
+ * (__builtin_cpu_supports).  Same answers; only the instructions differ,
+ * and where a loop pays off in one version only (a rank's walk up, in
+ * AVX-512) the body reads the level it is compiled for.  At 1M members
+ * AVX-512 made a ZCOUNT bound 37% faster, a move about 5% and a rank 3-4%
  * (bench/results/zset-bptree.md).  FR_ZSET_ISA=0/1/2 at compile time
  * forces one version (the C model test runs each); other compilers and
  * CPUs build the baseline only. */
@@ -229,25 +236,29 @@ static int fr_zset_isa(void)
 #endif
 
 /* Defines function `name` (linkage: static or nothing) as name##_body
- * compiled for the version fr_zset_isa picks. */
+ * compiled for the version fr_zset_isa picks.  The body takes one more
+ * argument than `name`, last: the level it is compiled for (0, 1, 2 as
+ * fr_zset_isa answers), a constant once inlined, for a loop that pays
+ * off in one version only. */
+#define FR_ZSET_ARGS(...) __VA_ARGS__
 #if FR_ZSET_DISPATCH
-#define FR_ZSET_DISPATCHED(linkage, ret, name, params, args)                 \
-    FR_ZSET_V4 static ret name##_v4 params { return name##_body args; }      \
-    FR_ZSET_V3 static ret name##_v3 params { return name##_body args; }      \
-    linkage ret name params                                                 \
-    {                                                                       \
-        switch (fr_zset_isa()) {                                            \
-        case 2:                                                             \
-            return name##_v4 args;                                          \
-        case 1:                                                             \
-            return name##_v3 args;                                          \
-        default:                                                            \
-            return name##_body args;                                        \
-        }                                                                   \
+#define FR_ZSET_DISPATCHED(linkage, ret, name, params, args)                            \
+    FR_ZSET_V4 static ret name##_v4 params { return name##_body(FR_ZSET_ARGS args, 2); } \
+    FR_ZSET_V3 static ret name##_v3 params { return name##_body(FR_ZSET_ARGS args, 1); } \
+    linkage ret name params                                                             \
+    {                                                                                   \
+        switch (fr_zset_isa()) {                                                        \
+        case 2:                                                                         \
+            return name##_v4 args;                                                      \
+        case 1:                                                                         \
+            return name##_v3 args;                                                      \
+        default:                                                                        \
+            return name##_body(FR_ZSET_ARGS args, 0);                                   \
+        }                                                                               \
     }
 #else
 #define FR_ZSET_DISPATCHED(linkage, ret, name, params, args) \
-    linkage ret name params { return name##_body args; }
+    linkage ret name params { return name##_body(FR_ZSET_ARGS args, 0); }
 #endif
 
 /* memcmp order with the shorter of two equal prefixes first; <0, 0, >0.
@@ -1703,11 +1714,12 @@ static inline uint32_t fr_zset_leaf_lower(const fr_zset *s, const fr_zset_leaf *
  * the inner node on level height - i, idx[i] the child taken) when given,
  * *below the members before that leaf, *slot k's place in it. */
 FR_ZSET_BODY fr_zset_leaf *fr_zset_descend_key_body(const fr_zset *s, const fr_zset_key *k, fr_zset_inner **path,
-                                                   uint32_t *idx, uint64_t *below, uint32_t *slot)
+                                                   uint32_t *idx, uint64_t *below, uint32_t *slot, int isa)
 {
     void *node = s->root;
     uint64_t t = 0;
     int h;
+    (void)isa;
     for (h = s->height; h > 0; h--) {
         fr_zset_inner *x = (fr_zset_inner *)node;
         uint32_t c = fr_zset_pick_key(s, x, k), i;
@@ -1737,22 +1749,30 @@ FR_ZSET_DISPATCHED(static, fr_zset_leaf *, fr_zset_descend_key,
 
 /* 1-based rank of the entry at slot j of leaf l: j + 1 plus, on each
  * level up, the counts of the children left of the one walked from.
- * Both loops run over every slot, those past n masked out (each holds a
- * pointer or zero: nodes start zeroed), with no early exit: the compiler
- * vectorises them and no branch guesses where the child sits (loops that
- * stopped there mispredicted twice a level).  Moves keep
- * fr_zset_child_index's early exit: there the masked scan was slower. */
-FR_ZSET_BODY uint64_t fr_zset_rank_at(const fr_zset_leaf *l, uint32_t j)
+ * masked (the AVX-512 copies): both loops run over every slot, those past
+ * n masked out (each holds a pointer or zero: nodes start zeroed), with
+ * no early exit, in a few mask-register instructions, and no branch
+ * guesses where the child sits: ranks 9-10% faster at 1M.  Otherwise the
+ * loops stop at the child: the masked form measured the same with AVX2
+ * and 20% slower with the baseline instructions, where the exit lets the
+ * processor run ahead. */
+FR_ZSET_BODY uint64_t fr_zset_rank_at(const fr_zset_leaf *l, uint32_t j, int masked)
 {
     uint64_t r = (uint64_t)j + 1;
     const void *c = l;
     const fr_zset_inner *p = l->parent;
     while (p) {
         uint32_t i = 0, k, n = p->n;
-        for (k = 0; k < FR_ZSET_INNER_CAP; k++)
-            i |= ((k < n) & (p->child[k] == c)) ? k : 0;
-        for (k = 0; k < FR_ZSET_INNER_CAP; k++)
-            r += k < i ? p->cnt[k] : 0;
+        if (masked) {
+            for (k = 0; k < FR_ZSET_INNER_CAP; k++)
+                i |= ((k < n) & (p->child[k] == c)) ? k : 0;
+            for (k = 0; k < FR_ZSET_INNER_CAP; k++)
+                r += k < i ? p->cnt[k] : 0;
+        } else {
+            i = fr_zset_child_index(p, c);
+            for (k = 0; k < i; k++)
+                r += p->cnt[k];
+        }
         c = p;
         p = p->parent;
     }
@@ -1764,7 +1784,7 @@ FR_ZSET_BODY uint64_t fr_zset_rank_at(const fr_zset_leaf *l, uint32_t j)
  * write left as the rank hint.  The parent's counts and children are
  * requested as soon as the leaf's header names it, so they arrive with
  * the leaf's refs instead of after them. */
-FR_ZSET_BODY uint64_t fr_zset_rank_body(const fr_zset *s, fr_zset_ref target)
+FR_ZSET_BODY uint64_t fr_zset_rank_body(const fr_zset *s, fr_zset_ref target, int isa)
 {
     const fr_zset_leaf *l;
     if (fr_zset_hint_holds(s, target))
@@ -1773,7 +1793,7 @@ FR_ZSET_BODY uint64_t fr_zset_rank_body(const fr_zset *s, fr_zset_ref target)
     fr_zset_prefetch_leaf(l, 0);
     if (l->parent)
         fr_zset_prefetch_counted(l->parent);
-    return fr_zset_rank_at(l, fr_zset_slot_of(l, target));
+    return fr_zset_rank_at(l, fr_zset_slot_of(l, target), isa == 2);
 }
 
 FR_ZSET_DISPATCHED(, uint64_t, fr_zset_rank, (const fr_zset *s, fr_zset_ref target), (s, target))
@@ -2495,7 +2515,7 @@ static int fr_zset_move_to_neighbour(fr_zset *s, fr_zset_leaf *l, uint32_t j, ui
         return 0;
     cn = fr_zset_leaf_lower(s, nb, key);
     if (ranks)
-        old = fr_zset_hint_holds(s, r) ? s->hint_rank : fr_zset_rank_at(l, j);
+        old = fr_zset_hint_holds(s, r) ? s->hint_rank : fr_zset_rank_at(l, j, 0);
     fr_zset_leaf_remove_at(l, j);
     fr_zset_leaf_insert_at(s, nb, cn, key->score, r);
     FR_ZSET_N(s, r)->score = key->score;
@@ -2520,7 +2540,7 @@ static int fr_zset_move_to_neighbour(fr_zset *s, fr_zset_leaf *l, uint32_t j, ui
     s->version++; /* the rank hint goes: a new one would cost a walk up */
     if (ranks) {
         ranks[0] = old;
-        ranks[1] = fr_zset_rank_at(nb, cn);
+        ranks[1] = fr_zset_rank_at(nb, cn, 0);
         fr_zset_set_hint(s, r, ranks[1]);
     }
     return 1;
@@ -2534,7 +2554,7 @@ static int fr_zset_move_to_neighbour(fr_zset *s, fr_zset_leaf *l, uint32_t j, ui
  * (two O(log n) walks).
  * With ranks (else NULL), also r's 1-based rank before (ranks[0]) and after
  * (ranks[1]).  0, or -1 when out of memory (nothing changed). */
-FR_ZSET_BODY int fr_zset_set_score_ranked_body(fr_zset *s, fr_zset_ref r, double score, uint64_t ranks[2])
+FR_ZSET_BODY int fr_zset_set_score_ranked_body(fr_zset *s, fr_zset_ref r, double score, uint64_t ranks[2], int isa)
 {
     fr_zset_leaf *l = fr_zset_leaf_of(s, r);
     uint32_t j, c;
@@ -2565,7 +2585,7 @@ FR_ZSET_BODY int fr_zset_set_score_ranked_body(fr_zset *s, fr_zset_ref r, double
         (c < l->n - 1 || !l->next || fr_zset_cmp_entry(s, l->next, 0, &key) > 0)) {
         int held = s->hint_version == s->version, mine = held && s->hint_ref == r;
         if (ranks || mine) /* a hint on another member is not worth a walk up */
-            old = mine ? s->hint_rank : fr_zset_rank_at(l, j);
+            old = mine ? s->hint_rank : fr_zset_rank_at(l, j, isa == 2);
         if (c < j) {
             memmove(l->score + c + 1, l->score + c, (j - c) * sizeof(double));
             memmove(refs + c + 1, refs + c, (j - c) * sizeof(fr_zset_ref));
@@ -2769,7 +2789,7 @@ void fr_zset_rank_batch(const fr_zset *s, const fr_zset_ref *refs, size_t g, uin
     }
     for (j = 0; j < g; j++)
         out[j] = refs[j] ? (fr_zset_hint_holds(s, refs[j]) ? s->hint_rank
-                                                            : fr_zset_rank_at(l[j], fr_zset_slot_of(l[j], refs[j])))
+                                                            : fr_zset_rank_at(l[j], fr_zset_slot_of(l[j], refs[j]), 0))
                          : 0;
 }
 
@@ -2794,13 +2814,14 @@ static inline uint32_t fr_zset_count_masked(const double *a, uint32_t from, uint
  * entries scoring below x (at most x when inclusive); returns the number
  * of members before that leaf in *below. */
 FR_ZSET_BODY const fr_zset_leaf *fr_zset_descend_score_body(const fr_zset *s, double x, int inclusive,
-                                                           uint64_t *below, uint32_t *slot)
+                                                           uint64_t *below, uint32_t *slot, int isa)
 {
     const void *node = s->root;
     uint64_t t = 0;
     uint32_t c;
     int h;
     const fr_zset_leaf *l;
+    (void)isa;
     /* Every slot of a node is compared, those past its length masked out
      * (values left there are read, never counted; they are scores a node
      * once held or the zeroes of a fresh node, never NaN): loops of fixed
