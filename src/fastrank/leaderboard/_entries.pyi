@@ -1,5 +1,7 @@
 """Type stubs of fastrank.leaderboard._entries (_entries.pyx): a leaderboard reply's entries."""
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Type, TypeVar, Union
+
+_T = TypeVar("_T")
 
 def board_entries(entry_type: Any, items: List[Any], flat: bool, scale: float, points_of: Any, style: str,
                   start: int, first: int, infos: Any, info_of: Any, global_ranks: Any) -> List[Any]:
@@ -11,5 +13,9 @@ def board_friend_entries(entry_type: Any, scores: List[Any], ranks: List[Any], i
                          members: List[Any], desc: bool, scale: float, points_of: Any, style: str,
                          info_of: Any) -> List[Any]:
     """friends.lua's reply as the entries of the members present, in board order."""
+def submit_points(reply: Any, scale: float) -> Union[int, float]:
+    """An unranked submit's reply as the new points."""
+def submit_change(change_type: Type[_T], reply: Any, scale: float) -> _T:
+    """A ranked submit's reply as change_type(points, rank, previous or None, passed)."""
 def friend_members(player: Any, friend_ids: Any, player_id: Any) -> List[Any]:
     """The distinct members a friends read names, the first of each in order."""

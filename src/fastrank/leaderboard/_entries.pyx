@@ -16,7 +16,7 @@
 
 # cython: language_level=3
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
-from cpython.float cimport PyFloat_AS_DOUBLE
+from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_FromDouble
 from cpython.long cimport PyLong_FromDouble
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_SET_ITEM
@@ -27,7 +27,7 @@ from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
-from libc.math cimport floor as _entry_floor
+from libc.math cimport fabs, floor as _entry_floor
 from libc.stdlib cimport free, malloc
 
 
@@ -127,6 +127,38 @@ cdef inline object _player_text(object member):
         v = PyLong_AsLongLongAndOverflow(member, &overflow)
         return str(member) if overflow else PyUnicode_DecodeASCII(buf, <Py_ssize_t>fr_dec_i64(v, buf), NULL)
     return member.decode("utf-8", "surrogateescape")
+
+
+cdef double _EXACT_LIMIT = 9007199254740992.0  # 2**53: every integer up to it is a double
+
+
+cdef inline object _reply_points(object text, bint integral):
+    """Points a script sent back as text (scorebits.Codec.parse_points):
+    an int on an integer board (``integral``) and for any whole value up to
+    2**53, else a float; the text read as float() reads it."""
+    cdef double v = _score_value(text)
+    if integral or (v == _entry_floor(v) and fabs(v) <= _EXACT_LIMIT):
+        return PyLong_FromDouble(v)
+    return PyFloat_FromDouble(v)
+
+
+def submit_points(reply, double scale):
+    """submit.lua's reply to an unranked submit -- [new points as text] --
+    as the points (``scale``: the codec's, 0 on a board of float points)."""
+    if len(reply) < 1:  # checked here: the module indexes without bounds checks
+        raise IndexError("list index out of range")
+    return _reply_points(reply[0], scale != 0.0)
+
+
+def submit_change(change_type, reply, double scale):
+    """submit.lua's reply to a ranked submit -- [new points as text, rank,
+    the rank before (0: the player was new), the members passed] -- as
+    ``change_type(points, rank, previous or None, [player...])``, made as
+    tuple.__new__ makes it (a NamedTuple of four fields)."""
+    new_points, rank, previous, passed = reply
+    players = [_player_text(m) for m in passed]
+    return tuple.__new__(change_type, (_reply_points(new_points, scale != 0.0), int(rank), int(previous) or None,
+                                       players))
 
 
 cdef inline Py_ssize_t _rank_next(bint ordinal, bint competition, Py_ssize_t i, Py_ssize_t start,

@@ -61,7 +61,8 @@ from fastrank import errors as _errors
 from fastrank.errors import BoardConfigMismatch, SeasonFrozen
 from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, SCHEMA, UNSET, Unset, check_given, descriptor_key, flat,
                                              stored_of, tz_of, tz_text)
-from fastrank.leaderboard._entries import board_entries, board_friend_entries, board_top_entries, friend_members
+from fastrank.leaderboard._entries import (board_entries, board_friend_entries, board_top_entries, friend_members,
+                                           submit_change, submit_points)
 from fastrank.leaderboard.periods import PERIODS, expiry_ms, season_of, zone
 from fastrank.runner import (AsyncFace, Call, Direct, Plan, Run, Steps, SyncFace, checked_client, direct_call, direct_run,
                              packaged_script, Pages, run, run_async, steps, twin, twin_pages)
@@ -559,13 +560,11 @@ class BoardPlans:
 
     def _new_points(self, reply: List[Any]) -> Points:
         self.forget_cached()
-        return self.codec.parse_points(reply[0])
+        return submit_points(reply, self.codec.scale)  # codec.parse_points of reply[0], in C
 
     def _changed(self, reply: List[Any]) -> Change:
         self.forget_cached()
-        new_points, rank, previous, passed = reply
-        return Change(self.codec.parse_points(new_points), int(rank), int(previous) or None,
-                      [as_text(m) for m in passed])
+        return submit_change(Change, reply, self.codec.scale)
 
     def _plan_submit_many(self, results: Union[Mapping[PlayerId, Points], Sequence[Tuple[PlayerId, Points]]],
                           *, at: When = None, rule: Optional[str] = None) -> Steps[List[Points]]:
