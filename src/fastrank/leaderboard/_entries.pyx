@@ -12,7 +12,8 @@
 # of the Engine; the leaderboard keeps the rules (fastrank.leaderboard.scorebits for the
 # score layout).  O(len(items)).  A friends read also names its members
 # here (``friend_members``: the distinct ids, ints told apart as ints), the
-# list its entries are made for.
+# list its entries are made for; and a submit's reply is read here
+# (``submit_points``, ``submit_change``: the new points, the ``Change``).
 
 # cython: language_level=3
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
