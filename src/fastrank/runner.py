@@ -45,7 +45,8 @@ from typing import (TYPE_CHECKING, Any, AsyncIterator, Callable, Coroutine, Dict
 
 from redis.exceptions import NoScriptError, ResponseError
 
-from fastrank._faces import PlanMethod
+from fastrank._faces import PlanMethod, evalsha_loading, runner_setup
+from fastrank._faces import run as run  # re-exported: the sync runner (see below)
 
 _T = TypeVar("_T")
 
@@ -92,17 +93,6 @@ class Run(NamedTuple):
     script: Script
     keys: Tuple[Any, ...]
     args: Tuple[Any, ...]
-
-
-def _evalsha(client: Any, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
-    """EVALSHA of ``script`` on a sync client; SCRIPT LOAD and again on NOSCRIPT."""
-    try:
-        return client.evalsha(script.sha, len(keys), *keys, *args)
-    except ResponseError as exc:
-        if not _is_noscript(exc):
-            raise
-    client.script_load(script.source)
-    return client.evalsha(script.sha, len(keys), *keys, *args)
 
 
 async def _evalsha_async(client: Any, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
@@ -179,8 +169,8 @@ def _is_noscript(exc: Exception) -> bool:
 def _send(client: Any, step: Step) -> Any:
     if isinstance(step, Do):
         return step.function(*step.args, **step.kwargs)
-    if isinstance(step, Run):
-        return _evalsha(client, step.script, step.keys, step.args)
+    if isinstance(step, Run):  # EVALSHA; SCRIPT LOAD and again on NOSCRIPT (C: fastrank._faces)
+        return evalsha_loading(client, step.script, step.keys, step.args)
     if isinstance(step, Call):
         return getattr(client, step.method)(*step.args, **step.kwargs)
     pipe = client.pipeline(transaction=False)
@@ -202,23 +192,8 @@ async def _send_async(client: Any, step: Step) -> Any:
     return await pipe.execute()
 
 
-def run(client: Any, plan: Plan[_T]) -> _T:
-    """Drive ``plan`` on a sync redis-py style client and return its result."""
-    if type(plan) is tuple:
-        target, first, second, parse, fail = plan
-        if fail is None and second is None and type(target) is str:  # one plain command: most reads
-            return parse(getattr(client, target)(*first))
-        try:
-            if type(target) is str:
-                reply = getattr(client, target)(*first, **second) if second else getattr(client, target)(*first)
-            else:
-                reply = _evalsha(client, target, first, second)
-        except ResponseError as exc:
-            if fail is None:
-                raise
-            raise fail(exc) from exc
-        return parse(reply)
-    assert not isinstance(plan, tuple)
+def _run_steps(client: Any, plan: Steps[_T]) -> _T:
+    """:func:`run` of a generator plan: each step sent, its reply (or error) sent back in."""
     try:
         step = next(plan)
         while True:
@@ -230,6 +205,15 @@ def run(client: Any, plan: Plan[_T]) -> _T:
                 step = plan.send(reply)
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
+
+
+# run(client, plan) drives a plan on a sync redis-py style client and returns
+# its result: fastrank._faces.run, in C, runs a one-step plan (a Direct: the
+# command method, or EVALSHA with SCRIPT LOAD on NOSCRIPT; a ResponseError
+# turned by ``fail`` and raised from the server's; the reply read by
+# ``parse``) with no Python frame in between, and hands a generator plan to
+# _run_steps.
+runner_setup(_run_steps, ResponseError, NoScriptError)
 
 
 async def run_async(client: Any, plan: Plan[_T]) -> _T:

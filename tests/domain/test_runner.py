@@ -55,6 +55,70 @@ def test_server_error_is_thrown_into_the_plan(client):
         run(client, plan_that_does_not_catch())
 
 
+class Refused(ValueError):
+    """What a one-step plan's ``fail`` turns a server error into."""
+
+
+def one_step_plans():
+    """One-step plans (Direct tuples) of each form, and what each answers:
+    a command, a command with keyword arguments, a script, a script that
+    fails (turned by ``fail``), a command that fails without ``fail``."""
+    return [
+        (("set", (COUNTER, 5), None, lambda reply: ("set", reply), None), ("set", True)),
+        (("zadd", ("{runner}:z", {"a": 1.0}), {"nx": True}, lambda reply: reply * 10, None), 10),
+        ((ADD, (COUNTER,), (3,), lambda reply: reply + 0.5, None), 8.5),
+        ((FAIL, (COUNTER,), (), lambda reply: "not raised", lambda exc: Refused(f"turned: {exc}")), Refused),
+        (("incr", ("{runner}:z",), None, lambda reply: "not raised", None), ResponseError),
+    ]
+
+
+def answers(call):
+    try:
+        return call()
+    except (Refused, ResponseError) as exc:
+        return type(exc), str(exc), type(exc.__cause__), exc.__suppress_context__
+
+
+def test_one_step_plans(client):
+    """A one-step plan runs its step (EVALSHA loaded on NOSCRIPT), reads the
+    reply with ``parse``, raises ``fail(exc)`` from a server error when given
+    (``exc`` its cause), and raises the server's error itself otherwise."""
+    client.delete(COUNTER, "{runner}:z")
+    client.script_flush()
+    for plan, expected in one_step_plans():
+        got = answers(lambda: run(client, plan))
+        if expected is Refused:
+            assert got == (Refused, "turned: FASTRANK_TEST no luck", ResponseError, True)
+        elif expected is ResponseError:
+            assert got[0] is ResponseError and "WRONGTYPE" in got[1] and got[2] is type(None)
+        else:
+            assert got == expected
+    assert all(client.script_exists(ADD.sha, FAIL.sha))
+
+
+def test_one_step_plans_async(async_client):
+    """The asyncio runner answers one-step plans as the sync one does."""
+    async def main():
+        client = async_client()
+        try:
+            await client.delete(COUNTER, "{runner}:z")
+            await client.script_flush()
+            got = []
+            for plan, _ in one_step_plans():
+                try:
+                    got.append(await run_async(client, plan))
+                except (Refused, ResponseError) as exc:
+                    got.append((type(exc), str(exc), type(exc.__cause__), exc.__suppress_context__))
+            return got
+        finally:
+            await client.aclose()
+
+    got = asyncio.run(main())
+    assert got[:3] == [("set", True), 10, 8.5]
+    assert got[3] == (Refused, "turned: FASTRANK_TEST no luck", ResponseError, True)
+    assert got[4][0] is ResponseError and "WRONGTYPE" in got[4][1]
+
+
 def test_plan_without_io(client):
     def plan():
         if False:
