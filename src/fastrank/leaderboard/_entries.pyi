@@ -6,6 +6,9 @@ _T = TypeVar("_T")
 def board_entries(entry_type: Any, items: List[Any], flat: bool, scale: float, points_of: Any, style: str,
                   start: int, first: int, infos: Any, info_of: Any, global_ranks: Any) -> List[Any]:
     """The Entry rows of a slice of a board in rank order."""
+def board_range_entries(entry_type: Any, scale: float, points_of: Any, style: str, info_of: Any,
+                        reply: Any) -> List[Any]:
+    """range.lua's reply as the Entry rows of its slice (empty when the player is absent)."""
 def board_top_entries(memo: List[Any], entry_type: Any, scale: float, points_of: Any, style: str,
                       pairs: List[Any]) -> List[Any]:
     """board_entries of a top slice, remembered with its reply in memo."""

@@ -210,6 +210,17 @@ def board_entries(entry_type, list items, bint flat, double scale, points_of, st
     return out
 
 
+def board_range_entries(entry_type, double scale, points_of, str style, info_of, reply):
+    """range.lua's reply -- [start, first rank, [member, score, ...], infos],
+    or empty when the player is absent -- as ``board_entries``' rows; the
+    infos read by ``info_of``, or ignored when it is None."""
+    if not reply:
+        return []
+    start, first, items, infos = reply
+    return board_entries(entry_type, items if type(items) is list else list(items), True, scale, points_of, style,
+                         int(start), int(first), None if info_of is None else infos, info_of, None)
+
+
 cdef bint _same_pairs(list a, list b) except -1:
     """a == b for two lists of (member, score) pairs: bytes members and float
     scores compared in C (their bytes and their values), anything else by

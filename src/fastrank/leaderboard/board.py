@@ -61,8 +61,8 @@ from fastrank import errors as _errors
 from fastrank.errors import BoardConfigMismatch, SeasonFrozen
 from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, SCHEMA, UNSET, Unset, check_given, descriptor_key, flat,
                                              stored_of, tz_of, tz_text)
-from fastrank.leaderboard._entries import (board_entries, board_friend_entries, board_top_entries, friend_members,
-                                           submit_change, submit_points)
+from fastrank.leaderboard._entries import (board_entries, board_friend_entries, board_range_entries, board_top_entries,
+                                           friend_members, submit_change, submit_points)
 from fastrank.leaderboard.periods import PERIODS, expiry_ms, season_of, zone
 from fastrank.runner import (AsyncFace, Call, Direct, Plan, Run, Steps, SyncFace, checked_client, direct_call, direct_run,
                              packaged_script, Pages, run, run_async, steps, twin, twin_pages)
@@ -320,6 +320,8 @@ class BoardPlans:
         self._bytes_keys: Dict[Tuple[str, ...], Tuple[bytes, ...]] = {}
         # top(): the parser of each rank style's replies (it remembers the last one)
         self._top_parsers: Dict[str, Callable[[List[Any]], List[Entry]]] = {}
+        # range.lua's reply parser of each (style, with_info): C all the way (a partial of board_range_entries)
+        self._range_parsers: Dict[Tuple[str, bool], Callable[[Any], List[Entry]]] = {}
         # top(): the (reusable) plan of each (season, n, with_info, ranking) asked for
         self._top_plans: Dict[Tuple[Any, ...], Direct[List[Entry]]] = {}
         self._top_by_n: Dict[int, Tuple[Optional[str], Direct[List[Entry]]]] = {}  # top(n)'s, by n
@@ -496,14 +498,12 @@ class BoardPlans:
     def _range_plan(self, keys: Tuple[str, ...], mode: str, where: Any, size: int, style: str,
                     with_info: bool) -> Direct[List[Entry]]:
         args = (*self.script_config, mode, where, size, style, "1" if with_info else "0")
-        return (RANGE, self._bytes_keys.get(keys) or self._encoded(keys), args,
-                lambda reply: self._range_entries(reply, style, with_info), None)
-
-    def _range_entries(self, reply: Any, style: str, with_info: bool) -> List[Entry]:
-        if not reply:
-            return []
-        start, first, items, infos = reply
-        return self._entries(items, int(start), int(first), style, infos if with_info else None, flat=True)
+        parse = self._range_parsers.get((style, with_info))
+        if parse is None:
+            codec = self.codec
+            parse = self._range_parsers[(style, with_info)] = functools.partial(
+                board_range_entries, Entry, codec.scale, codec.points, style, info_of if with_info else None)
+        return (RANGE, self._bytes_keys.get(keys) or self._encoded(keys), args, parse, None)
 
     # -- writes -------------------------------------------------------------
 
