@@ -548,11 +548,12 @@ class BoardPlans:
                 tick = int(now) if now >= 0.0 else -1
             limit = self.codec.max_points
             if 0 <= tick < self._plain_ticks and -limit <= points <= limit:
-                member = player if type(player) is str and player else str(player) if type(player) is int \
-                    else player_id(player)
-                return (SUBMIT, self._encoded(self.keys()),
+                # an int player or points goes as it is: every client sends an int as its decimal text
+                member = player if type(player) is str and player or type(player) is int else player_id(player)
+                keys = self._keys.get(self.season)  # no period on this path
+                return (SUBMIT, (self._bytes_keys.get(keys) if keys else None) or self._encoded(self.keys()),
                         (*self._plain_head, tick, self._plain_styles[1 if with_rank else 0], *self._plain_tail,
-                         member, str(points)),
+                         member, points),
                         self._changed if with_rank else self._new_points, self.translate_error)
         keys, args = self._write_args(((player, points),), at, rule, self.rank_style if with_rank else "", subscore)
         return direct_run(SUBMIT, self._encoded(keys), args, self._changed if with_rank else self._new_points,
@@ -812,11 +813,13 @@ class BoardPlans:
                      ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:
         """The entries within ``radius`` places of a player (clipped at the ends,
         the player included); empty if absent. O(log n + radius)."""
-        member = player if type(player) is str and player else str(player) if type(player) is int else player_id(player)
+        # an int player goes as it is: every client sends an int as its decimal text
+        member = player if type(player) is str and player or type(player) is int else player_id(player)
         if not (type(radius) is int and 0 <= radius <= SIZE_LIMIT):
             radius = count_arg(radius, "radius")
         style = self.rank_style if ranking is None else self._style_of(ranking)
-        return self._range_plan(self.keys(season), "around", member, radius, style, with_info)
+        keys = self._keys.get(self.season) if season is None and self.period is None else None
+        return self._range_plan(keys or self.keys(season), "around", member, radius, style, with_info)
 
     def _plan_friends(self, player: PlayerId, friend_ids: Sequence[PlayerId], *, with_info: bool = False,
                       ranking: Optional[str] = None, season: Optional[Union[str, int]] = None) -> Plan[List[Entry]]:

@@ -114,9 +114,9 @@ def test_the_short_path_words():
     _, keys, args, _, _ = board._plan_submit(7, 10, at=1_790_000_000)
     assert keys == (b"{lb:words}", b"{lb:words}:dense", b"{lb:words}:counts", b"{lb:words}:meta",
                     b"{lb:words}:info")
-    assert args == (*board.script_config, b"incr", 1_790_000_000, b"", b"3", b"0", "7", "10")
+    assert args == (*board.script_config, b"incr", 1_790_000_000, b"", b"3", b"0", 7, 10)  # ints go as ints
     with mock.patch.object(time, "time", return_value=NOW):
-        assert board._plan_submit("ann", -2)[2][5:] == (b"incr", int(NOW), b"", b"3", b"0", "ann", "-2")
+        assert board._plan_submit("ann", -2)[2][5:] == (b"incr", int(NOW), b"", b"3", b"0", "ann", -2)
         assert board._plan_submit("ann", -2, with_rank=True)[2][7] == b"d"
 
 
