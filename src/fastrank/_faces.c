@@ -40,6 +40,14 @@ static PyObject *response_error; /* redis.exceptions.ResponseError */
 static PyObject *noscript_error; /* redis.exceptions.NoScriptError */
 static PyObject *evalsha_name, *script_load_name, *sha_name, *source_name, *noscript_prefix;
 
+/* 0 when a function of this module got its `want` arguments, else -1 with a TypeError. */
+static int check_nargs(const char *signature, Py_ssize_t nargs, Py_ssize_t want) {
+    if (nargs == want)
+        return 0;
+    PyErr_Format(PyExc_TypeError, "%s takes %zd arguments (%zd given)", signature, want, nargs);
+    return -1;
+}
+
 /* exc (a ResponseError) says the script is not cached: 1, 0, or -1 on error. */
 static int is_noscript(PyObject *exc) {
     int hit = PyObject_IsInstance(exc, noscript_error);
@@ -119,10 +127,8 @@ done:
 
 static PyObject *evalsha_loading(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "evalsha_loading(client, script, keys, args) takes 4 arguments");
+    if (check_nargs("evalsha_loading(client, script, keys, args)", nargs, 4) < 0)
         return NULL;
-    }
     return evalsha_loading_impl(args[0], args[1], args[2], args[3]);
 }
 
@@ -185,10 +191,8 @@ static PyObject *run_direct(PyObject *client, PyObject *plan) {
 
 static PyObject *run(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "run(client, plan) takes 2 arguments");
+    if (check_nargs("run(client, plan)", nargs, 2) < 0)
         return NULL;
-    }
     if (PyTuple_CheckExact(args[1]))
         return run_direct(args[0], args[1]);
     if (run_steps == NULL) {
@@ -200,10 +204,8 @@ static PyObject *run(PyObject *module, PyObject *const *args, Py_ssize_t nargs) 
 
 static PyObject *runner_setup(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "runner_setup(run_steps, response_error, noscript_error) takes 3 arguments");
+    if (check_nargs("runner_setup(run_steps, response_error, noscript_error)", nargs, 3) < 0)
         return NULL;
-    }
     Py_INCREF(args[0]);
     Py_INCREF(args[1]);
     Py_INCREF(args[2]);

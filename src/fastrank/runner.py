@@ -96,7 +96,8 @@ class Run(NamedTuple):
 
 
 async def _evalsha_async(client: Any, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
-    """:func:`_evalsha` on an asyncio client."""
+    """EVALSHA of ``script`` on an asyncio client; SCRIPT LOAD and again on
+    NOSCRIPT (the sync runner's is ``fastrank._faces.evalsha_loading``)."""
     try:
         return await client.evalsha(script.sha, len(keys), *keys, *args)
     except ResponseError as exc:

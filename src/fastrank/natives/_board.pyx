@@ -387,15 +387,11 @@ cdef class _Board:
 
     cdef bint count_is_integer(self, double points) except -1:
         """The count field of ``points`` holds an integer or is missing (else HINCRBY would fail)."""
-        cdef long long held
-        h = self.value(self.counts_key)
-        if h is None:
-            return True
-        text = (<dict>h).get(_num(points))
-        return text is None or native_canonical_i64(text, &held)  # HINCRBY's own test
+        return self.counts_are_integers(False, 0.0, points)
 
     cdef bint counts_are_integers(self, bint had, double old_points, double new_points) except -1:
-        """count_is_integer of old_points (when ``had``) and of new_points, the
+        """count_is_integer of old_points (when ``had``) and of new_points: the
+        count fields hold integers or are missing (else HINCRBY would fail); the
         two lookups in the counts hash made back to back, their keys made and
         hashed first and their values read after both: in a hash of 100,000
         counts each lookup is a few cache misses, and this way the two
