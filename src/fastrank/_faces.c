@@ -48,6 +48,14 @@ static int check_nargs(const char *signature, Py_ssize_t nargs, Py_ssize_t want)
     return -1;
 }
 
+/* 0 once runner_setup has handed its objects over, else -1 with a RuntimeError. */
+static int check_set_up(void) {
+    if (run_steps != NULL)
+        return 0;
+    PyErr_SetString(PyExc_RuntimeError, "fastrank._faces.runner_setup was not called (import fastrank.runner)");
+    return -1;
+}
+
 /* exc (a ResponseError) says the script is not cached: 1, 0, or -1 on error. */
 static int is_noscript(PyObject *exc) {
     int hit = PyObject_IsInstance(exc, noscript_error);
@@ -127,7 +135,7 @@ done:
 
 static PyObject *evalsha_loading(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (check_nargs("evalsha_loading(client, script, keys, args)", nargs, 4) < 0)
+    if (check_nargs("evalsha_loading(client, script, keys, args)", nargs, 4) < 0 || check_set_up() < 0)
         return NULL;
     return evalsha_loading_impl(args[0], args[1], args[2], args[3]);
 }
@@ -170,7 +178,7 @@ static PyObject *run_direct(PyObject *client, PyObject *plan) {
     PyObject *target = PyTuple_GET_ITEM(plan, 0), *first = PyTuple_GET_ITEM(plan, 1);
     PyObject *second = PyTuple_GET_ITEM(plan, 2), *parse = PyTuple_GET_ITEM(plan, 3);
     PyObject *fail = PyTuple_GET_ITEM(plan, 4), *reply;
-    if (!PyUnicode_Check(target)) {
+    if (!PyUnicode_CheckExact(target)) {
         reply = evalsha_loading_impl(client, target, first, second);
     } else {
         int keywords = second == Py_None ? 0 : PyObject_IsTrue(second);
@@ -191,14 +199,10 @@ static PyObject *run_direct(PyObject *client, PyObject *plan) {
 
 static PyObject *run(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (check_nargs("run(client, plan)", nargs, 2) < 0)
+    if (check_nargs("run(client, plan)", nargs, 2) < 0 || check_set_up() < 0)
         return NULL;
     if (PyTuple_CheckExact(args[1]))
         return run_direct(args[0], args[1]);
-    if (run_steps == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "fastrank._faces.runner_setup was not called");
-        return NULL;
-    }
     return PyObject_Vectorcall(run_steps, args, 2, NULL);
 }
 
