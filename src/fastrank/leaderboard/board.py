@@ -550,8 +550,9 @@ class BoardPlans:
             if 0 <= tick < self._plain_ticks and -limit <= points <= limit:
                 # an int player or points goes as it is: every client sends an int as its decimal text
                 member = player if type(player) is str and player or type(player) is int else player_id(player)
-                keys = self._keys.get(self.season)  # no period on this path
-                return (SUBMIT, (self._bytes_keys.get(keys) if keys else None) or self._encoded(self.keys()),
+                season_keys = self._keys.get(self.season)  # no period on this path
+                return (SUBMIT, (self._bytes_keys.get(season_keys) if season_keys else None)
+                        or self._encoded(self.keys()),
                         (*self._plain_head, tick, self._plain_styles[1 if with_rank else 0], *self._plain_tail,
                          member, points),
                         self._changed if with_rank else self._new_points, self.translate_error)
