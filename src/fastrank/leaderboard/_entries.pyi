@@ -16,8 +16,8 @@ def board_friend_entries(entry_type: Any, scores: List[Any], ranks: List[Any], i
                          members: List[Any], desc: bool, scale: float, points_of: Any, style: str,
                          info_of: Any) -> List[Any]:
     """friends.lua's reply as the entries of the members present, in board order."""
-def submit_points(reply: Any, scale: float) -> Union[int, float]:
-    """An unranked submit's reply as the new points."""
+def reply_points(text: Any, scale: float) -> Union[int, float]:
+    """Points a script sent back as text (ScoreCodec.parse_points)."""
 def submit_change(change_type: Type[_T], reply: Any, scale: float) -> _T:
     """A ranked submit's reply as change_type(points, rank, previous or None, passed)."""
 def friend_members(player: Any, friend_ids: Any, player_id: Any) -> List[Any]:

@@ -13,7 +13,7 @@
 # score layout).  O(len(items)).  A friends read also names its members
 # here (``friend_members``: the distinct ids, ints told apart as ints), the
 # list its entries are made for; and a submit's reply is read here
-# (``submit_points``, ``submit_change``: the new points, the ``Change``).
+# (``reply_points``, ``submit_change``: the new points, the ``Change``).
 
 # cython: language_level=3
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
@@ -134,7 +134,7 @@ cdef double _EXACT_LIMIT = 9007199254740992.0  # 2**53: every integer up to it i
 
 
 cdef inline object _reply_points(object text, bint integral):
-    """Points a script sent back as text (scorebits.Codec.parse_points):
+    """Points a script sent back as text (ScoreCodec.parse_points):
     an int on an integer board (``integral``) and for any whole value up to
     2**53, else a float; the text read as float() reads it."""
     cdef double v = _score_value(text)
@@ -143,12 +143,11 @@ cdef inline object _reply_points(object text, bint integral):
     return PyFloat_FromDouble(v)
 
 
-def submit_points(reply, double scale):
-    """submit.lua's reply to an unranked submit -- [new points as text] --
-    as the points (``scale``: the codec's, 0 on a board of float points)."""
-    if len(reply) < 1:  # checked here: the module indexes without bounds checks
-        raise IndexError("list index out of range")
-    return _reply_points(reply[0], scale != 0.0)
+def reply_points(text, double scale):
+    """Points a script sent back as text (an unranked submit's reply, the
+    points of submit_many...), as ``ScoreCodec.parse_points`` answers them
+    (it calls this): ``scale`` the codec's, 0 on a board of float points."""
+    return _reply_points(text, scale != 0.0)
 
 
 def submit_change(change_type, reply, double scale):

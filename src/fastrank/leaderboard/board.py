@@ -62,7 +62,7 @@ from fastrank.errors import BoardConfigMismatch, SeasonFrozen
 from fastrank.leaderboard.descriptor import (DESCRIBE, REDESCRIBE, SCHEMA, UNSET, Unset, check_given, descriptor_key, flat,
                                              stored_of, tz_of, tz_text)
 from fastrank.leaderboard._entries import (board_entries, board_friend_entries, board_range_entries, board_top_entries,
-                                           friend_members, submit_change, submit_points)
+                                           friend_members, reply_points, submit_change)
 from fastrank.leaderboard.periods import PERIODS, expiry_ms, season_of, zone
 from fastrank.runner import (AsyncFace, Call, Direct, Plan, Run, Steps, SyncFace, checked_client, direct_call, direct_run,
                              packaged_script, Pages, run, run_async, steps, twin, twin_pages)
@@ -562,7 +562,7 @@ class BoardPlans:
 
     def _new_points(self, reply: List[Any]) -> Points:
         self.forget_cached()
-        return submit_points(reply, self.codec.scale)  # codec.parse_points of reply[0], in C
+        return reply_points(reply[0], self.codec.scale)  # codec.parse_points, without its frame
 
     def _changed(self, reply: List[Any]) -> Change:
         self.forget_cached()

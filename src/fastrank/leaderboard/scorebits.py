@@ -66,6 +66,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from fastrank.errors import PointsOutOfRange, TimeOutOfRange
+from fastrank.leaderboard._entries import reply_points
 
 Points = Union[int, float]
 
@@ -338,8 +339,8 @@ class ScoreCodec:
         return repr(float(value))
 
     def parse_points(self, text: Union[str, bytes]) -> Points:
-        """Points sent back as text by a script (not an encoded score)."""
-        value = float(text)
-        if self.scale or (value.is_integer() and abs(value) <= EXACT_LIMIT):  # integer boards: scale set
-            return int(value)
-        return value
+        """Points sent back as text by a script (not an encoded score): an int
+        on an integer board (scale set) and for any whole value up to
+        EXACT_LIMIT, else a float; the text read as float() reads it (in C:
+        ``_entries.reply_points``, which a submit's reply parser calls directly)."""
+        return reply_points(text, self.scale)

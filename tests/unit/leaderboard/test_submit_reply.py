@@ -1,7 +1,8 @@
-"""A submit's reply read in C (``submit_points``, ``submit_change`` of
-leaderboard/_entries.pyx) answers as the codec's ``parse_points`` and the
-``Change`` NamedTuple made in Python would, values, types and errors alike,
-for every text a script or a decoding client can send back."""
+"""Points and a submit's reply read in C (``reply_points``, which
+``ScoreCodec.parse_points`` calls, and ``submit_change`` of
+leaderboard/_entries.pyx) answer as the plain-Python rule below and the
+``Change`` NamedTuple made in Python would, values, types and errors
+alike, for every text a script or a decoding client can send back."""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -12,8 +13,9 @@ from hypothesis import strategies as st
 
 import fastrank
 from fastrank import Leaderboard
-from fastrank.leaderboard._entries import submit_change, submit_points
+from fastrank.leaderboard._entries import reply_points, submit_change
 from fastrank.leaderboard.board import Change
+from fastrank.leaderboard.scorebits import EXACT_LIMIT
 
 ENGINE = fastrank.Engine()
 CODECS = [Leaderboard(ENGINE, "int", tiebreak="earliest").codec,   # integer points (scale set)
@@ -28,6 +30,15 @@ texts = st.one_of(numbers.map(lambda v: repr(v).encode()), numbers.map(repr),
                   st.sampled_from([b"inf", b"-inf", b"nan", b"1e3", b" 7", b"7 ", b"0x10", b"\x007", b""]))
 
 
+def model_points(text: Any, scale: int) -> Any:
+    """The rule in plain Python: float(text), as an int on an integer board
+    (scale set) or when whole and at most EXACT_LIMIT, else the float."""
+    value = float(text)
+    if scale or (value.is_integer() and abs(value) <= EXACT_LIMIT):
+        return int(value)
+    return value
+
+
 def outcome(fn: Callable[[], Any]) -> Any:
     try:
         value = fn()
@@ -39,8 +50,10 @@ def outcome(fn: Callable[[], Any]) -> Any:
 
 @settings(max_examples=2000, deadline=None)
 @given(texts, st.sampled_from(CODECS))
-def test_points_read_as_the_codec_reads_them(text: Any, codec: Any) -> None:
-    assert outcome(lambda: submit_points([text], codec.scale)) == outcome(lambda: codec.parse_points(text))
+def test_points_read_as_the_rule_reads_them(text: Any, codec: Any) -> None:
+    want = outcome(lambda: model_points(text, codec.scale))
+    assert outcome(lambda: reply_points(text, codec.scale)) == want
+    assert outcome(lambda: codec.parse_points(text)) == want
 
 
 @settings(max_examples=1000, deadline=None)
@@ -48,7 +61,7 @@ def test_points_read_as_the_codec_reads_them(text: Any, codec: Any) -> None:
        st.lists(st.one_of(st.binary(max_size=6), st.text(max_size=6)), max_size=4), st.sampled_from(CODECS))
 def test_change_made_as_the_namedtuple_would_be(text: Any, rank: int, previous: int, passed: Any, codec: Any) -> None:
     def in_python() -> Change:
-        return Change(codec.parse_points(text), int(rank), int(previous) or None,
+        return Change(model_points(text, codec.scale), int(rank), int(previous) or None,
                       [m if isinstance(m, str) else m.decode("utf-8", "surrogateescape") for m in passed])
 
     got, want = outcome(lambda: submit_change(Change, [text, rank, previous, passed], codec.scale)), outcome(in_python)
@@ -62,4 +75,4 @@ def test_a_malformed_reply_raises() -> None:
     with pytest.raises(ValueError):
         submit_change(Change, [b"1", 2, 0], 1.0)
     with pytest.raises(IndexError):
-        submit_points([], 1.0)
+        Leaderboard(ENGINE, "int", tiebreak="earliest")._new_points([])
